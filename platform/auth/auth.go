@@ -1,0 +1,78 @@
+package auth
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/httpapi"
+)
+
+// Principal is who a request acts for: the key, its team and its creator.
+type Principal struct {
+	TeamID   string
+	TeamCode string
+	KeyID    string
+	MemberID string // the key's creator; a key acts on their behalf
+}
+
+type principalKey struct{}
+
+// WithPrincipal returns ctx carrying p.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFrom returns the principal of an authenticated request.
+func PrincipalFrom(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
+}
+
+// MustPrincipal returns the principal; operations behind the middleware
+// always have one, so its absence is a wiring bug (500).
+func MustPrincipal(ctx context.Context) Principal {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		panic("auth: no principal in context (operation not behind the bearer middleware)")
+	}
+	return p
+}
+
+// Authenticator resolves a well-formed key to its principal. It returns a
+// fault: 401 invalid_key for unknown or revoked keys, and the spec's other
+// access codes for keys that exist but may not act.
+type Authenticator interface {
+	Authenticate(ctx context.Context, key string) (Principal, error)
+}
+
+// Codes of spec §5.
+const (
+	CodeUnauthorized = "unauthorized"
+	CodeInvalidKey   = "invalid_key"
+)
+
+// ErrInvalidKey is the answer for unknown and revoked keys.
+var ErrInvalidKey = fault.New(fault.Unauthorized, CodeInvalidKey, "the API key is unknown or revoked")
+
+// Middleware authenticates every operation of api with the bearer key.
+func Middleware(api huma.API, a Authenticator) func(huma.Context, func(huma.Context)) {
+	return func(ctx huma.Context, next func(huma.Context)) {
+		key, err := ParseBearer(ctx.Header("Authorization"))
+		if err != nil {
+			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "",
+				fault.New(fault.Unauthorized, CodeUnauthorized, "send Authorization: Bearer <API key>"))
+			return
+		}
+		p, err := a.Authenticate(ctx.Context(), key)
+		if err != nil {
+			_ = huma.WriteErr(api, ctx, http.StatusInternalServerError, "", err)
+			return
+		}
+		httpapi.AddLogAttrs(ctx.Context(), slog.String("team_id", p.TeamID), slog.String("key_id", p.KeyID))
+		next(huma.WithContext(ctx, WithPrincipal(ctx.Context(), p)))
+	}
+}

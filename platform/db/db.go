@@ -1,0 +1,99 @@
+// Package db owns the connection pool, the bun handle over it, the
+// transaction runner that carries a transaction in the context, and the
+// ordered, per-module migrations.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// DB is the process's database: one pgx pool, shared by bun (through
+// database/sql) and by River.
+type DB struct {
+	Pool  *pgxpool.Pool
+	Bun   *bun.DB
+	SQLDB *sql.DB
+}
+
+// Open connects to url with at most maxConns connections and pings it.
+func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	cfg.MaxConns = maxConns
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open pool: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ping database: %w", err)
+	}
+	sqldb := stdlib.OpenDBFromPool(pool)
+	return &DB{Pool: pool, SQLDB: sqldb, Bun: bun.NewDB(sqldb, pgdialect.New())}, nil
+}
+
+// Close releases the pool.
+func (d *DB) Close() {
+	_ = d.Bun.Close()
+	d.Pool.Close()
+}
+
+type txKey struct{}
+
+// Tx runs fn in a transaction carried by the context passed to fn. A nested
+// call joins the outer transaction, so use cases compose. The transaction
+// commits when the outermost fn returns nil and rolls back otherwise.
+func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if _, ok := TxFrom(ctx); ok {
+		return fn(ctx)
+	}
+	tx, err := d.Bun.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(context.WithValue(ctx, txKey{}, tx)); err != nil {
+		if rbErr := tx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
+			return errors.Join(err, fmt.Errorf("rollback: %w", rbErr))
+		}
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// TxFrom returns the transaction carried by ctx, if any.
+func TxFrom(ctx context.Context) (bun.Tx, bool) {
+	tx, ok := ctx.Value(txKey{}).(bun.Tx)
+	return tx, ok
+}
+
+// IDB returns the transaction in ctx, or the plain handle outside one.
+// Repositories use it so they work both inside and outside use-case transactions.
+func (d *DB) IDB(ctx context.Context) bun.IDB {
+	if tx, ok := TxFrom(ctx); ok {
+		return tx
+	}
+	return d.Bun
+}
+
+// MustTx returns the transaction in ctx or an error; for writers (job
+// inserts, event publishing) that must never run outside the use case's tx.
+func MustTx(ctx context.Context) (bun.Tx, error) {
+	tx, ok := TxFrom(ctx)
+	if !ok {
+		return bun.Tx{}, errors.New("db: no transaction in context")
+	}
+	return tx, nil
+}

@@ -1,0 +1,61 @@
+// Package events defines the service's event envelope (spec §6) and the
+// Publisher port that use cases call inside their transaction. The webhooks
+// module implements the port.
+package events
+
+import (
+	"context"
+	"time"
+)
+
+// The event types of spec §6.
+const (
+	MessageReceived = "message.received"
+	MessageStatus   = "message.status"
+	MemberJoined    = "member.joined"
+	MemberOptedOut  = "member.opted_out"
+	MemberOptedIn   = "member.opted_in"
+	WebhookTest     = "webhook.test"
+)
+
+// Subscribable lists the types a webhook may subscribe to (webhook.test is
+// sent on request only and cannot be subscribed to).
+var Subscribable = []string{MessageReceived, MessageStatus, MemberJoined, MemberOptedOut, MemberOptedIn}
+
+// Event is what a use case publishes: the team it belongs to, its type and
+// its data payload (marshalled to JSON as the envelope's data).
+type Event struct {
+	TeamID string
+	Type   string
+	Data   any
+}
+
+// Team identifies the team in the envelope.
+type Team struct {
+	ID   string `json:"id"`
+	Code string `json:"code"`
+}
+
+// Envelope is the body sent to integrators.
+type Envelope struct {
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	CreatedAt time.Time `json:"created_at"`
+	Team      Team      `json:"team"`
+	Data      any       `json:"data"`
+}
+
+// TimeFormat renders created_at with microseconds in UTC, as the spec requires.
+const TimeFormat = "2006-01-02T15:04:05.000000Z"
+
+// Publisher stores an event in the caller's transaction (carried by ctx);
+// it is delivered only if that transaction commits.
+type Publisher interface {
+	Publish(ctx context.Context, ev Event) error
+}
+
+// PublisherFunc adapts a function to Publisher.
+type PublisherFunc func(ctx context.Context, ev Event) error
+
+// Publish calls f.
+func (f PublisherFunc) Publish(ctx context.Context, ev Event) error { return f(ctx, ev) }

@@ -1,0 +1,128 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+)
+
+// APIOptions describes one huma API mounted under a prefix of a mux.
+type APIOptions struct {
+	Title       string
+	Version     string
+	Description string
+	Prefix      string // "/api/v1" or "/admin/v1"
+	ServerURL   string // absolute URL of Prefix, for the OpenAPI servers entry
+	Tags        []*huma.Tag
+}
+
+// BearerScheme is the name of the security scheme every operation requires.
+const BearerScheme = "bearer"
+
+// NewAPI returns a huma API on mux under o.Prefix, with the OpenAPI document
+// at <prefix>/openapi.json (.yaml, -3.0.json), no docs UI, no $schema
+// fields in bodies, and the bearer scheme declared.
+func NewAPI(mux *http.ServeMux, o APIOptions) huma.API {
+	installErrorModel()
+	cfg := huma.DefaultConfig(o.Title, o.Version)
+	cfg.OpenAPIPath = "/openapi"
+	cfg.DocsPath = ""
+	cfg.SchemasPath = ""
+	cfg.CreateHooks = nil
+	cfg.Info.Description = o.Description
+	cfg.Servers = []*huma.Server{{URL: o.ServerURL}}
+	cfg.Tags = o.Tags
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		BearerScheme: {Type: "http", Scheme: "bearer", Description: "Authorization: Bearer <key>"},
+	}
+	cfg.Security = []map[string][]string{{BearerScheme: {}}}
+	return humago.NewWithPrefix(mux, o.Prefix, cfg)
+}
+
+// Register adds an operation, filling in what every operation documents: the
+// error responses it can give (with the envelope schema), and a 404 for
+// operations whose path carries an id. extra lists further statuses.
+func Register[I, O any](api huma.API, op huma.Operation, h func(context.Context, *I) (*O, error), extra ...int) {
+	statuses := map[int]bool{http.StatusUnauthorized: true, http.StatusTooManyRequests: true, http.StatusInternalServerError: true}
+	if strings.Contains(op.Path, "{") {
+		statuses[http.StatusNotFound] = true
+	}
+	switch op.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
+		statuses[http.StatusBadRequest] = true
+		statuses[http.StatusRequestEntityTooLarge] = true
+		statuses[http.StatusUnsupportedMediaType] = true
+	}
+	for _, s := range extra {
+		statuses[s] = true
+	}
+	for s := range statuses {
+		op.Errors = append(op.Errors, s)
+	}
+	// Our edge enforces body limits exactly; keep huma's own check out of the way.
+	op.MaxBodyBytes = 1 << 30
+	huma.Register(api, op, h)
+}
+
+// PageParams are the spec's list parameters.
+type PageParams struct {
+	Limit  int `query:"limit" minimum:"1" maximum:"200" default:"50" doc:"Page size, 1 to 200; 50 when omitted."`
+	Offset int `query:"offset" minimum:"0" default:"0" doc:"Number of items to skip."`
+}
+
+// Pagination is the spec's pagination member of a list response.
+type Pagination struct {
+	Limit      int  `json:"limit" doc:"Page size used."`
+	Offset     int  `json:"offset" doc:"Items skipped."`
+	HasMore    bool `json:"has_more" doc:"Whether another page exists."`
+	NextOffset *int `json:"next_offset" doc:"Offset of the next page; null on the last page."`
+}
+
+// Page turns a fetched slice (queried with limit+1) into the page and its
+// pagination: the extra item only tells that another page exists.
+func Page[T any](p PageParams, items []T) ([]T, Pagination) {
+	pg := Pagination{Limit: p.Limit, Offset: p.Offset}
+	if len(items) > p.Limit {
+		items = items[:p.Limit]
+		pg.HasMore = true
+		next := p.Offset + p.Limit
+		pg.NextOffset = &next
+	}
+	if items == nil {
+		items = []T{}
+	}
+	return items, pg
+}
+
+// ListBody is a list response: data plus pagination.
+type ListBody[T any] struct {
+	Data       []T        `json:"data"`
+	Pagination Pagination `json:"pagination"`
+}
+
+// ListOutput is the huma output of a list operation.
+type ListOutput[T any] struct {
+	Body ListBody[T]
+}
+
+// DataBody wraps a single result in the spec's data member.
+type DataBody[T any] struct {
+	Data T `json:"data"`
+}
+
+// DataOutput is the huma output of a single-result operation.
+type DataOutput[T any] struct {
+	Body DataBody[T]
+}
+
+// Data returns a DataOutput holding v.
+func Data[T any](v T) *DataOutput[T] { return &DataOutput[T]{Body: DataBody[T]{Data: v}} }
+
+// List returns a ListOutput for a page of items fetched with limit+1.
+func List[T any](p PageParams, items []T) *ListOutput[T] {
+	page, pg := Page(p, items)
+	return &ListOutput[T]{Body: ListBody[T]{Data: page, Pagination: pg}}
+}

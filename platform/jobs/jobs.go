@@ -1,0 +1,177 @@
+// Package jobs runs River: a worker client on riverpgxv5 (LISTEN/NOTIFY) and
+// an insert-only client on riverdatabasesql, so that jobs are inserted with
+// the same *sql.Tx as the use case's bun writes.
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/metrics"
+)
+
+// Registration adds one module's workers to the shared bundle.
+type Registration func(w *river.Workers)
+
+// Jobs is the process's River: Insert inside use cases, Start/Stop from the lifecycle.
+type Jobs struct {
+	worker   *river.Client[pgx.Tx]
+	inserter *river.Client[*sql.Tx]
+	log      *slog.Logger
+}
+
+// Options tunes the worker client.
+type Options struct {
+	MaxWorkers      int
+	SoftStopTimeout time.Duration
+	RunWorkers      bool // false for processes that only insert (migrate, admin tools)
+}
+
+// New builds both clients over one pool. Every registration's workers are
+// known to both, so inserts of unknown kinds fail fast.
+func New(d *db.DB, clk clock.Clock, regs []Registration, m *metrics.Metrics, log *slog.Logger, opts Options) (*Jobs, error) {
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &NoopWorker{})
+	for _, r := range regs {
+		r(workers)
+	}
+	var timeGen rivertype.TimeGenerator
+	if _, real := clk.(clock.Real); !real {
+		timeGen = clk
+	}
+	mw := []rivertype.Middleware{&attemptMiddleware{log: log, m: m}}
+	cfg := &river.Config{
+		Logger:     log.With("component", "river"),
+		Workers:    workers,
+		Middleware: mw,
+		JobTimeout: 2 * time.Minute,
+		Test:       river.TestConfig{Time: timeGen},
+	}
+	if opts.RunWorkers {
+		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.MaxWorkers}}
+		cfg.SoftStopTimeout = opts.SoftStopTimeout
+	}
+	worker, err := river.NewClient(riverpgxv5.New(d.Pool), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("river worker client: %w", err)
+	}
+	insCfg := &river.Config{Logger: cfg.Logger, Workers: workers, Test: cfg.Test}
+	inserter, err := river.NewClient(riverdatabasesql.New(d.SQLDB), insCfg)
+	if err != nil {
+		return nil, fmt.Errorf("river insert client: %w", err)
+	}
+	return &Jobs{worker: worker, inserter: inserter, log: log}, nil
+}
+
+// Insert enqueues a job in the transaction carried by ctx. It refuses to
+// run outside one: a job must commit or roll back with the data it is about.
+func (j *Jobs) Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error) {
+	tx, err := db.MustTx(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("insert %s job: %w", args.Kind(), err)
+	}
+	res, err := j.inserter.InsertTx(ctx, tx.Tx, args, opts)
+	if err != nil {
+		return nil, fmt.Errorf("insert %s job: %w", args.Kind(), err)
+	}
+	return res, nil
+}
+
+// InsertMany enqueues a batch of jobs in the transaction carried by ctx.
+func (j *Jobs) InsertMany(ctx context.Context, params []river.InsertManyParams) error {
+	if len(params) == 0 {
+		return nil
+	}
+	tx, err := db.MustTx(ctx)
+	if err != nil {
+		return fmt.Errorf("insert jobs: %w", err)
+	}
+	if _, err := j.inserter.InsertManyFastTx(ctx, tx.Tx, params); err != nil {
+		return fmt.Errorf("insert %d jobs: %w", len(params), err)
+	}
+	return nil
+}
+
+// Start starts working jobs. The context is detached from the caller's
+// cancellation: fx cancels its start context, which would hard-stop River.
+func (j *Jobs) Start(ctx context.Context) error {
+	if err := j.worker.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start river: %w", err)
+	}
+	return nil
+}
+
+// Stop soft-stops River: no new jobs are fetched and running ones finish
+// within SoftStopTimeout before their contexts are cancelled.
+func (j *Jobs) Stop(ctx context.Context) error {
+	if err := j.worker.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("stop river: %w", err)
+	}
+	return nil
+}
+
+// Client exposes the worker client for subscriptions in tests and tools.
+func (j *Jobs) Client() *river.Client[pgx.Tx] { return j.worker }
+
+// NoopArgs is a job that does nothing; it measures River's own throughput
+// in the benchmark harness.
+type NoopArgs struct{}
+
+// Kind names the no-op job.
+func (NoopArgs) Kind() string { return "platform.noop" }
+
+// NoopWorker works NoopArgs.
+type NoopWorker struct{ river.WorkerDefaults[NoopArgs] }
+
+// Work does nothing.
+func (*NoopWorker) Work(context.Context, *river.Job[NoopArgs]) error { return nil }
+
+// attemptMiddleware logs one line per job attempt and records metrics.
+type attemptMiddleware struct {
+	river.MiddlewareDefaults
+	log *slog.Logger
+	m   *metrics.Metrics
+}
+
+func (a *attemptMiddleware) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) (err error) {
+	start := time.Now()
+	outcome := "ok"
+	defer func() {
+		if r := recover(); r != nil {
+			outcome = "panic"
+			a.record(job, start, outcome, fmt.Errorf("panic: %v", r))
+			panic(r)
+		}
+		a.record(job, start, outcome, err)
+	}()
+	err = doInner(ctx)
+	if err != nil {
+		outcome = "error"
+	}
+	return err
+}
+
+func (a *attemptMiddleware) record(job *rivertype.JobRow, start time.Time, outcome string, err error) {
+	d := time.Since(start)
+	a.m.JobAttempts.WithLabelValues(job.Kind, outcome).Inc()
+	a.m.JobDuration.WithLabelValues(job.Kind).Observe(d.Seconds())
+	level := slog.LevelInfo
+	attrs := []any{"kind", job.Kind, "job_id", job.ID, "attempt", job.Attempt, "outcome", outcome, "duration_ms", float64(d.Microseconds()) / 1000}
+	if err != nil {
+		level = slog.LevelWarn
+		attrs = append(attrs, "err", err.Error())
+	}
+	a.log.Log(context.Background(), level, "job attempt", attrs...)
+}

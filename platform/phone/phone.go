@@ -1,0 +1,132 @@
+// Package phone parses US phone numbers in any common format into E.164 and masks them for display and logs.
+package phone
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/nyaruka/phonenumbers"
+)
+
+// ErrInvalid is the sentinel wrapped by every Parse error; match it with errors.Is.
+var ErrInvalid = errors.New("phone: not a valid US number")
+
+// maxInputLen bounds the raw input (before trimming) so hostile input is rejected
+// before any parsing work is done. The longest common format, "+1 (202) 555-0123",
+// is 17 bytes, which leaves room for surrounding whitespace.
+const maxInputLen = 32
+
+// region is the default region for numbers written without a country code.
+const region = "US"
+
+// Number is a valid US phone number in E.164 form ("+12025550123"); obtain one
+// from Parse or MustParse. Logging it with slog records only the masked form.
+type Number string
+
+// Parse normalises a US phone number written in any common format
+// ("2025550123", "(202) 555-0123", "+1 202 555 0123", ...) to E.164.
+// Any other input yields an error wrapping ErrInvalid; error messages never
+// contain the input, so they are safe to log.
+func Parse(s string) (Number, error) {
+	if len(s) > maxInputLen {
+		return "", fmt.Errorf("%w: longer than %d bytes", ErrInvalid, maxInputLen)
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", fmt.Errorf("%w: empty", ErrInvalid)
+	}
+	// The library would translate letters as vanity numbers ("1-800-FLOWERS")
+	// and treat "x"/"ext" as extension markers; we accept neither, so any
+	// ASCII letter is rejected up front. Beyond that only the characters used
+	// by common US formats are allowed: the library also silently drops
+	// leading junk ("#2025550123"), accepts full-width and other Unicode digits,
+	// and reads "#", ",", ";" and non-ASCII words as extension markers.
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'):
+			return "", fmt.Errorf("%w: contains letters", ErrInvalid)
+		case c >= '0' && c <= '9', c == ' ', c == '-', c == '.', c == '(', c == ')', c == '+':
+		default:
+			return "", fmt.Errorf("%w: unexpected character", ErrInvalid)
+		}
+	}
+
+	num, err := phonenumbers.Parse(s, region)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if num.GetExtension() != "" {
+		return "", fmt.Errorf("%w: extensions are not supported", ErrInvalid)
+	}
+	if !phonenumbers.IsValidNumberForRegion(num, region) {
+		return "", fmt.Errorf("%w: not a valid number for region %s", ErrInvalid, region)
+	}
+	e164 := phonenumbers.Format(num, phonenumbers.E164)
+	if len(e164) != 12 || !strings.HasPrefix(e164, "+1") {
+		return "", fmt.Errorf("%w: not a 10-digit NANP number", ErrInvalid)
+	}
+
+	// NANP N11 codes (211, 311, ..., 911) are reserved for abbreviated dialling
+	// services and are not assignable subscriber numbers. phonenumbers v1.8.1
+	// already rejects N11 area codes, but it accepts N11 exchange codes under
+	// real area codes (e.g. 202-911-0123 is "valid"), so both are checked here.
+	national := e164[2:]
+	if isN11(national[0:3]) {
+		return "", fmt.Errorf("%w: N11 area code", ErrInvalid)
+	}
+	if isN11(national[3:6]) {
+		return "", fmt.Errorf("%w: N11 exchange code", ErrInvalid)
+	}
+	return Number(e164), nil
+}
+
+// isN11 reports whether the three-digit code is of the form N11 with N in 2-9.
+func isN11(code string) bool {
+	return len(code) == 3 && code[0] >= '2' && code[0] <= '9' && code[1] == '1' && code[2] == '1'
+}
+
+// MustParse is like Parse but panics if s is not a valid US number; it is meant
+// for tests and package-level constants, never for user input.
+func MustParse(s string) Number {
+	n, err := Parse(s)
+	if err != nil {
+		panic(fmt.Sprintf("phone.MustParse: %v", err))
+	}
+	return n
+}
+
+// String returns the number in E.164 form, e.g. "+12025550123".
+func (n Number) String() string {
+	return string(n)
+}
+
+// Masked returns the number with everything but the last four digits hidden,
+// e.g. "***0123", for display and logs.
+func (n Number) Masked() string {
+	return Mask(string(n))
+}
+
+// Mask hides all but the last four characters of a raw number string, e.g.
+// "+12025550123" -> "***0123"; strings shorter than four characters become "***".
+// It works on runes, so it never splits a UTF-8 sequence.
+func Mask(e164 string) string {
+	start := len(e164)
+	for range 4 {
+		if start == 0 {
+			return "***"
+		}
+		_, size := utf8.DecodeLastRuneInString(e164[:start])
+		start -= size
+	}
+	return "***" + e164[start:]
+}
+
+// LogValue implements slog.LogValuer so that logging a Number records only its
+// masked form, never the full number.
+func (n Number) LogValue() slog.Value {
+	return slog.StringValue(n.Masked())
+}
