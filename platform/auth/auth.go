@@ -64,7 +64,7 @@ func Middleware(api huma.API, a Authenticator) func(huma.Context, func(huma.Cont
 		key, err := ParseBearer(ctx.Header("Authorization"))
 		if err != nil {
 			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "",
-				fault.New(fault.Unauthorized, CodeUnauthorized, "send Authorization: Bearer <API key>"))
+				fault.New(fault.Unauthorized, CodeUnauthorized, "send the header Authorization: Bearer followed by an API key"))
 			return
 		}
 		p, err := a.Authenticate(ctx.Context(), key)

@@ -126,3 +126,9 @@ func List[T any](p PageParams, items []T) *ListOutput[T] {
 	page, pg := Page(p, items)
 	return &ListOutput[T]{Body: ListBody[T]{Data: page, Pagination: pg}}
 }
+
+// Public is the public API (/api/v1), behind the bearer-key middleware.
+type Public struct{ huma.API }
+
+// Admin is the admin API (/admin/v1), behind the admin token.
+type Admin struct{ huma.API }

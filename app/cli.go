@@ -1,0 +1,141 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/teamtext/teamtext/platform/config"
+	"github.com/teamtext/teamtext/platform/db"
+)
+
+// ExitError carries a process exit code (2 for configuration errors).
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Main runs the CLI with args and returns the process exit code.
+func Main(args []string, version string, stdout, stderr io.Writer) int {
+	root := NewRoot(version, os.Getenv, stdout, stderr)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			fmt.Fprintln(stderr, "teamtext:", ee.Err)
+			return ee.Code
+		}
+		fmt.Fprintln(stderr, "teamtext:", err)
+		return 1
+	}
+	return 0
+}
+
+// NewRoot builds the command tree.
+func NewRoot(version string, getenv func(string) string, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "teamtext",
+		Short:         "Self-hosted group texting for sports teams and clubs",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	load := func(need config.Need) (config.Config, *slog.Logger, error) {
+		cfg, err := config.Load(getenv, need)
+		if err != nil {
+			return cfg, nil, &ExitError{Code: 2, Err: err}
+		}
+		log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+		return cfg, log, nil
+	}
+
+	var seed bool
+	serve := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the public API, the admin API and the job workers",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, log, err := load(config.Need{Database: true, AdminToken: true})
+			if err != nil {
+				return err
+			}
+			return runServe(cmd.Context(), cfg, log, version, seed, stdout)
+		},
+	}
+	serve.Flags().BoolVar(&seed, "seed-demo", false, "on first start, create a demo team, head coach and API key, and print the key")
+
+	migrate := &cobra.Command{
+		Use:   "migrate",
+		Short: "Apply database migrations and exit",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, log, err := load(config.Need{Database: true})
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Minute)
+			defer cancel()
+			d, err := db.Open(ctx, cfg.DatabaseURL, 4)
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			if err := db.Migrate(ctx, d, Migrations(), log); err != nil {
+				return err
+			}
+			log.Info("migrations up to date")
+			return nil
+		},
+	}
+
+	ver := &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(stdout, version) },
+	}
+	root.AddCommand(serve, migrate, newAdminCmd(getenv, stdout), ver)
+	return root
+}
+
+func runServe(parent context.Context, cfg config.Config, log *slog.Logger, version string, seed bool, stdout io.Writer) error {
+	app := newServeApp(cfg, log, version)
+	if err := app.Err(); err != nil {
+		return fmt.Errorf("build service: %w", err)
+	}
+	startCtx, cancel := context.WithTimeout(parent, 30*time.Second)
+	defer cancel()
+	if err := app.Start(startCtx); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	log.Info("teamtext started", "version", version, "clock", cfg.Clock, "carrier", cfg.Carrier)
+	if seed {
+		if err := seedDemo(parent, "http://"+cfg.AdminAddr, cfg.AdminToken, stdout); err != nil {
+			log.Error("seed demo data", "err", err)
+		}
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	select {
+	case s := <-sig:
+		log.Info("shutting down", "signal", s.String())
+	case <-parent.Done():
+	}
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancelStop()
+	if err := app.Stop(stopCtx); err != nil {
+		return fmt.Errorf("stop: %w", err)
+	}
+	log.Info("teamtext stopped")
+	return nil
+}

@@ -1,0 +1,47 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// seedDemo creates, through the admin API, a demo team on Team Plus with a
+// card on file, its head coach and an API key, and prints the key once. If
+// the demo team exists already it does nothing.
+func seedDemo(ctx context.Context, adminURL, token string, out io.Writer) error {
+	c := newAdminClient(adminURL, token)
+	var team struct {
+		ID string `json:"id"`
+	}
+	status, err := c.json(ctx, http.MethodPost, "/teams", map[string]any{
+		"name": "Demo FC", "code": "demo", "number": "+12025550100", "time_zone": "America/New_York",
+		"plan": "team_plus", "card_on_file": true,
+	}, &team)
+	if status == http.StatusConflict {
+		return nil // seeded on an earlier start
+	}
+	if err != nil {
+		return err
+	}
+	var coach struct {
+		ID string `json:"id"`
+	}
+	if _, err := c.json(ctx, http.MethodPost, "/teams/"+team.ID+"/members", map[string]any{
+		"name": "Demo Coach", "phone": "+12025550101", "email": "coach@example.com", "role": "head_coach", "dashboard_login": true,
+	}, &coach); err != nil {
+		return err
+	}
+	var key struct {
+		Key string `json:"key"`
+	}
+	if _, err := c.json(ctx, http.MethodPost, "/teams/"+team.ID+"/api-keys", map[string]any{
+		"member_id": coach.ID, "name": "demo",
+	}, &key); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\n  Demo team %s seeded.\n  API key (shown once):   %s\n  Admin token:            %s\n  Try: curl -H 'Authorization: Bearer %s' http://localhost:8080/api/v1/team\n\n",
+		team.ID, key.Key, token, key.Key)
+	return nil
+}

@@ -1,0 +1,227 @@
+// Package app is the composition root: it builds the fx graph of platform
+// and modules, and implements the teamtext CLI commands.
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxevent"
+
+	"github.com/teamtext/teamtext/modules/billing"
+	"github.com/teamtext/teamtext/modules/campaigns"
+	"github.com/teamtext/teamtext/modules/messaging"
+	"github.com/teamtext/teamtext/modules/roster"
+	"github.com/teamtext/teamtext/modules/webhooks"
+	"github.com/teamtext/teamtext/platform/auth"
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/config"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/httpapi"
+	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/metrics"
+	"github.com/teamtext/teamtext/platform/postman"
+)
+
+// Migrations lists every owner's migrations; db.Migrate runs them by Order.
+func Migrations() []db.MigrationSet {
+	return []db.MigrationSet{db.PlatformMigrations(), roster.Migrations(), billing.Migrations(), webhooks.Migrations()}
+}
+
+// modules is every business module, in no particular order (fx resolves it).
+func modules() fx.Option {
+	return fx.Options(roster.Module, billing.Module, messaging.Module, campaigns.Module, webhooks.Module)
+}
+
+type muxes struct {
+	public *http.ServeMux
+	admin  *http.ServeMux
+}
+
+// platformOptions provides the technical capabilities every module uses.
+func platformOptions(cfg config.Config, log *slog.Logger, version string) fx.Option {
+	return fx.Options(
+		fx.Supply(cfg, log),
+		fx.WithLogger(func() fxevent.Logger {
+			l := &fxevent.SlogLogger{Logger: log.With("component", "fx")}
+			l.UseLogLevel(slog.LevelDebug)
+			return l
+		}),
+		fx.StopTimeout(cfg.ShutdownTimeout),
+		fx.Provide(
+			metrics.New,
+			func(lc fx.Lifecycle, m *metrics.Metrics) (*db.DB, error) {
+				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+				defer cancel()
+				d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
+				if err != nil {
+					return nil, err
+				}
+				m.RegisterDB(d.Pool, log)
+				lc.Append(fx.StopHook(d.Close))
+				return d, nil
+			},
+			func(d *db.DB) (clock.Clock, *clock.Test) {
+				if cfg.TestClock() {
+					t := clock.NewTest(d.Pool)
+					return t, t
+				}
+				return clock.Real{}, nil
+			},
+			fx.Annotate(func(lc fx.Lifecycle, d *db.DB, clk clock.Clock, regs []jobs.Registration, m *metrics.Metrics) (*jobs.Jobs, error) {
+				j, err := jobs.New(d, clk, regs, m, log, jobs.Options{
+					MaxWorkers: 50, SoftStopTimeout: cfg.ShutdownTimeout / 2, RunWorkers: true,
+				})
+				if err != nil {
+					return nil, err
+				}
+				lc.Append(fx.Hook{OnStart: j.Start, OnStop: j.Stop})
+				return j, nil
+			}, fx.ParamTags(``, ``, ``, `group:"workers"`)),
+			func() muxes { return muxes{public: http.NewServeMux(), admin: http.NewServeMux()} },
+			func(mx muxes, a auth.Authenticator) httpapi.Public {
+				api := httpapi.NewAPI(mx.public, httpapi.APIOptions{
+					Title: "Team Texting Service API", Version: "1.1.0", Prefix: "/api/v1",
+					ServerURL:   cfg.PublicBaseURL + "/api/v1",
+					Description: publicDescription,
+				})
+				api.UseMiddleware(auth.Middleware(api, a))
+				return httpapi.Public{API: api}
+			},
+			func(mx muxes) httpapi.Admin {
+				api := httpapi.NewAPI(mx.admin, httpapi.APIOptions{
+					Title: "teamtext admin API", Version: version, Prefix: "/admin/v1",
+					ServerURL:   "http://" + cfg.AdminAddr + "/admin/v1",
+					Description: "Everything the spec leaves to the dashboard. Bearer ADMIN_TOKEN.",
+				})
+				api.UseMiddleware(auth.AdminMiddleware(api, cfg.AdminToken))
+				return httpapi.Admin{API: api}
+			},
+		),
+		fx.Invoke(registerClock),
+	)
+}
+
+const publicDescription = `The Team Texting Service API v1 (see the specification). Every request carries ` +
+	"`Authorization: Bearer <API_KEY>`" + `. Errors are {"error":{"code","message"}}. Lists carry pagination ` +
+	`(limit 1-200, default 50). The OpenAPI document and the Postman collection are served without a key.`
+
+// Serve builds the whole service and runs it until SIGINT/SIGTERM.
+func newServeApp(cfg config.Config, log *slog.Logger, version string, extra ...fx.Option) *fx.App {
+	return fx.New(
+		platformOptions(cfg, log, version),
+		modules(),
+		fx.Invoke(func(lc fx.Lifecycle, mx muxes, pub httpapi.Public, adm httpapi.Admin, d *db.DB, j *jobs.Jobs, m *metrics.Metrics) {
+			addHealth(mx.public, d)
+			addPostman(mx.public, pub.API, cfg.PublicBaseURL)
+			mx.admin.Handle("GET /metrics", m.Handler())
+			publicSrv := newServer(httpapi.Edge(mx.public, httpapi.EdgeOptions{Name: "public", MaxBodyBytes: cfg.MaxBodyBytes, Log: log, Metrics: m}))
+			adminSrv := newServer(httpapi.Edge(mx.admin, httpapi.EdgeOptions{Name: "admin", MaxBodyBytes: cfg.MaxBodyBytes,
+				BodyLimit:  map[string]int64{"POST /admin/v1/teams/{team_id}/members/import": 16 << 20},
+				MediaTypes: map[string][]string{"POST /admin/v1/teams/{team_id}/members/import": {"text/csv"}},
+				Log:        log, Metrics: m}))
+			lc.Append(listenHook(publicSrv, cfg.Addr, "public", log))
+			lc.Append(listenHook(adminSrv, cfg.AdminAddr, "admin", log))
+		}),
+		fx.Options(extra...),
+	)
+}
+
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
+}
+
+// listenHook binds at start (so a busy port fails start-up, and ":0" gets
+// a real port that is logged) and shuts down gracefully at stop: no new
+// connections, in-flight requests finish.
+func listenHook(srv *http.Server, addr, name string, log *slog.Logger) fx.Hook {
+	return fx.Hook{
+		OnStart: func(context.Context) error {
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("listen %s on %s: %w", name, addr, err)
+			}
+			log.Info("http listening", "api", name, "addr", ln.Addr().String())
+			go func() {
+				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					log.Error("http server stopped", "api", name, "err", err)
+				}
+			}()
+			return nil
+		},
+		OnStop: func(ctx context.Context) error {
+			log.Info("http shutting down", "api", name)
+			return srv.Shutdown(ctx)
+		},
+	}
+}
+
+func addHealth(mux *http.ServeMux, d *db.DB) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]string{"status": "ok"}})
+	})
+	var mu sync.Mutex
+	ready := false
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		if err := d.Pool.Ping(ctx); err != nil {
+			httpapi.WriteError(w, r, httpapi.NewError(http.StatusServiceUnavailable, "not_ready", "database unreachable"))
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !ready {
+			n, err := db.Pending(ctx, d, Migrations())
+			if err != nil || n > 0 {
+				msg := fmt.Sprintf("%d migrations pending; run teamtext migrate", n)
+				if err != nil {
+					msg = "cannot read migration state; run teamtext migrate"
+				}
+				httpapi.WriteError(w, r, httpapi.NewError(http.StatusServiceUnavailable, "not_ready", msg))
+				return
+			}
+			ready = true
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]string{"status": "ready"}})
+	})
+}
+
+func addPostman(mux *http.ServeMux, api huma.API, base string) {
+	var once sync.Once
+	var body []byte
+	var genErr error
+	mux.HandleFunc("GET /api/v1/postman.json", func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() {
+			doc, err := json.Marshal(api.OpenAPI())
+			if err != nil {
+				genErr = err
+				return
+			}
+			body, genErr = postman.FromOpenAPI(doc, postman.Options{Name: "Team Texting Service API v1", BaseURL: base + "/api/v1"})
+		})
+		if genErr != nil {
+			httpapi.WriteError(w, r, httpapi.FromFault(&fault.Error{Kind: fault.Internal, Code: "server_error", Err: genErr}))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,87 @@
+// Package billingapi is the billing module's contract: plans and what they
+// include, and the account facts other modules gate on (card on file,
+// payment state, trial). It has no dependencies on other modules.
+package billingapi
+
+import (
+	"context"
+	"strings"
+)
+
+// Plan is a team's subscription plan, monthly or "_season".
+type Plan string
+
+// The plans of ADMIN-API.md.
+const (
+	PlanFree         Plan = "free"
+	PlanTeam         Plan = "team"
+	PlanTeamPlus     Plan = "team_plus"
+	PlanOrganization Plan = "organization"
+	PlanBusiness     Plan = "business"
+)
+
+// Tier orders plans regardless of billing period: free 0 … business 4; -1 if unknown.
+func (p Plan) Tier() int {
+	switch Plan(strings.TrimSuffix(string(p), "_season")) {
+	case PlanFree:
+		return 0
+	case PlanTeam:
+		return 1
+	case PlanTeamPlus:
+		return 2
+	case PlanOrganization:
+		return 3
+	case PlanBusiness:
+		return 4
+	}
+	return -1
+}
+
+// Valid reports whether p is one of the ten plan names.
+func (p Plan) Valid() bool { return p.Tier() >= 0 }
+
+// IncludesAPI reports whether the plan includes the API and webhooks (Team Plus and above).
+func (p Plan) IncludesAPI() bool { return p.Tier() >= PlanTeamPlus.Tier() }
+
+// Payment states.
+const (
+	PaymentOK      = "ok"
+	PaymentOverdue = "overdue"
+)
+
+// Account is a team's billing facts.
+type Account struct {
+	TeamID          string
+	Plan            Plan
+	CardOnFile      bool
+	PaymentState    string
+	Trial           bool
+	TrialCredits    int
+	CreditsUsed     int
+	CreditsIncluded int
+}
+
+// Settings open an account (team creation).
+type Settings struct {
+	Plan         Plan
+	CardOnFile   bool
+	Trial        bool
+	TrialCredits int
+}
+
+// Patch changes an account; nil fields are left alone.
+type Patch struct {
+	Plan         *Plan
+	CardOnFile   *bool
+	PaymentState *string
+	Trial        *bool
+	TrialCredits *int
+}
+
+// Accounts is billing's port for the other modules. Writes join the
+// caller's transaction (carried by ctx).
+type Accounts interface {
+	Open(ctx context.Context, teamID string, s Settings) error
+	Update(ctx context.Context, teamID string, p Patch) error
+	Get(ctx context.Context, teamID string) (Account, error)
+}

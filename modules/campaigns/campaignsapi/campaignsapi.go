@@ -1,0 +1,2 @@
+// Package campaignsapi is the campaigns module's contract for other modules.
+package campaignsapi

@@ -1,0 +1,108 @@
+// Package domain holds the roster's rules as pure functions: what makes a
+// team, a member and a key owner valid. No I/O.
+package domain
+
+import (
+	"net/mail"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/phone"
+)
+
+// Error codes owned by the roster (spec §7).
+const (
+	CodeInvalidPhone         = "invalid_phone"
+	CodeInvalidEmail         = "invalid_email"
+	CodeInvalidRole          = "invalid_role"
+	CodeRoleNotAllowed       = "role_not_allowed"
+	CodeReadOnlyField        = "read_only_field"
+	CodeStaffMemberProtected = "staff_member_protected"
+	CodeMemberExists         = "member_exists"
+	CodeOptedOut             = "opted_out"
+	CodeSenderBlocked        = "sender_blocked"
+	CodeTeamDisabled         = "team_disabled"
+	CodeTeamLocked           = "team_locked"
+	CodeKeyOwnerInactive     = "key_owner_inactive"
+)
+
+// Member statuses: pending (awaiting approval in the dashboard), active, opted_out.
+const (
+	StatusPending  = "pending"
+	StatusActive   = "active"
+	StatusOptedOut = "opted_out"
+)
+
+var codeRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,31}$`)
+
+// ValidName checks a team, member, group or key name.
+func ValidName(field, s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || utf8.RuneCountInString(s) > 100 {
+		return "", fault.Invalidf("%s must be 1 to 100 characters", field)
+	}
+	return s, nil
+}
+
+// ValidCode checks a team code: 2-32 lowercase letters, digits and dashes.
+func ValidCode(s string) (string, error) {
+	if !codeRE.MatchString(s) {
+		return "", fault.Invalidf("code must be 2 to 32 lowercase letters, digits or dashes, starting with a letter or digit")
+	}
+	return s, nil
+}
+
+// ValidTimeZone checks an IANA time zone name.
+func ValidTimeZone(s string) (string, error) {
+	if s == "" || s == "Local" {
+		return "", fault.Invalidf("time_zone must be an IANA name such as America/New_York")
+	}
+	if _, err := time.LoadLocation(s); err != nil {
+		return "", fault.Invalidf("time_zone %q is not a known IANA time zone", s)
+	}
+	return s, nil
+}
+
+// ValidPhone parses a US phone number to E.164.
+func ValidPhone(field, s string) (string, error) {
+	n, err := phone.Parse(s)
+	if err != nil {
+		return "", fault.Newf(fault.Invalid, CodeInvalidPhone, "%s is not a valid US phone number", field)
+	}
+	return n.String(), nil
+}
+
+// ValidEmail normalises an optional e-mail address ("" stays "").
+func ValidEmail(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", nil
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || len(s) > 254 {
+		return "", fault.New(fault.Invalid, CodeInvalidEmail, "email is not a valid address")
+	}
+	return s, nil
+}
+
+// ValidRole checks a role; staff roles only when staffAllowed (dashboard).
+func ValidRole(s string, staffAllowed bool) (rosterapi.Role, error) {
+	r := rosterapi.Role(s)
+	if !r.Valid() {
+		return "", fault.Newf(fault.Invalid, CodeInvalidRole, "role must be one of athlete, guardian, outside, emergency_contact")
+	}
+	if r.IsStaff() && !staffAllowed {
+		return "", fault.Newf(fault.Invalid, CodeRoleNotAllowed, "staff roles can be given only from the dashboard")
+	}
+	return r, nil
+}
+
+// KeyOwnerActive reports whether a member may keep API keys (and own
+// dashboard-made webhooks): head coach or team director who may send broadcasts.
+func KeyOwnerActive(role rosterapi.Role, canSendBroadcasts bool) bool {
+	return role.CanOwnKeys() && canSendBroadcasts
+}

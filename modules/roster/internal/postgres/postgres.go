@@ -1,0 +1,232 @@
+// Package postgres stores the roster in Postgres through bun, and embeds the
+// roster's migrations.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/db"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations is the roster's schema history.
+func Migrations() db.MigrationSet {
+	sub, _ := fs.Sub(migrationFiles, "migrations")
+	return db.MigrationSet{Owner: "roster", Order: 10, FS: sub}
+}
+
+// ErrNotFound means no row matched (for this team).
+var ErrNotFound = errors.New("roster: not found")
+
+// Team is a roster_teams row.
+type Team struct {
+	bun.BaseModel    `bun:"table:roster_teams"`
+	ID               string    `bun:"id,pk"`
+	Name             string    `bun:"name"`
+	Code             string    `bun:"code"`
+	Number           string    `bun:"number"`
+	TimeZone         string    `bun:"time_zone"`
+	ApprovalRequired bool      `bun:"approval_required"`
+	Disabled         bool      `bun:"disabled"`
+	Locked           bool      `bun:"locked"`
+	CreatedAt        time.Time `bun:"created_at"`
+}
+
+// API converts to the contract type.
+func (t *Team) API() rosterapi.Team {
+	return rosterapi.Team{ID: t.ID, Name: t.Name, Code: t.Code, Number: t.Number, TimeZone: t.TimeZone,
+		ApprovalRequired: t.ApprovalRequired, Disabled: t.Disabled, Locked: t.Locked, CreatedAt: t.CreatedAt}
+}
+
+// Member is a roster_members row.
+type Member struct {
+	bun.BaseModel     `bun:"table:roster_members"`
+	ID                string         `bun:"id,pk"`
+	TeamID            string         `bun:"team_id"`
+	Name              string         `bun:"name"`
+	Phone             string         `bun:"phone"`
+	Email             string         `bun:"email"`
+	Role              rosterapi.Role `bun:"role"`
+	Status            string         `bun:"status"`
+	IsBlocked         bool           `bun:"is_blocked"`
+	DashboardLogin    bool           `bun:"dashboard_login"`
+	CanSendBroadcasts bool           `bun:"can_send_broadcasts"`
+	CreatedAt         time.Time      `bun:"created_at"`
+	UpdatedAt         time.Time      `bun:"updated_at"`
+	DeletedAt         *time.Time     `bun:"deleted_at"`
+}
+
+// APIKey is a roster_api_keys row.
+type APIKey struct {
+	bun.BaseModel `bun:"table:roster_api_keys"`
+	ID            string     `bun:"id,pk"`
+	TeamID        string     `bun:"team_id"`
+	MemberID      string     `bun:"member_id"`
+	Name          string     `bun:"name"`
+	Lookup        string     `bun:"lookup"`
+	Hash          []byte     `bun:"hash"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	RevokedAt     *time.Time `bun:"revoked_at"`
+	RevokedReason string     `bun:"revoked_reason"`
+}
+
+// KeyAuth is what authenticating a key needs, in one round trip.
+type KeyAuth struct {
+	KeyID       string     `bun:"key_id"`
+	Hash        []byte     `bun:"hash"`
+	RevokedAt   *time.Time `bun:"revoked_at"`
+	TeamID      string     `bun:"team_id"`
+	TeamCode    string     `bun:"team_code"`
+	Disabled    bool       `bun:"disabled"`
+	Locked      bool       `bun:"locked"`
+	MemberID    string     `bun:"member_id"`
+	Blocked     bool       `bun:"is_blocked"`
+	Role        string     `bun:"role"`
+	CanBroadcst bool       `bun:"can_send_broadcasts"`
+	MemberGone  bool       `bun:"member_gone"`
+}
+
+// Repo is the roster's repository. Every read that takes an id also takes the team id.
+type Repo struct{ db *db.DB }
+
+// NewRepo returns a repository over d.
+func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
+
+func notFound(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// InsertTeam stores a new team.
+func (r *Repo) InsertTeam(ctx context.Context, t *Team) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(t).Exec(ctx); err != nil {
+		return fmt.Errorf("insert team: %w", err)
+	}
+	return nil
+}
+
+// Team loads a team by id.
+func (r *Repo) Team(ctx context.Context, id string) (*Team, error) {
+	t := new(Team)
+	if err := r.db.IDB(ctx).NewSelect().Model(t).Where("id = ?", id).Scan(ctx); err != nil {
+		return nil, notFound(err, "select team")
+	}
+	return t, nil
+}
+
+// UpdateTeam writes every column of t.
+func (r *Repo) UpdateTeam(ctx context.Context, t *Team) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(t).WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("update team: %w", err)
+	}
+	return nil
+}
+
+// InsertMember stores a new member.
+func (r *Repo) InsertMember(ctx context.Context, m *Member) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(m).Exec(ctx); err != nil {
+		return fmt.Errorf("insert member: %w", err)
+	}
+	return nil
+}
+
+// Member loads a team's member (not deleted); forUpdate locks the row.
+func (r *Repo) Member(ctx context.Context, teamID, id string, forUpdate bool) (*Member, error) {
+	m := new(Member)
+	q := r.db.IDB(ctx).NewSelect().Model(m).Where("team_id = ? AND id = ? AND deleted_at IS NULL", teamID, id)
+	if forUpdate {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, notFound(err, "select member")
+	}
+	return m, nil
+}
+
+// UpdateMember writes every column of m.
+func (r *Repo) UpdateMember(ctx context.Context, m *Member) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(m).WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("update member: %w", err)
+	}
+	return nil
+}
+
+// InsertKey stores a new key (hash and lookup only).
+func (r *Repo) InsertKey(ctx context.Context, k *APIKey) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(k).Exec(ctx); err != nil {
+		return fmt.Errorf("insert api key: %w", err)
+	}
+	return nil
+}
+
+// Keys lists a team's keys, newest first, limit+1 rows for pagination.
+func (r *Repo) Keys(ctx context.Context, teamID string, limit, offset int) ([]APIKey, error) {
+	var ks []APIKey
+	err := r.db.IDB(ctx).NewSelect().Model(&ks).Where("team_id = ?", teamID).
+		OrderExpr("created_at DESC, id DESC").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list api keys: %w", err)
+	}
+	return ks, nil
+}
+
+// Key loads one of a team's keys, locked for update.
+func (r *Repo) Key(ctx context.Context, teamID, id string) (*APIKey, error) {
+	k := new(APIKey)
+	err := r.db.IDB(ctx).NewSelect().Model(k).Where("team_id = ? AND id = ?", teamID, id).For("UPDATE").Scan(ctx)
+	if err != nil {
+		return nil, notFound(err, "select api key")
+	}
+	return k, nil
+}
+
+// RevokeMemberKeys revokes every active key of a member and returns them.
+func (r *Repo) RevokeMemberKeys(ctx context.Context, teamID, memberID, reason string, at time.Time) ([]APIKey, error) {
+	var ks []APIKey
+	_, err := r.db.IDB(ctx).NewUpdate().Model(&ks).
+		Set("revoked_at = ?", at).Set("revoked_reason = ?", reason).
+		Where("team_id = ? AND member_id = ? AND revoked_at IS NULL", teamID, memberID).
+		Returning("*").Exec(ctx, &ks)
+	if err != nil {
+		return nil, fmt.Errorf("revoke member keys: %w", err)
+	}
+	return ks, nil
+}
+
+// RevokeKey marks one key revoked.
+func (r *Repo) RevokeKey(ctx context.Context, k *APIKey) error {
+	_, err := r.db.IDB(ctx).NewUpdate().Model(k).Column("revoked_at", "revoked_reason").WherePK().Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("revoke key: %w", err)
+	}
+	return nil
+}
+
+// KeyAuth loads a key by lookup prefix with its team and creator.
+func (r *Repo) KeyAuth(ctx context.Context, lookup string) (*KeyAuth, error) {
+	a := new(KeyAuth)
+	err := r.db.IDB(ctx).NewRaw(`
+SELECT k.id AS key_id, k.hash, k.revoked_at, t.id AS team_id, t.code AS team_code, t.disabled, t.locked,
+       m.id AS member_id, m.is_blocked, m.role, m.can_send_broadcasts, (m.deleted_at IS NOT NULL) AS member_gone
+FROM roster_api_keys k
+JOIN roster_teams t ON t.id = k.team_id
+JOIN roster_members m ON m.id = k.member_id
+WHERE k.lookup = ?`, lookup).Scan(ctx, a)
+	if err != nil {
+		return nil, notFound(err, "select key")
+	}
+	return a, nil
+}

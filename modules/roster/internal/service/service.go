@@ -1,0 +1,442 @@
+// Package service holds the roster's use cases. Each runs in one
+// transaction: its writes, the events it publishes and the signals it sends
+// commit or roll back together.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
+	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/auth"
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/id"
+)
+
+// Service is the roster's application layer.
+type Service struct {
+	db        *db.DB
+	repo      *postgres.Repo
+	billing   billingapi.Accounts
+	events    events.Publisher
+	clock     clock.Clock
+	listeners []rosterapi.KeyRevokedListener
+}
+
+// New builds the service.
+func New(d *db.DB, repo *postgres.Repo, billing billingapi.Accounts, pub events.Publisher, clk clock.Clock, listeners []rosterapi.KeyRevokedListener) *Service {
+	return &Service{db: d, repo: repo, billing: billing, events: pub, clock: clk, listeners: listeners}
+}
+
+var (
+	errTeamNotFound   = fault.NotFoundf("team not found")
+	errMemberNotFound = fault.NotFoundf("member not found")
+	errKeyNotFound    = fault.NotFoundf("API key not found")
+)
+
+func mapNotFound(err error, nf *fault.Error) error {
+	if errors.Is(err, postgres.ErrNotFound) {
+		return nf
+	}
+	return err
+}
+
+// TeamView is a team with its billing facts, as GET /team and the admin show it.
+type TeamView struct {
+	Team    postgres.Team
+	Account billingapi.Account
+}
+
+// NewTeam is the admin's team creation input.
+type NewTeam struct {
+	Name, Code, Number, TimeZone string
+	Plan                         billingapi.Plan
+	CardOnFile, ApprovalRequired bool
+	Trial                        bool
+	TrialCredits                 int
+}
+
+// CreateTeam creates a team and opens its billing account.
+func (s *Service) CreateTeam(ctx context.Context, in NewTeam) (*TeamView, error) {
+	t := &postgres.Team{ID: id.New("team"), ApprovalRequired: in.ApprovalRequired, CreatedAt: s.clock.Now().UTC()}
+	var err error
+	if t.Name, err = domain.ValidName("name", in.Name); err != nil {
+		return nil, err
+	}
+	if t.Code, err = domain.ValidCode(in.Code); err != nil {
+		return nil, err
+	}
+	if in.Number != "" {
+		if t.Number, err = domain.ValidPhone("number", in.Number); err != nil {
+			return nil, err
+		}
+	}
+	if t.TimeZone, err = domain.ValidTimeZone(in.TimeZone); err != nil {
+		return nil, err
+	}
+	if !in.Plan.Valid() {
+		return nil, fault.Invalidf("plan %q is not a known plan", in.Plan)
+	}
+	if in.TrialCredits < 0 {
+		return nil, fault.Invalidf("trial_credits must not be negative")
+	}
+	err = s.db.Tx(ctx, func(ctx context.Context) error {
+		if err := s.repo.InsertTeam(ctx, t); err != nil {
+			return uniqueTeam(err)
+		}
+		return s.billing.Open(ctx, t.ID, billingapi.Settings{Plan: in.Plan, CardOnFile: in.CardOnFile, Trial: in.Trial, TrialCredits: in.TrialCredits})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.TeamView(ctx, t.ID)
+}
+
+func uniqueTeam(err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "roster_teams_code_key"):
+		return fault.New(fault.Conflict, fault.CodeConflict, "a team with this code already exists")
+	case strings.Contains(msg, "roster_teams_number"):
+		return fault.New(fault.Conflict, fault.CodeConflict, "another team already uses this number")
+	}
+	return err
+}
+
+// TeamView loads a team with its account.
+func (s *Service) TeamView(ctx context.Context, teamID string) (*TeamView, error) {
+	t, err := s.repo.Team(ctx, teamID)
+	if err != nil {
+		return nil, mapNotFound(err, errTeamNotFound)
+	}
+	acc, err := s.billing.Get(ctx, teamID)
+	if err != nil {
+		return nil, fmt.Errorf("team %s account: %w", teamID, err)
+	}
+	return &TeamView{Team: *t, Account: acc}, nil
+}
+
+// TeamPatch is the admin's team change; nil fields are left alone.
+type TeamPatch struct {
+	Name             *string
+	ApprovalRequired *bool
+	Disabled         *bool
+	Locked           *bool
+	Billing          billingapi.Patch
+}
+
+// PatchTeam changes a team and its account in one transaction.
+func (s *Service) PatchTeam(ctx context.Context, teamID string, p TeamPatch) (*TeamView, error) {
+	if p.Billing.Plan != nil && !p.Billing.Plan.Valid() {
+		return nil, fault.Invalidf("plan %q is not a known plan", *p.Billing.Plan)
+	}
+	if ps := p.Billing.PaymentState; ps != nil && *ps != billingapi.PaymentOK && *ps != billingapi.PaymentOverdue {
+		return nil, fault.Invalidf("payment_state must be ok or overdue")
+	}
+	if tc := p.Billing.TrialCredits; tc != nil && *tc < 0 {
+		return nil, fault.Invalidf("trial_credits must not be negative")
+	}
+	err := s.db.Tx(ctx, func(ctx context.Context) error {
+		t, err := s.repo.Team(ctx, teamID)
+		if err != nil {
+			return mapNotFound(err, errTeamNotFound)
+		}
+		if p.Name != nil {
+			if t.Name, err = domain.ValidName("name", *p.Name); err != nil {
+				return err
+			}
+		}
+		setBool(&t.ApprovalRequired, p.ApprovalRequired)
+		setBool(&t.Disabled, p.Disabled)
+		setBool(&t.Locked, p.Locked)
+		if err := s.repo.UpdateTeam(ctx, t); err != nil {
+			return err
+		}
+		return s.billing.Update(ctx, teamID, p.Billing)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.TeamView(ctx, teamID)
+}
+
+func setBool(dst *bool, v *bool) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// NewMember is the input for adding someone to a roster.
+type NewMember struct {
+	Name, Phone, Email, Role string
+	Status                   string // dashboard only: pending or active (default active)
+	DashboardLogin           bool
+	CanSendBroadcasts        *bool // default: true for staff
+}
+
+// CreateMember adds a member. Staff roles and dashboard attributes are
+// accepted only from the dashboard (dashboard=true). An active member
+// publishes member.joined.
+func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember, dashboard bool) (*postgres.Member, error) {
+	now := s.clock.Now().UTC()
+	m := &postgres.Member{ID: id.New("mem"), TeamID: teamID, Status: domain.StatusActive, CreatedAt: now, UpdatedAt: now}
+	var err error
+	if m.Name, err = domain.ValidName("name", in.Name); err != nil {
+		return nil, err
+	}
+	if m.Phone, err = domain.ValidPhone("phone", in.Phone); err != nil {
+		return nil, err
+	}
+	if m.Email, err = domain.ValidEmail(in.Email); err != nil {
+		return nil, err
+	}
+	if m.Role, err = domain.ValidRole(in.Role, dashboard); err != nil {
+		return nil, err
+	}
+	if dashboard {
+		switch in.Status {
+		case "", domain.StatusActive:
+		case domain.StatusPending:
+			m.Status = domain.StatusPending
+		default:
+			return nil, fault.Invalidf("status must be pending or active")
+		}
+		m.DashboardLogin = in.DashboardLogin
+		m.CanSendBroadcasts = m.Role.IsStaff()
+		if in.CanSendBroadcasts != nil {
+			m.CanSendBroadcasts = *in.CanSendBroadcasts
+		}
+	}
+	err = s.db.Tx(ctx, func(ctx context.Context) error {
+		if _, err := s.repo.Team(ctx, teamID); err != nil {
+			return mapNotFound(err, errTeamNotFound)
+		}
+		if err := s.repo.InsertMember(ctx, m); err != nil {
+			return err
+		}
+		if m.Status == domain.StatusActive {
+			return s.publishMember(ctx, events.MemberJoined, m)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// MemberPatch is the dashboard's change to a member.
+type MemberPatch struct {
+	Role              *string
+	DashboardLogin    *bool
+	CanSendBroadcasts *bool
+	IsBlocked         *bool
+}
+
+// PatchMember changes dashboard-only attributes. When the member stops
+// being able to own keys (no longer head coach or team director, or loses
+// broadcast permission) their keys are revoked for good, and listeners hear
+// of it in the same transaction.
+func (s *Service) PatchMember(ctx context.Context, teamID, memberID string, p MemberPatch) (*postgres.Member, error) {
+	var out *postgres.Member
+	err := s.db.Tx(ctx, func(ctx context.Context) error {
+		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		if err != nil {
+			return mapNotFound(err, errMemberNotFound)
+		}
+		wasOwner := domain.KeyOwnerActive(m.Role, m.CanSendBroadcasts)
+		if p.Role != nil {
+			if m.Role, err = domain.ValidRole(*p.Role, true); err != nil {
+				return err
+			}
+		}
+		setBool(&m.DashboardLogin, p.DashboardLogin)
+		setBool(&m.CanSendBroadcasts, p.CanSendBroadcasts)
+		setBool(&m.IsBlocked, p.IsBlocked)
+		m.UpdatedAt = s.clock.Now().UTC()
+		if err := s.repo.UpdateMember(ctx, m); err != nil {
+			return err
+		}
+		if wasOwner && !domain.KeyOwnerActive(m.Role, m.CanSendBroadcasts) {
+			reason := "creator_role_changed"
+			if m.Role.CanOwnKeys() {
+				reason = "creator_lost_broadcast_permission"
+			}
+			if err := s.revokeMemberKeys(ctx, m, reason); err != nil {
+				return err
+			}
+		}
+		out = m
+		return nil
+	})
+	return out, err
+}
+
+func (s *Service) revokeMemberKeys(ctx context.Context, m *postgres.Member, reason string) error {
+	keys, err := s.repo.RevokeMemberKeys(ctx, m.TeamID, m.ID, reason, s.clock.Now().UTC())
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := s.notifyRevoked(ctx, rosterapi.KeyRevoked{TeamID: k.TeamID, KeyID: k.ID, MemberID: k.MemberID, Reason: reason}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) notifyRevoked(ctx context.Context, ev rosterapi.KeyRevoked) error {
+	for _, l := range s.listeners {
+		if err := l.OnKeyRevoked(ctx, ev); err != nil {
+			return fmt.Errorf("key revoked listener: %w", err)
+		}
+	}
+	return nil
+}
+
+// ApproveMember lets a pending member join (member.joined).
+func (s *Service) ApproveMember(ctx context.Context, teamID, memberID string) (*postgres.Member, error) {
+	var out *postgres.Member
+	err := s.db.Tx(ctx, func(ctx context.Context) error {
+		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		if err != nil {
+			return mapNotFound(err, errMemberNotFound)
+		}
+		if m.Status != domain.StatusPending {
+			return fault.Newf(fault.Conflict, fault.CodeConflict, "member is %s, not pending", m.Status)
+		}
+		m.Status = domain.StatusActive
+		m.UpdatedAt = s.clock.Now().UTC()
+		if err := s.repo.UpdateMember(ctx, m); err != nil {
+			return err
+		}
+		out = m
+		return s.publishMember(ctx, events.MemberJoined, m)
+	})
+	return out, err
+}
+
+// MemberPayload is the spec's member object in member.* events.
+type MemberPayload struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Phone     string `json:"phone"`
+	Email     string `json:"email"`
+	Role      string `json:"role"`
+	Status    string `json:"status"`
+	IsBlocked bool   `json:"is_blocked"`
+	CreatedAt string `json:"created_at"`
+}
+
+func (s *Service) publishMember(ctx context.Context, typ string, m *postgres.Member) error {
+	return s.events.Publish(ctx, events.Event{TeamID: m.TeamID, Type: typ, Data: map[string]any{"member": MemberPayload{
+		ID: m.ID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: string(m.Role), Status: m.Status,
+		IsBlocked: m.IsBlocked, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano),
+	}}})
+}
+
+// CreatedKey is a new key with its value, shown once.
+type CreatedKey struct {
+	Key   postgres.APIKey
+	Value string
+}
+
+// CreateKey makes an API key acting for memberID, who must be an active
+// head coach or team director with broadcast permission.
+func (s *Service) CreateKey(ctx context.Context, teamID, memberID, name string) (*CreatedKey, error) {
+	name, err := domain.ValidName("name", name)
+	if err != nil {
+		return nil, err
+	}
+	value, lookup, hash, err := auth.NewKey()
+	if err != nil {
+		return nil, fmt.Errorf("generate key: %w", err)
+	}
+	k := postgres.APIKey{ID: id.New("key"), TeamID: teamID, MemberID: memberID, Name: name, Lookup: lookup, Hash: hash, CreatedAt: s.clock.Now().UTC()}
+	err = s.db.Tx(ctx, func(ctx context.Context) error {
+		m, err := s.repo.Member(ctx, teamID, memberID, false)
+		if err != nil {
+			return mapNotFound(err, errMemberNotFound)
+		}
+		if !domain.KeyOwnerActive(m.Role, m.CanSendBroadcasts) || m.Status != domain.StatusActive {
+			return fault.New(fault.Forbidden, fault.CodeForbidden, "only an active head coach or team director who may send broadcasts can create API keys")
+		}
+		return s.repo.InsertKey(ctx, &k)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &CreatedKey{Key: k, Value: value}, nil
+}
+
+// Keys lists a team's keys (never their values), limit+1 rows.
+func (s *Service) Keys(ctx context.Context, teamID string, limit, offset int) ([]postgres.APIKey, error) {
+	if _, err := s.repo.Team(ctx, teamID); err != nil {
+		return nil, mapNotFound(err, errTeamNotFound)
+	}
+	return s.repo.Keys(ctx, teamID, limit, offset)
+}
+
+// RevokeKey revokes a key in the dashboard, on any plan. Revoking a revoked
+// key is a no-op that answers the key as it is.
+func (s *Service) RevokeKey(ctx context.Context, teamID, keyID string) (*postgres.APIKey, error) {
+	var out *postgres.APIKey
+	err := s.db.Tx(ctx, func(ctx context.Context) error {
+		k, err := s.repo.Key(ctx, teamID, keyID)
+		if err != nil {
+			return mapNotFound(err, errKeyNotFound)
+		}
+		out = k
+		if k.RevokedAt != nil {
+			return nil
+		}
+		now := s.clock.Now().UTC()
+		k.RevokedAt, k.RevokedReason = &now, "revoked"
+		if err := s.repo.RevokeKey(ctx, k); err != nil {
+			return err
+		}
+		return s.notifyRevoked(ctx, rosterapi.KeyRevoked{TeamID: teamID, KeyID: k.ID, MemberID: k.MemberID, Reason: "revoked"})
+	})
+	return out, err
+}
+
+// dummyHash keeps the unknown-key path doing the same comparison work.
+var dummyHash = auth.Hash(auth.KeyPrefix + strings.Repeat("0", 40))
+
+// Authenticate implements auth.Authenticator: the key must exist, match its
+// hash and not be revoked; its creator must not be blocked, and its team
+// must be neither disabled nor locked.
+func (s *Service) Authenticate(ctx context.Context, key string) (auth.Principal, error) {
+	a, err := s.repo.KeyAuth(ctx, auth.Lookup(key))
+	if errors.Is(err, postgres.ErrNotFound) {
+		auth.Verify(key, dummyHash)
+		return auth.Principal{}, auth.ErrInvalidKey
+	}
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	if !auth.Verify(key, a.Hash) || a.RevokedAt != nil {
+		return auth.Principal{}, auth.ErrInvalidKey
+	}
+	p := auth.Principal{TeamID: a.TeamID, TeamCode: a.TeamCode, KeyID: a.KeyID, MemberID: a.MemberID}
+	switch {
+	case a.MemberGone:
+		return p, fault.New(fault.Forbidden, domain.CodeKeyOwnerInactive, "the key's creator is no longer on the roster")
+	case a.Blocked:
+		return p, fault.New(fault.Forbidden, domain.CodeSenderBlocked, "the key's creator is blocked")
+	case a.Disabled:
+		return p, fault.New(fault.Forbidden, domain.CodeTeamDisabled, "the team is disabled")
+	case a.Locked:
+		return p, fault.New(fault.Forbidden, domain.CodeTeamLocked, "the team is locked")
+	}
+	return p, nil
+}

@@ -1,0 +1,36 @@
+// Package roster owns teams' identity, members (staff and dashboard logins
+// included), groups, custom fields, opt-outs, number checks and API keys.
+package roster
+
+import (
+	"github.com/teamtext/teamtext/platform/db"
+	"go.uber.org/fx"
+
+	"github.com/teamtext/teamtext/modules/roster/internal/admin"
+	rosterhttp "github.com/teamtext/teamtext/modules/roster/internal/httpapi"
+	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/internal/service"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/auth"
+	"github.com/teamtext/teamtext/platform/httpapi"
+)
+
+// Migrations is the roster module's schema history, applied by `teamtext migrate`.
+func Migrations() db.MigrationSet { return postgres.Migrations() }
+
+// Module wires the roster. Other modules join the "key_revoked" group with a
+// rosterapi.KeyRevokedListener to react to revocations.
+var Module = fx.Module("roster",
+	fx.Provide(
+		fx.Private, postgres.NewRepo,
+	),
+	fx.Provide(
+		fx.Annotate(service.New, fx.ParamTags(``, ``, ``, ``, ``, `group:"key_revoked"`)),
+		fx.Annotate(service.NewDirectory, fx.As(new(rosterapi.Teams))),
+		fx.Annotate(func(s *service.Service) auth.Authenticator { return s }),
+	),
+	fx.Invoke(
+		func(api httpapi.Public, s *service.Service) { rosterhttp.Register(api.API, s) },
+		func(api httpapi.Admin, s *service.Service) { admin.Register(api.API, s) },
+	),
+)

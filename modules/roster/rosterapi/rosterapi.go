@@ -1,0 +1,80 @@
+// Package rosterapi is the roster module's contract: team identity, roles,
+// and the signals other modules subscribe to. Plain types and interfaces only.
+package rosterapi
+
+import (
+	"context"
+	"time"
+)
+
+// Role is a member's role on the roster.
+type Role string
+
+// Member roles. The first four may be set through the API; the staff roles
+// only from the dashboard (admin API).
+const (
+	RoleAthlete          Role = "athlete"
+	RoleGuardian         Role = "guardian"
+	RoleOutside          Role = "outside"
+	RoleEmergencyContact Role = "emergency_contact"
+	RoleHeadCoach        Role = "head_coach"
+	RoleTeamDirector     Role = "team_director"
+	RoleCoach            Role = "coach"
+	RoleBoardMember      Role = "board_member"
+)
+
+// IsStaff reports whether r is a staff role.
+func (r Role) IsStaff() bool {
+	switch r {
+	case RoleHeadCoach, RoleTeamDirector, RoleCoach, RoleBoardMember:
+		return true
+	}
+	return false
+}
+
+// CanOwnKeys reports whether r may create API keys and webhooks (head coach, team director).
+func (r Role) CanOwnKeys() bool { return r == RoleHeadCoach || r == RoleTeamDirector }
+
+// Valid reports whether r is a known role.
+func (r Role) Valid() bool {
+	switch r {
+	case RoleAthlete, RoleGuardian, RoleOutside, RoleEmergencyContact:
+		return true
+	}
+	return r.IsStaff()
+}
+
+// Team is a team's identity and dashboard policies.
+type Team struct {
+	ID               string
+	Name             string
+	Code             string
+	Number           string // E.164 team phone number; empty if none
+	TimeZone         string // IANA name
+	ApprovalRequired bool
+	Disabled         bool
+	Locked           bool
+	CreatedAt        time.Time
+}
+
+// Teams reads team identity.
+type Teams interface {
+	Team(ctx context.Context, teamID string) (Team, error)
+}
+
+// KeyRevoked is the signal sent, inside the revoking transaction, when an
+// API key is revoked for good (creator demoted, lost broadcast permission,
+// or revoked in the dashboard). Listeners cancel the key's scheduled
+// messages and delete the webhooks made with it.
+type KeyRevoked struct {
+	TeamID   string
+	KeyID    string
+	MemberID string
+	Reason   string // "revoked", "creator_role_changed", "creator_lost_broadcast_permission"
+}
+
+// KeyRevokedListener is implemented by modules that react to revocation. It
+// runs in the revoking transaction: an error rolls the revocation back.
+type KeyRevokedListener interface {
+	OnKeyRevoked(ctx context.Context, ev KeyRevoked) error
+}
