@@ -1,0 +1,329 @@
+// Command bench is teamtext's load generator. It starts Postgres (through
+// testcontainers), builds and starts one `teamtext serve`, creates a team and
+// drives named scenarios against it, then prints a Markdown table and, with
+// -out, writes each scenario group's section into a Markdown file.
+//
+//	go run ./e2e/bench -out docs/BENCHMARKS.md       (make bench)
+//	go run ./e2e/bench -scenario team-http -requests 5000
+//	go run ./e2e/bench -list
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/teamtext/teamtext/e2e/harness"
+)
+
+// benchEnv is what scenarios share: the running service, its database and
+// the team fixture, plus the load settings.
+type benchEnv struct {
+	requests    int
+	concurrency int
+	warmup      int
+	maxDuration time.Duration
+	pgMaxConns  int
+
+	dbURL     string
+	publicURL string
+	adminURL  string
+	key       string // the fixture's API key
+	teamID    string
+
+	poolOnce sync.Once
+	pool     *pgxpool.Pool
+	poolErr  error
+}
+
+// pgxPool opens (once) a pgx pool on the service's database, sized like the
+// service's own pool.
+func (e *benchEnv) pgxPool(ctx context.Context) (*pgxpool.Pool, error) {
+	e.poolOnce.Do(func() {
+		cfg, err := pgxpool.ParseConfig(e.dbURL)
+		if err != nil {
+			e.poolErr = err
+			return
+		}
+		cfg.MaxConns = int32(e.pgMaxConns)
+		p, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			e.poolErr = fmt.Errorf("open pgx pool: %w", err)
+			return
+		}
+		if err := p.Ping(ctx); err != nil {
+			p.Close()
+			e.poolErr = fmt.Errorf("ping: %w", err)
+			return
+		}
+		e.pool = p
+	})
+	return e.pool, e.poolErr
+}
+
+func (e *benchEnv) close() {
+	if e.pool != nil {
+		e.pool.Close()
+	}
+}
+
+// progress prints a line for the human watching (stderr, so stdout stays the table).
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}
+
+func main() { os.Exit(run()) }
+
+func run() int {
+	var (
+		requests    = flag.Int("requests", 20000, "measured requests per scenario")
+		concurrency = flag.Int("concurrency", 16, "concurrent workers (and idle keep-alive connections)")
+		warmup      = flag.Int("warmup", 500, "unmeasured warm-up requests per scenario")
+		maxDuration = flag.Duration("max-duration", 2*time.Minute, "time bound of each load loop (warm-up and measured run)")
+		pgMaxConns  = flag.Int("pg-max-conns", 20, "pool size of the raw pgx scenarios (the service's DB_MAX_CONNS default is 20)")
+		scenarioArg = flag.String("scenario", "all", "scenarios to run: all, or a comma-separated list of names (see -list)")
+		out         = flag.String("out", "", "Markdown file whose bench sections are written or replaced")
+		list        = flag.Bool("list", false, "list the scenarios and exit")
+	)
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "bench: unexpected arguments %q\n", flag.Args())
+		return 2
+	}
+	if *list {
+		for _, s := range scenarios {
+			fmt.Printf("%-14s %-12s %s\n", s.name, s.group, s.desc)
+		}
+		return 0
+	}
+	selected, err := selectScenarios(*scenarioArg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 2
+	}
+	if *requests <= 0 || *concurrency <= 0 || *warmup < 0 || *maxDuration <= 0 || *pgMaxConns <= 0 {
+		fmt.Fprintln(os.Stderr, "bench: -requests, -concurrency, -max-duration and -pg-max-conns must be positive, -warmup not negative")
+		return 2
+	}
+
+	// ^C (or SIGTERM) cancels the run; the deferred clean-ups still stop the
+	// service and the container. A second ^C kills the process outright.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		sig, ok := <-sigs
+		if !ok {
+			return
+		}
+		signal.Stop(sigs)
+		progress("%v: cleaning up (again to quit at once)…", sig)
+		cancel()
+	}()
+
+	env := &benchEnv{requests: *requests, concurrency: *concurrency, warmup: *warmup,
+		maxDuration: *maxDuration, pgMaxConns: *pgMaxConns}
+	results, facts, err := runAll(ctx, env, selected)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(os.Stderr, "bench: interrupted")
+			return 130
+		}
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+
+	meta := reportMeta{
+		Date:    time.Now().UTC(),
+		Command: commandLine(),
+		Facts:   facts,
+		Env:     env,
+	}
+	fmt.Print(renderTable(results))
+
+	failed := false
+	for _, r := range results {
+		if r.Errors > 0 {
+			failed = true
+			fmt.Fprintf(os.Stderr, "bench: scenario %s: %d of %d requests failed; first: %s\n", r.Name, r.Errors, r.Requests, r.FirstError)
+		}
+		if r.Truncated {
+			fmt.Fprintf(os.Stderr, "bench: scenario %s: stopped by -max-duration after %d of %d requests\n", r.Name, r.Requests, env.requests)
+		}
+	}
+	if failed {
+		fmt.Fprintln(os.Stderr, "bench: FAILED (errors above); not writing -out")
+		return 1
+	}
+	if *out != "" {
+		if err := writeSections(*out, meta, results); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+// runAll sets up the service and runs the selected scenarios; everything it
+// starts is stopped before it returns, also on error and on ^C.
+func runAll(ctx context.Context, env *benchEnv, selected []scenario) (results []result, facts machineFacts, err error) {
+	facts = collectFacts()
+
+	progress("starting postgres…")
+	pg, err := harness.StartPostgres(ctx)
+	if err != nil {
+		return nil, facts, err
+	}
+	defer func() {
+		progress("stopping postgres…")
+		pg.Stop()
+	}()
+	env.dbURL = pg.URL
+
+	progress("building teamtext (no -race)…")
+	bin, err := harness.BuildBinary(ctx, false)
+	if err != nil {
+		return nil, facts, err
+	}
+	progress("migrating…")
+	if err := harness.Migrate(ctx, bin, pg.URL); err != nil {
+		return nil, facts, err
+	}
+	progress("starting teamtext serve (LOG_LEVEL=warn)…")
+	svc, err := startService(ctx, bin, pg.URL, "LOG_LEVEL=warn")
+	if err != nil {
+		return nil, facts, err
+	}
+	defer func() {
+		progress("stopping teamtext…")
+		if err := svc.Stop(); err != nil && ctx.Err() == nil {
+			progress("stop teamtext: %v", err)
+		}
+	}()
+	env.publicURL, env.adminURL = svc.PublicURL, svc.AdminURL
+	defer env.close()
+
+	progress("creating a team…")
+	admin := harness.NewClient(svc.AdminURL+"/admin/v1", harness.AdminToken)
+	fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{})
+	if err != nil {
+		return nil, facts, fmt.Errorf("create team: %w", err)
+	}
+	env.key, env.teamID = fx.Key, fx.TeamID
+
+	if pool, err := env.pgxPool(ctx); err == nil {
+		_ = pool.QueryRow(ctx, "SHOW server_version").Scan(&facts.Postgres)
+	}
+
+	for _, s := range selected {
+		r, err := s.run(ctx, env)
+		if err != nil {
+			return nil, facts, fmt.Errorf("scenario %s: %w\nservice log tail:\n%s", s.name, err, tail(svc.Logs(), 20))
+		}
+		r.Name, r.Desc, r.Group = s.name, s.desc, s.group
+		results = append(results, r)
+	}
+	select {
+	case <-svc.Done():
+		return nil, facts, fmt.Errorf("teamtext exited during the run:\n%s", tail(svc.Logs(), 20))
+	default:
+	}
+	return results, facts, nil
+}
+
+// selectScenarios resolves -scenario.
+func selectScenarios(arg string) ([]scenario, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" || arg == "all" {
+		return scenarios, nil
+	}
+	var out []scenario
+	for name := range strings.SplitSeq(arg, ",") {
+		name = strings.TrimSpace(name)
+		i := slices.IndexFunc(scenarios, func(s scenario) bool { return s.name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("unknown scenario %q (have: %s)", name, strings.Join(scenarioNames(), ", "))
+		}
+		if !slices.ContainsFunc(out, func(s scenario) bool { return s.name == name }) {
+			out = append(out, scenarios[i])
+		}
+	}
+	return out, nil
+}
+
+func scenarioNames() []string {
+	names := make([]string, len(scenarios))
+	for i, s := range scenarios {
+		names[i] = s.name
+	}
+	return names
+}
+
+// commandLine is how to reproduce this run: `make bench` when it was
+// exactly that, the go run line with the non-default flags otherwise.
+func commandLine() string {
+	const makeBench = "go run ./e2e/bench -out docs/BENCHMARKS.md"
+	var parts []string
+	outVal := ""
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == "out" {
+			outVal = f.Value.String()
+			return
+		}
+		parts = append(parts, fmt.Sprintf("-%s %s", f.Name, f.Value.String()))
+	})
+	cmd := "go run ./e2e/bench"
+	if outVal != "" {
+		cmd += " -out " + outVal
+	}
+	if len(parts) > 0 {
+		cmd += " " + strings.Join(parts, " ")
+	}
+	if cmd == makeBench {
+		return "`make bench` → `" + makeBench + "`"
+	}
+	return "`" + cmd + "`"
+}
+
+// machineFacts describes where the figures come from.
+type machineFacts struct {
+	NumCPU   int
+	GOOS     string
+	GOARCH   string
+	Go       string
+	CPUModel string
+	Postgres string
+}
+
+func collectFacts() machineFacts {
+	f := machineFacts{NumCPU: runtime.NumCPU(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, Go: runtime.Version()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				f.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return f
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

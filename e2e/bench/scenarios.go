@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teamtext/teamtext/platform/auth"
+)
+
+// scenario is one named load run. Later issues add theirs to scenarios.
+type scenario struct {
+	name  string
+	desc  string // what one "request" is, shown in the table
+	run   func(ctx context.Context, env *benchEnv) (result, error)
+	group string // which -out section the result belongs to
+}
+
+// scenarios is the registry, in run order.
+var scenarios = []scenario{
+	{name: "team-http", group: "foundation", desc: "HTTP `GET /api/v1/team` (auth + 3 queries + huma)", run: runTeamHTTP},
+	{name: "team-pgx", group: "foundation", desc: "raw pgx: key lookup, team, billing (3 queries)", run: runTeamPgx3},
+	{name: "team-pgx-1q", group: "foundation", desc: "raw pgx: team ⋈ billing by team id (1 query)", run: runTeamPgx1},
+}
+
+// measure warms up with env.warmup requests, then runs the measured load.
+func measure(ctx context.Context, env *benchEnv, name string, do func(ctx context.Context) error) (result, error) {
+	if env.warmup > 0 {
+		progress("scenario %s: warm-up, %d requests…", name, env.warmup)
+		w, err := runLoad(ctx, loadSpec{Requests: env.warmup, Concurrency: env.concurrency, MaxDuration: env.maxDuration}, do)
+		if err != nil {
+			return result{}, fmt.Errorf("warm-up: %w", err)
+		}
+		if w.Errors > 0 {
+			return result{}, fmt.Errorf("warm-up: %d of %d requests failed, first: %s", w.Errors, w.Requests, w.FirstError)
+		}
+	}
+	progress("scenario %s: %d requests, %d workers…", name, env.requests, env.concurrency)
+	cpu0 := cpuTime()
+	r, err := runLoad(ctx, loadSpec{Requests: env.requests, Concurrency: env.concurrency, MaxDuration: env.maxDuration}, do)
+	if err != nil {
+		return result{}, err
+	}
+	r.BenchCPU = cpuTime() - cpu0
+	progress("scenario %s: %d requests in %s: %.0f req/s, p50 %s, p99 %s, %d errors",
+		name, r.Requests, r.Elapsed.Round(time.Millisecond), r.Throughput(), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), r.Errors)
+	return r, nil
+}
+
+// --- HTTP -------------------------------------------------------------------
+
+func runTeamHTTP(ctx context.Context, env *benchEnv) (result, error) {
+	c := env.concurrency
+	tr := &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        c,
+		MaxIdleConnsPerHost: c,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	url := env.publicURL + "/api/v1/team"
+	authz := "Bearer " + env.key
+
+	get := func(ctx context.Context, body io.Writer) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", authz)
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		// Read to EOF so the connection goes back to the idle pool.
+		if _, err := io.Copy(body, resp.Body); err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET /api/v1/team: status %d", resp.StatusCode)
+		}
+		return nil
+	}
+
+	// One checked request first: the right team comes back.
+	var buf jsonBuffer
+	if err := get(ctx, &buf); err != nil {
+		return result{}, fmt.Errorf("check request: %w (%s)", err, buf.b)
+	}
+	var env1 struct {
+		Data struct {
+			ID   string `json:"id"`
+			Plan string `json:"plan"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(buf.b, &env1); err != nil || env1.Data.ID != env.teamID {
+		return result{}, fmt.Errorf("check request: unexpected body %s", buf.b)
+	}
+
+	return measure(ctx, env, "team-http", func(ctx context.Context) error { return get(ctx, io.Discard) })
+}
+
+type jsonBuffer struct{ b []byte }
+
+func (j *jsonBuffer) Write(p []byte) (int, error) { j.b = append(j.b, p...); return len(p), nil }
+
+// --- raw pgx ----------------------------------------------------------------
+
+// The same statements the endpoint's repositories send (bun selects every
+// model column), with placeholders instead of bun's inlined literals.
+const (
+	sqlKeyAuth = `
+SELECT k.id AS key_id, k.hash, k.revoked_at, t.id AS team_id, t.code AS team_code, t.disabled, t.locked,
+       m.id AS member_id, m.is_blocked, m.role, m.can_send_broadcasts, (m.deleted_at IS NOT NULL) AS member_gone
+FROM roster_api_keys k
+JOIN roster_teams t ON t.id = k.team_id
+JOIN roster_members m ON m.id = k.member_id
+WHERE k.lookup = $1`
+	sqlTeam = `SELECT id, name, code, number, time_zone, approval_required, disabled, locked, created_at
+FROM roster_teams WHERE id = $1`
+	sqlBilling = `SELECT team_id, plan, card_on_file, payment_state, trial, trial_credits, created_at, updated_at
+FROM billing_accounts WHERE team_id = $1`
+	sqlTeamBilling = `SELECT t.id, t.name, t.code, t.number, t.time_zone, t.approval_required, t.disabled, t.locked, t.created_at,
+       b.plan, b.card_on_file, b.payment_state, b.trial, b.trial_credits, b.created_at, b.updated_at
+FROM roster_teams t JOIN billing_accounts b ON b.team_id = t.id
+WHERE t.id = $1`
+)
+
+type keyRow struct {
+	keyID, teamID, teamCode, memberID, role string
+	hash                                    []byte
+	revokedAt                               *time.Time
+	disabled, locked, blocked, canBroadcast bool
+	memberGone                              bool
+}
+
+type teamRow struct {
+	id, name, code, number, timeZone   string
+	approvalRequired, disabled, locked bool
+	createdAt                          time.Time
+}
+
+type billingRow struct {
+	teamID, plan, paymentState string
+	cardOnFile, trial          bool
+	trialCredits               int
+	createdAt, updatedAt       time.Time
+}
+
+func runTeamPgx3(ctx context.Context, env *benchEnv) (result, error) {
+	pool, err := env.pgxPool(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	lookup := auth.Lookup(env.key) // the 12 characters after "tt_live_"
+	do := func(ctx context.Context) error {
+		var k keyRow
+		err := pool.QueryRow(ctx, sqlKeyAuth, lookup).Scan(&k.keyID, &k.hash, &k.revokedAt, &k.teamID, &k.teamCode,
+			&k.disabled, &k.locked, &k.memberID, &k.blocked, &k.role, &k.canBroadcast, &k.memberGone)
+		if err != nil {
+			return fmt.Errorf("key lookup: %w", err)
+		}
+		var t teamRow
+		err = pool.QueryRow(ctx, sqlTeam, k.teamID).Scan(&t.id, &t.name, &t.code, &t.number, &t.timeZone,
+			&t.approvalRequired, &t.disabled, &t.locked, &t.createdAt)
+		if err != nil {
+			return fmt.Errorf("team: %w", err)
+		}
+		var b billingRow
+		err = pool.QueryRow(ctx, sqlBilling, t.id).Scan(&b.teamID, &b.plan, &b.cardOnFile, &b.paymentState,
+			&b.trial, &b.trialCredits, &b.createdAt, &b.updatedAt)
+		if err != nil {
+			return fmt.Errorf("billing: %w", err)
+		}
+		if t.id != env.teamID || b.teamID != env.teamID {
+			return errors.New("raw pgx: wrong team")
+		}
+		return nil
+	}
+	return measure(ctx, env, "team-pgx", do)
+}
+
+func runTeamPgx1(ctx context.Context, env *benchEnv) (result, error) {
+	pool, err := env.pgxPool(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	do := func(ctx context.Context) error {
+		var t teamRow
+		var b billingRow
+		err := pool.QueryRow(ctx, sqlTeamBilling, env.teamID).Scan(&t.id, &t.name, &t.code, &t.number, &t.timeZone,
+			&t.approvalRequired, &t.disabled, &t.locked, &t.createdAt,
+			&b.plan, &b.cardOnFile, &b.paymentState, &b.trial, &b.trialCredits, &b.createdAt, &b.updatedAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errors.New("team/billing: no row")
+		}
+		if err != nil {
+			return fmt.Errorf("team/billing: %w", err)
+		}
+		return nil
+	}
+	return measure(ctx, env, "team-pgx-1q", do)
+}

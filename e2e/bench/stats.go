@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// result is what one scenario measured.
+type result struct {
+	Name        string        // scenario name (filled in by the runner)
+	Desc        string        // what one "request" is, for the table
+	Group       string        // -out section it belongs to
+	Requests    int           // requests completed (ok + errors)
+	Concurrency int           // workers
+	Errors      int           // failed requests
+	FirstError  string        // the first failure, for the log
+	Elapsed     time.Duration // wall time of the measured run
+	Truncated   bool          // stopped by -max-duration before all requests ran
+	Stats       latencyStats  // over successful and failed requests alike
+	BenchCPU    time.Duration // CPU time this process used during the measured run
+}
+
+// Throughput is completed requests per second of wall time.
+func (r result) Throughput() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Requests) / r.Elapsed.Seconds()
+}
+
+// latencyStats summarises a set of latencies.
+type latencyStats struct {
+	N                  int
+	Min, Mean          time.Duration
+	P50, P90, P99, Max time.Duration
+}
+
+// computeStats sorts lat in place and summarises it.
+func computeStats(lat []time.Duration) latencyStats {
+	if len(lat) == 0 {
+		return latencyStats{}
+	}
+	slices.Sort(lat)
+	var sum time.Duration
+	for _, d := range lat {
+		sum += d
+	}
+	return latencyStats{
+		N:    len(lat),
+		Min:  lat[0],
+		Mean: sum / time.Duration(len(lat)),
+		P50:  percentile(lat, 50),
+		P90:  percentile(lat, 90),
+		P99:  percentile(lat, 99),
+		Max:  lat[len(lat)-1],
+	}
+}
+
+// percentile returns the nearest-rank p-th percentile (0 < p <= 100) of an
+// ascending slice: the smallest value that at least p% of values do not exceed.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	rank := int(math.Ceil(p / 100 * float64(n)))
+	rank = min(max(rank, 1), n)
+	return sorted[rank-1]
+}
+
+// loadSpec bounds one load run in count and time.
+type loadSpec struct {
+	Requests    int
+	Concurrency int
+	MaxDuration time.Duration
+}
+
+// runLoad calls do exactly spec.Requests times (fewer if ctx ends or
+// spec.MaxDuration passes) from spec.Concurrency goroutines and times each
+// call. A non-nil error from do counts as a failed request.
+func runLoad(ctx context.Context, spec loadSpec, do func(ctx context.Context) error) (result, error) {
+	if spec.Requests <= 0 || spec.Concurrency <= 0 {
+		return result{}, fmt.Errorf("requests (%d) and concurrency (%d) must be positive", spec.Requests, spec.Concurrency)
+	}
+	runCtx := ctx
+	cancel := func() {}
+	if spec.MaxDuration > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, spec.MaxDuration)
+	}
+	defer cancel()
+
+	var (
+		next     atomic.Int64
+		errCount atomic.Int64
+		firstErr atomic.Pointer[string]
+		wg       sync.WaitGroup
+	)
+	perWorker := make([][]time.Duration, spec.Concurrency)
+	start := time.Now()
+	for w := range spec.Concurrency {
+		lat := make([]time.Duration, 0, spec.Requests/spec.Concurrency+1)
+		wg.Go(func() {
+			defer func() { perWorker[w] = lat }()
+			for runCtx.Err() == nil && next.Add(1) <= int64(spec.Requests) {
+				t0 := time.Now()
+				err := do(runCtx)
+				d := time.Since(t0)
+				if err != nil && runCtx.Err() != nil {
+					return // cut short by the deadline or ^C: not a server failure
+				}
+				lat = append(lat, d)
+				if err != nil {
+					errCount.Add(1)
+					msg := err.Error()
+					firstErr.CompareAndSwap(nil, &msg)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	if err := ctx.Err(); err != nil {
+		return result{}, err // interrupted: no figures
+	}
+	all := make([]time.Duration, 0, spec.Requests)
+	for _, l := range perWorker {
+		all = append(all, l...)
+	}
+	r := result{
+		Requests:    len(all),
+		Concurrency: spec.Concurrency,
+		Errors:      int(errCount.Load()),
+		Elapsed:     elapsed,
+		Truncated:   len(all) < spec.Requests,
+		Stats:       computeStats(all),
+	}
+	if p := firstErr.Load(); p != nil {
+		r.FirstError = *p
+	}
+	return r, nil
+}
+
+// fmtDur renders a latency in milliseconds with sensible precision.
+func fmtDur(d time.Duration) string {
+	ms := float64(d) / float64(time.Millisecond)
+	switch {
+	case ms < 1:
+		return fmt.Sprintf("%.3f ms", ms)
+	case ms < 100:
+		return fmt.Sprintf("%.2f ms", ms)
+	default:
+		return fmt.Sprintf("%.0f ms", ms)
+	}
+}

@@ -1,0 +1,155 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// AdminToken is the admin token every harness-started service uses.
+const AdminToken = "e2e-admin-token-0123456789"
+
+// Service is a running `teamtext serve` process.
+type Service struct {
+	PublicURL string
+	AdminURL  string
+	cmd       *exec.Cmd
+	mu        sync.Mutex
+	logs      bytes.Buffer
+	done      chan struct{}
+	exitErr   error
+}
+
+// Migrate runs `teamtext migrate` against dbURL.
+func Migrate(ctx context.Context, bin, dbURL string) error {
+	cmd := exec.CommandContext(ctx, bin, "migrate")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "LOG_LEVEL=warn")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("migrate: %w\n%s", err, b)
+	}
+	return nil
+}
+
+// Start runs `teamtext serve` on random loopback ports. env adds or
+// overrides variables (e.g. CLOCK=test). It returns once both listeners are up.
+func Start(ctx context.Context, bin, dbURL string, env ...string) (*Service, error) {
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(),
+		"DATABASE_URL="+dbURL, "ADDR=127.0.0.1:0", "ADMIN_ADDR=127.0.0.1:0", "ADMIN_TOKEN="+AdminToken,
+		"LOG_LEVEL=info", "SHUTDOWN_TIMEOUT=10s")
+	cmd.Env = append(cmd.Env, env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{cmd: cmd, done: make(chan struct{})}
+	cmd.Stderr = &lockedWriter{s: s}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start teamtext: %w", err)
+	}
+	addrs := make(chan [2]string, 1)
+	go s.readLogs(stdout, addrs)
+	go func() {
+		s.exitErr = cmd.Wait()
+		close(s.done)
+	}()
+	select {
+	case a := <-addrs:
+		s.PublicURL, s.AdminURL = "http://"+a[0], "http://"+a[1]
+		return s, nil
+	case <-s.done:
+		return nil, fmt.Errorf("teamtext exited before listening: %v\n%s", s.exitErr, s.Logs())
+	case <-time.After(30 * time.Second):
+		_ = s.Kill()
+		return nil, fmt.Errorf("teamtext did not start within 30s\n%s", s.Logs())
+	case <-ctx.Done():
+		_ = s.Kill()
+		return nil, ctx.Err()
+	}
+}
+
+func (s *Service) readLogs(r io.Reader, addrs chan<- [2]string) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var public, admin string
+	sent := false
+	for sc.Scan() {
+		line := sc.Text()
+		s.mu.Lock()
+		s.logs.WriteString(line + "\n")
+		s.mu.Unlock()
+		if sent || !strings.Contains(line, `"http listening"`) {
+			continue
+		}
+		var l struct {
+			API  string `json:"api"`
+			Addr string `json:"addr"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil {
+			switch l.API {
+			case "public":
+				public = l.Addr
+			case "admin":
+				admin = l.Addr
+			}
+		}
+		if public != "" && admin != "" {
+			addrs <- [2]string{public, admin}
+			sent = true
+		}
+	}
+}
+
+type lockedWriter struct{ s *Service }
+
+func (w *lockedWriter) Write(b []byte) (int, error) {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	return w.s.logs.Write(b)
+}
+
+// Logs returns everything the process printed so far.
+func (s *Service) Logs() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.logs.String()
+}
+
+// Stop sends SIGTERM and waits for a graceful exit.
+func (s *Service) Stop() error {
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+		var ee *exec.ExitError
+		if errors.As(s.exitErr, &ee) {
+			return fmt.Errorf("teamtext exited with %v", s.exitErr)
+		}
+		return nil
+	case <-time.After(30 * time.Second):
+		_ = s.Kill()
+		return errors.New("teamtext did not stop within 30s of SIGTERM")
+	}
+}
+
+// Kill sends SIGKILL (a crash) and waits for the process to go.
+func (s *Service) Kill() error {
+	_ = s.cmd.Process.Kill()
+	<-s.done
+	return nil
+}
+
+// Signal sends sig without waiting.
+func (s *Service) Signal(sig os.Signal) error { return s.cmd.Process.Signal(sig) }
+
+// Done is closed when the process has exited.
+func (s *Service) Done() <-chan struct{} { return s.done }

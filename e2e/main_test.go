@@ -1,0 +1,99 @@
+// Package e2e drives teamtext as integrators and operators do: the real
+// binary on random ports, a testcontainers Postgres, real HTTP.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/teamtext/teamtext/e2e/harness"
+)
+
+// suite is what every test in this package shares: one database, one
+// built binary and one running service. Tests isolate by creating teams.
+type suite struct {
+	pg    *harness.Postgres
+	bin   string
+	svc   *harness.Service
+	admin *harness.Client
+}
+
+var env suite
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var err error
+	if env.pg, err = harness.StartPostgres(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer env.pg.Stop()
+	if env.bin, err = harness.BuildBinary(ctx, false); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	if err = harness.Migrate(ctx, env.bin, env.pg.URL); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	if env.svc, err = harness.Start(ctx, env.bin, env.pg.URL); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	env.admin = harness.NewClient(env.svc.AdminURL+"/admin/v1", harness.AdminToken)
+	code := m.Run()
+	if err := env.svc.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: stop:", err)
+		code = 1
+	}
+	if code != 0 {
+		fmt.Fprintln(os.Stderr, "--- service logs (tail) ---")
+		logs := env.svc.Logs()
+		if len(logs) > 20000 {
+			logs = logs[len(logs)-20000:]
+		}
+		fmt.Fprintln(os.Stderr, logs)
+	}
+	return code
+}
+
+// startService runs an extra service on the suite's database, stopped at test end.
+func startService(t *testing.T, extraEnv ...string) *harness.Service {
+	t.Helper()
+	return startServiceOn(t, env.pg.URL, extraEnv...)
+}
+
+// startServiceOn runs an extra service on the database at url.
+func startServiceOn(t *testing.T, url string, extraEnv ...string) *harness.Service {
+	t.Helper()
+	svc, err := harness.Start(context.Background(), env.bin, url, extraEnv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		select {
+		case <-svc.Done():
+		default:
+			_ = svc.Stop()
+		}
+	})
+	return svc
+}
+
+// newTeam makes a fresh team with a head coach and key on the shared service.
+func newTeam(t *testing.T, o harness.TeamOptions) (*harness.Fixture, *harness.Client) {
+	t.Helper()
+	f, err := harness.NewTeam(context.Background(), env.admin, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, harness.NewClient(env.svc.PublicURL+"/api/v1", f.Key)
+}
