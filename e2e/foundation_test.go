@@ -254,17 +254,8 @@ func TestHealthAndMetrics(t *testing.T) {
 func TestReadyzPendingMigrations(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	psql := func(db, sql string) {
-		t.Helper()
-		code, out, err := env.pg.Container.Exec(ctx, []string{"psql", "-U", "teamtext", "-d", db, "-v", "ON_ERROR_STOP=1", "-c", sql})
-		require.NoError(t, err)
-		b, _ := io.ReadAll(out)
-		require.Equal(t, 0, code, string(b))
-	}
-	psql("teamtext", "CREATE DATABASE readyz_check")
-	url := strings.Replace(env.pg.URL, "/teamtext?", "/readyz_check?", 1)
-	require.NoError(t, harness.Migrate(ctx, env.bin, url))
-	psql("readyz_check", "DELETE FROM bun_migrations_webhooks; DROP TABLE webhook_events")
+	url := freshDatabase(t, "readyz_check")
+	psql(t, "readyz_check", "DELETE FROM bun_migrations_webhooks; DROP TABLE webhook_events")
 	svc := startServiceOn(t, url)
 	c := harness.NewClient(svc.PublicURL, "")
 	r, err := c.Do(ctx, "GET", "/healthz", nil)

@@ -5,7 +5,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,4 +98,30 @@ func newTeam(t *testing.T, o harness.TeamOptions) (*harness.Fixture, *harness.Cl
 		t.Fatal(err)
 	}
 	return f, harness.NewClient(env.svc.PublicURL+"/api/v1", f.Key)
+}
+
+// psql runs SQL in the suite's container as the superuser.
+func psql(t *testing.T, db, sql string) {
+	t.Helper()
+	code, out, err := env.pg.Container.Exec(context.Background(), []string{"psql", "-U", "teamtext", "-d", db, "-v", "ON_ERROR_STOP=1", "-c", sql})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(out)
+	if code != 0 {
+		t.Fatalf("psql: exit %d: %s", code, b)
+	}
+}
+
+// freshDatabase creates and migrates a new database in the suite's
+// container, for tests that must not share state (a moved clock, a missing
+// migration), and returns its URL.
+func freshDatabase(t *testing.T, name string) string {
+	t.Helper()
+	psql(t, "teamtext", "CREATE DATABASE "+name)
+	url := strings.Replace(env.pg.URL, "/teamtext?", "/"+name+"?", 1)
+	if err := harness.Migrate(context.Background(), env.bin, url); err != nil {
+		t.Fatal(err)
+	}
+	return url
 }

@@ -26,6 +26,9 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
+// idleWindow is how long the bench samples background CPU before the scenarios.
+const idleWindow = 2 * time.Second
+
 // benchEnv is what scenarios share: the running service, its database and
 // the team fixture, plus the load settings.
 type benchEnv struct {
@@ -40,6 +43,10 @@ type benchEnv struct {
 	adminURL  string
 	key       string // the fixture's API key
 	teamID    string
+
+	servicePID  int    // 0 when unknown
+	containerID string // "" when unknown
+	idle        cpuUse // CPU used while nothing was driven, over idleWindow
 
 	poolOnce sync.Once
 	pool     *pgxpool.Pool
@@ -69,6 +76,19 @@ func (e *benchEnv) pgxPool(ctx context.Context) (*pgxpool.Pool, error) {
 		e.pool = p
 	})
 	return e.pool, e.poolErr
+}
+
+// sampleCPU reads the CPU time used so far by the bench, the service and
+// the Postgres container.
+func (e *benchEnv) sampleCPU() cpuUse {
+	u := cpuUse{Bench: cpuTime()}
+	if e.servicePID > 0 {
+		u.Service, u.HasService = processCPU(e.servicePID)
+	}
+	if e.containerID != "" {
+		u.Postgres, u.HasPostgres = containerCPU(e.containerID)
+	}
+	return u
 }
 
 func (e *benchEnv) close() {
@@ -213,6 +233,11 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario) (results []
 		}
 	}()
 	env.publicURL, env.adminURL = svc.PublicURL, svc.AdminURL
+	env.servicePID = svc.cmd.Process.Pid
+	env.containerID = pg.Container.GetContainerID()
+	if _, ok := containerCPU(env.containerID); !ok {
+		progress("cannot read the Postgres container's CPU time (cgroup); that column will say n/a")
+	}
 	defer env.close()
 
 	progress("creating a team…")
@@ -226,6 +251,17 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario) (results []
 	if pool, err := env.pgxPool(ctx); err == nil {
 		_ = pool.QueryRow(ctx, "SHOW server_version").Scan(&facts.Postgres)
 	}
+
+	// Background CPU (the job queue polls, Postgres housekeeping) while
+	// nothing is driven, so the reading can tell it from per-request cost.
+	progress("measuring idle CPU for %s…", idleWindow)
+	before := env.sampleCPU()
+	select {
+	case <-time.After(idleWindow):
+	case <-ctx.Done():
+		return nil, facts, ctx.Err()
+	}
+	env.idle = env.sampleCPU().sub(before)
 
 	for _, s := range selected {
 		r, err := s.run(ctx, env)
@@ -304,6 +340,7 @@ type machineFacts struct {
 	GOARCH   string
 	Go       string
 	CPUModel string
+	LoadAvg  string // 1, 5 and 15 minute load averages when the run started
 	Postgres string
 }
 
@@ -315,6 +352,11 @@ func collectFacts() machineFacts {
 				f.CPUModel = strings.TrimSpace(v)
 				break
 			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if fs := strings.Fields(string(b)); len(fs) >= 3 {
+			f.LoadAvg = strings.Join(fs[:3], " ")
 		}
 	}
 	return f

@@ -40,20 +40,24 @@ markers and replaced on every run; text outside the markers is kept.
 // renderTable is the Markdown table of rs.
 func renderTable(rs []result) string {
 	var b strings.Builder
-	b.WriteString("| Scenario | One request is | Requests | Workers | Throughput | p50 | p90 | p99 | max | Errors | Bench CPU/req |\n")
-	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("| Scenario | One request is | Requests | Workers | Throughput | p50 | p90 | p99 | max | Errors |" +
+		" CPU/req: bench | CPU/req: service | CPU/req: Postgres |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rs {
 		reqs := fmt.Sprint(r.Requests)
 		if r.Truncated {
 			reqs += " (time limit)"
 		}
-		cpu := "n/a"
-		if r.BenchCPU > 0 && r.Requests > 0 {
-			cpu = fmtMicros(r.BenchCPU / time.Duration(r.Requests))
+		perReq := func(d time.Duration, ok bool) string {
+			if !ok || r.Requests == 0 {
+				return "n/a"
+			}
+			return fmtMicros(d / time.Duration(r.Requests))
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %d | %.0f req/s | %s | %s | %s | %s | %d | %s |\n",
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %d | %.0f req/s | %s | %s | %s | %s | %d | %s | %s | %s |\n",
 			r.Name, r.Desc, reqs, r.Concurrency, r.Throughput(),
-			fmtDur(r.Stats.P50), fmtDur(r.Stats.P90), fmtDur(r.Stats.P99), fmtDur(r.Stats.Max), r.Errors, cpu)
+			fmtDur(r.Stats.P50), fmtDur(r.Stats.P90), fmtDur(r.Stats.P99), fmtDur(r.Stats.Max), r.Errors,
+			perReq(r.CPU.Bench, r.CPU.Bench > 0), perReq(r.CPU.Service, r.CPU.HasService), perReq(r.CPU.Postgres, r.CPU.HasPostgres))
 	}
 	return b.String()
 }
@@ -78,6 +82,9 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 	if f.CPUModel != "" {
 		machine += ", " + f.CPUModel
 	}
+	if f.LoadAvg != "" {
+		machine += "; load average " + f.LoadAvg + " when the run started"
+	}
 	fmt.Fprintf(&b, "- Machine: %s\n", machine)
 	pg := "Postgres"
 	if f.Postgres != "" {
@@ -87,7 +94,8 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 		"(testcontainers, fsync off) on the same machine; one team; keep-alive HTTP/1.1 over loopback; "+
 		"raw pgx pool of %d connections\n", pg, e.pgMaxConns)
 	fmt.Fprintf(&b, "- Load: %d measured requests per row after %d unmeasured warm-up requests, %d concurrent workers; "+
-		"latencies are per request, as the load generator sees them; *Bench CPU/req* is the load generator's own CPU time per request\n\n",
+		"latencies are per request as the load generator sees them; *CPU/req* is the CPU time the load generator, "+
+		"the `teamtext` process and the Postgres container each used during the measured run, divided by its requests\n\n",
 		e.requests, e.warmup, e.concurrency)
 	b.WriteString(renderTable(rs))
 	if sec.reading != nil {

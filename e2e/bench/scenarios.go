@@ -43,12 +43,12 @@ func measure(ctx context.Context, env *benchEnv, name string, do func(ctx contex
 		}
 	}
 	progress("scenario %s: %d requests, %d workers…", name, env.requests, env.concurrency)
-	cpu0 := cpuTime()
+	cpu0 := env.sampleCPU()
 	r, err := runLoad(ctx, loadSpec{Requests: env.requests, Concurrency: env.concurrency, MaxDuration: env.maxDuration}, do)
 	if err != nil {
 		return result{}, err
 	}
-	r.BenchCPU = cpuTime() - cpu0
+	r.CPU = env.sampleCPU().sub(cpu0)
 	progress("scenario %s: %d requests in %s: %.0f req/s, p50 %s, p99 %s, %d errors",
 		name, r.Requests, r.Elapsed.Round(time.Millisecond), r.Throughput(), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), r.Errors)
 	return r, nil

@@ -22,7 +22,7 @@ type result struct {
 	Elapsed     time.Duration // wall time of the measured run
 	Truncated   bool          // stopped by -max-duration before all requests ran
 	Stats       latencyStats  // over successful and failed requests alike
-	BenchCPU    time.Duration // CPU time this process used during the measured run
+	CPU         cpuUse        // CPU time used during the measured run
 }
 
 // Throughput is completed requests per second of wall time.
@@ -31,6 +31,19 @@ func (r result) Throughput() float64 {
 		return 0
 	}
 	return float64(r.Requests) / r.Elapsed.Seconds()
+}
+
+// cpuUse is CPU time spent by the load generator (this process), the
+// service process and the Postgres container; Has* is false when the
+// platform cannot tell.
+type cpuUse struct {
+	Bench, Service, Postgres time.Duration
+	HasService, HasPostgres  bool
+}
+
+func (a cpuUse) sub(b cpuUse) cpuUse {
+	return cpuUse{Bench: a.Bench - b.Bench, Service: a.Service - b.Service, Postgres: a.Postgres - b.Postgres,
+		HasService: a.HasService && b.HasService, HasPostgres: a.HasPostgres && b.HasPostgres}
 }
 
 // latencyStats summarises a set of latencies.

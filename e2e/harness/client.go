@@ -117,7 +117,6 @@ type TeamOptions struct {
 	Extra      map[string]any
 }
 
-
 // NewTeam creates a fresh team (unique code), its head coach and an API key
 // through the admin API. Tests isolate by team, never by truncating.
 func NewTeam(ctx context.Context, admin *Client, o TeamOptions) (*Fixture, error) {

@@ -1,0 +1,47 @@
+# teamtext — see README.md. Needs only Go and Docker.
+GO       ?= go
+BIN      := bin/teamtext
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+PG_IMAGE ?= teamtext-postgres:15
+
+# testcontainers on machines without a reachable reaper image / inside a
+# container (both harmless elsewhere); override from the environment.
+export TESTCONTAINERS_RYUK_DISABLED ?= true
+export TESTCONTAINERS_HOST_OVERRIDE ?= localhost
+export PG_IMAGE
+
+.PHONY: all build test test-unit test-e2e vet fmt fuzz bench run pg-image clean
+
+all: build
+
+build: ## bin/teamtext
+	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./app/teamtext
+
+pg-image: ## the Postgres image tests and `make run` use (pull, else build from Debian packages)
+	@scripts/postgres-image.sh
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+
+test: pg-image vet ## everything: unit, integration and e2e, with the race detector
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+test-unit: ## packages that need no Docker
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /e2e)
+
+test-e2e: pg-image
+	$(GO) test -count=1 -timeout 15m ./e2e/...
+
+fuzz: ## a short run of every fuzz target
+	$(GO) test ./platform/phone/ -run=^$$ -fuzz=FuzzParse -fuzztime=30s
+	$(GO) test ./platform/auth/ -run=^$$ -fuzz=FuzzParseBearer -fuzztime=30s
+
+bench: pg-image ## load harness; writes docs/BENCHMARKS.md
+	$(GO) run ./e2e/bench -out docs/BENCHMARKS.md
+
+run: build pg-image ## local service with a demo team (Postgres in Docker, data kept in a volume)
+	@scripts/run.sh
+
+clean:
+	rm -rf bin

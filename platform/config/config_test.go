@@ -1,0 +1,46 @@
+package config
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoadDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := Load(env(map[string]string{"DATABASE_URL": "postgres://u@h/db", "ADMIN_TOKEN": "0123456789abcdef"}), Need{Database: true, AdminToken: true})
+	require.NoError(t, err)
+	require.Equal(t, ":8080", c.Addr)
+	require.Equal(t, "127.0.0.1:8081", c.AdminAddr)
+	require.Equal(t, "simulator", c.Carrier)
+	require.Equal(t, "real", c.Clock)
+	require.Equal(t, 20*time.Second, c.ShutdownTimeout)
+	require.EqualValues(t, 1<<20, c.MaxBodyBytes)
+	require.Equal(t, "http://localhost:8080", c.PublicBaseURL)
+}
+
+func TestLoadNamesTheBadVariable(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{"DATABASE_URL": "postgres://u@h/db", "ADMIN_TOKEN": "0123456789abcdef"}
+	for name, bad := range map[string]string{
+		"DATABASE_URL": "mysql://x", "ADDR": "8080", "ADMIN_ADDR": "nope", "PUBLIC_BASE_URL": "ftp://x",
+		"CARRIER": "pigeon", "CLOCK": "slow", "LOG_LEVEL": "chatty", "SHUTDOWN_TIMEOUT": "5", "DB_MAX_CONNS": "2",
+		"MAX_BODY_BYTES": "10", "ADMIN_TOKEN": "short",
+	} {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		m[name] = bad
+		_, err := Load(env(m), Need{Database: true, AdminToken: true})
+		var ce *Error
+		require.True(t, errors.As(err, &ce), name)
+		require.Equal(t, name, ce.Var)
+	}
+	_, err := Load(env(map[string]string{}), Need{})
+	require.NoError(t, err, "nothing is required when nothing is needed")
+}
