@@ -31,6 +31,7 @@ import (
 	"github.com/teamtext/teamtext/platform/jobs"
 	"github.com/teamtext/teamtext/platform/metrics"
 	"github.com/teamtext/teamtext/platform/postman"
+	"github.com/teamtext/teamtext/platform/ratelimit"
 )
 
 // Migrations lists every owner's migrations; db.Migrate runs them by Order.
@@ -89,13 +90,15 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string) fx.Opt
 				return j, nil
 			}, fx.ParamTags(``, ``, ``, `group:"workers"`)),
 			func() muxes { return muxes{public: http.NewServeMux(), admin: http.NewServeMux()} },
-			func(mx muxes, a auth.Authenticator) httpapi.Public {
+			func(d *db.DB, clk clock.Clock) *ratelimit.Limiter { return ratelimit.New(d.Pool, clk) },
+			func(mx muxes, a auth.Authenticator, acc auth.Accounts, lim *ratelimit.Limiter) httpapi.Public {
 				api := httpapi.NewAPI(mx.public, httpapi.APIOptions{
 					Title: "Team Texting Service API", Version: "1.1.0", Prefix: "/api/v1",
-					ServerURL:   cfg.PublicBaseURL + "/api/v1",
-					Description: publicDescription,
+					ServerURL:    cfg.PublicBaseURL + "/api/v1",
+					Description:  publicDescription,
+					PublicAccess: true,
 				})
-				api.UseMiddleware(auth.Middleware(api, a))
+				api.UseMiddleware(auth.NewGate(api, a, acc, lim, log).Middleware)
 				return httpapi.Public{API: api}
 			},
 			func(mx muxes) httpapi.Admin {

@@ -144,10 +144,7 @@ func run() int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	go func() {
-		sig, ok := <-sigs
-		if !ok {
-			return
-		}
+		sig := <-sigs
 		signal.Stop(sigs)
 		progress("%v: cleaning up (again to quit at once)…", sig)
 		cancel()

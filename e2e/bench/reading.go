@@ -39,8 +39,19 @@ func foundationReading(meta reportMeta, rs []result) string {
 		hp, pp := per(h, h.CPU.Postgres), per(p3, p3.CPU.Postgres)
 		fmt.Fprintf(&b, "Postgres spent %s per request behind the endpoint and %s under raw pgx", fmtMicros(hp), fmtMicros(pp))
 		if float64(hp) > 1.15*float64(pp) {
-			b.WriteString(" — more for the same statements (bun inlines its arguments into the SQL text and goes " +
-				"through database/sql; not investigated yet), but less than the service's own share. ")
+			b.WriteString(": more, although the service sends the same three statements per request (extended protocol, " +
+				"cached prepared statements, like raw pgx; checked once with `log_statement = all`; bun inlines the " +
+				"arguments into the SQL text)")
+			if bg := meta.Env.idle; bg.HasPostgres {
+				// Background work runs per second, so it is spread over the row's requests.
+				bgPer := time.Duration(float64(bg.Postgres) / idleWindow.Seconds() * h.Elapsed.Seconds() / float64(h.Requests))
+				fmt.Fprintf(&b, " and Postgres's idle background accounts for only %s of it", fmtMicros(bgPer))
+			}
+			b.WriteString("; the extra is not explained yet")
+			if h.CPU.HasService && hp-pp < per(h, h.CPU.Service) {
+				b.WriteString(", and it is smaller than the service's own share")
+			}
+			b.WriteString(". ")
 		} else {
 			b.WriteString(", so the database is not where the overhead is. ")
 		}
@@ -54,12 +65,16 @@ func foundationReading(meta reportMeta, rs []result) string {
 	}
 	if p1, ok := findResult(rs, "team-pgx-1q"); ok && p1.Requests > 0 {
 		fmt.Fprintf(&b, "For reference, one statement joining team and billing (`team-pgx-1q`, no key lookup) ran at "+
-			"%.0f req/s with a median of %s: every round trip saved is worth about as much as the statement itself, "+
-			"so fewer statements per request is the second lever after the service's own CPU. ",
-			p1.Throughput(), fmtDur(p1.Stats.P50))
+			"%.0f req/s, %.1f× the three-statement rate, with a median of %s",
+			p1.Throughput(), p1.Throughput()/p3.Throughput(), fmtDur(p1.Stats.P50))
+		if p1.CPU.HasPostgres && p3.CPU.HasPostgres {
+			fmt.Fprintf(&b, " and %s of Postgres CPU against %s", fmtMicros(per(p1, p1.CPU.Postgres)), fmtMicros(per(p3, p3.CPU.Postgres)))
+		}
+		b.WriteString(": on loopback the cost grows with the number of statements, so fewer statements per request " +
+			"is the second lever after the service's own CPU. ")
 	}
-	b.WriteString("Throughput and tail latencies move noticeably between runs on a small shared machine; " +
-		"compare rows of one run, and lean on the CPU-per-request columns, which are steadier.")
+	b.WriteString("All figures, CPU per request included, move noticeably between runs on a small machine that " +
+		"shares its CPUs with other work (see the load average above): compare rows of one run rather than runs.")
 	return b.String()
 }
 

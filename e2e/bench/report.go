@@ -93,6 +93,16 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 	fmt.Fprintf(&b, "- Setup: load generator, `teamtext serve` (`LOG_LEVEL=warn`, `DB_MAX_CONNS` 20) and %s "+
 		"(testcontainers, fsync off) on the same machine; one team; keep-alive HTTP/1.1 over loopback; "+
 		"raw pgx pool of %d connections\n", pg, e.pgMaxConns)
+	if idle := e.idle; idle.HasService || idle.HasPostgres {
+		rate := func(d time.Duration, ok bool) string {
+			if !ok {
+				return "n/a"
+			}
+			return fmt.Sprintf("%.1f ms/s", float64(d)/float64(time.Millisecond)/idleWindow.Seconds())
+		}
+		fmt.Fprintf(&b, "- Background CPU while idle (measured over %s before the scenarios): service %s, Postgres %s\n",
+			idleWindow, rate(idle.Service, idle.HasService), rate(idle.Postgres, idle.HasPostgres))
+	}
 	fmt.Fprintf(&b, "- Load: %d measured requests per row after %d unmeasured warm-up requests, %d concurrent workers; "+
 		"latencies are per request as the load generator sees them; *CPU/req* is the CPU time the load generator, "+
 		"the `teamtext` process and the Postgres container each used during the measured run, divided by its requests\n\n",

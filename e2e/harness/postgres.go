@@ -6,65 +6,18 @@ package harness
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 
-	"github.com/testcontainers/testcontainers-go"
-	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
+	"github.com/teamtext/teamtext/platform/db/dbtest"
 )
 
-// DefaultImage is built by `make pg-image` (pulled and tagged where a
-// registry is reachable, built from Debian packages where not).
-const DefaultImage = "teamtext-postgres:15"
-
 // Postgres is a running database container.
-type Postgres struct {
-	Container *tcpostgres.PostgresContainer
-	URL       string
-}
-
-// ensureEnv gives testcontainers the settings this kind of machine needs
-// unless the caller set them (the Makefile does).
-func ensureEnv() {
-	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
-		_ = os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	}
-	if os.Getenv("TESTCONTAINERS_HOST_OVERRIDE") == "" {
-		_ = os.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "localhost")
-	}
-}
+type Postgres = dbtest.Server
 
 // StartPostgres starts a fresh database (fsync off: tests only).
-func StartPostgres(ctx context.Context) (*Postgres, error) {
-	ensureEnv()
-	img := os.Getenv("PG_IMAGE")
-	if img == "" {
-		img = DefaultImage
-	}
-	c, err := tcpostgres.Run(ctx, img,
-		tcpostgres.WithDatabase("teamtext"),
-		tcpostgres.WithUsername("teamtext"),
-		tcpostgres.WithPassword("teamtext"),
-		tcpostgres.BasicWaitStrategies(),
-		testcontainers.WithCmdArgs("-c", "max_connections=300"),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("start postgres (%s; run `make pg-image`): %w", img, err)
-	}
-	url, err := c.ConnectionString(ctx, "sslmode=disable")
-	if err != nil {
-		_ = testcontainers.TerminateContainer(c)
-		return nil, err
-	}
-	return &Postgres{Container: c, URL: url}, nil
-}
-
-// Stop removes the container.
-func (p *Postgres) Stop() {
-	_ = testcontainers.TerminateContainer(p.Container)
-}
+func StartPostgres(ctx context.Context) (*Postgres, error) { return dbtest.Start(ctx) }
 
 // RepoRoot is the module root (where go.mod is).
 func RepoRoot() string {

@@ -3,6 +3,7 @@
 package billing
 
 import (
+	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/db"
 	"go.uber.org/fx"
 
@@ -17,6 +18,6 @@ func Migrations() db.MigrationSet { return postgres.Migrations() }
 // Module wires billing.
 var Module = fx.Module("billing",
 	fx.Provide(
-		fx.Annotate(service.New, fx.As(new(billingapi.Accounts))),
+		fx.Annotate(service.New, fx.As(new(billingapi.Accounts)), fx.As(new(auth.Accounts))),
 	),
 )

@@ -2,13 +2,8 @@ package auth
 
 import (
 	"context"
-	"log/slog"
-	"net/http"
-
-	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/teamtext/teamtext/platform/fault"
-	"github.com/teamtext/teamtext/platform/httpapi"
 )
 
 // Principal is who a request acts for: the key, its team and its creator.
@@ -57,22 +52,3 @@ const (
 
 // ErrInvalidKey is the answer for unknown and revoked keys.
 var ErrInvalidKey = fault.New(fault.Unauthorized, CodeInvalidKey, "the API key is unknown or revoked")
-
-// Middleware authenticates every operation of api with the bearer key.
-func Middleware(api huma.API, a Authenticator) func(huma.Context, func(huma.Context)) {
-	return func(ctx huma.Context, next func(huma.Context)) {
-		key, err := ParseBearer(ctx.Header("Authorization"))
-		if err != nil {
-			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "",
-				fault.New(fault.Unauthorized, CodeUnauthorized, "send the header Authorization: Bearer followed by an API key"))
-			return
-		}
-		p, err := a.Authenticate(ctx.Context(), key)
-		if err != nil {
-			_ = huma.WriteErr(api, ctx, http.StatusInternalServerError, "", err)
-			return
-		}
-		httpapi.AddLogAttrs(ctx.Context(), slog.String("team_id", p.TeamID), slog.String("key_id", p.KeyID))
-		next(huma.WithContext(ctx, WithPrincipal(ctx.Context(), p)))
-	}
-}

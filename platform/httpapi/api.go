@@ -17,6 +17,8 @@ type APIOptions struct {
 	Prefix      string // "/api/v1" or "/admin/v1"
 	ServerURL   string // absolute URL of Prefix, for the OpenAPI servers entry
 	Tags        []*huma.Tag
+	// PublicAccess documents each operation's Access (the public API only).
+	PublicAccess bool
 }
 
 // BearerScheme is the name of the security scheme every operation requires.
@@ -39,6 +41,9 @@ func NewAPI(mux *http.ServeMux, o APIOptions) huma.API {
 		BearerScheme: {Type: "http", Scheme: "bearer", Description: "Authorization: Bearer <key>"},
 	}
 	cfg.Security = []map[string][]string{{BearerScheme: {}}}
+	if o.PublicAccess {
+		cfg.OnAddOperation = append(cfg.OnAddOperation, documentAccess)
+	}
 	return humago.NewWithPrefix(mux, o.Prefix, cfg)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/billing/internal/postgres"
+	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -99,4 +100,13 @@ func (a *Accounts) Get(ctx context.Context, teamID string) (billingapi.Account, 
 	}
 	return billingapi.Account{TeamID: row.TeamID, Plan: row.Plan, CardOnFile: row.CardOnFile, PaymentState: row.PaymentState,
 		Trial: row.Trial, TrialCredits: row.TrialCredits, CreditsUsed: 0, CreditsIncluded: CreditsIncluded[base]}, nil
+}
+
+// Access implements auth.Accounts for the public API's gate.
+func (a *Accounts) Access(ctx context.Context, teamID string) (auth.AccountAccess, error) {
+	acc, err := a.Get(ctx, teamID)
+	if err != nil {
+		return auth.AccountAccess{}, err
+	}
+	return auth.AccountAccess{APIIncluded: acc.Plan.IncludesAPI(), CardOnFile: acc.CardOnFile}, nil
 }
