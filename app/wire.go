@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/riverqueue/river"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
@@ -79,16 +80,22 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string) fx.Opt
 				}
 				return clock.Real{}, nil
 			},
-			fx.Annotate(func(lc fx.Lifecycle, d *db.DB, clk clock.Clock, regs []jobs.Registration, m *metrics.Metrics) (*jobs.Jobs, error) {
+			fx.Annotate(func(lc fx.Lifecycle, d *db.DB, clk clock.Clock, regs []jobs.Registration, periodic []*river.PeriodicJob, m *metrics.Metrics) (*jobs.Jobs, error) {
 				j, err := jobs.New(d, clk, regs, m, log, jobs.Options{
-					MaxWorkers: 50, SoftStopTimeout: cfg.ShutdownTimeout / 2, RunWorkers: true,
+					MaxWorkers: 50, SoftStopTimeout: cfg.ShutdownTimeout / 2, RunWorkers: true, Periodic: periodic,
 				})
 				if err != nil {
 					return nil, err
 				}
 				lc.Append(fx.Hook{OnStart: j.Start, OnStop: j.Stop})
 				return j, nil
-			}, fx.ParamTags(``, ``, ``, `group:"workers"`)),
+			}, fx.ParamTags(``, ``, ``, `group:"workers"`, `group:"periodic"`)),
+			fx.Annotate(func(l *ratelimit.Limiter) jobs.Registration {
+				return func(w *river.Workers) {
+					river.AddWorker(w, &ratelimit.SweepWorker{Limiter: l, OlderThan: time.Hour})
+				}
+			}, fx.ResultTags(`group:"workers"`)),
+			fx.Annotate(ratelimit.SweepSchedule, fx.ResultTags(`group:"periodic"`)),
 			func() muxes { return muxes{public: http.NewServeMux(), admin: http.NewServeMux()} },
 			func(d *db.DB, clk clock.Clock) *ratelimit.Limiter { return ratelimit.New(d.Pool, clk) },
 			func(mx muxes, a auth.Authenticator, acc auth.Accounts, lim *ratelimit.Limiter) httpapi.Public {

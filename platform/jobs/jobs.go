@@ -37,6 +37,8 @@ type Options struct {
 	MaxWorkers      int
 	SoftStopTimeout time.Duration
 	RunWorkers      bool // false for processes that only insert (migrate, admin tools)
+	// Periodic jobs are enqueued by the elected leader only, so N nodes run each once.
+	Periodic []*river.PeriodicJob
 }
 
 // New builds both clients over one pool. Every registration's workers are
@@ -62,6 +64,7 @@ func New(d *db.DB, clk clock.Clock, regs []Registration, m *metrics.Metrics, log
 	if opts.RunWorkers {
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.MaxWorkers}}
 		cfg.SoftStopTimeout = opts.SoftStopTimeout
+		cfg.PeriodicJobs = opts.Periodic
 	}
 	worker, err := river.NewClient(riverpgxv5.New(d.Pool), cfg)
 	if err != nil {

@@ -159,3 +159,15 @@ func ceilSeconds(d time.Duration) int {
 	}
 	return int((d + time.Second - 1) / time.Second)
 }
+
+// Sweep deletes buckets with no hit inside the largest window in use
+// (olderThan), so idle keys and one-off client addresses do not pile up.
+func (l *Limiter) Sweep(ctx context.Context, olderThan time.Duration) (int64, error) {
+	tag, err := l.pool.Exec(ctx, `DELETE FROM platform_rate_limits
+WHERE coalesce(hits[array_upper(hits, 1)], '-infinity') < coalesce($1::timestamptz, clock_timestamp()) - make_interval(secs => $2::bigint / 1e6)`,
+		l.clock.NowOrNil(), olderThan.Microseconds())
+	if err != nil {
+		return 0, fmt.Errorf("sweep rate limits: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}

@@ -190,3 +190,27 @@ func TestDecideWithoutHits(t *testing.T) {
 	_, st := d.Headers()
 	require.Equal(t, `"r";r=2;t=0`, st)
 }
+
+func TestSweepRemovesIdleBuckets(t *testing.T) {
+	t.Parallel()
+	l, b := setup(t)
+	ctx := context.Background()
+	p := Policy{{Name: "r", Limit: 5, Window: time.Minute}}
+	_, err := l.Allow(ctx, "old", p)
+	require.NoError(t, err)
+	b.clock.Advance(2 * time.Hour)
+	_, err = l.Allow(ctx, "fresh", p)
+	require.NoError(t, err)
+	n, err := l.Sweep(ctx, time.Hour)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	var buckets []string
+	rows, err := b.db.Pool.Query(ctx, `SELECT bucket FROM platform_rate_limits`)
+	require.NoError(t, err)
+	for rows.Next() {
+		var s string
+		require.NoError(t, rows.Scan(&s))
+		buckets = append(buckets, s)
+	}
+	require.Equal(t, []string{"fresh"}, buckets)
+}
