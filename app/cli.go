@@ -112,6 +112,11 @@ func runServe(parent context.Context, cfg config.Config, log *slog.Logger, versi
 	if err := app.Err(); err != nil {
 		return fmt.Errorf("build service: %w", err)
 	}
+	// Catch signals before the listeners open: a SIGTERM that arrives between
+	// "listening" and here must still stop gracefully, not kill the process.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	startCtx, cancel := context.WithTimeout(parent, 30*time.Second)
 	defer cancel()
 	if err := app.Start(startCtx); err != nil {
@@ -123,9 +128,6 @@ func runServe(parent context.Context, cfg config.Config, log *slog.Logger, versi
 			log.Error("seed demo data", "err", err)
 		}
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
 	select {
 	case s := <-sig:
 		log.Info("shutting down", "signal", s.String())
