@@ -25,8 +25,8 @@ var Module = fx.Module("roster",
 		fx.Private, postgres.NewRepo,
 	),
 	fx.Provide(
-		fx.Annotate(service.New, fx.ParamTags(``, ``, ``, ``, ``, `group:"key_revoked"`)),
-		fx.Annotate(service.NewDirectory, fx.As(new(rosterapi.Teams))),
+		fx.Annotate(service.New, fx.ParamTags(``, ``, ``, ``, ``, `group:"key_revoked"`, `group:"owner_inactive"`)),
+		fx.Annotate(service.NewDirectory, fx.As(new(rosterapi.Teams)), fx.As(new(rosterapi.Members))),
 		fx.Annotate(func(s *service.Service) auth.Authenticator { return s }),
 	),
 	fx.Invoke(

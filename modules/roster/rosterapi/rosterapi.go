@@ -78,3 +78,47 @@ type KeyRevoked struct {
 type KeyRevokedListener interface {
 	OnKeyRevoked(ctx context.Context, ev KeyRevoked) error
 }
+
+// Member is a roster entry as other modules see it.
+type Member struct {
+	ID                string
+	TeamID            string
+	Name              string
+	Phone             string // E.164
+	Email             string
+	Role              Role
+	Status            string // pending, active, opted_out
+	IsBlocked         bool
+	DashboardLogin    bool
+	CanSendBroadcasts bool
+	CreatedAt         time.Time
+}
+
+// KeyOwner reports whether m may own API keys and dashboard-made webhooks:
+// an active head coach or team director who may send broadcasts.
+func (m Member) KeyOwner() bool {
+	return m.Role.CanOwnKeys() && m.CanSendBroadcasts && m.Status == "active"
+}
+
+// Members reads roster entries.
+type Members interface {
+	// Member returns one of a team's members (404 not_found fault if none).
+	Member(ctx context.Context, teamID, memberID string) (Member, error)
+	// KeyOwners returns the team's head coaches and team directors (for notices).
+	KeyOwners(ctx context.Context, teamID string) ([]Member, error)
+}
+
+// OwnerInactive is signalled, inside the changing transaction, when a
+// member stops being a key owner (role changed away from head coach or team
+// director, or broadcast permission taken away). Dashboard-made webhooks
+// they own turn off with disabled_reason creator_inactive.
+type OwnerInactive struct {
+	TeamID   string
+	MemberID string
+	Reason   string // "creator_role_changed" or "creator_lost_broadcast_permission"
+}
+
+// OwnerInactiveListener is implemented by modules that react to it (group "owner_inactive").
+type OwnerInactiveListener interface {
+	OnOwnerInactive(ctx context.Context, ev OwnerInactive) error
+}

@@ -230,3 +230,15 @@ WHERE k.lookup = ?`, lookup).Scan(ctx, a)
 	}
 	return a, nil
 }
+
+// MembersByRole lists a team's (not deleted) members with one of roles.
+func (r *Repo) MembersByRole(ctx context.Context, teamID string, roles ...rosterapi.Role) ([]Member, error) {
+	var ms []Member
+	err := r.db.IDB(ctx).NewSelect().Model(&ms).
+		Where("team_id = ? AND deleted_at IS NULL AND role IN (?)", teamID, bun.In(roles)).
+		OrderExpr("created_at, id").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("members by role: %w", err)
+	}
+	return ms, nil
+}

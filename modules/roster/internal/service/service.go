@@ -30,11 +30,13 @@ type Service struct {
 	events    events.Publisher
 	clock     clock.Clock
 	listeners []rosterapi.KeyRevokedListener
+	inactive  []rosterapi.OwnerInactiveListener
 }
 
 // New builds the service.
-func New(d *db.DB, repo *postgres.Repo, billing billingapi.Accounts, pub events.Publisher, clk clock.Clock, listeners []rosterapi.KeyRevokedListener) *Service {
-	return &Service{db: d, repo: repo, billing: billing, events: pub, clock: clk, listeners: listeners}
+func New(d *db.DB, repo *postgres.Repo, billing billingapi.Accounts, pub events.Publisher, clk clock.Clock,
+	listeners []rosterapi.KeyRevokedListener, inactive []rosterapi.OwnerInactiveListener) *Service {
+	return &Service{db: d, repo: repo, billing: billing, events: pub, clock: clk, listeners: listeners, inactive: inactive}
 }
 
 var (
@@ -273,6 +275,11 @@ func (s *Service) PatchMember(ctx context.Context, teamID, memberID string, p Me
 			}
 			if err := s.revokeMemberKeys(ctx, m, reason); err != nil {
 				return err
+			}
+			for _, l := range s.inactive {
+				if err := l.OnOwnerInactive(ctx, rosterapi.OwnerInactive{TeamID: m.TeamID, MemberID: m.ID, Reason: reason}); err != nil {
+					return fmt.Errorf("owner inactive listener: %w", err)
+				}
 			}
 		}
 		out = m
