@@ -106,3 +106,75 @@ func ValidRole(s string, staffAllowed bool) (rosterapi.Role, error) {
 func KeyOwnerActive(role rosterapi.Role, canSendBroadcasts bool) bool {
 	return role.CanOwnKeys() && canSendBroadcasts
 }
+
+// More roster error codes (spec §7).
+const (
+	CodeInvalidGroup       = "invalid_group"
+	CodeFieldExists        = "field_exists"
+	CodeFieldLimit         = "field_limit"
+	CodePrivateFieldLocked = "private_field_locked"
+	CodeOptedOutMember     = "opted_out_member"
+)
+
+// FieldLimit is the most custom fields a team may have (spec §8).
+const FieldLimit = 20
+
+var fieldKeyRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+
+// FieldKey validates an explicit merge-tag key, or derives one from the
+// label: lowercase, runs of other characters become "_", at most 32
+// characters, starting with a letter ("f_" is prefixed otherwise).
+func FieldKey(key, label string) (string, error) {
+	if key != "" {
+		if !fieldKeyRE.MatchString(key) {
+			return "", fault.Invalidf("key must be 1 to 32 lowercase letters, digits or underscores, starting with a letter")
+		}
+		return key, nil
+	}
+	var b strings.Builder
+	underscore := false
+	for _, r := range strings.ToLower(label) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			underscore = false
+		} else if !underscore && b.Len() > 0 {
+			b.WriteByte('_')
+			underscore = true
+		}
+	}
+	k := strings.TrimRight(b.String(), "_")
+	if k == "" || k[0] < 'a' || k[0] > 'z' {
+		k = "f_" + k
+	}
+	if len(k) > 32 {
+		k = strings.TrimRight(k[:32], "_")
+	}
+	return k, nil
+}
+
+// SameName reports whether two member names are the same person's for the
+// member_exists rule: equal after trimming, case folding and collapsing spaces.
+func SameName(a, b string) bool {
+	return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
+}
+
+// Protected reports whether the API may not change a member: staff and
+// anyone with a dashboard login (spec §1 rule 5).
+func Protected(role rosterapi.Role, dashboardLogin bool) bool {
+	return role.IsStaff() || dashboardLogin
+}
+
+// AudienceRoles maps a send audience to roles: "all" is everyone, "staff"
+// the staff roles, "families" athletes and guardians, "group" everyone in
+// the group. ok is false for an unknown audience.
+func AudienceRoles(audience string) (roles []rosterapi.Role, ok bool) {
+	switch audience {
+	case "all", "group":
+		return nil, true
+	case "staff":
+		return []rosterapi.Role{rosterapi.RoleHeadCoach, rosterapi.RoleTeamDirector, rosterapi.RoleCoach, rosterapi.RoleBoardMember}, true
+	case "families":
+		return []rosterapi.Role{rosterapi.RoleAthlete, rosterapi.RoleGuardian}, true
+	}
+	return nil, false
+}

@@ -32,6 +32,8 @@ func TeamFrom(v *service.TeamView) Team {
 
 // Register adds the roster's public operations.
 func Register(api huma.API, svc *service.Service) {
+	registerMembers(api, svc)
+	registerRoster(api, svc)
 	httpapi.Register(api, huma.Operation{
 		OperationID: "get-team", Method: http.MethodGet, Path: "/team", Tags: []string{"Team"},
 		Summary:     "Get the team",

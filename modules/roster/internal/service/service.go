@@ -222,6 +222,9 @@ func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember,
 		if _, err := s.repo.Team(ctx, teamID); err != nil {
 			return mapNotFound(err, errTeamNotFound)
 		}
+		if err := s.checkNewEntry(ctx, teamID, m.Phone, m.Name, ""); err != nil {
+			return err
+		}
 		if err := s.repo.InsertMember(ctx, m); err != nil {
 			return err
 		}

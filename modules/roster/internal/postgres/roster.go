@@ -1,0 +1,411 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+)
+
+// Group is a roster_groups row.
+type Group struct {
+	bun.BaseModel `bun:"table:roster_groups"`
+	ID            string    `bun:"id,pk"`
+	TeamID        string    `bun:"team_id"`
+	Name          string    `bun:"name"`
+	CreatedAt     time.Time `bun:"created_at"`
+	MemberCount   int       `bun:"member_count,scanonly"`
+}
+
+// CustomField is a roster_custom_fields row.
+type CustomField struct {
+	bun.BaseModel `bun:"table:roster_custom_fields"`
+	ID            string    `bun:"id,pk"`
+	TeamID        string    `bun:"team_id"`
+	Label         string    `bun:"label"`
+	Key           string    `bun:"key"`
+	Private       bool      `bun:"private"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+// OptOut is a roster_opt_outs row.
+type OptOut struct {
+	bun.BaseModel `bun:"table:roster_opt_outs"`
+	TeamID        string    `bun:"team_id,pk"`
+	Phone         string    `bun:"phone,pk"`
+	Source        string    `bun:"source"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+// MemberFilter narrows GET /members. Empty fields do not filter.
+type MemberFilter struct {
+	GroupID, Role, Status, Phone, Email string
+	NewestFirst                         bool
+	Limit, Offset                       int
+}
+
+// Members lists a team's members (not deleted), limit+1 rows.
+func (r *Repo) Members(ctx context.Context, teamID string, f MemberFilter) ([]Member, error) {
+	var ms []Member
+	q := r.db.IDB(ctx).NewSelect().Model(&ms).Where("m.team_id = ? AND m.deleted_at IS NULL", teamID)
+	if f.GroupID != "" {
+		q = q.Where("EXISTS (SELECT 1 FROM roster_group_members gm WHERE gm.member_id = m.id AND gm.group_id = ?)", f.GroupID)
+	}
+	if f.Role != "" {
+		q = q.Where("m.role = ?", f.Role)
+	}
+	if f.Status != "" {
+		q = q.Where("m.status = ?", f.Status)
+	}
+	if f.Phone != "" {
+		q = q.Where("m.phone = ?", f.Phone)
+	}
+	if f.Email != "" {
+		q = q.Where("lower(m.email) = lower(?)", f.Email)
+	}
+	if f.NewestFirst {
+		q = q.OrderExpr("m.created_at DESC, m.id DESC")
+	} else {
+		q = q.OrderExpr("m.created_at, m.id")
+	}
+	if err := q.ModelTableExpr("roster_members AS m").Limit(int64(f.Limit + 1)).Offset(int64(f.Offset)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list members: %w", err)
+	}
+	return ms, nil
+}
+
+// MembersByPhone returns a team's (not deleted) entries with phone, oldest first.
+func (r *Repo) MembersByPhone(ctx context.Context, teamID, phone string, forUpdate bool) ([]Member, error) {
+	var ms []Member
+	q := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND phone = ? AND deleted_at IS NULL", teamID, phone).OrderExpr("created_at, id")
+	if forUpdate {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("members by phone: %w", err)
+	}
+	return ms, nil
+}
+
+// MembersByPhones returns a team's (not deleted) entries with any of phones.
+func (r *Repo) MembersByPhones(ctx context.Context, teamID string, phones []string) ([]Member, error) {
+	var ms []Member
+	if len(phones) == 0 {
+		return ms, nil
+	}
+	err := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND phone IN (?) AND deleted_at IS NULL", teamID, bun.In(phones)).
+		OrderExpr("created_at, id").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("members by phones: %w", err)
+	}
+	return ms, nil
+}
+
+// LockPhone serialises writes about one number of a team (adds, opt-outs)
+// for the rest of the transaction.
+func (r *Repo) LockPhone(ctx context.Context, teamID, phone string) error {
+	_, err := r.db.IDB(ctx).ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(? || '|' || ?, 0))`, teamID, phone)
+	if err != nil {
+		return fmt.Errorf("lock phone: %w", err)
+	}
+	return nil
+}
+
+// DeleteMember removes a member row (and, by cascade, group memberships and values).
+func (r *Repo) DeleteMember(ctx context.Context, m *Member) error {
+	if _, err := r.db.IDB(ctx).NewDelete().Model(m).WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("delete member: %w", err)
+	}
+	return nil
+}
+
+// GroupIDs maps member ids to their group ids.
+func (r *Repo) GroupIDs(ctx context.Context, memberIDs []string) (map[string][]string, error) {
+	out := make(map[string][]string, len(memberIDs))
+	if len(memberIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		MemberID string `bun:"member_id"`
+		GroupID  string `bun:"group_id"`
+	}
+	err := r.db.IDB(ctx).NewSelect().Table("roster_group_members").Column("member_id", "group_id").
+		Where("member_id IN (?)", bun.In(memberIDs)).OrderExpr("group_id").Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("group ids: %w", err)
+	}
+	for _, row := range rows {
+		out[row.MemberID] = append(out[row.MemberID], row.GroupID)
+	}
+	return out, nil
+}
+
+// SetGroups replaces a member's groups.
+func (r *Repo) SetGroups(ctx context.Context, teamID, memberID string, groupIDs []string) error {
+	if _, err := r.db.IDB(ctx).NewDelete().Table("roster_group_members").Where("member_id = ?", memberID).Exec(ctx); err != nil {
+		return fmt.Errorf("clear groups: %w", err)
+	}
+	for _, g := range groupIDs {
+		if err := r.AddToGroup(ctx, teamID, g, memberID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AddToGroup adds a member to a group (idempotent).
+func (r *Repo) AddToGroup(ctx context.Context, teamID, groupID, memberID string) error {
+	_, err := r.db.IDB(ctx).ExecContext(ctx,
+		`INSERT INTO roster_group_members (group_id, member_id, team_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, groupID, memberID, teamID)
+	if err != nil {
+		return fmt.Errorf("add to group: %w", err)
+	}
+	return nil
+}
+
+// RemoveFromGroup removes a member from a group; false if they were not in it.
+func (r *Repo) RemoveFromGroup(ctx context.Context, groupID, memberID string) (bool, error) {
+	res, err := r.db.IDB(ctx).NewDelete().Table("roster_group_members").Where("group_id = ? AND member_id = ?", groupID, memberID).Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("remove from group: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// Groups lists a team's groups by name with member counts, limit+1 rows.
+func (r *Repo) Groups(ctx context.Context, teamID string, limit, offset int) ([]Group, error) {
+	var gs []Group
+	err := r.db.IDB(ctx).NewSelect().Model(&gs).ModelTableExpr("roster_groups AS g").
+		ColumnExpr("g.*").
+		ColumnExpr("(SELECT count(*) FROM roster_group_members gm WHERE gm.group_id = g.id) AS member_count").
+		Where("g.team_id = ?", teamID).OrderExpr("lower(g.name), g.id").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list groups: %w", err)
+	}
+	return gs, nil
+}
+
+// Group loads one of a team's groups.
+func (r *Repo) Group(ctx context.Context, teamID, id string) (*Group, error) {
+	g := new(Group)
+	if err := r.db.IDB(ctx).NewSelect().Model(g).Where("team_id = ? AND id = ?", teamID, id).Scan(ctx); err != nil {
+		return nil, notFound(err, "select group")
+	}
+	return g, nil
+}
+
+// CountGroups returns how many of ids are groups of the team.
+func (r *Repo) CountGroups(ctx context.Context, teamID string, ids []string) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	n, err := r.db.IDB(ctx).NewSelect().Model((*Group)(nil)).Where("team_id = ? AND id IN (?)", teamID, bun.In(ids)).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count groups: %w", err)
+	}
+	return int(n), nil
+}
+
+// InsertGroup stores a group.
+func (r *Repo) InsertGroup(ctx context.Context, g *Group) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(g).ExcludeColumn("member_count").Exec(ctx); err != nil {
+		return fmt.Errorf("insert group: %w", err)
+	}
+	return nil
+}
+
+// UpdateGroup renames a group.
+func (r *Repo) UpdateGroup(ctx context.Context, g *Group) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(g).Column("name").WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("update group: %w", err)
+	}
+	return nil
+}
+
+// DeleteGroup deletes a group and its memberships.
+func (r *Repo) DeleteGroup(ctx context.Context, g *Group) error {
+	if _, err := r.db.IDB(ctx).NewDelete().Model(g).WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("delete group: %w", err)
+	}
+	return nil
+}
+
+// CustomFields lists a team's fields in creation order.
+func (r *Repo) CustomFields(ctx context.Context, teamID string) ([]CustomField, error) {
+	var fs []CustomField
+	if err := r.db.IDB(ctx).NewSelect().Model(&fs).Where("team_id = ?", teamID).OrderExpr("created_at, id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list custom fields: %w", err)
+	}
+	return fs, nil
+}
+
+// CustomField loads one of a team's fields, locked.
+func (r *Repo) CustomField(ctx context.Context, teamID, id string) (*CustomField, error) {
+	f := new(CustomField)
+	if err := r.db.IDB(ctx).NewSelect().Model(f).Where("team_id = ? AND id = ?", teamID, id).For("UPDATE").Scan(ctx); err != nil {
+		return nil, notFound(err, "select custom field")
+	}
+	return f, nil
+}
+
+// LockTeam serialises writes that check a per-team count (fields, groups).
+func (r *Repo) LockTeam(ctx context.Context, teamID string) error {
+	if _, err := r.db.IDB(ctx).ExecContext(ctx, `SELECT 1 FROM roster_teams WHERE id = ? FOR UPDATE`, teamID); err != nil {
+		return fmt.Errorf("lock team: %w", err)
+	}
+	return nil
+}
+
+// InsertCustomField stores a field.
+func (r *Repo) InsertCustomField(ctx context.Context, f *CustomField) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(f).Exec(ctx); err != nil {
+		return fmt.Errorf("insert custom field: %w", err)
+	}
+	return nil
+}
+
+// UpdateCustomField writes label and private.
+func (r *Repo) UpdateCustomField(ctx context.Context, f *CustomField) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(f).Column("label", "private").WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("update custom field: %w", err)
+	}
+	return nil
+}
+
+// DeleteCustomField deletes a field and all its values.
+func (r *Repo) DeleteCustomField(ctx context.Context, f *CustomField) error {
+	if _, err := r.db.IDB(ctx).NewDelete().Model(f).WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("delete custom field: %w", err)
+	}
+	return nil
+}
+
+// CustomValues returns a member's values by field id.
+func (r *Repo) CustomValues(ctx context.Context, memberID string) (map[string]string, error) {
+	var rows []struct {
+		FieldID string `bun:"field_id"`
+		Value   string `bun:"value"`
+	}
+	err := r.db.IDB(ctx).NewSelect().Table("roster_custom_values").Column("field_id", "value").Where("member_id = ?", memberID).Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("custom values: %w", err)
+	}
+	out := make(map[string]string, len(rows))
+	for _, row := range rows {
+		out[row.FieldID] = row.Value
+	}
+	return out, nil
+}
+
+// SetCustomValue writes one value; an empty value deletes it.
+func (r *Repo) SetCustomValue(ctx context.Context, memberID, fieldID, value string) error {
+	var err error
+	if value == "" {
+		_, err = r.db.IDB(ctx).NewDelete().Table("roster_custom_values").Where("member_id = ? AND field_id = ?", memberID, fieldID).Exec(ctx)
+	} else {
+		_, err = r.db.IDB(ctx).ExecContext(ctx, `INSERT INTO roster_custom_values (field_id, member_id, value) VALUES (?, ?, ?)
+ON CONFLICT (member_id, field_id) DO UPDATE SET value = EXCLUDED.value`, fieldID, memberID, value)
+	}
+	if err != nil {
+		return fmt.Errorf("set custom value: %w", err)
+	}
+	return nil
+}
+
+// OptOut loads a team's opt-out record for phone, if any.
+func (r *Repo) OptOut(ctx context.Context, teamID, phone string) (*OptOut, error) {
+	o := new(OptOut)
+	if err := r.db.IDB(ctx).NewSelect().Model(o).Where("team_id = ? AND phone = ?", teamID, phone).Scan(ctx); err != nil {
+		return nil, notFound(err, "select opt-out")
+	}
+	return o, nil
+}
+
+// OptedOutPhones returns which of phones are opted out.
+func (r *Repo) OptedOutPhones(ctx context.Context, teamID string, phones []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(phones) == 0 {
+		return out, nil
+	}
+	var got []string
+	err := r.db.IDB(ctx).NewSelect().Model((*OptOut)(nil)).Column("phone").Where("team_id = ? AND phone IN (?)", teamID, bun.In(phones)).Scan(ctx, &got)
+	if err != nil {
+		return nil, fmt.Errorf("opted-out phones: %w", err)
+	}
+	for _, p := range got {
+		out[p] = true
+	}
+	return out, nil
+}
+
+// InsertOptOut records an opt-out; false if it existed already.
+func (r *Repo) InsertOptOut(ctx context.Context, o *OptOut) (bool, error) {
+	res, err := r.db.IDB(ctx).NewInsert().Model(o).On("CONFLICT DO NOTHING").Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("insert opt-out: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// DeleteOptOut removes an opt-out (inbound START); false if there was none.
+func (r *Repo) DeleteOptOut(ctx context.Context, teamID, phone string) (bool, error) {
+	res, err := r.db.IDB(ctx).NewDelete().Model((*OptOut)(nil)).Where("team_id = ? AND phone = ?", teamID, phone).Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("delete opt-out: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// OptOuts lists a team's opt-outs, newest first, limit+1 rows.
+func (r *Repo) OptOuts(ctx context.Context, teamID string, limit, offset int) ([]OptOut, error) {
+	var os []OptOut
+	err := r.db.IDB(ctx).NewSelect().Model(&os).Where("team_id = ?", teamID).OrderExpr("created_at DESC, phone").
+		Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list opt-outs: %w", err)
+	}
+	return os, nil
+}
+
+// SetStatusByPhone sets the status of every entry with phone and returns them.
+func (r *Repo) SetStatusByPhone(ctx context.Context, teamID, phone, status string, at time.Time) ([]Member, error) {
+	var ms []Member
+	_, err := r.db.IDB(ctx).NewUpdate().Model(&ms).Set("status = ?", status).Set("updated_at = ?", at).
+		Where("team_id = ? AND phone = ? AND deleted_at IS NULL AND status <> ?", teamID, phone, status).
+		Returning("*").Exec(ctx, &ms)
+	if err != nil {
+		return nil, fmt.Errorf("set status by phone: %w", err)
+	}
+	return ms, nil
+}
+
+// Audience returns the active, unblocked members of an audience, one entry
+// per roster row, oldest first. roles empty means every role.
+func (r *Repo) Audience(ctx context.Context, teamID string, roles []rosterapi.Role, groupID string) ([]Member, error) {
+	var ms []Member
+	q := r.db.IDB(ctx).NewSelect().Model(&ms).ModelTableExpr("roster_members AS m").
+		Where("m.team_id = ? AND m.deleted_at IS NULL AND m.status = 'active' AND NOT m.is_blocked", teamID)
+	if len(roles) > 0 {
+		q = q.Where("m.role IN (?)", bun.In(roles))
+	}
+	if groupID != "" {
+		q = q.Where("EXISTS (SELECT 1 FROM roster_group_members gm WHERE gm.member_id = m.id AND gm.group_id = ?)", groupID)
+	}
+	q = q.Where("NOT EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = m.team_id AND o.phone = m.phone)")
+	if err := q.OrderExpr("m.created_at, m.id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("audience: %w", err)
+	}
+	return ms, nil
+}
+
+// IsUniqueViolation reports a unique-constraint error on the named index.
+func IsUniqueViolation(err error, index string) bool {
+	return err != nil && strings.Contains(err.Error(), "23505") && strings.Contains(err.Error(), index)
+}

@@ -1,0 +1,373 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
+	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/id"
+)
+
+// MemberView is a member with their group ids.
+type MemberView struct {
+	postgres.Member
+	GroupIDs []string
+}
+
+var errGroupNotFound = fault.NotFoundf("group not found")
+
+// ListMembers lists a team's members with filters (limit+1 rows).
+func (s *Service) ListMembers(ctx context.Context, teamID string, f postgres.MemberFilter) ([]MemberView, error) {
+	if f.Phone != "" {
+		p, err := domain.ValidPhone("phone", f.Phone)
+		if err != nil {
+			return nil, err
+		}
+		f.Phone = p
+	}
+	if f.Role != "" {
+		if _, err := domain.ValidRole(f.Role, true); err != nil {
+			return nil, err
+		}
+	}
+	switch f.Status {
+	case "", domain.StatusActive, domain.StatusPending, domain.StatusOptedOut:
+	default:
+		return nil, fault.Invalidf("status must be pending, active or opted_out")
+	}
+	ms, err := s.repo.Members(ctx, teamID, f)
+	if err != nil {
+		return nil, err
+	}
+	return s.withGroups(ctx, ms)
+}
+
+func (s *Service) withGroups(ctx context.Context, ms []postgres.Member) ([]MemberView, error) {
+	ids := make([]string, len(ms))
+	for i := range ms {
+		ids[i] = ms[i].ID
+	}
+	groups, err := s.repo.GroupIDs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]MemberView, len(ms))
+	for i := range ms {
+		out[i] = MemberView{Member: ms[i], GroupIDs: groups[ms[i].ID]}
+		if out[i].GroupIDs == nil {
+			out[i].GroupIDs = []string{}
+		}
+	}
+	return out, nil
+}
+
+// GetMember returns one member with groups.
+func (s *Service) GetMember(ctx context.Context, teamID, memberID string) (*MemberView, error) {
+	m, err := s.repo.Member(ctx, teamID, memberID, false)
+	if err != nil {
+		return nil, mapNotFound(err, errMemberNotFound)
+	}
+	vs, err := s.withGroups(ctx, []postgres.Member{*m})
+	if err != nil {
+		return nil, err
+	}
+	return &vs[0], nil
+}
+
+func (s *Service) checkGroups(ctx context.Context, teamID string, ids []string) ([]string, error) {
+	uniq := dedupe(ids)
+	n, err := s.repo.CountGroups(ctx, teamID, uniq)
+	if err != nil {
+		return nil, err
+	}
+	if n != len(uniq) {
+		return nil, fault.New(fault.Invalid, domain.CodeInvalidGroup, "group_ids names a group that does not exist on this team")
+	}
+	return uniq, nil
+}
+
+func dedupe(ids []string) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkNewEntry applies the roster's add rules to (phone, name) inside the
+// phone's lock: an opted-out number cannot be added; the same phone and
+// name is the same person (member_exists, or staff_member_protected when
+// that person is staff or has a login). except skips one member (a PATCH).
+func (s *Service) checkNewEntry(ctx context.Context, teamID, phone, name, except string) error {
+	if err := s.repo.LockPhone(ctx, teamID, phone); err != nil {
+		return err
+	}
+	if _, err := s.repo.OptOut(ctx, teamID, phone); err == nil {
+		return fault.New(fault.Conflict, domain.CodeOptedOut, "this number opted out (texted STOP or was recorded); the API cannot add it")
+	} else if !errors.Is(err, postgres.ErrNotFound) {
+		return err
+	}
+	same, err := s.repo.MembersByPhone(ctx, teamID, phone, false)
+	if err != nil {
+		return err
+	}
+	for _, o := range same {
+		if o.ID == except || !domain.SameName(o.Name, name) {
+			continue
+		}
+		if domain.Protected(o.Role, o.DashboardLogin) {
+			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "this person is staff or has a dashboard login; change them in the dashboard")
+		}
+		return fault.New(fault.Conflict, domain.CodeMemberExists, "a member with this phone and name exists").With("existing_member_id", o.ID)
+	}
+	return nil
+}
+
+// AddMember is POST /members: validate, apply the add rules, insert, set
+// groups and publish member.joined, in one transaction.
+func (s *Service) AddMember(ctx context.Context, teamID string, in NewMember, groupIDs []string) (*MemberView, error) {
+	now := s.clock.Now().UTC()
+	m := &postgres.Member{ID: id.New("mem"), TeamID: teamID, Status: domain.StatusActive, CreatedAt: now, UpdatedAt: now}
+	var err error
+	if m.Name, err = domain.ValidName("name", in.Name); err != nil {
+		return nil, err
+	}
+	if m.Phone, err = domain.ValidPhone("phone", in.Phone); err != nil {
+		return nil, err
+	}
+	if m.Email, err = domain.ValidEmail(in.Email); err != nil {
+		return nil, err
+	}
+	role := in.Role
+	if role == "" {
+		role = "athlete"
+	}
+	if m.Role, err = domain.ValidRole(role, false); err != nil {
+		return nil, err
+	}
+	var out *MemberView
+	err = s.db.Tx(ctx, func(ctx context.Context) error {
+		groups, err := s.checkGroups(ctx, teamID, groupIDs)
+		if err != nil {
+			return err
+		}
+		if err := s.checkNewEntry(ctx, teamID, m.Phone, m.Name, ""); err != nil {
+			return err
+		}
+		if err := s.repo.InsertMember(ctx, m); err != nil {
+			return err
+		}
+		if err := s.repo.SetGroups(ctx, teamID, m.ID, groups); err != nil {
+			return err
+		}
+		out = &MemberView{Member: *m, GroupIDs: groups}
+		return s.publishMember(ctx, events.MemberJoined, m)
+	})
+	return out, err
+}
+
+// MemberChange is PATCH /members/{id}; nil fields are left alone.
+type MemberChange struct {
+	Name, Phone, Email, Role *string
+	GroupIDs                 *[]string
+}
+
+// ChangeMember is PATCH /members/{id}. Staff and members with a login are
+// refused; an opted-out member's phone cannot change (that would
+// re-subscribe them: opted_out_member); a new phone must not be opted out.
+func (s *Service) ChangeMember(ctx context.Context, teamID, memberID string, c MemberChange) (*MemberView, error) {
+	var out *MemberView
+	err := s.db.Tx(ctx, func(ctx context.Context) error {
+		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		if err != nil {
+			return mapNotFound(err, errMemberNotFound)
+		}
+		if domain.Protected(m.Role, m.DashboardLogin) {
+			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be changed only in the dashboard")
+		}
+		oldPhone, oldName := m.Phone, m.Name
+		if c.Name != nil {
+			if m.Name, err = domain.ValidName("name", *c.Name); err != nil {
+				return err
+			}
+		}
+		if c.Phone != nil {
+			if m.Phone, err = domain.ValidPhone("phone", *c.Phone); err != nil {
+				return err
+			}
+		}
+		if c.Email != nil {
+			if m.Email, err = domain.ValidEmail(*c.Email); err != nil {
+				return err
+			}
+		}
+		if c.Role != nil {
+			if m.Role, err = domain.ValidRole(*c.Role, false); err != nil {
+				return err
+			}
+		}
+		if m.Phone != oldPhone && m.Status == domain.StatusOptedOut {
+			return fault.New(fault.Conflict, domain.CodeOptedOutMember, "this member opted out; changing their number would re-subscribe them, which only they can do (START)")
+		}
+		if m.Phone != oldPhone || !domain.SameName(m.Name, oldName) {
+			if err := s.checkNewEntry(ctx, teamID, m.Phone, m.Name, m.ID); err != nil {
+				return err
+			}
+		}
+		m.UpdatedAt = s.clock.Now().UTC()
+		if err := s.repo.UpdateMember(ctx, m); err != nil {
+			return err
+		}
+		if c.GroupIDs != nil {
+			groups, err := s.checkGroups(ctx, teamID, *c.GroupIDs)
+			if err != nil {
+				return err
+			}
+			if err := s.repo.SetGroups(ctx, teamID, m.ID, groups); err != nil {
+				return err
+			}
+		}
+		vs, err := s.withGroups(ctx, []postgres.Member{*m})
+		if err != nil {
+			return err
+		}
+		out = &vs[0]
+		return nil
+	})
+	return out, err
+}
+
+// RemoveMember is DELETE /members/{id}. An opted-out member is kept on
+// record (hidden from lists; the opt-out stays); others are deleted.
+func (s *Service) RemoveMember(ctx context.Context, teamID, memberID string) error {
+	return s.db.Tx(ctx, func(ctx context.Context) error {
+		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		if err != nil {
+			return mapNotFound(err, errMemberNotFound)
+		}
+		if domain.Protected(m.Role, m.DashboardLogin) {
+			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be removed only in the dashboard")
+		}
+		if m.Status == domain.StatusOptedOut {
+			now := s.clock.Now().UTC()
+			m.DeletedAt, m.UpdatedAt = &now, now
+			return s.repo.UpdateMember(ctx, m)
+		}
+		return s.repo.DeleteMember(ctx, m)
+	})
+}
+
+// Groups lists a team's groups (limit+1 rows).
+func (s *Service) Groups(ctx context.Context, teamID string, limit, offset int) ([]postgres.Group, error) {
+	return s.repo.Groups(ctx, teamID, limit, offset)
+}
+
+// AddToGroup is POST /groups/{id}/members.
+func (s *Service) AddToGroup(ctx context.Context, teamID, groupID, memberID string) (*MemberView, error) {
+	err := s.db.Tx(ctx, func(ctx context.Context) error {
+		if _, err := s.repo.Group(ctx, teamID, groupID); err != nil {
+			return mapNotFound(err, errGroupNotFound)
+		}
+		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		if err != nil {
+			return mapNotFound(err, errMemberNotFound)
+		}
+		if domain.Protected(m.Role, m.DashboardLogin) {
+			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be changed only in the dashboard")
+		}
+		return s.repo.AddToGroup(ctx, teamID, groupID, memberID)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.GetMember(ctx, teamID, memberID)
+}
+
+// RemoveFromGroup is DELETE /groups/{id}/members/{member_id}.
+func (s *Service) RemoveFromGroup(ctx context.Context, teamID, groupID, memberID string) error {
+	return s.db.Tx(ctx, func(ctx context.Context) error {
+		if _, err := s.repo.Group(ctx, teamID, groupID); err != nil {
+			return mapNotFound(err, errGroupNotFound)
+		}
+		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		if err != nil {
+			return mapNotFound(err, errMemberNotFound)
+		}
+		if domain.Protected(m.Role, m.DashboardLogin) {
+			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be changed only in the dashboard")
+		}
+		removed, err := s.repo.RemoveFromGroup(ctx, groupID, memberID)
+		if err != nil {
+			return err
+		}
+		if !removed {
+			return fault.NotFoundf("the member is not in this group")
+		}
+		return nil
+	})
+}
+
+// CreateGroup, RenameGroup and DeleteGroup are the dashboard's group operations.
+func (s *Service) CreateGroup(ctx context.Context, teamID, name string) (*postgres.Group, error) {
+	name, err := domain.ValidName("name", name)
+	if err != nil {
+		return nil, err
+	}
+	g := &postgres.Group{ID: id.New("grp"), TeamID: teamID, Name: name, CreatedAt: s.clock.Now().UTC()}
+	err = s.db.Tx(ctx, func(ctx context.Context) error {
+		if _, err := s.repo.Team(ctx, teamID); err != nil {
+			return mapNotFound(err, errTeamNotFound)
+		}
+		if err := s.repo.InsertGroup(ctx, g); err != nil {
+			if postgres.IsUniqueViolation(err, "roster_groups_team_name") {
+				return fault.New(fault.Conflict, fault.CodeConflict, "a group with this name exists")
+			}
+			return err
+		}
+		return nil
+	})
+	return g, err
+}
+
+// RenameGroup renames a group.
+func (s *Service) RenameGroup(ctx context.Context, teamID, groupID, name string) (*postgres.Group, error) {
+	name, err := domain.ValidName("name", name)
+	if err != nil {
+		return nil, err
+	}
+	var g *postgres.Group
+	err = s.db.Tx(ctx, func(ctx context.Context) error {
+		if g, err = s.repo.Group(ctx, teamID, groupID); err != nil {
+			return mapNotFound(err, errGroupNotFound)
+		}
+		g.Name = name
+		if err := s.repo.UpdateGroup(ctx, g); err != nil {
+			if postgres.IsUniqueViolation(err, "roster_groups_team_name") {
+				return fault.New(fault.Conflict, fault.CodeConflict, "a group with this name exists")
+			}
+			return err
+		}
+		return nil
+	})
+	return g, err
+}
+
+// DeleteGroup deletes a group (members stay on the roster).
+func (s *Service) DeleteGroup(ctx context.Context, teamID, groupID string) error {
+	return s.db.Tx(ctx, func(ctx context.Context) error {
+		g, err := s.repo.Group(ctx, teamID, groupID)
+		if err != nil {
+			return mapNotFound(err, errGroupNotFound)
+		}
+		return s.repo.DeleteGroup(ctx, g)
+	})
+}

@@ -1,0 +1,234 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
+	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/fault"
+)
+
+// Opt-out sources.
+const (
+	SourceAPI     = "api"
+	SourceSMS     = "sms"
+	SourceSupport = "support"
+)
+
+// OptOutResult is the record of an opted-out number.
+type OptOutResult struct {
+	Phone      string
+	MemberIDs  []string
+	Source     string
+	OptedOutAt time.Time
+	New        bool // false when the number was opted out already
+}
+
+// OptOut opts a number out for good: every roster entry with it becomes
+// opted_out (one member.opted_out each), and the number is recorded so the
+// API will not add it later. No text is sent. Staff numbers (staff or a
+// dashboard login on any entry) are refused unless allowStaff (an inbound
+// STOP is always honoured). Opting out an opted-out number is a no-op.
+func (s *Service) OptOut(ctx context.Context, teamID, phone, source string, allowStaff bool) (*OptOutResult, error) {
+	var out *OptOutResult
+	err := s.db.Tx(ctx, func(ctx context.Context) error {
+		if err := s.repo.LockPhone(ctx, teamID, phone); err != nil {
+			return err
+		}
+		entries, err := s.repo.MembersByPhone(ctx, teamID, phone, true)
+		if err != nil {
+			return err
+		}
+		if !allowStaff {
+			for _, m := range entries {
+				if domain.Protected(m.Role, m.DashboardLogin) {
+					return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "this number belongs to staff or a member with a dashboard login")
+				}
+			}
+		}
+		now := s.clock.Now().UTC()
+		rec := &postgres.OptOut{TeamID: teamID, Phone: phone, Source: source, CreatedAt: now}
+		isNew, err := s.repo.InsertOptOut(ctx, rec)
+		if err != nil {
+			return err
+		}
+		if !isNew {
+			if rec, err = s.repo.OptOut(ctx, teamID, phone); err != nil {
+				return err
+			}
+		}
+		changed, err := s.repo.SetStatusByPhone(ctx, teamID, phone, domain.StatusOptedOut, now)
+		if err != nil {
+			return err
+		}
+		for i := range changed {
+			if err := s.publishMember(ctx, events.MemberOptedOut, &changed[i]); err != nil {
+				return err
+			}
+		}
+		out = &OptOutResult{Phone: phone, Source: rec.Source, OptedOutAt: rec.CreatedAt, New: isNew, MemberIDs: ids(entries)}
+		return nil
+	})
+	return out, err
+}
+
+// OptOutMember opts out the number of one member (POST /opt-outs with member_id).
+func (s *Service) OptOutMember(ctx context.Context, teamID, memberID, source string) (*OptOutResult, error) {
+	m, err := s.repo.Member(ctx, teamID, memberID, false)
+	if err != nil {
+		return nil, mapNotFound(err, errMemberNotFound)
+	}
+	return s.OptOut(ctx, teamID, m.Phone, source, false)
+}
+
+// OptIn reverses an opt-out; only an inbound START calls it. Every entry
+// with the number becomes active again (one member.opted_in each). It
+// reports false when the number was not opted out.
+func (s *Service) OptIn(ctx context.Context, teamID, phone string) (bool, error) {
+	var was bool
+	err := s.db.Tx(ctx, func(ctx context.Context) error {
+		if err := s.repo.LockPhone(ctx, teamID, phone); err != nil {
+			return err
+		}
+		var err error
+		if was, err = s.repo.DeleteOptOut(ctx, teamID, phone); err != nil || !was {
+			return err
+		}
+		changed, err := s.repo.SetStatusByPhone(ctx, teamID, phone, domain.StatusActive, s.clock.Now().UTC())
+		if err != nil {
+			return err
+		}
+		for i := range changed {
+			if err := s.publishMember(ctx, events.MemberOptedIn, &changed[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return was, err
+}
+
+// OptOuts lists a team's opt-outs, newest first (limit+1 rows), with the
+// roster entries of each number.
+func (s *Service) OptOuts(ctx context.Context, teamID string, limit, offset int) ([]OptOutResult, error) {
+	recs, err := s.repo.OptOuts(ctx, teamID, limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	phones := make([]string, len(recs))
+	for i, r := range recs {
+		phones[i] = r.Phone
+	}
+	ms, err := s.repo.MembersByPhones(ctx, teamID, phones)
+	if err != nil {
+		return nil, err
+	}
+	byPhone := map[string][]string{}
+	for _, m := range ms {
+		byPhone[m.Phone] = append(byPhone[m.Phone], m.ID)
+	}
+	out := make([]OptOutResult, len(recs))
+	for i, r := range recs {
+		out[i] = OptOutResult{Phone: r.Phone, Source: r.Source, OptedOutAt: r.CreatedAt, MemberIDs: byPhone[r.Phone]}
+		if out[i].MemberIDs == nil {
+			out[i].MemberIDs = []string{}
+		}
+	}
+	return out, nil
+}
+
+// BulkItem is one item's outcome in POST /opt-outs/bulk.
+type BulkItem struct {
+	Index  int
+	Input  string
+	Result *OptOutResult
+	Err    *fault.Error
+}
+
+// BulkOptOut opts out up to 500 numbers, each independently: an invalid or
+// staff number fails alone. Items run one after another, each in its own
+// transaction, so a failure never undoes another item's opt-out.
+func (s *Service) BulkOptOut(ctx context.Context, teamID string, phones []string) ([]BulkItem, error) {
+	out := make([]BulkItem, len(phones))
+	for i, raw := range phones {
+		out[i] = BulkItem{Index: i, Input: raw}
+		p, err := domain.ValidPhone("phone", raw)
+		if err == nil {
+			out[i].Result, err = s.OptOut(ctx, teamID, p, SourceAPI, false)
+		}
+		var f *fault.Error
+		if errors.As(err, &f) {
+			out[i].Err = f
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Check is one number's answer in POST /recipients/validate.
+type Check struct {
+	Input     string
+	Phone     string // E.164, empty when invalid
+	Valid     bool
+	OnRoster  bool
+	OptedOut  bool
+	MemberIDs []string
+}
+
+// Validate checks numbers without changing anything.
+func (s *Service) Validate(ctx context.Context, teamID string, inputs []string) ([]Check, error) {
+	out := make([]Check, len(inputs))
+	var phones []string
+	for i, in := range inputs {
+		out[i] = Check{Input: in, MemberIDs: []string{}}
+		if p, err := domain.ValidPhone("phone", in); err == nil {
+			out[i].Phone, out[i].Valid = p, true
+			phones = append(phones, p)
+		}
+	}
+	ms, err := s.repo.MembersByPhones(ctx, teamID, phones)
+	if err != nil {
+		return nil, err
+	}
+	opted, err := s.repo.OptedOutPhones(ctx, teamID, phones)
+	if err != nil {
+		return nil, err
+	}
+	byPhone := map[string][]string{}
+	for _, m := range ms {
+		byPhone[m.Phone] = append(byPhone[m.Phone], m.ID)
+	}
+	for i := range out {
+		if !out[i].Valid {
+			continue
+		}
+		if ids := byPhone[out[i].Phone]; len(ids) > 0 {
+			out[i].OnRoster, out[i].MemberIDs = true, ids
+		}
+		out[i].OptedOut = opted[out[i].Phone]
+	}
+	return out, nil
+}
+
+func ids(ms []postgres.Member) []string {
+	out := make([]string, len(ms))
+	for i := range ms {
+		out[i] = ms[i].ID
+	}
+	return out
+}
+
+// OptOutPhone opts out a number given in any US format (POST /opt-outs).
+func (s *Service) OptOutPhone(ctx context.Context, teamID, raw, source string) (*OptOutResult, error) {
+	p, err := domain.ValidPhone("phone", raw)
+	if err != nil {
+		return nil, err
+	}
+	return s.OptOut(ctx, teamID, p, source, false)
+}

@@ -1,0 +1,113 @@
+// Package domain holds the webhooks module's rules as pure functions: which
+// event lists are valid, how secrets look, the retry schedule and the
+// auto-disable threshold. No I/O.
+package domain
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/fault"
+)
+
+// Error codes owned by the webhooks module (spec §6, §7). The spec leaves
+// the statuses of the first four open; ours are 400, 400, 400 and 409.
+const (
+	CodeBlockedURL    = "blocked_url"    // 400: the URL points at a private or special address
+	CodeInvalidURL    = "invalid_url"    // 400: not an https URL, or a host that cannot exist
+	CodeInvalidEvents = "invalid_events" // 400: empty, unknown, or webhook.test
+	CodeWebhookLimit  = "webhook_limit"  // 409: the team already has MaxPerTeam webhooks
+	CodeDNSBusy       = "dns_busy"       // 503: the host name cannot be resolved at once
+)
+
+// MaxPerTeam is the spec's limit of webhooks per team (§8).
+const MaxPerTeam = 25
+
+// DisableAfter is the number of failed attempts in a row, across a
+// webhook's deliveries, that turns the webhook off (§6).
+const DisableAfter = 20
+
+// SecretPrefix starts every webhook secret.
+const SecretPrefix = "whsec_"
+
+// Where a webhook was made.
+const (
+	SourceAPI       = "api"
+	SourceDashboard = "dashboard"
+)
+
+// Why a webhook is off.
+const (
+	DisabledConsecutiveFailures = "consecutive_failures"
+	DisabledCreatorInactive     = "creator_inactive"
+)
+
+// ValidEvents checks a subscription list: at least one name, each one of
+// the subscribable types (webhook.test is sent on request only). It returns
+// the list without duplicates, in the order given.
+func ValidEvents(in []string) ([]string, error) {
+	if len(in) == 0 {
+		return nil, fault.New(fault.Invalid, CodeInvalidEvents, "events must list at least one event name")
+	}
+	out := make([]string, 0, len(in))
+	for _, e := range in {
+		switch {
+		case e == events.WebhookTest:
+			return nil, fault.New(fault.Invalid, CodeInvalidEvents, "webhook.test cannot be subscribed to; it is sent on request only")
+		case !slices.Contains(events.Subscribable, e):
+			return nil, fault.Newf(fault.Invalid, CodeInvalidEvents, "unknown event %q; known events: %s", e, strings.Join(events.Subscribable, ", "))
+		case !slices.Contains(out, e):
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// NewSecret returns a fresh signing secret: "whsec_" and 32 random bytes in
+// unpadded base64url (256 bits).
+func NewSecret() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("webhook secret: %w", err)
+	}
+	return SecretPrefix + base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// MaxAttempts is the number of attempts a delivery gets: the first one and
+// a retry after each of the spec's five gaps.
+const MaxAttempts = 6
+
+// RetryGap returns the wait after failed attempt n (1-based) before attempt
+// n+1: 1 min, 5 min, 30 min, 2 h, 12 h. ok is false after the last attempt:
+// the delivery is abandoned.
+func RetryGap(n int) (gap time.Duration, ok bool) {
+	switch n {
+	case 1:
+		return time.Minute, true
+	case 2:
+		return 5 * time.Minute, true
+	case 3:
+		return 30 * time.Minute, true
+	case 4:
+		return 2 * time.Hour, true
+	case 5:
+		return 12 * time.Hour, true
+	}
+	return 0, false
+}
+
+// NextAttempt returns when attempt n+1 is due after attempt n failed at
+// failedAt, or ok=false when the delivery is to be abandoned. The gap is
+// counted from the failure, so a retry is never early.
+func NextAttempt(n int, failedAt time.Time) (at time.Time, ok bool) {
+	gap, ok := RetryGap(n)
+	if !ok {
+		return time.Time{}, false
+	}
+	return failedAt.Add(gap), true
+}
