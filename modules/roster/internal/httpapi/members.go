@@ -35,15 +35,15 @@ func MemberFrom(v *service.MemberView) Member {
 		IsBlocked: v.IsBlocked, DashboardLogin: v.DashboardLogin, GroupIDs: v.GroupIDs, CreatedAt: v.CreatedAt}
 }
 
-// readOnly are fields the API shows but never takes: setting them gives 400 read_only_field.
-type readOnly struct {
+// ReadOnly are fields the API shows but never takes: setting them gives 400 read_only_field.
+type ReadOnly struct {
 	Status    *string    `json:"status,omitempty" doc:"Read-only: setting it gives 400 read_only_field."`
 	IsBlocked *bool      `json:"is_blocked,omitempty" doc:"Read-only (dashboard)."`
 	ID        *string    `json:"id,omitempty" doc:"Read-only."`
 	CreatedAt *time.Time `json:"created_at,omitempty" doc:"Read-only."`
 }
 
-func (r readOnly) check() error {
+func (r ReadOnly) check() error {
 	for name, set := range map[string]bool{"status": r.Status != nil, "is_blocked": r.IsBlocked != nil, "id": r.ID != nil, "created_at": r.CreatedAt != nil} {
 		if set {
 			return fault.Newf(fault.Invalid, domain.CodeReadOnlyField, "%s is read-only", name)
@@ -101,7 +101,7 @@ func registerMembers(api huma.API, svc *service.Service) {
 			Email    string   `json:"email,omitempty"`
 			Role     string   `json:"role,omitempty" doc:"athlete (default), guardian, outside or emergency_contact."`
 			GroupIDs []string `json:"group_ids,omitempty"`
-			readOnly
+			ReadOnly
 		}
 	}) (*httpapi.DataOutput[Member], error) {
 		if err := in.Body.check(); err != nil {
@@ -142,7 +142,7 @@ func registerMembers(api huma.API, svc *service.Service) {
 			Role     *string   `json:"role,omitempty"`
 			Groups   *[]string `json:"groups,omitempty" doc:"Group ids; replaces the member's groups."`
 			GroupIDs *[]string `json:"group_ids,omitempty" doc:"Same as groups."`
-			readOnly
+			ReadOnly
 		}
 	}) (*httpapi.DataOutput[Member], error) {
 		b := in.Body

@@ -51,7 +51,7 @@ func (t *Team) API() rosterapi.Team {
 
 // Member is a roster_members row.
 type Member struct {
-	bun.BaseModel     `bun:"table:roster_members"`
+	bun.BaseModel     `bun:"table:roster_members,alias:m"`
 	ID                string         `bun:"id,pk"`
 	TeamID            string         `bun:"team_id"`
 	Name              string         `bun:"name"`

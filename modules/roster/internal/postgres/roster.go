@@ -13,7 +13,7 @@ import (
 
 // Group is a roster_groups row.
 type Group struct {
-	bun.BaseModel `bun:"table:roster_groups"`
+	bun.BaseModel `bun:"table:roster_groups,alias:g"`
 	ID            string    `bun:"id,pk"`
 	TeamID        string    `bun:"team_id"`
 	Name          string    `bun:"name"`
@@ -72,7 +72,7 @@ func (r *Repo) Members(ctx context.Context, teamID string, f MemberFilter) ([]Me
 	} else {
 		q = q.OrderExpr("m.created_at, m.id")
 	}
-	if err := q.ModelTableExpr("roster_members AS m").Limit(int64(f.Limit + 1)).Offset(int64(f.Offset)).Scan(ctx); err != nil {
+	if err := q.Limit(int64(f.Limit + 1)).Offset(int64(f.Offset)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list members: %w", err)
 	}
 	return ms, nil
@@ -180,7 +180,7 @@ func (r *Repo) RemoveFromGroup(ctx context.Context, groupID, memberID string) (b
 // Groups lists a team's groups by name with member counts, limit+1 rows.
 func (r *Repo) Groups(ctx context.Context, teamID string, limit, offset int) ([]Group, error) {
 	var gs []Group
-	err := r.db.IDB(ctx).NewSelect().Model(&gs).ModelTableExpr("roster_groups AS g").
+	err := r.db.IDB(ctx).NewSelect().Model(&gs).
 		ColumnExpr("g.*").
 		ColumnExpr("(SELECT count(*) FROM roster_group_members gm WHERE gm.group_id = g.id) AS member_count").
 		Where("g.team_id = ?", teamID).OrderExpr("lower(g.name), g.id").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
@@ -213,7 +213,7 @@ func (r *Repo) CountGroups(ctx context.Context, teamID string, ids []string) (in
 
 // InsertGroup stores a group.
 func (r *Repo) InsertGroup(ctx context.Context, g *Group) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(g).ExcludeColumn("member_count").Exec(ctx); err != nil {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(g).Exec(ctx); err != nil {
 		return fmt.Errorf("insert group: %w", err)
 	}
 	return nil
@@ -390,7 +390,7 @@ func (r *Repo) SetStatusByPhone(ctx context.Context, teamID, phone, status strin
 // per roster row, oldest first. roles empty means every role.
 func (r *Repo) Audience(ctx context.Context, teamID string, roles []rosterapi.Role, groupID string) ([]Member, error) {
 	var ms []Member
-	q := r.db.IDB(ctx).NewSelect().Model(&ms).ModelTableExpr("roster_members AS m").
+	q := r.db.IDB(ctx).NewSelect().Model(&ms).
 		Where("m.team_id = ? AND m.deleted_at IS NULL AND m.status = 'active' AND NOT m.is_blocked", teamID)
 	if len(roles) > 0 {
 		q = q.Where("m.role IN (?)", bun.In(roles))
