@@ -122,3 +122,39 @@ type OwnerInactive struct {
 type OwnerInactiveListener interface {
 	OnOwnerInactive(ctx context.Context, ev OwnerInactive) error
 }
+
+// Recipient is one roster entry a broadcast goes to.
+type Recipient struct {
+	MemberID string
+	Phone    string // E.164
+	Name     string
+	Role     Role
+}
+
+// Audience resolves a send's audience. "all": every member; "staff": head
+// coaches, team directors, coaches and board members; "families": athletes
+// and guardians; "group": the members of groupID. Only active members are
+// included: never opted-out, blocked or pending ones. Several entries may
+// share a phone; deduplicating texts is the sender's job.
+type Audience interface {
+	Recipients(ctx context.Context, teamID, audience, groupID string) ([]Recipient, error)
+}
+
+// Lookup finds teams and members for inbound texts and merge-tag checks.
+type Lookup interface {
+	// TeamByNumber finds the team whose number is e164 (404 not_found if none).
+	TeamByNumber(ctx context.Context, e164 string) (Team, error)
+	// MembersByPhone returns a team's entries with phone, oldest first.
+	MembersByPhone(ctx context.Context, teamID, phone string) ([]Member, error)
+	// CustomFieldKeys maps each custom field key of the team to whether it is private.
+	CustomFieldKeys(ctx context.Context, teamID string) (map[string]bool, error)
+}
+
+// OptOuts is how inbound STOP and START change the roster. Both run in the
+// caller's transaction and publish member.opted_out / member.opted_in per
+// roster entry. An inbound STOP is honoured for staff numbers too.
+type OptOuts interface {
+	OptOutBySMS(ctx context.Context, teamID, phone string) error
+	OptInBySMS(ctx context.Context, teamID, phone string) (bool, error)
+	IsOptedOut(ctx context.Context, teamID, phone string) (bool, error)
+}

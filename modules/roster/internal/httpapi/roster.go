@@ -287,7 +287,7 @@ func registerRoster(api huma.API, svc *service.Service) {
 	})
 	httpapi.Register(api, httpapi.WithAccess(huma.Operation{
 		OperationID: "validate-recipients", Method: http.MethodPost, Path: "/recipients/validate", Tags: otags,
-		Summary: "Check phone numbers",
+		Summary:     "Check phone numbers",
 		Description: "Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), and opted out. Changes nothing.",
 	}, httpapi.Access{NoCard: true, Heavy: true}), func(ctx context.Context, in *struct {
 		Body struct {

@@ -242,3 +242,12 @@ func (r *Repo) MembersByRole(ctx context.Context, teamID string, roles ...roster
 	}
 	return ms, nil
 }
+
+// TeamByNumber loads the team with number e164.
+func (r *Repo) TeamByNumber(ctx context.Context, e164 string) (*Team, error) {
+	t := new(Team)
+	if err := r.db.IDB(ctx).NewSelect().Model(t).Where("number = ?", e164).Scan(ctx); err != nil {
+		return nil, notFound(err, "select team by number")
+	}
+	return t, nil
+}

@@ -2,6 +2,10 @@ package service
 
 import (
 	"context"
+	"errors"
+
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
+	"github.com/teamtext/teamtext/platform/fault"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
@@ -51,4 +55,78 @@ func MemberAPI(m *postgres.Member) rosterapi.Member {
 	return rosterapi.Member{ID: m.ID, TeamID: m.TeamID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: m.Role,
 		Status: m.Status, IsBlocked: m.IsBlocked, DashboardLogin: m.DashboardLogin, CanSendBroadcasts: m.CanSendBroadcasts,
 		CreatedAt: m.CreatedAt}
+}
+
+// Recipients implements rosterapi.Audience.
+func (d *Directory) Recipients(ctx context.Context, teamID, audience, groupID string) ([]rosterapi.Recipient, error) {
+	roles, ok := domain.AudienceRoles(audience)
+	if !ok {
+		return nil, fault.Invalidf("audience must be all, staff, families or group")
+	}
+	if audience == "group" {
+		if groupID == "" {
+			return nil, fault.New(fault.Invalid, domain.CodeInvalidGroup, "audience group needs group_id")
+		}
+		if _, err := d.repo.Group(ctx, teamID, groupID); err != nil {
+			if errors.Is(err, postgres.ErrNotFound) {
+				return nil, fault.New(fault.Invalid, domain.CodeInvalidGroup, "group_id is not a group of this team")
+			}
+			return nil, err
+		}
+	} else if groupID != "" {
+		return nil, fault.New(fault.Invalid, domain.CodeInvalidGroup, "group_id goes with audience group only")
+	}
+	ms, err := d.repo.Audience(ctx, teamID, roles, groupID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rosterapi.Recipient, len(ms))
+	for i, m := range ms {
+		out[i] = rosterapi.Recipient{MemberID: m.ID, Phone: m.Phone, Name: m.Name, Role: m.Role}
+	}
+	return out, nil
+}
+
+// TeamByNumber implements rosterapi.Lookup.
+func (d *Directory) TeamByNumber(ctx context.Context, e164 string) (rosterapi.Team, error) {
+	t, err := d.repo.TeamByNumber(ctx, e164)
+	if err != nil {
+		return rosterapi.Team{}, mapNotFound(err, errTeamNotFound)
+	}
+	return t.API(), nil
+}
+
+// MembersByPhone implements rosterapi.Lookup.
+func (d *Directory) MembersByPhone(ctx context.Context, teamID, phone string) ([]rosterapi.Member, error) {
+	ms, err := d.repo.MembersByPhone(ctx, teamID, phone, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rosterapi.Member, len(ms))
+	for i := range ms {
+		out[i] = MemberAPI(&ms[i])
+	}
+	return out, nil
+}
+
+// CustomFieldKeys implements rosterapi.Lookup.
+func (d *Directory) CustomFieldKeys(ctx context.Context, teamID string) (map[string]bool, error) {
+	fs, err := d.repo.CustomFields(ctx, teamID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(fs))
+	for _, f := range fs {
+		out[f.Key] = f.Private
+	}
+	return out, nil
+}
+
+// IsOptedOut implements rosterapi.OptOuts.
+func (d *Directory) IsOptedOut(ctx context.Context, teamID, phone string) (bool, error) {
+	_, err := d.repo.OptOut(ctx, teamID, phone)
+	if errors.Is(err, postgres.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }

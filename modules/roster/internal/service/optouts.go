@@ -232,3 +232,20 @@ func (s *Service) OptOutPhone(ctx context.Context, teamID, raw, source string) (
 	}
 	return s.OptOut(ctx, teamID, p, source, false)
 }
+
+// OptOutBySMS implements rosterapi.OptOuts: an inbound STOP, honoured for
+// every number, staff included.
+func (s *Service) OptOutBySMS(ctx context.Context, teamID, phone string) error {
+	_, err := s.OptOut(ctx, teamID, phone, SourceSMS, true)
+	return err
+}
+
+// OptInBySMS implements rosterapi.OptOuts: an inbound START.
+func (s *Service) OptInBySMS(ctx context.Context, teamID, phone string) (bool, error) {
+	return s.OptIn(ctx, teamID, phone)
+}
+
+// IsOptedOut implements rosterapi.OptOuts.
+func (s *Service) IsOptedOut(ctx context.Context, teamID, phone string) (bool, error) {
+	return NewDirectory(s.repo).IsOptedOut(ctx, teamID, phone)
+}
