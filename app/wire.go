@@ -37,7 +37,7 @@ import (
 
 // Migrations lists every owner's migrations; db.Migrate runs them by Order.
 func Migrations() []db.MigrationSet {
-	return []db.MigrationSet{db.PlatformMigrations(), roster.Migrations(), billing.Migrations(), webhooks.Migrations()}
+	return []db.MigrationSet{db.PlatformMigrations(), roster.Migrations(), billing.Migrations(), messaging.Migrations(), webhooks.Migrations()}
 }
 
 // modules is every business module, in no particular order (fx resolves it).

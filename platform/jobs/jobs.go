@@ -29,6 +29,7 @@ type Registration func(w *river.Workers)
 type Jobs struct {
 	worker   *river.Client[pgx.Tx]
 	inserter *river.Client[*sql.Tx]
+	workers  *river.Workers
 	log      *slog.Logger
 }
 
@@ -75,8 +76,14 @@ func New(d *db.DB, clk clock.Clock, regs []Registration, m *metrics.Metrics, log
 	if err != nil {
 		return nil, fmt.Errorf("river insert client: %w", err)
 	}
-	return &Jobs{worker: worker, inserter: inserter, log: log}, nil
+	return &Jobs{worker: worker, inserter: inserter, workers: workers, log: log}, nil
 }
+
+// Register adds workers after the clients exist, for modules whose workers
+// need services that themselves insert jobs (which would otherwise be a
+// construction cycle). River looks workers up when it works a job, so this
+// is fine until Start; call it from fx.Invoke, never after start.
+func (j *Jobs) Register(r Registration) { r(j.workers) }
 
 // Insert enqueues a job in the transaction carried by ctx. It refuses to
 // run outside one: a job must commit or roll back with the data it is about.

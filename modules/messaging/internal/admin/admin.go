@@ -1,0 +1,122 @@
+// Package admin is messaging's part of the admin API: approvals, urgent
+// templates and the carrier simulator.
+package admin
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
+	msghttp "github.com/teamtext/teamtext/modules/messaging/internal/httpapi"
+	"github.com/teamtext/teamtext/modules/messaging/internal/service"
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/httpapi"
+)
+
+type decision struct {
+	TeamID    string `path:"team_id"`
+	MessageID string `path:"message_id"`
+	Body      struct {
+		MemberID string `json:"member_id" doc:"The approver: a head coach or team director."`
+	}
+}
+
+// Register adds messaging's admin operations; sim is nil unless CARRIER=simulator.
+func Register(api huma.API, svc *service.Service, sim *simulator.Simulator) {
+	tags := []string{"Approvals"}
+	httpapi.Register(api, huma.Operation{
+		OperationID: "admin-list-approvals", Method: http.MethodGet, Path: "/teams/{team_id}/approvals", Tags: tags,
+		Summary: "List sends awaiting approval", Description: "Messages in pending_approval, oldest first.",
+	}, func(ctx context.Context, in *struct {
+		TeamID string `path:"team_id"`
+		httpapi.PageParams
+	}) (*httpapi.ListOutput[msghttp.Message], error) {
+		ms, err := svc.Approvals(ctx, in.TeamID, in.Limit, in.Offset)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]msghttp.Message, len(ms))
+		for i := range ms {
+			out[i] = msghttp.MessageFrom(&service.MessageView{Message: ms[i]})
+		}
+		return httpapi.List(in.PageParams, out), nil
+	})
+	for _, d := range []struct {
+		verb    string
+		approve bool
+		doc     string
+	}{{"approve", true, "Approves and sends: recipients are resolved now."}, {"reject", false, "Rejects: the message is never sent."}} {
+		httpapi.Register(api, huma.Operation{
+			OperationID: "admin-" + d.verb + "-message", Method: http.MethodPost, Path: "/teams/{team_id}/approvals/{message_id}/" + d.verb, Tags: tags,
+			Summary: d.verb + " a send", Description: d.doc + " member_id must be a head coach or team director (403 forbidden); 409 conflict if the message is not pending_approval.",
+		}, func(ctx context.Context, in *decision) (*httpapi.DataOutput[msghttp.Message], error) {
+			m, err := svc.Decide(ctx, in.TeamID, in.MessageID, in.Body.MemberID, d.approve)
+			if err != nil {
+				return nil, err
+			}
+			v, err := svc.Message(ctx, in.TeamID, m.ID)
+			if err != nil {
+				return nil, err
+			}
+			return httpapi.Data(msghttp.MessageFrom(v)), nil
+		}, http.StatusForbidden, http.StatusConflict)
+	}
+
+	httpapi.Register(api, huma.Operation{
+		OperationID: "admin-create-template", Method: http.MethodPost, Path: "/teams/{team_id}/templates", Tags: []string{"Templates"}, DefaultStatus: http.StatusCreated,
+		Summary: "Create a template (urgent alerts allowed)", Description: "Like the API's POST /templates, but message_type may be urgent_alert.",
+	}, func(ctx context.Context, in *struct {
+		TeamID string `path:"team_id"`
+		Body   struct {
+			Name        string `json:"name"`
+			Body        string `json:"body"`
+			MessageType string `json:"message_type,omitempty"`
+		}
+	}) (*httpapi.DataOutput[msghttp.Template], error) {
+		t, _, err := svc.CreateTemplate(ctx, in.TeamID, in.Body.Name, in.Body.Body, in.Body.MessageType, true)
+		if err != nil {
+			return nil, err
+		}
+		return httpapi.Data(msghttp.TemplateFrom(t)), nil
+	}, http.StatusConflict)
+
+	stags := []string{"Simulator"}
+	httpapi.Register(api, huma.Operation{
+		OperationID: "admin-simulator-outcomes", Method: http.MethodPut, Path: "/simulator/outcomes", Tags: stags,
+		Summary: "Set simulated outcomes", Description: "Carrier simulator only (409 conflict otherwise). default applies to numbers not listed; failed texts report error_code; unconfirmed means no status callback at all.",
+	}, func(ctx context.Context, in *struct{ Body simulator.Outcomes }) (*httpapi.DataOutput[simulator.Outcomes], error) {
+		if sim == nil {
+			return nil, fault.New(fault.Conflict, fault.CodeConflict, "the carrier is not the simulator")
+		}
+		for n, o := range in.Body.Numbers {
+			if o != simulator.Delivered && o != simulator.Failed && o != simulator.Unconfirmed {
+				return nil, fault.Invalidf("numbers[%s] must be delivered, failed or unconfirmed", n)
+			}
+		}
+		if in.Body.ErrorCode == "" {
+			in.Body.ErrorCode = "30003"
+		}
+		if err := sim.SetOutcomes(ctx, in.Body); err != nil {
+			return nil, err
+		}
+		return httpapi.Data(in.Body), nil
+	}, http.StatusConflict)
+	httpapi.Register(api, huma.Operation{
+		OperationID: "admin-simulator-outbox", Method: http.MethodGet, Path: "/simulator/outbox", Tags: stags,
+		Summary: "Texts handed to the simulator", Description: "Oldest first, optionally for one team.",
+	}, func(ctx context.Context, in *struct {
+		TeamID string `query:"team_id"`
+		httpapi.PageParams
+	}) (*httpapi.ListOutput[simulator.OutboxEntry], error) {
+		if sim == nil {
+			return nil, fault.New(fault.Conflict, fault.CodeConflict, "the carrier is not the simulator")
+		}
+		es, err := sim.Outbox(ctx, in.TeamID, in.Limit, in.Offset)
+		if err != nil {
+			return nil, err
+		}
+		return httpapi.List(in.PageParams, es), nil
+	}, http.StatusConflict)
+}

@@ -1,0 +1,64 @@
+// Package carrier is messaging's port to SMS carriers: the Carrier
+// interface, the normalised status update every adapter produces, and the
+// River job that ingests it.
+package carrier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Message is one text handed to a carrier.
+type Message struct {
+	DeliveryID string // also the idempotency key: a carrier that supports one dedupes on it
+	TeamID     string
+	From, To   string // E.164
+	Body       string
+	Segments   int
+}
+
+// Receipt is the carrier's acceptance of a text.
+type Receipt struct {
+	ProviderMessageID string
+	Status            string // the carrier's own status at acceptance (e.g. "queued")
+}
+
+// Carrier sends texts. Send must be safe to call again for the same
+// DeliveryID after a crash: adapters that can, dedupe on it.
+type Carrier interface {
+	Name() string
+	Send(ctx context.Context, m Message) (Receipt, error)
+}
+
+// PermanentError is a refusal that retrying cannot fix (an invalid or
+// unreachable number): the delivery fails at once with this code.
+type PermanentError struct {
+	Code    string
+	Message string
+}
+
+func (e *PermanentError) Error() string { return fmt.Sprintf("carrier refused: %s %s", e.Code, e.Message) }
+
+// IsPermanent returns the PermanentError in err's chain, if any.
+func IsPermanent(err error) (*PermanentError, bool) {
+	var p *PermanentError
+	return p, errors.As(err, &p)
+}
+
+// StatusArgs is a normalised delivery status from any carrier: the job
+// that ingests it updates the delivery (idempotently, order-safe) and
+// publishes message.status on final statuses.
+type StatusArgs struct {
+	DeliveryID        string    `json:"delivery_id"`
+	ProviderMessageID string    `json:"provider_message_id"`
+	Status            string    `json:"status"`         // sent, delivered, failed
+	CarrierStatus     string    `json:"carrier_status"` // the carrier's own word
+	ErrorCode         string    `json:"error_code,omitempty"`
+	ErrorMessage      string    `json:"error_message,omitempty"`
+	At                time.Time `json:"at"`
+}
+
+// Kind names the ingestion job.
+func (StatusArgs) Kind() string { return "messaging.delivery_status" }

@@ -1,0 +1,313 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/id"
+)
+
+// Sender is who a send acts for.
+type Sender struct {
+	TeamID    string
+	KeyID     string // the API key; empty for dashboard and campaign sends
+	MemberID  string
+	Source    string // "api", "dashboard", "campaign", "schedule"
+	Dashboard bool   // may send urgent alerts
+}
+
+// Repeat is a weekly repetition.
+type Repeat struct {
+	Every string `json:"every"`
+	Until string `json:"until"`
+}
+
+// SendInput is the body of POST /messages and /messages/estimate.
+type SendInput struct {
+	Text         string  `json:"text,omitempty"`
+	TemplateID   string  `json:"template_id,omitempty"`
+	Audience     string  `json:"audience"`
+	GroupID      string  `json:"group_id,omitempty"`
+	ScheduledFor string  `json:"scheduled_for,omitempty"`
+	Repeat       *Repeat `json:"repeat,omitempty"`
+	Urgent       bool    `json:"urgent,omitempty"` // dashboard and campaigns only
+}
+
+// Plan is a checked send: what would go out, to whom, at what cost.
+type Plan struct {
+	Team             rosterapi.Team
+	Text             string
+	TemplateID       string
+	Rendered         string
+	Encoding         domain.Encoding
+	Segments         int
+	Phones           []string            // distinct recipient phones, in roster order
+	MemberIDs        map[string][]string // phone -> roster entries
+	Credits          int
+	ApprovalRequired bool
+	ScheduledFor     *time.Time
+	RepeatUntil      *time.Time
+}
+
+// prepare runs every check of a send, in this order: body validation (400),
+// the team's sending number (409 no_sender), billing (402), then the
+// audience is resolved. Estimates and sends share it.
+func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve bool) (*Plan, error) {
+	team, err := s.Teams.Team(ctx, snd.TeamID)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Team: team, ApprovalRequired: team.ApprovalRequired && snd.Source != "dashboard"}
+	if in.Urgent && !snd.Dashboard {
+		return nil, fault.New(fault.Invalid, domain.CodeUrgentNotAllowed, "urgent alerts cannot be sent through the API")
+	}
+	switch {
+	case in.Text != "" && in.TemplateID != "":
+		return nil, fault.Invalidf("send text or template_id, not both")
+	case in.TemplateID != "":
+		t, err := s.Repo.Template(ctx, snd.TeamID, in.TemplateID, false, false)
+		if err != nil {
+			return nil, mapNotFound(err, errTemplateNotFound)
+		}
+		if t.MessageType == domain.TypeUrgentAlert && !snd.Dashboard {
+			return nil, fault.New(fault.Invalid, domain.CodeUrgentNotAllowed, "urgent-alert templates cannot be sent through the API")
+		}
+		p.Text, p.TemplateID = t.Body, t.ID
+	case in.Text != "":
+		p.Text = in.Text
+	default:
+		return nil, fault.Invalidf("text is required unless template_id is given")
+	}
+	if p.Text, err = domain.ValidText(p.Text); err != nil {
+		return nil, err
+	}
+	if !snd.Dashboard {
+		fields, err := s.Lookup.CustomFieldKeys(ctx, snd.TeamID)
+		if err != nil {
+			return nil, err
+		}
+		if err := domain.CheckMergeTags(p.Text, fields); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkAudience(in.Audience, in.GroupID); err != nil {
+		return nil, err
+	}
+	now := s.Clock.Now()
+	if in.ScheduledFor != "" {
+		at, err := domain.ParseScheduledFor(in.ScheduledFor)
+		if err != nil {
+			return nil, err
+		}
+		if err := domain.CheckScheduledFor(at, now); err != nil {
+			return nil, err
+		}
+		p.ScheduledFor = &at
+	}
+	if in.Repeat != nil {
+		if in.Repeat.Every != "week" {
+			return nil, fault.New(fault.Invalid, domain.CodeInvalidRepeat, `repeat.every must be "week"`)
+		}
+		if p.ScheduledFor == nil {
+			return nil, fault.New(fault.Invalid, domain.CodeInvalidRepeat, "repeat needs scheduled_for, the first send")
+		}
+		loc, err := time.LoadLocation(team.TimeZone)
+		if err != nil {
+			return nil, fmt.Errorf("team time zone: %w", err)
+		}
+		until, err := domain.ParseUntil(in.Repeat.Until, *p.ScheduledFor, now, loc)
+		if err != nil {
+			return nil, err
+		}
+		p.RepeatUntil = &until
+	}
+	p.Rendered = domain.Render(team.Name, p.Text)
+	info := domain.Segments(p.Rendered)
+	p.Encoding, p.Segments = info.Encoding, info.Segments
+	if team.Number == "" {
+		return nil, fault.New(fault.Conflict, domain.CodeNoSender, "the team has no phone number to send from")
+	}
+	acc, err := s.Billing.Get(ctx, snd.TeamID)
+	if err != nil {
+		return nil, err
+	}
+	if acc.PaymentState == billingapi.PaymentOverdue {
+		return nil, fault.New(fault.PaymentRequired, domain.CodePaymentRequired, "sending is paused until the overdue renewal is paid")
+	}
+	if !resolve {
+		return p, nil
+	}
+	rs, err := s.Audience.Recipients(ctx, snd.TeamID, in.Audience, in.GroupID)
+	if err != nil {
+		return nil, err
+	}
+	p.Phones, p.MemberIDs = dedupe(rs)
+	p.Credits = len(p.Phones) * p.Segments
+	if acc.Trial && p.Credits > acc.TrialCredits-acc.CreditsUsed {
+		return nil, fault.Newf(fault.PaymentRequired, domain.CodeTrialLimit, "this send needs %d credits; %d trial credits remain", p.Credits, max(0, acc.TrialCredits-acc.CreditsUsed))
+	}
+	return p, nil
+}
+
+func checkAudience(audience, groupID string) error {
+	switch audience {
+	case "all", "staff", "families":
+		if groupID != "" {
+			return fault.New(fault.Invalid, "invalid_group", "group_id goes with audience group only")
+		}
+	case "group":
+		if groupID == "" {
+			return fault.New(fault.Invalid, "invalid_group", "audience group needs group_id")
+		}
+	default:
+		return fault.Invalidf("audience must be all, staff, families or group")
+	}
+	return nil
+}
+
+// dedupe gives one text per phone: a number on the roster twice (a parent
+// of two athletes) gets the broadcast once; the delivery lists every
+// roster entry it reached.
+func dedupe(rs []rosterapi.Recipient) ([]string, map[string][]string) {
+	byPhone := map[string][]string{}
+	var phones []string
+	for _, r := range rs {
+		if _, ok := byPhone[r.Phone]; !ok {
+			phones = append(phones, r.Phone)
+		}
+		byPhone[r.Phone] = append(byPhone[r.Phone], r.MemberID)
+	}
+	for _, ids := range byPhone {
+		sort.Strings(ids)
+	}
+	return phones, byPhone
+}
+
+// Estimate is POST /messages/estimate: the same checks, nothing sent.
+func (s *Service) Estimate(ctx context.Context, snd Sender, in SendInput) (*Plan, error) {
+	return s.prepare(ctx, snd, in, true)
+}
+
+// Outcome is what a send produced: a message or a scheduled send.
+type Outcome struct {
+	Message   *postgres.Message
+	Scheduled *postgres.Scheduled
+}
+
+// Send is POST /messages: in one transaction, a scheduled send (row + job at
+// its time), a message awaiting approval (+ its expiry job), or a queued
+// message with one delivery per recipient phone and its fan-out jobs.
+func (s *Service) Send(ctx context.Context, snd Sender, in SendInput) (*Outcome, error) {
+	var out *Outcome
+	err := s.DB.Tx(ctx, func(ctx context.Context) error {
+		p, err := s.prepare(ctx, snd, in, in.ScheduledFor == "")
+		if err != nil {
+			return err
+		}
+		if p.ScheduledFor != nil {
+			sch, err := s.schedule(ctx, snd, in, p)
+			out = &Outcome{Scheduled: sch}
+			return err
+		}
+		m, err := s.createMessage(ctx, snd, in, p, "")
+		out = &Outcome{Message: m}
+		return err
+	})
+	return out, err
+}
+
+// createMessage stores a message and, unless it awaits approval, dispatches it.
+func (s *Service) createMessage(ctx context.Context, snd Sender, in SendInput, p *Plan, scheduledID string) (*postgres.Message, error) {
+	if len(p.Phones) == 0 && !p.ApprovalRequired {
+		return nil, fault.New(fault.Conflict, fault.CodeConflict, "the audience has no one to text (no active, opted-in members)")
+	}
+	now := s.Clock.Now().UTC()
+	m := &postgres.Message{ID: id.New("msg"), TeamID: snd.TeamID, KeyID: snd.KeyID, MemberID: snd.MemberID, Source: snd.Source,
+		Audience: in.Audience, GroupID: in.GroupID, TemplateID: p.TemplateID, ScheduledID: scheduledID, Text: p.Text,
+		Rendered: p.Rendered, Encoding: string(p.Encoding), Segments: p.Segments, Recipients: len(p.Phones),
+		Status: domain.StatusQueued, Urgent: in.Urgent, CreatedAt: now}
+	if p.ApprovalRequired {
+		m.Status = domain.StatusPendingApproval
+		if err := s.Repo.InsertMessage(ctx, m); err != nil {
+			return nil, err
+		}
+		_, err := s.Jobs.Insert(ctx, ExpireArgs{MessageID: m.ID}, &river.InsertOpts{ScheduledAt: now.Add(domain.ApprovalExpiry)})
+		return m, err
+	}
+	if err := s.Repo.InsertMessage(ctx, m); err != nil {
+		return nil, err
+	}
+	return m, s.dispatch(ctx, m, p)
+}
+
+// FanoutBatch is how many deliveries one fan-out job hands to the carrier.
+const FanoutBatch = 100
+
+// dispatch writes one delivery per phone and the fan-out jobs, and the job
+// that marks deliveries still unconfirmed after the timeout.
+func (s *Service) dispatch(ctx context.Context, m *postgres.Message, p *Plan) error {
+	now := s.Clock.Now().UTC()
+	ds := make([]postgres.Delivery, len(p.Phones))
+	for i, ph := range p.Phones {
+		ds[i] = postgres.Delivery{ID: id.New("dlv"), TeamID: m.TeamID, MessageID: m.ID, Phone: ph, MemberIDs: p.MemberIDs[ph],
+			Status: "queued", UpdatedAt: now}
+	}
+	for i := 0; i < len(ds); i += 1000 {
+		if err := s.Repo.InsertDeliveries(ctx, ds[i:min(i+1000, len(ds))]); err != nil {
+			return err
+		}
+	}
+	var params []river.InsertManyParams
+	for i := 0; i < len(ds); i += FanoutBatch {
+		batch := ds[i:min(i+FanoutBatch, len(ds))]
+		ids := make([]string, len(batch))
+		for j := range batch {
+			ids[j] = batch[j].ID
+		}
+		params = append(params, river.InsertManyParams{Args: FanoutArgs{MessageID: m.ID, DeliveryIDs: ids}})
+	}
+	params = append(params, river.InsertManyParams{Args: UnconfirmArgs{MessageID: m.ID},
+		InsertOpts: &river.InsertOpts{ScheduledAt: now.Add(UnconfirmedAfter)}})
+	return s.Jobs.InsertMany(ctx, params)
+}
+
+// UnconfirmedAfter is how long a delivery may wait for the carrier's final
+// word before it becomes delivery_unconfirmed (the spec allows up to 72 h).
+const UnconfirmedAfter = 72 * time.Hour
+
+func (s *Service) schedule(ctx context.Context, snd Sender, in SendInput, p *Plan) (*postgres.Scheduled, error) {
+	n, err := s.Repo.CountPendingScheduled(ctx, snd.TeamID)
+	if err != nil {
+		return nil, err
+	}
+	if n >= domain.ScheduledLimit {
+		return nil, fault.Newf(fault.Conflict, domain.CodeScheduledLimit, "a team can have at most %d pending scheduled messages", domain.ScheduledLimit)
+	}
+	req := in
+	req.ScheduledFor, req.Repeat = "", nil
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Clock.Now().UTC()
+	sch := &postgres.Scheduled{ID: id.New("sch"), TeamID: snd.TeamID, KeyID: snd.KeyID, MemberID: snd.MemberID, Request: raw,
+		ScheduledFor: p.ScheduledFor.UTC(), Status: "pending", CreatedAt: now, UpdatedAt: now}
+	if p.RepeatUntil != nil {
+		sch.RepeatEvery, sch.RepeatUntil = "week", p.RepeatUntil
+	}
+	if err := s.Repo.InsertScheduled(ctx, sch); err != nil {
+		return nil, err
+	}
+	_, err = s.Jobs.Insert(ctx, ScheduledArgs{ScheduledID: sch.ID, Run: 0}, &river.InsertOpts{ScheduledAt: sch.ScheduledFor})
+	return sch, err
+}

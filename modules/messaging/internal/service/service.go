@@ -1,0 +1,53 @@
+// Package service holds messaging's use cases: templates, estimates and
+// sends, approvals, scheduled and weekly sends, and delivery ingestion.
+package service
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
+	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/jobs"
+)
+
+// Deps are the service's collaborators.
+type Deps struct {
+	DB       *db.DB
+	Repo     *postgres.Repo
+	Jobs     *jobs.Jobs
+	Clock    clock.Clock
+	Teams    rosterapi.Teams
+	Members  rosterapi.Members
+	Audience rosterapi.Audience
+	Lookup   rosterapi.Lookup
+	Billing  billingapi.Accounts
+	Events   events.Publisher
+	Carrier  carrier.Carrier
+	Log      *slog.Logger
+}
+
+// Service is messaging's application layer.
+type Service struct{ Deps }
+
+// New builds the service.
+func New(d Deps) *Service { return &Service{Deps: d} }
+
+var (
+	errMessageNotFound   = fault.NotFoundf("message not found")
+	errTemplateNotFound  = fault.NotFoundf("template not found")
+	errScheduledNotFound = fault.NotFoundf("scheduled message not found")
+)
+
+func mapNotFound(err error, nf *fault.Error) error {
+	if errors.Is(err, postgres.ErrNotFound) {
+		return nf
+	}
+	return err
+}
