@@ -39,7 +39,9 @@ type PermanentError struct {
 	Message string
 }
 
-func (e *PermanentError) Error() string { return fmt.Sprintf("carrier refused: %s %s", e.Code, e.Message) }
+func (e *PermanentError) Error() string {
+	return fmt.Sprintf("carrier refused: %s %s", e.Code, e.Message)
+}
 
 // IsPermanent returns the PermanentError in err's chain, if any.
 func IsPermanent(err error) (*PermanentError, bool) {

@@ -90,7 +90,7 @@ func registerTemplates(api huma.API, svc *service.Service) {
 	})
 	httpapi.Register(api, huma.Operation{
 		OperationID: "update-template", Method: http.MethodPatch, Path: "/templates/{template_id}", Tags: tags,
-		Summary: "Change a template",
+		Summary:     "Change a template",
 		Description: "Changes name, body and/or message_type. Urgent-alert templates give 403 template_protected; message_type urgent_alert gives 400 urgent_not_allowed; a name in use gives 409 template_exists.",
 	}, func(ctx context.Context, in *struct {
 		TemplateID string `path:"template_id"`

@@ -36,7 +36,9 @@ type Simulator struct {
 }
 
 // New returns the simulator.
-func New(d *db.DB, j *jobs.Jobs, clk clock.Clock) *Simulator { return &Simulator{db: d, jobs: j, clock: clk} }
+func New(d *db.DB, j *jobs.Jobs, clk clock.Clock) *Simulator {
+	return &Simulator{db: d, jobs: j, clock: clk}
+}
 
 // Name is "simulator".
 func (s *Simulator) Name() string { return "simulator" }
