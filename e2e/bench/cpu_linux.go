@@ -6,8 +6,18 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
+
+// cpuTime is the user+system CPU time this process has used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat times; 100 on every
 // Linux the bench runs on (the standard library cannot ask sysconf).

@@ -9,13 +9,16 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,12 +44,13 @@ type benchEnv struct {
 	dbURL     string
 	publicURL string
 	adminURL  string
-	key       string // the fixture's API key
+	keys      []string // API keys of the fixture's team; keys[0] is the fixture's
+	keyPlan   keyPlan
 	teamID    string
 
 	servicePID  int    // 0 when unknown
 	containerID string // "" when unknown
-	idle        cpuUse // CPU used while nothing was driven, over idleWindow
+	idle        usage  // CPU used while nothing was driven, over idleWindow
 
 	poolOnce sync.Once
 	pool     *pgxpool.Pool
@@ -78,17 +82,62 @@ func (e *benchEnv) pgxPool(ctx context.Context) (*pgxpool.Pool, error) {
 	return e.pool, e.poolErr
 }
 
-// sampleCPU reads the CPU time used so far by the bench, the service and
-// the Postgres container.
-func (e *benchEnv) sampleCPU() cpuUse {
-	u := cpuUse{Bench: cpuTime()}
+// sample reads what the bench, the service and the Postgres container have
+// used so far.
+func (e *benchEnv) sample(ctx context.Context) usage {
+	u := usage{Bench: cpuTime()}
 	if e.servicePID > 0 {
 		u.Service, u.HasService = processCPU(e.servicePID)
 	}
 	if e.containerID != "" {
 		u.Postgres, u.HasPostgres = containerCPU(e.containerID)
 	}
+	if e.pool != nil {
+		u.BenchAcquires = e.pool.Stat().AcquireCount()
+	}
+	if e.adminURL != "" {
+		u.ServiceAcquires, u.HasAcq = serviceAcquires(ctx, e.adminURL)
+	}
 	return u
+}
+
+// acquiresPerRequest is the pool acquires (bench's and service's) per
+// request of r, less what the service acquires in the background (the job
+// queue) at its idle rate.
+func (e *benchEnv) acquiresPerRequest(u usage, elapsed time.Duration, requests int) float64 {
+	if requests == 0 {
+		return 0
+	}
+	bg := float64(e.idle.ServiceAcquires) / idleWindow.Seconds() * elapsed.Seconds()
+	return max(0, float64(u.ServiceAcquires+u.BenchAcquires)-bg) / float64(requests)
+}
+
+// serviceAcquires reads teamtext_db_pool_acquires_total from the admin /metrics.
+func serviceAcquires(ctx context.Context, adminURL string) (int64, bool) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, adminURL+"/metrics", nil)
+	if err != nil {
+		return 0, false
+	}
+	req.Header.Set("Authorization", "Bearer "+harness.AdminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, false
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "teamtext_db_pool_acquires_total "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return int64(f), err == nil
+		}
+	}
+	return 0, false
 }
 
 func (e *benchEnv) close() {
@@ -113,6 +162,7 @@ func run() int {
 		pgMaxConns  = flag.Int("pg-max-conns", 20, "pool size of the raw pgx scenarios (the service's DB_MAX_CONNS default is 20)")
 		scenarioArg = flag.String("scenario", "all", "scenarios to run: all, or a comma-separated list of names (see -list)")
 		out         = flag.String("out", "", "Markdown file whose bench sections are written or replaced")
+		keys        = flag.Int("keys", 0, "API keys the HTTP scenarios spread requests over; 0: enough that none exceeds the per-key limit the service announces in RateLimit-Policy")
 		list        = flag.Bool("list", false, "list the scenarios and exit")
 	)
 	flag.Parse()
@@ -131,8 +181,8 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 2
 	}
-	if *requests <= 0 || *concurrency <= 0 || *warmup < 0 || *maxDuration <= 0 || *pgMaxConns <= 0 {
-		fmt.Fprintln(os.Stderr, "bench: -requests, -concurrency, -max-duration and -pg-max-conns must be positive, -warmup not negative")
+	if *requests <= 0 || *concurrency <= 0 || *warmup < 0 || *keys < 0 || *maxDuration <= 0 || *pgMaxConns <= 0 {
+		fmt.Fprintln(os.Stderr, "bench: -requests, -concurrency, -max-duration and -pg-max-conns must be positive, -warmup and -keys not negative")
 		return 2
 	}
 
@@ -152,7 +202,7 @@ func run() int {
 
 	env := &benchEnv{requests: *requests, concurrency: *concurrency, warmup: *warmup,
 		maxDuration: *maxDuration, pgMaxConns: *pgMaxConns}
-	results, facts, err := runAll(ctx, env, selected)
+	results, facts, err := runAll(ctx, env, selected, *keys)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(os.Stderr, "bench: interrupted")
@@ -195,7 +245,7 @@ func run() int {
 
 // runAll sets up the service and runs the selected scenarios; everything it
 // starts is stopped before it returns, also on error and on ^C.
-func runAll(ctx context.Context, env *benchEnv, selected []scenario) (results []result, facts machineFacts, err error) {
+func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys int) (results []result, facts machineFacts, err error) {
 	facts = collectFacts()
 
 	progress("starting postgres…")
@@ -243,7 +293,24 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario) (results []
 	if err != nil {
 		return nil, facts, fmt.Errorf("create team: %w", err)
 	}
-	env.key, env.teamID = fx.Key, fx.TeamID
+	env.keys, env.teamID = []string{fx.Key}, fx.TeamID
+	apiScenarios := 0
+	for _, s := range selected {
+		if s.api {
+			apiScenarios++
+		}
+	}
+	kp, err := planKeys(ctx, env, flagKeys, apiScenarios)
+	if err != nil {
+		return nil, facts, err
+	}
+	env.keyPlan = kp
+	if kp.Keys > 1 {
+		progress("creating %d API keys (service policy %q)…", kp.Keys, kp.Policy)
+		if err := addKeys(ctx, env, admin, fx.CoachID, kp.Keys); err != nil {
+			return nil, facts, err
+		}
+	}
 
 	if pool, err := env.pgxPool(ctx); err == nil {
 		_ = pool.QueryRow(ctx, "SHOW server_version").Scan(&facts.Postgres)
@@ -252,13 +319,13 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario) (results []
 	// Background CPU (the job queue polls, Postgres housekeeping) while
 	// nothing is driven, so the reading can tell it from per-request cost.
 	progress("measuring idle CPU for %s…", idleWindow)
-	before := env.sampleCPU()
+	before := env.sample(ctx)
 	select {
 	case <-time.After(idleWindow):
 	case <-ctx.Done():
 		return nil, facts, ctx.Err()
 	}
-	env.idle = env.sampleCPU().sub(before)
+	env.idle = env.sample(ctx).sub(before)
 
 	for _, s := range selected {
 		r, err := s.run(ctx, env)
@@ -268,6 +335,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario) (results []
 		r.Name, r.Desc, r.Group = s.name, s.desc, s.group
 		results = append(results, r)
 	}
+	facts.LoadEnd = loadAvg()
 	select {
 	case <-svc.Done():
 		return nil, facts, fmt.Errorf("teamtext exited during the run:\n%s", tail(svc.Logs(), 20))
@@ -338,6 +406,7 @@ type machineFacts struct {
 	Go       string
 	CPUModel string
 	LoadAvg  string // 1, 5 and 15 minute load averages when the run started
+	LoadEnd  string // and when the scenarios were done
 	Postgres string
 }
 
@@ -351,12 +420,20 @@ func collectFacts() machineFacts {
 			}
 		}
 	}
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		if fs := strings.Fields(string(b)); len(fs) >= 3 {
-			f.LoadAvg = strings.Join(fs[:3], " ")
-		}
-	}
+	f.LoadAvg = loadAvg()
 	return f
+}
+
+// loadAvg is the 1, 5 and 15 minute load averages ("" where unknown).
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	if fs := strings.Fields(string(b)); len(fs) >= 3 {
+		return strings.Join(fs[:3], " ")
+	}
+	return ""
 }
 
 func tail(s string, n int) string {

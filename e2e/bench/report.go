@@ -41,8 +41,8 @@ markers and replaced on every run; text outside the markers is kept.
 func renderTable(rs []result) string {
 	var b strings.Builder
 	b.WriteString("| Scenario | One request is | Requests | Workers | Throughput | p50 | p90 | p99 | max | Errors |" +
-		" CPU/req: bench | CPU/req: service | CPU/req: Postgres |\n")
-	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+		" CPU/req: bench | CPU/req: service | CPU/req: Postgres | DB acquires/req |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rs {
 		reqs := fmt.Sprint(r.Requests)
 		if r.Truncated {
@@ -54,10 +54,14 @@ func renderTable(rs []result) string {
 			}
 			return fmtMicros(d / time.Duration(r.Requests))
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %d | %.0f req/s | %s | %s | %s | %s | %d | %s | %s | %s |\n",
+		acq := "n/a"
+		if r.Use.HasAcq {
+			acq = fmt.Sprintf("%.1f", r.Acquires)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %d | %.0f req/s | %s | %s | %s | %s | %d | %s | %s | %s | %s |\n",
 			r.Name, r.Desc, reqs, r.Concurrency, r.Throughput(),
 			fmtDur(r.Stats.P50), fmtDur(r.Stats.P90), fmtDur(r.Stats.P99), fmtDur(r.Stats.Max), r.Errors,
-			perReq(r.CPU.Bench, r.CPU.Bench > 0), perReq(r.CPU.Service, r.CPU.HasService), perReq(r.CPU.Postgres, r.CPU.HasPostgres))
+			perReq(r.Use.Bench, r.Use.Bench > 0), perReq(r.Use.Service, r.Use.HasService), perReq(r.Use.Postgres, r.Use.HasPostgres), acq)
 	}
 	return b.String()
 }
@@ -84,6 +88,9 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 	}
 	if f.LoadAvg != "" {
 		machine += "; load average " + f.LoadAvg + " when the run started"
+		if f.LoadEnd != "" {
+			machine += ", " + f.LoadEnd + " when the scenarios were done"
+		}
 	}
 	fmt.Fprintf(&b, "- Machine: %s\n", machine)
 	pg := "Postgres"
@@ -93,6 +100,15 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 	fmt.Fprintf(&b, "- Setup: load generator, `teamtext serve` (`LOG_LEVEL=warn`, `DB_MAX_CONNS` 20) and %s "+
 		"(testcontainers, fsync off) on the same machine; one team; keep-alive HTTP/1.1 over loopback; "+
 		"raw pgx pool of %d connections\n", pg, e.pgMaxConns)
+	switch kp := e.keyPlan; {
+	case kp.Explicit:
+		fmt.Fprintf(&b, "- API keys: %d (`-keys`), requests round-robin over them\n", kp.Keys)
+	case kp.Quota > 0:
+		fmt.Fprintf(&b, "- API keys: %d, requests round-robin over them, so that none exceeds the per-key limit the "+
+			"service announces (`RateLimit-Policy: %s`); the limiter's check is part of what is measured\n", kp.Keys, kp.Policy)
+	default:
+		b.WriteString("- API keys: 1 (the service announced no rate limit)\n")
+	}
 	if idle := e.idle; idle.HasService || idle.HasPostgres {
 		rate := func(d time.Duration, ok bool) string {
 			if !ok {
@@ -105,7 +121,9 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 	}
 	fmt.Fprintf(&b, "- Load: %d measured requests per row after %d unmeasured warm-up requests, %d concurrent workers; "+
 		"latencies are per request as the load generator sees them; *CPU/req* is the CPU time the load generator, "+
-		"the `teamtext` process and the Postgres container each used during the measured run, divided by its requests\n\n",
+		"the `teamtext` process and the Postgres container each used during the measured run, divided by its requests; "+
+		"*DB acquires/req* counts connections taken from the service's pool (its /metrics) and the bench's pgx pool, "+
+		"idle background taken out: one per statement outside a transaction\n\n",
 		e.requests, e.warmup, e.concurrency)
 	b.WriteString(renderTable(rs))
 	if sec.reading != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,11 +20,12 @@ type scenario struct {
 	desc  string // what one "request" is, shown in the table
 	run   func(ctx context.Context, env *benchEnv) (result, error)
 	group string // which -out section the result belongs to
+	api   bool   // sends public API requests (counts when sizing the key pool)
 }
 
 // scenarios is the registry, in run order.
 var scenarios = []scenario{
-	{name: "team-http", group: "foundation", desc: "HTTP `GET /api/v1/team` (auth + 3 queries + huma)", run: runTeamHTTP},
+	{name: "team-http", group: "foundation", api: true, desc: "HTTP `GET /api/v1/team`: auth gate, handler, huma, bun", run: runTeamHTTP},
 	{name: "team-pgx", group: "foundation", desc: "raw pgx: key lookup, team, billing (3 queries)", run: runTeamPgx3},
 	{name: "team-pgx-1q", group: "foundation", desc: "raw pgx: team ⋈ billing by team id (1 query)", run: runTeamPgx1},
 }
@@ -41,12 +43,13 @@ func measure(ctx context.Context, env *benchEnv, name string, do func(ctx contex
 		}
 	}
 	progress("scenario %s: %d requests, %d workers…", name, env.requests, env.concurrency)
-	cpu0 := env.sampleCPU()
+	cpu0 := env.sample(ctx)
 	r, err := runLoad(ctx, loadSpec{Requests: env.requests, Concurrency: env.concurrency, MaxDuration: env.maxDuration}, do)
 	if err != nil {
 		return result{}, err
 	}
-	r.CPU = env.sampleCPU().sub(cpu0)
+	r.Use = env.sample(ctx).sub(cpu0)
+	r.Acquires = env.acquiresPerRequest(r.Use, r.Elapsed, r.Requests)
 	progress("scenario %s: %d requests in %s: %.0f req/s, p50 %s, p99 %s, %d errors",
 		name, r.Requests, r.Elapsed.Round(time.Millisecond), r.Throughput(), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), r.Errors)
 	return r, nil
@@ -66,14 +69,19 @@ func runTeamHTTP(ctx context.Context, env *benchEnv) (result, error) {
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
 	url := env.publicURL + "/api/v1/team"
-	authz := "Bearer " + env.key
+	// Requests go round-robin over the team's keys (see keyPlan).
+	authz := make([]string, len(env.keys))
+	for i, k := range env.keys {
+		authz[i] = "Bearer " + k
+	}
+	var next atomic.Uint64
 
 	get := func(ctx context.Context, body io.Writer) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return err
 		}
-		req.Header.Set("Authorization", authz)
+		req.Header.Set("Authorization", authz[(next.Add(1)-1)%uint64(len(authz))])
 		resp, err := client.Do(req)
 		if err != nil {
 			return err
@@ -159,7 +167,7 @@ func runTeamPgx3(ctx context.Context, env *benchEnv) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	lookup := keyLookup(env.key)
+	lookup := keyLookup(env.keys[0])
 	do := func(ctx context.Context) error {
 		var k keyRow
 		err := pool.QueryRow(ctx, sqlKeyAuth, lookup).Scan(&k.keyID, &k.hash, &k.revokedAt, &k.teamID, &k.teamCode,

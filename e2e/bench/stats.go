@@ -22,7 +22,8 @@ type result struct {
 	Elapsed     time.Duration // wall time of the measured run
 	Truncated   bool          // stopped by -max-duration before all requests ran
 	Stats       latencyStats  // over successful and failed requests alike
-	CPU         cpuUse        // CPU time used during the measured run
+	Use         usage         // what the processes used during the measured run
+	Acquires    float64       // pool acquires per request, idle background taken out (valid if Use.HasAcq)
 }
 
 // Throughput is completed requests per second of wall time.
@@ -33,17 +34,21 @@ func (r result) Throughput() float64 {
 	return float64(r.Requests) / r.Elapsed.Seconds()
 }
 
-// cpuUse is CPU time spent by the load generator (this process), the
-// service process and the Postgres container; Has* is false when the
-// platform cannot tell.
-type cpuUse struct {
-	Bench, Service, Postgres time.Duration
-	HasService, HasPostgres  bool
+// usage is what the load generator (this process), the service process and
+// the Postgres container used: CPU time, and connections acquired from the
+// service's pool and from the bench's own pgx pool (one per statement outside
+// a transaction, so about the statements sent). Has* is false when the
+// platform or the service cannot tell.
+type usage struct {
+	Bench, Service, Postgres        time.Duration
+	ServiceAcquires, BenchAcquires  int64
+	HasService, HasPostgres, HasAcq bool
 }
 
-func (a cpuUse) sub(b cpuUse) cpuUse {
-	return cpuUse{Bench: a.Bench - b.Bench, Service: a.Service - b.Service, Postgres: a.Postgres - b.Postgres,
-		HasService: a.HasService && b.HasService, HasPostgres: a.HasPostgres && b.HasPostgres}
+func (a usage) sub(b usage) usage {
+	return usage{Bench: a.Bench - b.Bench, Service: a.Service - b.Service, Postgres: a.Postgres - b.Postgres,
+		ServiceAcquires: a.ServiceAcquires - b.ServiceAcquires, BenchAcquires: a.BenchAcquires - b.BenchAcquires,
+		HasService: a.HasService && b.HasService, HasPostgres: a.HasPostgres && b.HasPostgres, HasAcq: a.HasAcq && b.HasAcq}
 }
 
 // latencyStats summarises a set of latencies.
