@@ -11,7 +11,13 @@ import (
 // observe the event log until webhooks deliver what they assert on.
 func countRows(t *testing.T, sql string, args ...any) int {
 	t.Helper()
-	conn, err := pgx.Connect(context.Background(), env.pg.URL)
+	return countRowsIn(t, env.pg.URL, sql, args...)
+}
+
+// countRowsIn is countRows on another database (a test's own).
+func countRowsIn(t *testing.T, url, sql string, args ...any) int {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,4 +31,14 @@ func countRows(t *testing.T, sql string, args ...any) int {
 
 func eventCount(t *testing.T, teamID, typ string) int {
 	return countRows(t, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = $2`, teamID, typ)
+}
+
+// deliveries counts a message's deliveries in a status (polling through the
+// API would spend the key's request limit).
+func deliveries(t *testing.T, url, messageID, status string) int {
+	return countRowsIn(t, url, `SELECT count(*) FROM messaging_deliveries WHERE message_id = $1 AND status = $2`, messageID, status)
+}
+
+func messageCount(t *testing.T, url, teamID string) int {
+	return countRowsIn(t, url, `SELECT count(*) FROM messaging_messages WHERE team_id = $1`, teamID)
 }

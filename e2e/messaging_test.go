@@ -292,10 +292,7 @@ func TestSendThroughSimulator(t *testing.T) {
 	require.Equal(t, "queued", m.Status)
 	require.Equal(t, 2, m.Recipients, "one text per number; opted-out, blocked and pending members are never texted")
 
-	waitFor(t, 30*time.Second, func() bool {
-		mm := getMessage(t, api, m.ID)
-		return mm.DeliveryCounts.Delivered == 2
-	})
+	waitFor(t, 30*time.Second, func() bool { return deliveries(t, env.pg.URL, m.ID, "delivered") == 2 })
 	box := outbox(t, env.admin, f.TeamID)
 	require.Len(t, box, 2)
 	tos := []string{box[0]["to"].(string), box[1]["to"].(string)}
@@ -392,7 +389,7 @@ func TestApprovals(t *testing.T) {
 	require.NoError(t, env.admin.Expect(ctx, 200, "GET", "/teams/"+f.TeamID+"/approvals", nil, &queue))
 	require.Len(t, queue, 2)
 
-	athlete := adminMember(t, f.TeamID, map[string]any{"name": "Not staff", "phone": "2025550261", "role": "athlete"})
+	athlete := adminMember(t, f.TeamID, map[string]any{"name": "Assistant", "phone": "2025550261", "role": "coach"})
 	r, err := env.admin.Do(ctx, "POST", "/teams/"+f.TeamID+"/approvals/"+ok.ID+"/approve", map[string]any{"member_id": athlete})
 	require.NoError(t, err)
 	requireCode(t, r, 403, "forbidden")
@@ -402,7 +399,7 @@ func TestApprovals(t *testing.T) {
 	require.NoError(t, err)
 	requireCode(t, r, 409, "conflict")
 
-	waitFor(t, 30*time.Second, func() bool { return getMessage(t, api, ok.ID).DeliveryCounts.Delivered == 1 })
+	waitFor(t, 30*time.Second, func() bool { return deliveries(t, env.pg.URL, ok.ID, "delivered") == 1 })
 	require.Equal(t, "rejected", getMessage(t, api, no.ID).Status)
 	box := outbox(t, env.admin, f.TeamID)
 	require.Len(t, box, 1)

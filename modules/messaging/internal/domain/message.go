@@ -159,16 +159,28 @@ func ParseUntil(s string, first, now time.Time, loc *time.Location) (time.Time, 
 
 // NextWeek returns the same local wall-clock time seven days later in loc,
 // so a weekly send keeps its local time across DST changes. If that local
-// time does not exist (spring forward), Go normalises it forward an hour.
+// time does not exist (it falls in the spring-forward gap), the send moves
+// to just after the gap (02:30 becomes 03:30), never before it.
 func NextWeek(t time.Time, loc *time.Location) time.Time {
 	l := t.In(loc)
-	return time.Date(l.Year(), l.Month(), l.Day()+7, l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), loc)
+	next := time.Date(l.Year(), l.Month(), l.Day()+7, l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), loc)
+	if n := next.In(loc); n.Hour() != l.Hour() || n.Minute() != l.Minute() {
+		// Go resolved the missing time backwards; the gap is the zone's offset change.
+		_, before := next.Zone()
+		_, after := next.Add(3 * time.Hour).Zone()
+		if gap := time.Duration(after-before) * time.Second; gap > 0 {
+			next = next.Add(gap)
+		}
+	}
+	return next
 }
 
-// WithinUntil reports whether t falls on or before the local date until.
+// WithinUntil reports whether t falls, in loc, on or before the calendar
+// date until. until is a date, not an instant: its year, month and day are
+// used as they are (a date column reads back as UTC midnight, which must
+// not be shifted into loc).
 func WithinUntil(t, until time.Time, loc *time.Location) bool {
 	l := t.In(loc)
-	day := time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, loc)
-	u := until.In(loc)
-	return !day.After(time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, loc))
+	y, m, d := until.Date()
+	return !time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, time.UTC).After(time.Date(y, m, d, 0, 0, 0, 0, time.UTC))
 }

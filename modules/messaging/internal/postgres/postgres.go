@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -93,19 +94,19 @@ type Delivery struct {
 // Scheduled is a messaging_scheduled row.
 type Scheduled struct {
 	bun.BaseModel `bun:"table:messaging_scheduled,alias:s"`
-	ID            string     `bun:"id,pk"`
-	TeamID        string     `bun:"team_id"`
-	KeyID         string     `bun:"key_id"`
-	MemberID      string     `bun:"member_id"`
-	Request       []byte     `bun:"request,type:jsonb"`
-	ScheduledFor  time.Time  `bun:"scheduled_for"`
-	RepeatEvery   string     `bun:"repeat_every"`
-	RepeatUntil   *time.Time `bun:"repeat_until,type:date"`
-	Status        string     `bun:"status"`
-	StatusReason  string     `bun:"status_reason"`
-	Runs          int        `bun:"runs"`
-	CreatedAt     time.Time  `bun:"created_at"`
-	UpdatedAt     time.Time  `bun:"updated_at"`
+	ID            string          `bun:"id,pk"`
+	TeamID        string          `bun:"team_id"`
+	KeyID         string          `bun:"key_id"`
+	MemberID      string          `bun:"member_id"`
+	Request       json.RawMessage `bun:"request,type:jsonb"`
+	ScheduledFor  time.Time       `bun:"scheduled_for"`
+	RepeatEvery   string          `bun:"repeat_every"`
+	RepeatUntil   *time.Time      `bun:"repeat_until,type:date"`
+	Status        string          `bun:"status"`
+	StatusReason  string          `bun:"status_reason"`
+	Runs          int             `bun:"runs"`
+	CreatedAt     time.Time       `bun:"created_at"`
+	UpdatedAt     time.Time       `bun:"updated_at"`
 }
 
 // Counts are a message's deliveries by status.
