@@ -16,6 +16,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/modules/messaging/internal/worker"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
@@ -53,6 +54,7 @@ var Module = fx.Module("messaging",
 		simulator.New,
 		func(sim *simulator.Simulator) carrier.Carrier { return sim },
 		func(d service.Deps) *service.Service { return service.New(d) },
+		fx.Annotate(service.NewContract, fx.As(new(messagingapi.Sender))),
 	),
 	fx.Provide(fx.Private, func(in depsIn) service.Deps {
 		return service.Deps{DB: in.DB, Repo: in.Repo, Jobs: in.Jobs, Clock: in.Clock, Teams: in.Teams, Members: in.Members,

@@ -1,3 +1,31 @@
-// Package messagingapi is the messaging module's contract for other modules
-// (campaign steps send through it). It is filled in with the send use case.
+// Package messagingapi is the messaging module's contract for other
+// modules: campaign steps send through it with the same gates, approval
+// rules and billing as any send.
 package messagingapi
+
+import "context"
+
+// SendRequest is one broadcast asked for by another module.
+type SendRequest struct {
+	TeamID     string
+	MemberID   string // the staff member it acts for
+	Source     string // e.g. "campaign"
+	Text       string // or TemplateID
+	TemplateID string
+	Audience   string // all, staff, families, group
+	GroupID    string
+	Urgent     bool // urgent alerts: allowed for dashboard-made campaigns
+}
+
+// SendResult is what the send produced.
+type SendResult struct {
+	MessageID string
+	Status    string // queued, pending_approval
+}
+
+// Sender sends a broadcast now, inside the caller's transaction (carried by
+// ctx): the message, its deliveries and fan-out jobs commit or roll back
+// with the caller's writes. Refusals are faults with the spec's codes.
+type Sender interface {
+	Send(ctx context.Context, r SendRequest) (SendResult, error)
+}

@@ -23,7 +23,10 @@ type Sender struct {
 	KeyID     string // the API key; empty for dashboard and campaign sends
 	MemberID  string
 	Source    string // "api", "dashboard", "campaign", "schedule"
-	Dashboard bool   // may send urgent alerts
+	Dashboard bool   // the dashboard itself: no approval needed
+	// AllowUrgent lets urgent-alert templates and urgent sends through
+	// (dashboard and dashboard-made campaigns; never the API).
+	AllowUrgent bool
 }
 
 // Repeat is a weekly repetition.
@@ -68,7 +71,7 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 		return nil, err
 	}
 	p := &Plan{Team: team, ApprovalRequired: team.ApprovalRequired && snd.Source != "dashboard"}
-	if in.Urgent && !snd.Dashboard {
+	if in.Urgent && !snd.AllowUrgent {
 		return nil, fault.New(fault.Invalid, domain.CodeUrgentNotAllowed, "urgent alerts cannot be sent through the API")
 	}
 	switch {
@@ -79,7 +82,7 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 		if err != nil {
 			return nil, mapNotFound(err, errTemplateNotFound)
 		}
-		if t.MessageType == domain.TypeUrgentAlert && !snd.Dashboard {
+		if t.MessageType == domain.TypeUrgentAlert && !snd.AllowUrgent {
 			return nil, fault.New(fault.Invalid, domain.CodeUrgentNotAllowed, "urgent-alert templates cannot be sent through the API")
 		}
 		p.Text, p.TemplateID = t.Body, t.ID
@@ -91,14 +94,13 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 	if p.Text, err = domain.ValidText(p.Text); err != nil {
 		return nil, err
 	}
-	if !snd.Dashboard {
-		fields, err := s.Lookup.CustomFieldKeys(ctx, snd.TeamID)
-		if err != nil {
-			return nil, err
-		}
-		if err := domain.CheckMergeTags(p.Text, fields); err != nil {
-			return nil, err
-		}
+	// teamtext renders no merge tags on any path, so they are refused everywhere.
+	fields, err := s.Lookup.CustomFieldKeys(ctx, snd.TeamID)
+	if err != nil {
+		return nil, err
+	}
+	if err := domain.CheckMergeTags(p.Text, fields); err != nil {
+		return nil, err
 	}
 	if err := checkAudience(in.Audience, in.GroupID); err != nil {
 		return nil, err
