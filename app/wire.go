@@ -131,11 +131,20 @@ func newServeApp(cfg config.Config, log *slog.Logger, version string, extra ...f
 	return fx.New(
 		platformOptions(cfg, log, version),
 		modules(),
-		fx.Invoke(func(lc fx.Lifecycle, mx muxes, pub httpapi.Public, adm httpapi.Admin, d *db.DB, j *jobs.Jobs, m *metrics.Metrics) {
+		fx.Invoke(func(lc fx.Lifecycle, mx muxes, pub httpapi.Public, adm httpapi.Admin, d *db.DB, j *jobs.Jobs, m *metrics.Metrics,
+			carrierRoutes messaging.CarrierRoutes) {
 			addHealth(mx.public, d)
 			addPostman(mx.public, pub.API, cfg.PublicBaseURL)
 			mx.admin.Handle("GET /metrics", m.Handler())
-			publicSrv := newServer(httpapi.Edge(mx.public, httpapi.EdgeOptions{Name: "public", MaxBodyBytes: cfg.MaxBodyBytes, Log: log, Metrics: m}))
+			// Carrier callbacks are mounted as they are (not under a stripped
+			// prefix): signatures cover the exact URL the carrier called.
+			formRoutes := map[string][]string{}
+			for pattern, h := range carrierRoutes {
+				mx.public.Handle(pattern, h)
+				formRoutes[pattern] = []string{"application/x-www-form-urlencoded"}
+			}
+			publicSrv := newServer(httpapi.Edge(mx.public, httpapi.EdgeOptions{Name: "public", MaxBodyBytes: cfg.MaxBodyBytes,
+				MediaTypes: formRoutes, Log: log, Metrics: m}))
 			adminSrv := newServer(httpapi.Edge(mx.admin, httpapi.EdgeOptions{Name: "admin", MaxBodyBytes: cfg.MaxBodyBytes,
 				BodyLimit:  map[string]int64{"POST /admin/v1/teams/{team_id}/members/import": 16 << 20},
 				MediaTypes: map[string][]string{"POST /admin/v1/teams/{team_id}/members/import": {"text/csv"}},

@@ -6,12 +6,14 @@ package messaging
 import (
 	"context"
 	"log/slog"
+	"net/http"
 
 	"go.uber.org/fx"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/admin"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
+	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
 	msghttp "github.com/teamtext/teamtext/modules/messaging/internal/httpapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
@@ -19,6 +21,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/config"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/jobs"
@@ -52,7 +55,7 @@ var Module = fx.Module("messaging",
 			return &keyRevoked{repo: r, clock: clk, log: log}
 		}, fx.ResultTags(`group:"key_revoked"`)),
 		simulator.New,
-		func(sim *simulator.Simulator) carrier.Carrier { return sim },
+		newCarrier, newCarrierRoutes,
 		func(d service.Deps) *service.Service { return service.New(d) },
 		fx.Annotate(service.NewContract, fx.As(new(messagingapi.Sender))),
 	),
@@ -66,3 +69,32 @@ var Module = fx.Module("messaging",
 		func(api httpapi.Admin, s *service.Service, sim *simulator.Simulator) { admin.Register(api.API, s, sim) },
 	),
 )
+
+// CarrierRoutes are the carrier's HTTP endpoints outside /api/v1 (status
+// callbacks), keyed by ServeMux pattern, all taking form-encoded bodies.
+// The app mounts them on the public mux. Empty with the simulator.
+type CarrierRoutes map[string]http.Handler
+
+// newCarrier picks the adapter CARRIER names. The simulator stays provided
+// either way: the admin API's outbox and outcome endpoints use it.
+func newCarrier(cfg config.Config, sim *simulator.Simulator, log *slog.Logger) (carrier.Carrier, error) {
+	if cfg.Carrier != "twilio" {
+		return sim, nil
+	}
+	// Twilio's pace is wall-clock time, even when the service runs on the test clock.
+	tw, err := twilio.New(twilio.Config{AccountSID: cfg.TwilioAccountSID, AuthToken: cfg.TwilioAuthToken,
+		APIURL: cfg.TwilioAPIURL, PublicBaseURL: cfg.PublicBaseURL, Rate: cfg.TwilioRate}, log.With("component", "twilio"))
+	if err != nil {
+		return nil, err
+	}
+	return tw, nil
+}
+
+// newCarrierRoutes returns Twilio's status callback endpoint when CARRIER=twilio.
+func newCarrierRoutes(cfg config.Config, d *db.DB, j *jobs.Jobs, clk clock.Clock, log *slog.Logger) CarrierRoutes {
+	if cfg.Carrier != "twilio" {
+		return CarrierRoutes{}
+	}
+	return CarrierRoutes{http.MethodPost + " " + twilio.StatusPath: twilio.NewCallbackHandler(d, j, cfg.TwilioAuthToken,
+		cfg.PublicBaseURL, clk, log.With("component", "twilio"))}
+}

@@ -3,10 +3,14 @@
 package config
 
 import (
+	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/mail"
+	"net/netip"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +30,26 @@ type Config struct {
 	ShutdownTimeout time.Duration // SHUTDOWN_TIMEOUT, graceful stop budget
 	DBMaxConns      int32         // DB_MAX_CONNS, pgx pool size
 	MaxBodyBytes    int64         // MAX_BODY_BYTES, JSON request body limit
+
+	// WebhookAllowCIDRs (WEBHOOK_ALLOW_CIDRS) are address ranges the webhook
+	// URL guard lets through although they are private or special (test
+	// receivers on loopback). Empty by default: only public addresses.
+	WebhookAllowCIDRs []netip.Prefix
+	// WebhookCAFile (WEBHOOK_CA_FILE) is a PEM file of CA roots trusted for
+	// webhook deliveries in addition to the system pool. Empty by default.
+	WebhookCAFile string
+	// WebhookDNSServer (WEBHOOK_DNS_SERVER) is the host:port of the DNS
+	// server webhook host names are resolved with; empty: the system's.
+	WebhookDNSServer string
+	SMTPAddr         string // SMTP_ADDR, host:port of the mail relay; empty: e-mail is only recorded
+	SMTPFrom         string // SMTP_FROM, sender address (required with SMTP_ADDR)
+	SMTPUsername     string // SMTP_USERNAME, PLAIN auth user (optional)
+	SMTPPassword     string // SMTP_PASSWORD, PLAIN auth password (optional)
+	// Twilio carrier (CARRIER=twilio).
+	TwilioAccountSID string  // TWILIO_ACCOUNT_SID (required with CARRIER=twilio)
+	TwilioAuthToken  string  // TWILIO_AUTH_TOKEN (required with CARRIER=twilio); also verifies status callbacks
+	TwilioAPIURL     string  // TWILIO_API_URL, Twilio's REST API base URL (tests point it at a fake)
+	TwilioRate       float64 // TWILIO_RATE, SMS segments per second per team number, per process
 }
 
 // Error names the variable that made the configuration invalid.
@@ -108,8 +132,90 @@ func Load(getenv func(string) string, need Need) (Config, error) {
 		return c, &Error{"MAX_BODY_BYTES", "must be a whole number of bytes from 1024 to 67108864"}
 	}
 	c.MaxBodyBytes = b
+	if err := c.loadWebhooks(getenv, get); err != nil {
+		return c, err
+	}
+	if err := c.loadTwilio(get); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// loadWebhooks reads the webhook delivery and e-mail settings.
+func (c *Config) loadWebhooks(getenv func(string) string, get func(name, def string) string) error {
+	if v := get("WEBHOOK_ALLOW_CIDRS", ""); v != "" {
+		for _, part := range strings.Split(v, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			p, err := netip.ParsePrefix(part)
+			if err != nil {
+				return &Error{"WEBHOOK_ALLOW_CIDRS", fmt.Sprintf("must be comma-separated CIDRs such as 127.0.0.1/32, got %q", part)}
+			}
+			c.WebhookAllowCIDRs = append(c.WebhookAllowCIDRs, p.Masked())
+		}
+	}
+	c.WebhookCAFile = get("WEBHOOK_CA_FILE", "")
+	if c.WebhookCAFile != "" {
+		pem, err := os.ReadFile(c.WebhookCAFile)
+		if err != nil {
+			return &Error{"WEBHOOK_CA_FILE", fmt.Sprintf("cannot be read: %v", err)}
+		}
+		if !x509.NewCertPool().AppendCertsFromPEM(pem) {
+			return &Error{"WEBHOOK_CA_FILE", "must contain at least one PEM certificate"}
+		}
+	}
+	c.WebhookDNSServer = get("WEBHOOK_DNS_SERVER", "")
+	if c.WebhookDNSServer != "" {
+		if host, port, err := net.SplitHostPort(c.WebhookDNSServer); err != nil || host == "" || port == "" {
+			return &Error{"WEBHOOK_DNS_SERVER", fmt.Sprintf("must be host:port of a DNS server, got %q", c.WebhookDNSServer)}
+		}
+	}
+	c.SMTPAddr = get("SMTP_ADDR", "")
+	c.SMTPFrom = get("SMTP_FROM", "")
+	c.SMTPUsername = get("SMTP_USERNAME", "")
+	c.SMTPPassword = getenv("SMTP_PASSWORD") // taken as is: spaces may be part of it
+	if c.SMTPAddr == "" {
+		return nil
+	}
+	if host, port, err := net.SplitHostPort(c.SMTPAddr); err != nil || host == "" || port == "" {
+		return &Error{"SMTP_ADDR", fmt.Sprintf("must be host:port, got %q", c.SMTPAddr)}
+	}
+	if _, err := mail.ParseAddress(c.SMTPFrom); err != nil {
+		return &Error{"SMTP_FROM", "is required with SMTP_ADDR and must be an e-mail address"}
+	}
+	if (c.SMTPUsername == "") != (c.SMTPPassword == "") {
+		return &Error{"SMTP_PASSWORD", "SMTP_USERNAME and SMTP_PASSWORD must be set together"}
+	}
+	return nil
 }
 
 // TestClock reports whether the shared, database-backed test clock is on.
 func (c Config) TestClock() bool { return c.Clock == "test" }
+
+// loadTwilio reads the Twilio carrier's settings; the credentials are
+// required only when CARRIER=twilio.
+func (c *Config) loadTwilio(get func(name, def string) string) error {
+	c.TwilioAccountSID = get("TWILIO_ACCOUNT_SID", "")
+	c.TwilioAuthToken = get("TWILIO_AUTH_TOKEN", "")
+	c.TwilioAPIURL = strings.TrimRight(get("TWILIO_API_URL", "https://api.twilio.com"), "/")
+	if u, err := url.Parse(c.TwilioAPIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return &Error{"TWILIO_API_URL", "must be an absolute http(s) URL"}
+	}
+	r, err := strconv.ParseFloat(get("TWILIO_RATE", "1"), 64)
+	if err != nil || !(r > 0 && r <= 1000) { // the negation also refuses NaN
+		return &Error{"TWILIO_RATE", "must be SMS segments per second per number, greater than 0 and at most 1000 (e.g. 1 or 0.5)"}
+	}
+	c.TwilioRate = r
+	if c.Carrier != "twilio" {
+		return nil
+	}
+	if len(c.TwilioAccountSID) != 34 || !strings.HasPrefix(c.TwilioAccountSID, "AC") {
+		return &Error{"TWILIO_ACCOUNT_SID", "is required with CARRIER=twilio: the account SID, AC followed by 32 characters"}
+	}
+	if c.TwilioAuthToken == "" {
+		return &Error{"TWILIO_AUTH_TOKEN", "is required with CARRIER=twilio"}
+	}
+	return nil
+}

@@ -1,0 +1,266 @@
+// Package carriertest is the conformance suite every carrier adapter
+// passes, run against each one the way River runs its driver tests: the
+// adapter's test supplies a Harness per subtest, the suite states what any
+// carrier must do and what an adapter's declared capabilities promise.
+package carriertest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/riverqueue/river"
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/jobs"
+)
+
+// Outcomes a harness can arrange for a number.
+const (
+	Delivered   = "delivered"
+	Failed      = "failed"
+	Unconfirmed = "unconfirmed" // no final status ever
+)
+
+// Text is a text the carrier handed on to a recipient.
+type Text struct {
+	To, From, Body    string
+	ProviderMessageID string
+}
+
+// Harness is one fresh adapter under test plus the means to steer it and
+// to observe what it did. Every subtest gets its own.
+type Harness struct {
+	Carrier carrier.Carrier
+	// SetOutcome makes texts to number end in outcome (Delivered, Failed
+	// with errorCode, or Unconfirmed) from now on.
+	SetOutcome func(t *testing.T, number, outcome, errorCode string)
+	// Settle delivers whatever status reports the carrier still owes (a real
+	// carrier's callbacks); nil when reports are produced during Send.
+	Settle func(t *testing.T)
+	// Texts lists the texts the carrier handed on, oldest first.
+	Texts func(t *testing.T) []Text
+	// Statuses lists the normalised status updates produced so far, in the
+	// order the ingestion job would see them.
+	Statuses func(t *testing.T) []carrier.StatusArgs
+	// Refuse makes sends to number fail permanently with code; nil when the
+	// adapter has no such refusal to simulate (the case is skipped).
+	Refuse func(t *testing.T, number, code string)
+	// DedupesOnDeliveryID says the carrier treats the delivery id as an
+	// idempotency key: a second Send for it texts nobody. Adapters without
+	// one (Twilio) document the duplicate instead, and the suite checks that
+	// they do send again rather than silently dropping the retry.
+	DedupesOnDeliveryID bool
+}
+
+// Numbers used by the suite (fictional 555-01xx numbers).
+const (
+	teamNumber = "+12025550100"
+	member1    = "+12025550101"
+	member2    = "+12025550102"
+	member3    = "+12025550103"
+)
+
+// RunConformance runs the suite against the adapter newHarness builds.
+func RunConformance(t *testing.T, newHarness func(t *testing.T) Harness) {
+	t.Helper()
+	ctx := context.Background()
+	msg := func(deliveryID, to string) carrier.Message {
+		return carrier.Message{DeliveryID: deliveryID, TeamID: "team_conformance", From: teamNumber, To: to,
+			Body: "Practice moves to 6pm. Reply STOP to opt out.", Segments: 1}
+	}
+
+	t.Run("AcceptReturnsProviderMessageID", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		require.NotEmpty(t, h.Carrier.Name())
+		m := msg("dlv_accept", member1)
+		rc, err := h.Carrier.Send(ctx, m)
+		require.NoError(t, err)
+		require.NotEmpty(t, rc.ProviderMessageID)
+		require.NotEmpty(t, rc.Status)
+		texts := h.Texts(t)
+		require.Len(t, texts, 1)
+		require.Equal(t, Text{To: m.To, From: m.From, Body: m.Body, ProviderMessageID: rc.ProviderMessageID}, texts[0])
+	})
+
+	t.Run("DistinctDeliveriesAreDistinctTexts", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		a, err := h.Carrier.Send(ctx, msg("dlv_a", member1))
+		require.NoError(t, err)
+		b, err := h.Carrier.Send(ctx, msg("dlv_b", member1))
+		require.NoError(t, err)
+		require.NotEqual(t, a.ProviderMessageID, b.ProviderMessageID)
+		require.Len(t, h.Texts(t), 2)
+	})
+
+	t.Run("DeliveredNumberEndsDelivered", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.SetOutcome(t, member1, Delivered, "")
+		rc, err := h.Carrier.Send(ctx, msg("dlv_ok", member1))
+		require.NoError(t, err)
+		settle(t, h)
+		final := finalStatus(t, h.Statuses(t), "dlv_ok")
+		require.NotNil(t, final, "no final status for a delivered number")
+		require.Equal(t, "delivered", final.Status)
+		require.Equal(t, rc.ProviderMessageID, final.ProviderMessageID)
+		require.NotEmpty(t, final.CarrierStatus)
+		require.Empty(t, final.ErrorCode)
+		require.False(t, final.At.IsZero())
+	})
+
+	t.Run("FailedNumberEndsFailedWithErrorCode", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.SetOutcome(t, member2, Failed, "30003")
+		rc, err := h.Carrier.Send(ctx, msg("dlv_fail", member2))
+		require.NoError(t, err, "a carrier that accepts a text reports its failure later, not from Send")
+		settle(t, h)
+		final := finalStatus(t, h.Statuses(t), "dlv_fail")
+		require.NotNil(t, final, "no final status for a failing number")
+		require.Equal(t, "failed", final.Status)
+		require.Equal(t, "30003", final.ErrorCode)
+		require.NotEmpty(t, final.ErrorMessage)
+		require.NotEmpty(t, final.CarrierStatus)
+		require.Equal(t, rc.ProviderMessageID, final.ProviderMessageID)
+	})
+
+	t.Run("UnconfirmedNumberHasNoFinalStatus", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.SetOutcome(t, member3, Unconfirmed, "")
+		_, err := h.Carrier.Send(ctx, msg("dlv_silent", member3))
+		require.NoError(t, err)
+		settle(t, h)
+		require.Nil(t, finalStatus(t, h.Statuses(t), "dlv_silent"))
+	})
+
+	t.Run("SameDeliveryIDTwice", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		first, err := h.Carrier.Send(ctx, msg("dlv_twice", member1))
+		require.NoError(t, err)
+		second, err := h.Carrier.Send(ctx, msg("dlv_twice", member1))
+		require.NoError(t, err)
+		settle(t, h)
+		if h.DedupesOnDeliveryID {
+			require.Len(t, h.Texts(t), 1, "the delivery id is an idempotency key: no second text")
+			require.Equal(t, first.ProviderMessageID, second.ProviderMessageID)
+			finals := 0
+			for _, s := range h.Statuses(t) {
+				if s.DeliveryID == "dlv_twice" && isFinal(s.Status) {
+					finals++
+				}
+			}
+			require.Equal(t, 1, finals, "one text, one final report")
+			return
+		}
+		require.Len(t, h.Texts(t), 2, "without an idempotency key the retry is sent again (the documented duplicate)")
+		require.NotEqual(t, first.ProviderMessageID, second.ProviderMessageID)
+	})
+
+	t.Run("RefusalIsPermanentError", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		if h.Refuse == nil {
+			t.Skip("the adapter cannot be told to refuse a number")
+		}
+		h.Refuse(t, member2, "21211")
+		_, err := h.Carrier.Send(ctx, msg("dlv_refused", member2))
+		pe, ok := carrier.IsPermanent(err)
+		require.True(t, ok, "want *carrier.PermanentError, got %v", err)
+		require.Equal(t, "21211", pe.Code)
+		require.NotEmpty(t, pe.Message)
+		require.NotContains(t, pe.Message, member2[2:], "refusals are stored and published: no full phone number")
+		require.Empty(t, h.Texts(t))
+	})
+
+	t.Run("StatusesAreNormalised", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.SetOutcome(t, member1, Delivered, "")
+		h.SetOutcome(t, member2, Failed, "30006")
+		for i, to := range []string{member1, member2, member1} {
+			_, err := h.Carrier.Send(ctx, msg(fmt.Sprintf("dlv_norm_%d", i), to))
+			require.NoError(t, err)
+		}
+		settle(t, h)
+		ss := h.Statuses(t)
+		require.NotEmpty(t, ss)
+		for _, s := range ss {
+			require.Contains(t, []string{"sent", "delivered", "failed"}, s.Status)
+			require.NotEmpty(t, s.DeliveryID)
+			require.NotEmpty(t, s.ProviderMessageID)
+			require.NotEmpty(t, s.CarrierStatus)
+			if s.Status != "failed" {
+				require.Empty(t, s.ErrorCode, "error codes belong to failures")
+			}
+		}
+		for i := range 3 {
+			require.NotNil(t, finalStatus(t, ss, fmt.Sprintf("dlv_norm_%d", i)))
+		}
+	})
+}
+
+func settle(t *testing.T, h Harness) {
+	t.Helper()
+	if h.Settle != nil {
+		h.Settle(t)
+	}
+}
+
+func isFinal(status string) bool { return status == "delivered" || status == "failed" }
+
+// finalStatus is the status the ingestion job keeps for a delivery: the
+// first final one reported; nil if none.
+func finalStatus(t *testing.T, ss []carrier.StatusArgs, deliveryID string) *carrier.StatusArgs {
+	t.Helper()
+	for i := range ss {
+		if ss[i].DeliveryID == deliveryID && isFinal(ss[i].Status) {
+			return &ss[i]
+		}
+	}
+	return nil
+}
+
+// StatusJobs reads the ingestion jobs (messaging.delivery_status) enqueued
+// in d, oldest first: how harnesses observe the StatusArgs an adapter
+// produced, since every adapter reports through that job.
+func StatusJobs(ctx context.Context, d *db.DB) ([]carrier.StatusArgs, error) {
+	rows, err := d.SQLDB.QueryContext(ctx, `SELECT args FROM river_job WHERE kind = $1 ORDER BY id`, carrier.StatusArgs{}.Kind())
+	if err != nil {
+		return nil, fmt.Errorf("read status jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []carrier.StatusArgs
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return nil, fmt.Errorf("read status jobs: %w", err)
+		}
+		var a carrier.StatusArgs
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return nil, fmt.Errorf("decode status job: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// StatusWorkers registers a worker for the ingestion job's kind so that an
+// insert-only jobs.Jobs built in a test accepts it (River refuses kinds it
+// has no worker for). The worker is never run.
+func StatusWorkers(w *river.Workers) { river.AddWorker(w, &statusWorker{}) }
+
+var _ jobs.Registration = StatusWorkers
+
+type statusWorker struct {
+	river.WorkerDefaults[carrier.StatusArgs]
+}
+
+func (*statusWorker) Work(context.Context, *river.Job[carrier.StatusArgs]) error { return nil }

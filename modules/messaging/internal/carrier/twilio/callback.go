@@ -1,0 +1,129 @@
+package twilio
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/riverqueue/river"
+	twclient "github.com/twilio/twilio-go/client"
+
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/phone"
+)
+
+// maxCallbackBytes bounds a callback's form body; Twilio's are ~1 KB.
+const maxCallbackBytes = 64 << 10
+
+// CallbackHandler receives Twilio's status callbacks (POST, form-encoded,
+// at StatusPath?d=<delivery id>). It refuses a missing or wrong
+// X-Twilio-Signature with 403, and otherwise enqueues the normalised
+// status for the ingestion job and answers 204 at once. Unknown delivery
+// ids are the ingestion job's business (it logs and ignores them).
+type CallbackHandler struct {
+	db        *db.DB
+	jobs      *jobs.Jobs
+	validator twclient.RequestValidator
+	baseURL   string
+	clock     clock.Clock
+	log       *slog.Logger
+}
+
+// NewCallbackHandler returns the handler. authToken is TWILIO_AUTH_TOKEN,
+// which Twilio signs callbacks with; publicBaseURL is PUBLIC_BASE_URL, the
+// start of the URL Twilio called (the signature covers the full URL).
+func NewCallbackHandler(d *db.DB, j *jobs.Jobs, authToken, publicBaseURL string, clk clock.Clock, log *slog.Logger) *CallbackHandler {
+	return &CallbackHandler{db: d, jobs: j, validator: twclient.NewRequestValidator(authToken),
+		baseURL: strings.TrimRight(publicBaseURL, "/"), clock: clk, log: log}
+}
+
+// ServeHTTP handles one callback.
+func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "status callbacks are POST")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxCallbackBytes)
+	if err := r.ParseForm(); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the body is not a form")
+		return
+	}
+	if !h.valid(r) {
+		h.log.Warn("twilio callback refused: bad signature", "path", r.URL.Path)
+		writeError(w, http.StatusForbidden, "forbidden", "missing or invalid X-Twilio-Signature")
+		return
+	}
+	cb := Callback{
+		DeliveryID:    r.URL.Query().Get("d"),
+		MessageSid:    first(r.PostForm.Get("MessageSid"), r.PostForm.Get("SmsSid")),
+		MessageStatus: first(r.PostForm.Get("MessageStatus"), r.PostForm.Get("SmsStatus")),
+		ErrorCode:     r.PostForm.Get("ErrorCode"),
+	}
+	if cb.DeliveryID == "" {
+		h.log.Warn("twilio callback without delivery id ignored", "message_sid", cb.MessageSid)
+		writeError(w, http.StatusBadRequest, "invalid_request", "the d query parameter (delivery id) is required")
+		return
+	}
+	args, ok := cb.StatusArgs(h.clock.Now())
+	if !ok {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	err := h.db.Tx(r.Context(), func(ctx context.Context) error {
+		_, err := h.jobs.Insert(ctx, args, &river.InsertOpts{})
+		return err
+	})
+	if err != nil {
+		h.log.Error("twilio callback not recorded", "delivery_id", cb.DeliveryID, "message_sid", cb.MessageSid,
+			"to", phone.Mask(r.PostForm.Get("To")), "err", err)
+		writeError(w, http.StatusInternalServerError, "server_error", "the status could not be recorded; retry later")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// valid checks the signature with twilio-go's validator over the URL Twilio
+// called (PUBLIC_BASE_URL + the request target as sent, so proxies that
+// strip a path prefix are covered) and the POST parameters.
+func (h *CallbackHandler) valid(r *http.Request) bool {
+	sig := r.Header.Get("X-Twilio-Signature")
+	if sig == "" {
+		return false
+	}
+	target := r.RequestURI
+	if target == "" {
+		target = r.URL.RequestURI()
+	}
+	params := make(map[string]string, len(r.PostForm))
+	for k, vs := range r.PostForm {
+		if len(vs) > 0 {
+			params[k] = vs[0]
+		}
+	}
+	return h.validator.Validate(h.baseURL+target, params, sig)
+}
+
+func first(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// writeError answers with the service's error envelope.
+func writeError(w http.ResponseWriter, status int, code, message string) {
+	type detail struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(struct {
+		Error detail `json:"error"`
+	}{detail{code, message}})
+}
