@@ -18,6 +18,6 @@ func Migrations() db.MigrationSet { return postgres.Migrations() }
 // Module wires billing.
 var Module = fx.Module("billing",
 	fx.Provide(
-		fx.Annotate(service.New, fx.As(new(billingapi.Accounts)), fx.As(new(auth.Accounts))),
+		fx.Annotate(service.New, fx.ParamTags(``, ``, `group:"payment_recovered"`), fx.As(new(billingapi.Accounts)), fx.As(new(auth.Accounts))),
 	),
 )

@@ -57,9 +57,13 @@ type Account struct {
 	PaymentState    string
 	Trial           bool
 	TrialCredits    int
-	CreditsUsed     int
-	CreditsIncluded int
+	CreditsUsed     int // this period (UTC calendar month), trial sends excluded
+	CreditsIncluded int // the plan's monthly allowance
+	TrialUsed       int // credits drawn from the trial allowance so far
 }
+
+// TrialRemaining is what a trial team may still send.
+func (a Account) TrialRemaining() int { return max(0, a.TrialCredits-a.TrialUsed) }
 
 // Settings open an account (team creation).
 type Settings struct {
@@ -84,4 +88,19 @@ type Accounts interface {
 	Open(ctx context.Context, teamID string, s Settings) error
 	Update(ctx context.Context, teamID string, p Patch) error
 	Get(ctx context.Context, teamID string) (Account, error)
+	// Consume records credits for one send (ref: the message id) in the
+	// caller's transaction. It locks the account, so concurrent sends are
+	// serialised: a trial team can never go below zero (402 trial_limit).
+	// Paid plans may go over their allowance (overage is reported, not refused).
+	Consume(ctx context.Context, teamID, ref string, credits int) error
+}
+
+// CodeTrialLimit is the refusal when a trial send exceeds the remaining trial credits.
+const CodeTrialLimit = "trial_limit"
+
+// PaymentListener is told, in the changing transaction, when an overdue
+// renewal is paid (payment_state overdue -> ok). Messaging releases the
+// inbound texts it held. Implementations join fx group "payment_recovered".
+type PaymentListener interface {
+	OnPaymentRecovered(ctx context.Context, teamID string) error
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/billing/internal/postgres"
@@ -25,14 +26,20 @@ var CreditsIncluded = map[string]int{
 	"business":     100000,
 }
 
-// Accounts stores and reads billing accounts.
+// Accounts stores and reads billing accounts and the credit ledger.
 type Accounts struct {
-	db    *db.DB
-	clock clock.Clock
+	db        *db.DB
+	clock     clock.Clock
+	listeners []billingapi.PaymentListener
 }
 
 // New returns the accounts service.
-func New(d *db.DB, clk clock.Clock) *Accounts { return &Accounts{db: d, clock: clk} }
+func New(d *db.DB, clk clock.Clock, listeners []billingapi.PaymentListener) *Accounts {
+	return &Accounts{db: d, clock: clk, listeners: listeners}
+}
+
+// Period is the credit period a time belongs to: its UTC calendar month.
+func Period(t time.Time) string { return t.UTC().Format("2006-01") }
 
 var _ billingapi.Accounts = (*Accounts)(nil)
 
@@ -64,7 +71,9 @@ func (a *Accounts) Update(ctx context.Context, teamID string, p billingapi.Patch
 		if p.CardOnFile != nil {
 			row.CardOnFile = *p.CardOnFile
 		}
+		recovered := false
 		if p.PaymentState != nil {
+			recovered = row.PaymentState == billingapi.PaymentOverdue && *p.PaymentState == billingapi.PaymentOK
 			row.PaymentState = *p.PaymentState
 		}
 		if p.Trial != nil {
@@ -77,14 +86,18 @@ func (a *Accounts) Update(ctx context.Context, teamID string, p billingapi.Patch
 		if _, err := a.db.IDB(ctx).NewUpdate().Model(row).WherePK().Exec(ctx); err != nil {
 			return fmt.Errorf("update billing account: %w", err)
 		}
+		if recovered {
+			for _, l := range a.listeners {
+				if err := l.OnPaymentRecovered(ctx, teamID); err != nil {
+					return fmt.Errorf("payment recovered listener: %w", err)
+				}
+			}
+		}
 		return nil
 	})
 }
 
-// Get reads a team's account.
-//
-// STUB (until the billing issue lands the credit ledger): CreditsUsed is
-// always 0; CreditsIncluded comes from the plan table.
+// Get reads a team's account with this period's credits used.
 func (a *Accounts) Get(ctx context.Context, teamID string) (billingapi.Account, error) {
 	row := new(postgres.Account)
 	err := a.db.IDB(ctx).NewSelect().Model(row).Where("team_id = ?", teamID).Scan(ctx)
@@ -98,8 +111,44 @@ func (a *Accounts) Get(ctx context.Context, teamID string) (billingapi.Account, 
 	if len(base) > 7 && base[len(base)-7:] == "_season" {
 		base = base[:len(base)-7]
 	}
+	var used, trialUsed int
+	err = a.db.IDB(ctx).QueryRowContext(ctx, `SELECT
+  coalesce(sum(credits) FILTER (WHERE period = ? AND NOT trial), 0),
+  coalesce(sum(credits) FILTER (WHERE trial), 0)
+FROM billing_credit_entries WHERE team_id = ?`, Period(a.clock.Now()), teamID).Scan(&used, &trialUsed)
+	if err != nil {
+		return billingapi.Account{}, fmt.Errorf("credits used: %w", err)
+	}
 	return billingapi.Account{TeamID: row.TeamID, Plan: row.Plan, CardOnFile: row.CardOnFile, PaymentState: row.PaymentState,
-		Trial: row.Trial, TrialCredits: row.TrialCredits, CreditsUsed: 0, CreditsIncluded: CreditsIncluded[base]}, nil
+		Trial: row.Trial, TrialCredits: row.TrialCredits, CreditsUsed: used, CreditsIncluded: CreditsIncluded[base], TrialUsed: trialUsed}, nil
+}
+
+// Consume implements billingapi.Accounts.
+func (a *Accounts) Consume(ctx context.Context, teamID, ref string, credits int) error {
+	return a.db.Tx(ctx, func(ctx context.Context) error {
+		row := new(postgres.Account)
+		err := a.db.IDB(ctx).NewSelect().Model(row).Where("team_id = ?", teamID).For("UPDATE").Scan(ctx)
+		if err != nil {
+			return fmt.Errorf("lock billing account: %w", err)
+		}
+		if row.Trial {
+			var used int
+			if err := a.db.IDB(ctx).QueryRowContext(ctx, `SELECT coalesce(sum(credits), 0) FROM billing_credit_entries WHERE team_id = ? AND trial`,
+				teamID).Scan(&used); err != nil {
+				return fmt.Errorf("trial credits used: %w", err)
+			}
+			if remaining := row.TrialCredits - used; credits > remaining {
+				return fault.Newf(fault.PaymentRequired, billingapi.CodeTrialLimit, "this send needs %d credits; %d trial credits remain", credits, max(0, remaining))
+			}
+		}
+		now := a.clock.Now().UTC()
+		_, err = a.db.IDB(ctx).ExecContext(ctx, `INSERT INTO billing_credit_entries (team_id, period, ref, credits, trial, created_at)
+VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (team_id, ref) DO NOTHING`, teamID, Period(now), ref, credits, row.Trial, now)
+		if err != nil {
+			return fmt.Errorf("record credits: %w", err)
+		}
+		return nil
+	})
 }
 
 // Access implements auth.Accounts for the public API's gate.

@@ -155,8 +155,8 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 	}
 	p.Phones, p.MemberIDs = dedupe(rs)
 	p.Credits = len(p.Phones) * p.Segments
-	if acc.Trial && p.Credits > acc.TrialCredits-acc.CreditsUsed {
-		return nil, fault.Newf(fault.PaymentRequired, domain.CodeTrialLimit, "this send needs %d credits; %d trial credits remain", p.Credits, max(0, acc.TrialCredits-acc.CreditsUsed))
+	if acc.Trial && p.Credits > acc.TrialRemaining() {
+		return nil, fault.Newf(fault.PaymentRequired, domain.CodeTrialLimit, "this send needs %d credits; %d trial credits remain", p.Credits, acc.TrialRemaining())
 	}
 	return p, nil
 }
@@ -255,9 +255,13 @@ func (s *Service) createMessage(ctx context.Context, snd Sender, in SendInput, p
 // FanoutBatch is how many deliveries one fan-out job hands to the carrier.
 const FanoutBatch = 100
 
-// dispatch writes one delivery per phone and the fan-out jobs, and the job
-// that marks deliveries still unconfirmed after the timeout.
+// dispatch consumes the send's credits, writes one delivery per phone and
+// the fan-out jobs, and the job that marks deliveries still unconfirmed
+// after the timeout — all in the caller's transaction.
 func (s *Service) dispatch(ctx context.Context, m *postgres.Message, p *Plan) error {
+	if err := s.Billing.Consume(ctx, m.TeamID, m.ID, len(p.Phones)*m.Segments); err != nil {
+		return err
+	}
 	now := s.Clock.Now().UTC()
 	ds := make([]postgres.Delivery, len(p.Phones))
 	for i, ph := range p.Phones {
