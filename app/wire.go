@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
@@ -37,7 +38,7 @@ import (
 
 // Migrations lists every owner's migrations; db.Migrate runs them by Order.
 func Migrations() []db.MigrationSet {
-	return []db.MigrationSet{db.PlatformMigrations(), roster.Migrations(), billing.Migrations(), messaging.Migrations(), webhooks.Migrations()}
+	return []db.MigrationSet{db.PlatformMigrations(), roster.Migrations(), billing.Migrations(), messaging.Migrations(), campaigns.Migrations(), webhooks.Migrations()}
 }
 
 // modules is every business module, in no particular order (fx resolves it).
@@ -73,16 +74,27 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string) fx.Opt
 				lc.Append(fx.StopHook(d.Close))
 				return d, nil
 			},
-			func(d *db.DB) (clock.Clock, *clock.Test) {
-				if cfg.TestClock() {
-					t := clock.NewTest(d.Pool)
-					return t, t
+			func(lc fx.Lifecycle) (clock.Clock, *clock.Test, error) {
+				if !cfg.TestClock() {
+					return clock.Real{}, nil, nil
 				}
-				return clock.Real{}, nil
+				pcfg, err := pgxpool.ParseConfig(cfg.DatabaseURL)
+				if err != nil {
+					return nil, nil, err
+				}
+				pcfg.MaxConns = 4
+				pool, err := pgxpool.NewWithConfig(context.Background(), pcfg)
+				if err != nil {
+					return nil, nil, fmt.Errorf("test clock pool: %w", err)
+				}
+				lc.Append(fx.StopHook(pool.Close))
+				t := clock.NewTest(pool)
+				return t, t, nil
 			},
 			fx.Annotate(func(lc fx.Lifecycle, d *db.DB, clk clock.Clock, regs []jobs.Registration, periodic []*river.PeriodicJob, m *metrics.Metrics) (*jobs.Jobs, error) {
 				j, err := jobs.New(d, clk, regs, m, log, jobs.Options{
-					MaxWorkers: 50, SoftStopTimeout: cfg.ShutdownTimeout / 2, RunWorkers: true, Periodic: periodic,
+					MaxWorkers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
+					SoftStopTimeout: cfg.ShutdownTimeout / 2, RunWorkers: true, Periodic: periodic,
 				})
 				if err != nil {
 					return nil, err

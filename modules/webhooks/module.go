@@ -1,23 +1,125 @@
 // Package webhooks owns webhook subscriptions, the event log, signed
 // delivery with retries, auto-disable, the SSRF guard and e-mail notices.
-// It implements platform/events.Publisher for every other module.
+// It implements platform/events.Publisher for every other module, and
+// listens to the roster's key-revoked and owner-inactive signals.
 package webhooks
 
 import (
-	"github.com/teamtext/teamtext/platform/db"
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+
 	"go.uber.org/fx"
 
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/admin"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/delivery"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/eventlog"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/guard"
+	webhookshttp "github.com/teamtext/teamtext/modules/webhooks/internal/httpapi"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/mail"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/service"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/worker"
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/config"
+	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/httpapi"
+	"github.com/teamtext/teamtext/platform/jobs"
 )
 
 // Migrations is the webhooks module's schema history, applied by `teamtext migrate`.
 func Migrations() db.MigrationSet { return postgres.Migrations() }
 
-// Module wires webhooks.
+// Module wires webhooks: the event log as events.Publisher, the public and
+// admin operations, the delivery and e-mail workers, and the roster
+// listeners (groups "key_revoked" and "owner_inactive").
 var Module = fx.Module("webhooks",
 	fx.Provide(
-		fx.Annotate(eventlog.New, fx.As(new(events.Publisher))),
+		fx.Private, postgres.NewRepo,
+	),
+	fx.Provide(
+		fx.Private, newGuard, newSender, mail.NewRecorder, newMailer, worker.NewDeliverWorker, worker.NewMailWorker,
+	),
+	fx.Provide(
+		fx.Annotate(worker.Registration, fx.ResultTags(`group:"workers"`)),
+		func(repo *postgres.Repo, teams rosterapi.Teams, billing billingapi.Accounts, j *jobs.Jobs, clk clock.Clock) *eventlog.Log {
+			return eventlog.New(repo, teams, billing, j, clk)
+		},
+		func(l *eventlog.Log) events.Publisher { return l },
+		newService,
+		fx.Annotate(func(s *service.Service) rosterapi.KeyRevokedListener { return s }, fx.ResultTags(`group:"key_revoked"`)),
+		fx.Annotate(func(s *service.Service) rosterapi.OwnerInactiveListener { return s }, fx.ResultTags(`group:"owner_inactive"`)),
+	),
+	fx.Invoke(
+		// Workers are registered with River before the service exists (the
+		// service inserts jobs through River); bind them before River starts.
+		func(d *worker.DeliverWorker, m *worker.MailWorker, s *service.Service, smtp *mail.SMTP) {
+			d.Bind(s)
+			if smtp != nil {
+				m.Bind(smtp)
+			}
+		},
+		func(api httpapi.Public, s *service.Service) { webhookshttp.Register(api.API, s) },
+		func(api httpapi.Admin, s *service.Service) { admin.Register(api.API, s) },
 	),
 )
+
+// newGuard builds the URL guard from WEBHOOK_ALLOW_CIDRS, WEBHOOK_CA_FILE and
+// WEBHOOK_DNS_SERVER.
+func newGuard(cfg config.Config, log *slog.Logger) (*guard.Guard, error) {
+	roots, err := guard.LoadRoots(cfg.WebhookCAFile)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: %w", err)
+	}
+	if len(cfg.WebhookAllowCIDRs) > 0 {
+		log.Warn("webhook guard lets private ranges through (WEBHOOK_ALLOW_CIDRS); for tests only", "ranges", fmt.Sprint(cfg.WebhookAllowCIDRs))
+	}
+	o := guard.Options{Allow: cfg.WebhookAllowCIDRs, RootCAs: roots}
+	if server := cfg.WebhookDNSServer; server != "" {
+		o.Resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, network, server)
+		}}
+	}
+	return guard.New(o), nil
+}
+
+func newSender(g *guard.Guard, clk clock.Clock) *delivery.Sender {
+	return delivery.NewSender(g.Client(), clk)
+}
+
+// newMailer picks the e-mail adapter: SMTP when SMTP_ADDR is set (the
+// *mail.SMTP is also the relay job's sender), else the recorder alone.
+func newMailer(cfg config.Config, rec *mail.Recorder, j *jobs.Jobs) (mail.Mailer, *mail.SMTP) {
+	if cfg.SMTPAddr == "" {
+		return rec, nil
+	}
+	s := mail.NewSMTP(rec, j, mail.SettingsFrom(cfg))
+	return s, s
+}
+
+type serviceParams struct {
+	fx.In
+	DB      *db.DB
+	Repo    *postgres.Repo
+	Log     *eventlog.Log
+	Guard   *guard.Guard
+	Sender  *delivery.Sender
+	Jobs    *jobs.Jobs
+	Mailer  mail.Mailer
+	Teams   rosterapi.Teams
+	Members rosterapi.Members
+	Billing billingapi.Accounts
+	Clock   clock.Clock
+	Logger  *slog.Logger
+}
+
+func newService(p serviceParams) *service.Service {
+	return service.New(service.Deps{DB: p.DB, Repo: p.Repo, Log: p.Log, Guard: p.Guard, Sender: p.Sender, Jobs: p.Jobs,
+		Mailer: p.Mailer, Teams: p.Teams, Members: p.Members, Billing: p.Billing, Clock: p.Clock,
+		Logger: p.Logger.With("module", "webhooks")})
+}

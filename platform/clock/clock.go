@@ -31,17 +31,31 @@ func (Real) NowOrNil() *time.Time { return nil }
 
 // Test is wall-clock time plus an offset kept in the database
 // (platform_clock), so that every node sharing the database agrees on it.
-// It reads the offset on every call; it exists for tests and demos only.
+// It exists for tests and demos only.
+//
+// It reads through its own small pool: callers ask for the time while
+// holding a connection of the main pool (inside transactions), and sharing
+// that pool would let busy workers starve each other. A reading is reused
+// for CacheFor; the node that advances the clock sees the change at once,
+// other nodes within CacheFor.
 type Test struct {
-	pool *pgxpool.Pool
-	last atomic.Int64 // last offset read, used if the database is unreachable
+	pool    *pgxpool.Pool
+	last    atomic.Int64 // offset in ns
+	readAt  atomic.Int64 // monotonic ns since start of the last read; 0 = never
+	started time.Time
 }
 
-// NewTest returns a test clock reading its offset through pool.
-func NewTest(pool *pgxpool.Pool) *Test { return &Test{pool: pool} }
+// CacheFor is how long a test-clock reading is reused.
+const CacheFor = 25 * time.Millisecond
+
+// NewTest returns a test clock reading its offset through pool (a pool of its own).
+func NewTest(pool *pgxpool.Pool) *Test { return &Test{pool: pool, started: time.Now()} }
 
 // Now returns wall-clock time plus the stored offset.
 func (c *Test) Now() time.Time {
+	if r := c.readAt.Load(); r != 0 && time.Since(c.started)-time.Duration(r) < CacheFor {
+		return time.Now().Add(time.Duration(c.last.Load()))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	off, err := c.Offset(ctx)
@@ -64,8 +78,13 @@ func (c *Test) Offset(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("read test clock offset: %w", err)
 	}
-	c.last.Store(int64(time.Duration(us) * time.Microsecond))
+	c.remember(time.Duration(us) * time.Microsecond)
 	return time.Duration(us) * time.Microsecond, nil
+}
+
+func (c *Test) remember(off time.Duration) {
+	c.last.Store(int64(off))
+	c.readAt.Store(int64(max(time.Since(c.started), 1)))
 }
 
 // Advance adds d to the shared offset and returns the new time.
@@ -81,6 +100,6 @@ func (c *Test) Advance(ctx context.Context, d time.Duration) (time.Time, error) 
 		return time.Time{}, fmt.Errorf("advance test clock: %w", err)
 	}
 	off := time.Duration(us) * time.Microsecond
-	c.last.Store(int64(off))
+	c.remember(off)
 	return time.Now().Add(off), nil
 }

@@ -30,6 +30,9 @@ type Config struct {
 	ShutdownTimeout time.Duration // SHUTDOWN_TIMEOUT, graceful stop budget
 	DBMaxConns      int32         // DB_MAX_CONNS, pgx pool size
 	MaxBodyBytes    int64         // MAX_BODY_BYTES, JSON request body limit
+	JobWorkers      int           // JOB_WORKERS, concurrent River jobs per process
+	JobTimeout      time.Duration // JOB_TIMEOUT, longest a job attempt may run
+	JobRescueAfter  time.Duration // JOB_RESCUE_AFTER, when a job left running by a dead process is retried
 
 	// WebhookAllowCIDRs (WEBHOOK_ALLOW_CIDRS) are address ranges the webhook
 	// URL guard lets through although they are private or special (test
@@ -132,6 +135,17 @@ func Load(getenv func(string) string, need Need) (Config, error) {
 		return c, &Error{"MAX_BODY_BYTES", "must be a whole number of bytes from 1024 to 67108864"}
 	}
 	c.MaxBodyBytes = b
+	w, err := strconv.Atoi(get("JOB_WORKERS", "50"))
+	if err != nil || w < 1 || w > 1000 {
+		return c, &Error{"JOB_WORKERS", "must be a whole number from 1 to 1000"}
+	}
+	c.JobWorkers = w
+	if c.JobTimeout, err = time.ParseDuration(get("JOB_TIMEOUT", "5m")); err != nil || c.JobTimeout < time.Second {
+		return c, &Error{"JOB_TIMEOUT", "must be a Go duration of at least 1s, e.g. 5m"}
+	}
+	if c.JobRescueAfter, err = time.ParseDuration(get("JOB_RESCUE_AFTER", "1h")); err != nil || c.JobRescueAfter < c.JobTimeout {
+		return c, &Error{"JOB_RESCUE_AFTER", "must be a Go duration no shorter than JOB_TIMEOUT, e.g. 1h"}
+	}
 	if err := c.loadWebhooks(getenv, get); err != nil {
 		return c, err
 	}

@@ -36,6 +36,8 @@ type Jobs struct {
 // Options tunes the worker client.
 type Options struct {
 	MaxWorkers      int
+	JobTimeout      time.Duration // 0: River's default
+	RescueAfter     time.Duration // 0: River's default (JobTimeout + 1h)
 	SoftStopTimeout time.Duration
 	RunWorkers      bool // false for processes that only insert (migrate, admin tools)
 	// Periodic jobs are enqueued by the elected leader only, so N nodes run each once.
@@ -56,11 +58,12 @@ func New(d *db.DB, clk clock.Clock, regs []Registration, m *metrics.Metrics, log
 	}
 	mw := []rivertype.Middleware{&attemptMiddleware{log: log, m: m}}
 	cfg := &river.Config{
-		Logger:     log.With("component", "river"),
-		Workers:    workers,
-		Middleware: mw,
-		JobTimeout: 2 * time.Minute,
-		Test:       river.TestConfig{Time: timeGen},
+		Logger:               log.With("component", "river"),
+		Workers:              workers,
+		Middleware:           mw,
+		JobTimeout:           opts.JobTimeout,
+		RescueStuckJobsAfter: opts.RescueAfter,
+		Test:                 river.TestConfig{Time: timeGen},
 	}
 	if opts.RunWorkers {
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.MaxWorkers}}

@@ -3,7 +3,6 @@ package worker
 
 import (
 	"context"
-	"time"
 
 	"github.com/riverqueue/river"
 
@@ -28,12 +27,10 @@ type fanout struct {
 	svc *service.Service
 }
 
+// Work hands one batch to the carrier (within JOB_TIMEOUT).
 func (w *fanout) Work(ctx context.Context, j *river.Job[service.FanoutArgs]) error {
 	return w.svc.Fanout(ctx, j.Args)
 }
-
-// Timeout leaves room for a slow carrier across a whole batch.
-func (w *fanout) Timeout(*river.Job[service.FanoutArgs]) time.Duration { return 5 * time.Minute }
 
 type ingest struct {
 	river.WorkerDefaults[carrier.StatusArgs]

@@ -111,3 +111,15 @@ func NextAttempt(n int, failedAt time.Time) (at time.Time, ok bool) {
 	}
 	return failedAt.Add(gap), true
 }
+
+// DeliverArgs is the job of one delivery attempt (River args). Attempt n
+// is recorded only while the delivery has n-1 recorded attempts, so a job
+// that runs twice records and sends at most once after a success.
+type DeliverArgs struct {
+	TeamID     string `json:"team_id"`
+	DeliveryID string `json:"delivery_id"`
+	Attempt    int    `json:"attempt"`
+}
+
+// Kind names the job.
+func (DeliverArgs) Kind() string { return "webhooks.deliver" }

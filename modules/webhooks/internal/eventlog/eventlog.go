@@ -1,6 +1,7 @@
 // Package eventlog implements events.Publisher: it stores each event once,
 // in the publishing use case's transaction, marked skipped when the team is
-// below Team Plus.
+// below Team Plus; otherwise it creates one delivery and one River job per
+// enabled webhook subscribed to the event's type, in that same transaction.
 package eventlog
 
 import (
@@ -9,61 +10,120 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/id"
+	"github.com/teamtext/teamtext/platform/jobs"
 )
+
+// Inserter enqueues jobs in the transaction carried by ctx (*jobs.Jobs).
+type Inserter interface {
+	InsertMany(ctx context.Context, params []river.InsertManyParams) error
+}
+
+var _ Inserter = (*jobs.Jobs)(nil)
 
 // Log is the event log.
 type Log struct {
-	db      *db.DB
+	repo    *postgres.Repo
 	teams   rosterapi.Teams
 	billing billingapi.Accounts
+	jobs    Inserter
 	clock   clock.Clock
 }
 
 // New returns the event log.
-func New(d *db.DB, teams rosterapi.Teams, billing billingapi.Accounts, clk clock.Clock) *Log {
-	return &Log{db: d, teams: teams, billing: billing, clock: clk}
+func New(repo *postgres.Repo, teams rosterapi.Teams, billing billingapi.Accounts, j Inserter, clk clock.Clock) *Log {
+	return &Log{repo: repo, teams: teams, billing: billing, jobs: j, clock: clk}
 }
 
 var _ events.Publisher = (*Log)(nil)
 
-// Publish stores ev in the caller's transaction.
+// Published tells what publishing did.
+type Published struct {
+	EventID    string
+	Skipped    bool
+	Deliveries []Delivery
+}
+
+// Delivery names one delivery created for an event.
+type Delivery struct {
+	ID        string
+	WebhookID string
+}
+
+// Publish stores ev in the caller's transaction and schedules its deliveries.
 func (l *Log) Publish(ctx context.Context, ev events.Event) error {
-	tx, err := db.MustTx(ctx)
-	if err != nil {
-		return fmt.Errorf("publish %s: %w", ev.Type, err)
+	_, err := l.publish(ctx, ev, "")
+	return err
+}
+
+// PublishTo stores ev for one webhook only (webhook.test), whether or not
+// it subscribes to ev's type; the webhook must be on.
+func (l *Log) PublishTo(ctx context.Context, ev events.Event, webhookID string) (Published, error) {
+	return l.publish(ctx, ev, webhookID)
+}
+
+func (l *Log) publish(ctx context.Context, ev events.Event, webhookID string) (Published, error) {
+	if _, err := db.MustTx(ctx); err != nil {
+		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
 	}
 	team, err := l.teams.Team(ctx, ev.TeamID)
 	if err != nil {
-		return fmt.Errorf("publish %s: team: %w", ev.Type, err)
+		return Published{}, fmt.Errorf("publish %s: team: %w", ev.Type, err)
 	}
 	acc, err := l.billing.Get(ctx, ev.TeamID)
 	if err != nil {
-		return fmt.Errorf("publish %s: account: %w", ev.Type, err)
+		return Published{}, fmt.Errorf("publish %s: account: %w", ev.Type, err)
 	}
+	now := l.clock.Now().UTC()
 	env := events.Envelope{
 		ID:        id.New("evt"),
 		Type:      ev.Type,
-		CreatedAt: l.clock.Now().UTC().Truncate(time.Microsecond),
+		CreatedAt: now.Truncate(time.Microsecond),
 		Team:      events.Team{ID: team.ID, Code: team.Code},
 		Data:      ev.Data,
 	}
 	body, err := Marshal(env)
 	if err != nil {
-		return fmt.Errorf("publish %s: %w", ev.Type, err)
+		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
 	}
-	_, err = tx.ExecContext(ctx,
-		`INSERT INTO webhook_events (id, team_id, type, created_at, body, skipped) VALUES (?, ?, ?, ?, ?, ?)`,
-		env.ID, env.Team.ID, env.Type, env.CreatedAt, string(body), !acc.Plan.IncludesAPI())
+	e := &postgres.Event{ID: env.ID, TeamID: env.Team.ID, Type: env.Type, CreatedAt: env.CreatedAt,
+		Body: string(body), Skipped: !acc.Plan.IncludesAPI()}
+	if webhookID != "" {
+		e.WebhookID = &webhookID
+	}
+	targets, err := l.repo.InsertEvent(ctx, e)
 	if err != nil {
-		return fmt.Errorf("publish %s: store: %w", ev.Type, err)
+		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
 	}
-	return nil
+	out := Published{EventID: e.ID, Skipped: e.Skipped}
+	if len(targets) == 0 {
+		return out, nil
+	}
+	ds := make([]postgres.Delivery, len(targets))
+	params := make([]river.InsertManyParams, len(targets))
+	for i, w := range targets {
+		ds[i] = postgres.Delivery{ID: id.New("dlv"), TeamID: ev.TeamID, EventID: e.ID, WebhookID: w,
+			State: postgres.StatePending, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
+		// Available at once: River wakes a worker when the transaction commits.
+		params[i] = river.InsertManyParams{Args: domain.DeliverArgs{TeamID: ev.TeamID, DeliveryID: ds[i].ID, Attempt: 1}}
+		out.Deliveries = append(out.Deliveries, Delivery{ID: ds[i].ID, WebhookID: w})
+	}
+	if err := l.repo.InsertDeliveries(ctx, ds); err != nil {
+		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
+	}
+	if err := l.jobs.InsertMany(ctx, params); err != nil {
+		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
+	}
+	return out, nil
 }
 
 // Marshal renders an envelope with created_at in microseconds, UTC.

@@ -34,6 +34,7 @@ const (
 	DNSBusy                   // dns_busy: the host name could not be resolved at once
 )
 
+// String names the reason.
 func (r Reason) String() string {
 	switch r {
 	case Invalid:
@@ -53,6 +54,7 @@ type Error struct {
 	Err    error // cause, e.g. the resolver's error
 }
 
+// Error implements error.
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("%s: %s: %v", e.Reason, e.Msg, e.Err)
@@ -60,6 +62,7 @@ func (e *Error) Error() string {
 	return e.Reason.String() + ": " + e.Msg
 }
 
+// Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Is matches the sentinels by reason.
@@ -276,6 +279,9 @@ func (g *Guard) Check(ctx context.Context, raw string) (*url.URL, error) {
 	name := strings.TrimSuffix(strings.ToLower(host), ".")
 	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
 		return nil, blocked("%s is a loopback name", host)
+	}
+	if name == "invalid" || strings.HasSuffix(name, ".invalid") { // RFC 6761: never resolves
+		return nil, invalid("host %s does not resolve (.invalid names never do)", host)
 	}
 	addrs, err := g.lookup(ctx, name)
 	if err != nil {

@@ -171,6 +171,7 @@ func TestCheckInvalidURLs(t *testing.T) {
 		"https://ex_ample..com/",
 		"https://exämple.com/",
 		"https://nxdomain.example/",
+		"https://hooks.invalid/",
 		"https://" + strings.Repeat("a", 64) + ".com/",
 		"https://example.com/" + strings.Repeat("p", 2100),
 		"mailto:someone@example.com",

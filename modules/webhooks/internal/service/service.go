@@ -1,0 +1,442 @@
+// Package service holds the webhooks module's use cases: subscriptions made
+// through the API or the dashboard, turning them back on, test events, the
+// logs the dashboard reads, the roster's signals (key revoked, owner
+// inactive) and the delivery attempt with its retry and auto-disable rules.
+// Each runs in one transaction with the jobs and e-mails it schedules.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/delivery"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/eventlog"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/guard"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/mail"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
+	"github.com/teamtext/teamtext/platform/auth"
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/id"
+)
+
+// URLChecker is the save-time URL check (*guard.Guard).
+type URLChecker interface {
+	Check(ctx context.Context, raw string) (*url.URL, error)
+}
+
+// Sender makes one signed delivery request (*delivery.Sender).
+type Sender interface {
+	Send(ctx context.Context, r delivery.Request) delivery.Result
+}
+
+// Inserter enqueues a job in the transaction carried by ctx (*jobs.Jobs).
+type Inserter interface {
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+}
+
+// Deps are the service's collaborators.
+type Deps struct {
+	DB      *db.DB
+	Repo    *postgres.Repo
+	Log     *eventlog.Log
+	Guard   URLChecker
+	Sender  Sender
+	Jobs    Inserter
+	Mailer  mail.Mailer
+	Teams   rosterapi.Teams
+	Members rosterapi.Members
+	Billing billingapi.Accounts
+	Clock   clock.Clock
+	Logger  *slog.Logger
+}
+
+// Service is the webhooks module's application layer.
+type Service struct{ Deps }
+
+// New builds the service.
+func New(d Deps) *Service { return &Service{Deps: d} }
+
+var (
+	errWebhookNotFound = fault.NotFoundf("webhook not found")
+	errNotKeyOwner     = fault.New(fault.Forbidden, fault.CodeForbidden,
+		"only an active head coach or team director who may send broadcasts can manage webhooks")
+	errPlanRequired = fault.New(fault.Forbidden, auth.CodePlanRequired, "webhooks need the Team Plus plan or above")
+	errWebhookOff   = fault.New(fault.Conflict, fault.CodeConflict, "the webhook is turned off; turn it on first")
+)
+
+func mapNotFound(err error) error {
+	if errors.Is(err, postgres.ErrNotFound) {
+		return errWebhookNotFound
+	}
+	return err
+}
+
+// NewWebhook is a creation request, from the API or the dashboard.
+type NewWebhook struct {
+	TeamID    string
+	URL       string
+	Events    []string
+	Source    string // domain.SourceAPI or domain.SourceDashboard
+	CreatedBy string // member id: the key's creator, or the dashboard user
+	KeyID     string // the API key used (API-made only)
+}
+
+// Created is a new webhook with its secret, shown once.
+type Created struct {
+	Webhook postgres.Webhook
+	Secret  string
+}
+
+// Create makes a webhook. The creator must be a key owner and the team on
+// Team Plus or above; the events and URL are checked (the URL resolved
+// outside the transaction); the team may hold at most 25.
+func (s *Service) Create(ctx context.Context, in NewWebhook) (*Created, error) {
+	m, err := s.Members.Member(ctx, in.TeamID, in.CreatedBy)
+	if err != nil {
+		return nil, err
+	}
+	if !m.KeyOwner() {
+		return nil, errNotKeyOwner
+	}
+	acc, err := s.Billing.Get(ctx, in.TeamID)
+	if err != nil {
+		return nil, fmt.Errorf("webhook account: %w", err)
+	}
+	if !acc.Plan.IncludesAPI() {
+		return nil, errPlanRequired
+	}
+	evs, err := domain.ValidEvents(in.Events)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Guard.Check(ctx, in.URL); err != nil {
+		return nil, urlFault(err)
+	}
+	secret, err := domain.NewSecret()
+	if err != nil {
+		return nil, err
+	}
+	now := s.Clock.Now().UTC()
+	w := postgres.Webhook{ID: id.New("wh"), TeamID: in.TeamID, URL: in.URL, Events: evs, Secret: secret,
+		Source: in.Source, CreatedBy: in.CreatedBy, OwnerID: in.CreatedBy, Enabled: true, CreatedAt: now, UpdatedAt: now}
+	if in.KeyID != "" {
+		w.KeyID = &in.KeyID
+	}
+	err = s.DB.Tx(ctx, func(ctx context.Context) error {
+		if err := s.Repo.LockTeam(ctx, in.TeamID); err != nil {
+			return err
+		}
+		n, err := s.Repo.CountWebhooks(ctx, in.TeamID)
+		if err != nil {
+			return err
+		}
+		if n >= domain.MaxPerTeam {
+			return fault.Newf(fault.Conflict, domain.CodeWebhookLimit, "a team may have at most %d webhooks", domain.MaxPerTeam)
+		}
+		return s.Repo.InsertWebhook(ctx, &w)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Logger.Info("webhook created", "team_id", w.TeamID, "webhook_id", w.ID, "source", w.Source, "host", hostOf(w.URL))
+	return &Created{Webhook: w, Secret: secret}, nil
+}
+
+// urlFault maps a guard refusal to the spec's code.
+func urlFault(err error) error {
+	var g *guard.Error
+	if !errors.As(err, &g) {
+		return err
+	}
+	switch g.Reason {
+	case guard.Blocked:
+		return fault.New(fault.Invalid, domain.CodeBlockedURL, "url points to a private, loopback, link-local or otherwise non-public address: "+g.Msg)
+	case guard.DNSBusy:
+		return &fault.Error{Kind: fault.Unavailable, Code: domain.CodeDNSBusy,
+			Message: "the host name could not be resolved at once; retry in about a minute", Err: err}
+	}
+	return fault.New(fault.Invalid, domain.CodeInvalidURL, g.Msg)
+}
+
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Hostname()
+	}
+	return ""
+}
+
+// Webhooks lists a team's webhooks (limit+1 rows); an unknown team is 404.
+func (s *Service) Webhooks(ctx context.Context, teamID string, limit, offset int) ([]postgres.Webhook, error) {
+	if _, err := s.Teams.Team(ctx, teamID); err != nil {
+		return nil, err
+	}
+	return s.Repo.Webhooks(ctx, teamID, limit, offset)
+}
+
+// Webhook returns one of a team's webhooks.
+func (s *Service) Webhook(ctx context.Context, teamID, webhookID string) (*postgres.Webhook, error) {
+	w, err := s.Repo.Webhook(ctx, teamID, webhookID, false)
+	return w, mapNotFound(err)
+}
+
+// Delete stops delivery and deletes a webhook (any source, any plan).
+// Pending deliveries go with it; their jobs then find nothing to do.
+func (s *Service) Delete(ctx context.Context, teamID, webhookID string) (*postgres.Webhook, error) {
+	var out *postgres.Webhook
+	err := s.DB.Tx(ctx, func(ctx context.Context) error {
+		w, err := s.Repo.DeleteWebhook(ctx, teamID, webhookID)
+		out = w
+		return mapNotFound(err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Logger.Info("webhook deleted", "team_id", teamID, "webhook_id", webhookID)
+	return out, nil
+}
+
+// Enable turns a webhook on for memberID, who must be a key owner and
+// becomes its owner; the failure count starts again.
+func (s *Service) Enable(ctx context.Context, teamID, webhookID, memberID string) (*postgres.Webhook, error) {
+	m, err := s.Members.Member(ctx, teamID, memberID)
+	if err != nil {
+		return nil, err
+	}
+	if !m.KeyOwner() {
+		return nil, errNotKeyOwner
+	}
+	var out *postgres.Webhook
+	err = s.DB.Tx(ctx, func(ctx context.Context) error {
+		w, err := s.Repo.Enable(ctx, teamID, webhookID, memberID, s.Clock.Now().UTC())
+		out = w
+		return mapNotFound(err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Logger.Info("webhook enabled", "team_id", teamID, "webhook_id", webhookID)
+	return out, nil
+}
+
+// TestSent tells what a test event became.
+type TestSent struct {
+	EventID    string
+	DeliveryID string // "" when the event was skipped (team below Team Plus)
+	Skipped    bool
+}
+
+// SendTest publishes webhook.test with data {"message": message} to one
+// webhook only. A webhook that is off answers 409 conflict.
+func (s *Service) SendTest(ctx context.Context, teamID, webhookID, message string) (*TestSent, error) {
+	if strings.TrimSpace(message) == "" {
+		message = "This is a test event from teamtext."
+	}
+	var out TestSent
+	err := s.DB.Tx(ctx, func(ctx context.Context) error {
+		w, err := s.Repo.Webhook(ctx, teamID, webhookID, true)
+		if err != nil {
+			return mapNotFound(err)
+		}
+		if !w.Enabled {
+			return errWebhookOff
+		}
+		p, err := s.Log.PublishTo(ctx, events.Event{TeamID: teamID, Type: events.WebhookTest,
+			Data: map[string]string{"message": message}}, w.ID)
+		if err != nil {
+			return err
+		}
+		out = TestSent{EventID: p.EventID, Skipped: p.Skipped}
+		if len(p.Deliveries) == 1 {
+			out.DeliveryID = p.Deliveries[0].ID
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Attempts lists a webhook's attempts, newest first (limit+1 rows).
+func (s *Service) Attempts(ctx context.Context, teamID, webhookID string, limit, offset int) ([]postgres.Attempt, error) {
+	if _, err := s.Repo.Webhook(ctx, teamID, webhookID, false); err != nil {
+		return nil, mapNotFound(err)
+	}
+	return s.Repo.Attempts(ctx, teamID, webhookID, limit, offset)
+}
+
+// Notifications lists the e-mails recorded for a team, newest first (limit+1 rows).
+func (s *Service) Notifications(ctx context.Context, teamID string, limit, offset int) ([]postgres.Notification, error) {
+	if _, err := s.Teams.Team(ctx, teamID); err != nil {
+		return nil, err
+	}
+	return s.Repo.Notifications(ctx, teamID, limit, offset)
+}
+
+// OnKeyRevoked implements rosterapi.KeyRevokedListener: webhooks made with
+// the key are deleted, in the revoking transaction.
+func (s *Service) OnKeyRevoked(ctx context.Context, ev rosterapi.KeyRevoked) error {
+	ids, err := s.Repo.DeleteByKey(ctx, ev.TeamID, ev.KeyID)
+	if err != nil {
+		return err
+	}
+	if len(ids) > 0 {
+		s.Logger.Info("webhooks deleted with their key", "team_id", ev.TeamID, "key_id", ev.KeyID, "count", len(ids), "reason", ev.Reason)
+	}
+	return nil
+}
+
+// OnOwnerInactive implements rosterapi.OwnerInactiveListener: dashboard-made
+// webhooks the member owns turn off with disabled_reason creator_inactive.
+func (s *Service) OnOwnerInactive(ctx context.Context, ev rosterapi.OwnerInactive) error {
+	ids, err := s.Repo.DisableDashboardOwnedBy(ctx, ev.TeamID, ev.MemberID, domain.DisabledCreatorInactive, s.Clock.Now().UTC())
+	if err != nil {
+		return err
+	}
+	if len(ids) > 0 {
+		s.Logger.Info("webhooks turned off: owner inactive", "team_id", ev.TeamID, "member_id", ev.MemberID, "count", len(ids))
+	}
+	return nil
+}
+
+var (
+	_ rosterapi.KeyRevokedListener    = (*Service)(nil)
+	_ rosterapi.OwnerInactiveListener = (*Service)(nil)
+)
+
+// Deliver makes attempt a.Attempt of a delivery and records it: on
+// success the webhook's failure count resets; on failure the count grows
+// (turning the webhook off and e-mailing its team's key owners at 20) and
+// the next attempt is scheduled after the spec's gap, or the delivery is
+// abandoned after the sixth. It is idempotent: an attempt already recorded,
+// a delivery that ended, or a webhook that is gone is left alone.
+func (s *Service) Deliver(ctx context.Context, a domain.DeliverArgs) error {
+	w, err := s.Repo.Work(ctx, a.TeamID, a.DeliveryID)
+	if errors.Is(err, postgres.ErrNotFound) {
+		return nil // the webhook was deleted
+	}
+	if err != nil {
+		return err
+	}
+	if w.State != postgres.StatePending || w.Attempts != a.Attempt-1 {
+		return nil // recorded already, or ended
+	}
+	if !w.Enabled {
+		return s.DB.Tx(ctx, func(ctx context.Context) error {
+			return s.Repo.CancelDelivery(ctx, w.TeamID, w.DeliveryID, s.Clock.Now().UTC())
+		})
+	}
+	res := s.Sender.Send(ctx, delivery.Request{URL: w.URL, Secret: w.Secret, Event: w.EventType,
+		DeliveryID: w.DeliveryID, Body: []byte(w.Body)})
+	if res.OK() {
+		// The common case in one statement: no transaction round trips.
+		_, err = s.Repo.RecordSuccess(ctx, attemptRow(w, a.Attempt, res, nil), w.Failures > 0, s.Clock.Now().UTC())
+		if err != nil {
+			return fmt.Errorf("record attempt %d of %s: %w", a.Attempt, w.DeliveryID, err)
+		}
+		return nil
+	}
+	err = s.DB.Tx(ctx, func(ctx context.Context) error { return s.recordFailure(ctx, w, a.Attempt, res) })
+	if err != nil {
+		return fmt.Errorf("record attempt %d of %s: %w", a.Attempt, w.DeliveryID, err)
+	}
+	return nil
+}
+
+// attemptRow is the attempts-log row of res.
+func attemptRow(w *postgres.Work, attempt int, res delivery.Result, next *time.Time) *postgres.Attempt {
+	row := &postgres.Attempt{TeamID: w.TeamID, WebhookID: w.WebhookID, DeliveryID: w.DeliveryID, EventID: w.EventID,
+		Attempt: attempt, AttemptedAt: res.At.UTC(), DurationUS: res.Duration.Microseconds(), Success: res.OK(), NextAttemptAt: next}
+	if res.StatusCode != 0 {
+		row.StatusCode = &res.StatusCode
+	}
+	if res.Err != "" {
+		row.Error = &res.Err
+	}
+	return row
+}
+
+// recordFailure records a failed attempt in the caller's transaction: the
+// delivery advances (pending with the next attempt time, or abandoned), the
+// webhook's failure count grows and may turn it off (with the e-mail), and
+// the next attempt's job is scheduled.
+func (s *Service) recordFailure(ctx context.Context, w *postgres.Work, attempt int, res delivery.Result) error {
+	now := s.Clock.Now().UTC()
+	state := postgres.StateAbandoned
+	next, retry := domain.NextAttempt(attempt, now)
+	var nextAt *time.Time
+	if retry {
+		state, nextAt = postgres.StatePending, &next
+	}
+	advanced, err := s.Repo.AdvanceDelivery(ctx, w.TeamID, w.DeliveryID, attempt, state, nextAt, now)
+	if err != nil || !advanced {
+		return err // !advanced: another run recorded this attempt
+	}
+	log := s.Logger.With("team_id", w.TeamID, "webhook_id", w.WebhookID, "delivery_id", w.DeliveryID, "attempt", attempt)
+	log.Info("webhook attempt failed", "status", res.StatusCode, "err", res.Err, "next_attempt_at", nextAt)
+	failures, disabled, err := s.Repo.AddFailure(ctx, w.TeamID, w.WebhookID, domain.DisableAfter, domain.DisabledConsecutiveFailures, now)
+	if err != nil {
+		return err
+	}
+	if disabled && nextAt != nil { // this delivery ends with the webhook; others end when their job runs
+		if err := s.Repo.CancelDelivery(ctx, w.TeamID, w.DeliveryID, now); err != nil {
+			return err
+		}
+		nextAt = nil
+	}
+	if err := s.Repo.InsertAttempt(ctx, attemptRow(w, attempt, res, nextAt)); err != nil {
+		return err
+	}
+	if disabled {
+		log.Warn("webhook turned off after consecutive failures", "failures", failures)
+		if err := s.notifyDisabled(ctx, w, failures); err != nil {
+			return err
+		}
+	}
+	if nextAt != nil {
+		_, err := s.Jobs.Insert(ctx, domain.DeliverArgs{TeamID: w.TeamID, DeliveryID: w.DeliveryID, Attempt: attempt + 1},
+			&river.InsertOpts{ScheduledAt: *nextAt})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// notifyDisabled e-mails the team's head coaches and team directors that
+// a webhook was turned off.
+func (s *Service) notifyDisabled(ctx context.Context, w *postgres.Work, failures int) error {
+	team, err := s.Teams.Team(ctx, w.TeamID)
+	if err != nil {
+		return fmt.Errorf("notify: team: %w", err)
+	}
+	owners, err := s.Members.KeyOwners(ctx, w.TeamID)
+	if err != nil {
+		return fmt.Errorf("notify: key owners: %w", err)
+	}
+	subject := fmt.Sprintf("%s: a webhook was turned off after %d failed deliveries", team.Name, failures)
+	body := fmt.Sprintf("Hello,\n\nThe webhook %s of %s (%s) was turned off because %d delivery attempts in a row failed.\n"+
+		"No events are sent to it while it is off. Once the receiving server works again, a head coach or team\n"+
+		"director can turn it back on in the dashboard (Settings, Developers, Webhooks).\n\nteamtext\n",
+		w.WebhookID, team.Name, hostOf(w.URL), failures)
+	for _, m := range owners {
+		if err := s.Mailer.Send(ctx, mail.Message{TeamID: w.TeamID, MemberID: m.ID, To: m.Email, Subject: subject, Body: body}); err != nil {
+			return fmt.Errorf("notify %s: %w", m.ID, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,279 @@
+// Package webhooktest builds the webhooks module's service on a real
+// Postgres (platform/db/dbtest) with River, and in-memory stand-ins for the
+// other modules' contracts, for the module's integration tests and
+// benchmarks. It is imported by tests only.
+package webhooktest
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/delivery"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/eventlog"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/mail"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/service"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/worker"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/db/dbtest"
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/metrics"
+)
+
+// Clock is a settable clock (it also drives River's notion of now).
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock returns a clock at t.
+func NewClock(t time.Time) *Clock { return &Clock{now: t} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// NowOrNil returns the clock's time, so River follows it.
+func (c *Clock) NowOrNil() *time.Time {
+	t := c.Now().UTC()
+	return &t
+}
+
+// Advance moves the clock forward.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// Directory stands in for the roster's contracts: teams and members.
+type Directory struct {
+	rosterapi.Members // unimplemented methods panic
+	mu                sync.Mutex
+	teams             map[string]rosterapi.Team
+	members           map[string]rosterapi.Member
+}
+
+// NewDirectory returns an empty directory.
+func NewDirectory() *Directory {
+	return &Directory{teams: map[string]rosterapi.Team{}, members: map[string]rosterapi.Member{}}
+}
+
+// AddTeam records a team.
+func (d *Directory) AddTeam(t rosterapi.Team) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.teams[t.ID] = t
+}
+
+// AddMember records (or replaces) a member.
+func (d *Directory) AddMember(m rosterapi.Member) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.members[m.ID] = m
+}
+
+// Team implements rosterapi.Teams.
+func (d *Directory) Team(_ context.Context, teamID string) (rosterapi.Team, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, ok := d.teams[teamID]
+	if !ok {
+		return rosterapi.Team{}, errNotFound("team")
+	}
+	return t, nil
+}
+
+// Member implements rosterapi.Members.
+func (d *Directory) Member(_ context.Context, teamID, memberID string) (rosterapi.Member, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	m, ok := d.members[memberID]
+	if !ok || m.TeamID != teamID {
+		return rosterapi.Member{}, errNotFound("member")
+	}
+	return m, nil
+}
+
+// KeyOwners implements rosterapi.Members: head coaches and team directors.
+func (d *Directory) KeyOwners(_ context.Context, teamID string) ([]rosterapi.Member, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []rosterapi.Member
+	for _, m := range d.members {
+		if m.TeamID == teamID && m.Role.CanOwnKeys() {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// Billing stands in for billingapi.Accounts: a plan per team.
+type Billing struct {
+	billingapi.Accounts // unimplemented methods panic
+	mu                  sync.Mutex
+	plans               map[string]billingapi.Plan
+}
+
+// SetPlan sets a team's plan.
+func (b *Billing) SetPlan(teamID string, p billingapi.Plan) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.plans == nil {
+		b.plans = map[string]billingapi.Plan{}
+	}
+	b.plans[teamID] = p
+}
+
+// Get implements billingapi.Accounts.
+func (b *Billing) Get(_ context.Context, teamID string) (billingapi.Account, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return billingapi.Account{TeamID: teamID, Plan: b.plans[teamID], CardOnFile: true, PaymentState: billingapi.PaymentOK}, nil
+}
+
+// Sender is a scripted delivery.Sender: it answers from Results in order
+// (the last one repeats) and counts calls.
+type Sender struct {
+	mu      sync.Mutex
+	Results []delivery.Result
+	calls   []delivery.Request
+	clock   *Clock
+}
+
+// Send records r and returns the next scripted result, stamped with the clock.
+func (s *Sender) Send(_ context.Context, r delivery.Request) delivery.Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, r)
+	res := delivery.Result{StatusCode: 200}
+	if n := len(s.Results); n > 0 {
+		res = s.Results[min(len(s.calls)-1, n-1)]
+	}
+	res.At = s.clock.Now()
+	return res
+}
+
+// Calls returns the requests sent so far.
+func (s *Sender) Calls() []delivery.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]delivery.Request(nil), s.calls...)
+}
+
+// Script replaces the scripted results.
+func (s *Sender) Script(rs ...delivery.Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Results = rs
+}
+
+// AcceptAll is a URL check that accepts any URL (the guard has its own tests).
+type AcceptAll struct{}
+
+// Check parses raw.
+func (AcceptAll) Check(_ context.Context, raw string) (*url.URL, error) { return url.Parse(raw) }
+
+// Env is a webhooks service on its own migrated database.
+type Env struct {
+	DB      *db.DB
+	Repo    *postgres.Repo
+	Log     *eventlog.Log
+	Jobs    *jobs.Jobs
+	Svc     *service.Service
+	Clock   *Clock
+	Sender  *Sender
+	Dir     *Directory
+	Billing *Billing
+}
+
+// Options tune New.
+type Options struct {
+	// Sender replaces the scripted sender (e.g. a real delivery.Sender).
+	Sender service.Sender
+	// Guard replaces AcceptAll.
+	Guard service.URLChecker
+	// RunWorkers starts River with the delivery worker.
+	RunWorkers bool
+	// RealClock uses the wall clock instead of a settable one.
+	RealClock bool
+	// MaxWorkers is River's worker count with RunWorkers (default 50, as the service).
+	MaxWorkers int
+}
+
+// New builds the service on a fresh database of srv.
+func New(tb testing.TB, srv *dbtest.Server, o Options) *Env {
+	tb.Helper()
+	d := srv.Migrated(tb, db.PlatformMigrations(), postgres.Migrations())
+	e := &Env{DB: d, Repo: postgres.NewRepo(d), Clock: NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
+		Dir: NewDirectory(), Billing: &Billing{}}
+	e.Sender = &Sender{clock: e.Clock}
+	var clk interface {
+		Now() time.Time
+		NowOrNil() *time.Time
+	} = e.Clock
+	if o.RealClock {
+		clk = realClock{}
+	}
+	log := slog.New(slog.DiscardHandler)
+	dw, mw := worker.NewDeliverWorker(), worker.NewMailWorker()
+	j, err := jobs.New(d, clk, []jobs.Registration{worker.Registration(dw, mw)}, metrics.New(), log,
+		jobs.Options{MaxWorkers: cmp.Or(o.MaxWorkers, 50), SoftStopTimeout: time.Second, RunWorkers: o.RunWorkers})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e.Jobs = j
+	e.Log = eventlog.New(e.Repo, e.Dir, e.Billing, j, clk)
+	var sender service.Sender = e.Sender
+	if o.Sender != nil {
+		sender = o.Sender
+	}
+	var guard service.URLChecker = AcceptAll{}
+	if o.Guard != nil {
+		guard = o.Guard
+	}
+	e.Svc = service.New(service.Deps{DB: d, Repo: e.Repo, Log: e.Log, Guard: guard, Sender: sender, Jobs: j,
+		Mailer: mail.NewRecorder(e.Repo, clk), Teams: e.Dir, Members: e.Dir, Billing: e.Billing, Clock: clk, Logger: log})
+	dw.Bind(e.Svc)
+	if o.RunWorkers {
+		if err := j.Start(context.Background()); err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = j.Stop(ctx)
+		})
+	}
+	return e
+}
+
+// realClock is the wall clock, with River using the database's now().
+type realClock struct{}
+
+func (realClock) Now() time.Time       { return time.Now() }
+func (realClock) NowOrNil() *time.Time { return nil }
+
+// Team makes a team on plan with a head coach (with an e-mail address) and
+// returns the team and coach ids.
+func (e *Env) Team(id string, plan billingapi.Plan) (teamID, coachID string) {
+	e.Dir.AddTeam(rosterapi.Team{ID: id, Name: "Team " + id, Code: id})
+	e.Billing.SetPlan(id, plan)
+	coachID = id + "_coach"
+	e.Dir.AddMember(rosterapi.Member{ID: coachID, TeamID: id, Name: "Coach", Email: "coach@" + id + ".test",
+		Role: rosterapi.RoleHeadCoach, Status: "active", CanSendBroadcasts: true})
+	return id, coachID
+}
+
+func errNotFound(what string) error { return fault.NotFoundf("%s not found", what) }

@@ -1,0 +1,77 @@
+// Package worker holds the webhooks module's River workers: one delivery
+// attempt per job, and handing recorded e-mail to the SMTP relay.
+package worker
+
+import (
+	"context"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/mail"
+	"github.com/teamtext/teamtext/platform/jobs"
+)
+
+// Deliverer runs one delivery attempt (*service.Service).
+type Deliverer interface {
+	Deliver(ctx context.Context, a domain.DeliverArgs) error
+}
+
+// DeliverWorker works domain.DeliverArgs. Retries of a failed delivery are
+// new jobs scheduled by the service; River's own retries only cover
+// failures to record (a database error), which the service makes safe.
+type DeliverWorker struct {
+	river.WorkerDefaults[domain.DeliverArgs]
+	svc Deliverer
+}
+
+// NewDeliverWorker returns the delivery worker. The service is bound
+// later (Bind) because it inserts jobs itself: River's client needs the
+// workers before the service can have the client.
+func NewDeliverWorker() *DeliverWorker { return &DeliverWorker{} }
+
+// Bind sets the service the worker calls; it runs before River starts.
+func (w *DeliverWorker) Bind(svc Deliverer) { w.svc = svc }
+
+// Timeout leaves room for the 10 s request and the recording transaction.
+func (*DeliverWorker) Timeout(*river.Job[domain.DeliverArgs]) time.Duration { return 30 * time.Second }
+
+// Work makes the attempt.
+func (w *DeliverWorker) Work(ctx context.Context, job *river.Job[domain.DeliverArgs]) error {
+	return w.svc.Deliver(ctx, job.Args)
+}
+
+// MailSender hands a queued e-mail to the relay (*mail.SMTP).
+type MailSender interface {
+	Deliver(ctx context.Context, a mail.SendArgs, final bool) error
+}
+
+// MailWorker works mail.SendArgs.
+type MailWorker struct {
+	river.WorkerDefaults[mail.SendArgs]
+	smtp MailSender
+}
+
+// NewMailWorker returns the e-mail worker, bound to the relay later (Bind).
+func NewMailWorker() *MailWorker { return &MailWorker{} }
+
+// Bind sets the relay adapter; nil when no relay is configured (the job is
+// then never inserted). It runs before River starts.
+func (w *MailWorker) Bind(smtp MailSender) { w.smtp = smtp }
+
+// Work sends the e-mail; the last attempt marks a failure permanent.
+func (w *MailWorker) Work(ctx context.Context, job *river.Job[mail.SendArgs]) error {
+	if w.smtp == nil {
+		return nil
+	}
+	return w.smtp.Deliver(ctx, job.Args, job.Attempt >= job.MaxAttempts)
+}
+
+// Registration adds both workers to the process's River.
+func Registration(d *DeliverWorker, m *MailWorker) jobs.Registration {
+	return func(ws *river.Workers) {
+		river.AddWorker(ws, d)
+		river.AddWorker(ws, m)
+	}
+}
