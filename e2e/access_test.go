@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -235,9 +236,12 @@ func TestIPLimitAndWindowFollowsTestClock(t *testing.T) {
 	// The window follows the shared test clock: a minute later, 401 again.
 	adm := harness.NewClient(a.AdminURL+"/admin/v1", harness.AdminToken)
 	require.NoError(t, adm.Expect(ctx, 200, "POST", "/clock/advance", map[string]any{"seconds": 61}, nil))
-	r, err := anon[1].Do(ctx, "GET", "/team", nil)
-	require.NoError(t, err)
-	requireCode(t, r, 401, "invalid_key")
+	// Node b sees the advance within clock.CacheFor (25 ms).
+	waitFor(t, 5*time.Second, func() bool {
+		r, err := anon[1].Do(ctx, "GET", "/team", nil)
+		require.NoError(t, err)
+		return r.Status == 401 && r.ErrorCode() == "invalid_key"
+	})
 }
 
 func TestOpenAPIDocumentsAccess(t *testing.T) {

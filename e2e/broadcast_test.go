@@ -18,12 +18,19 @@ func rosterPhone(block, i int) string {
 	return fmt.Sprintf("+1%s%03d%04d", areas[block%len(areas)], 200+i/10000, i%10000)
 }
 
-// importMembers adds n athletes through the admin CSV import.
+// importMembers adds n athletes through the admin CSV import, 1,000 rows a request.
 func importMembers(t *testing.T, admin *harness.Client, teamID string, block, n int) {
+	t.Helper()
+	for from := 0; from < n; from += 1000 {
+		importChunk(t, admin, teamID, block, from, min(n, from+1000))
+	}
+}
+
+func importChunk(t *testing.T, admin *harness.Client, teamID string, block, from, to int) {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("name,phone,role\n")
-	for i := 0; i < n; i++ {
+	for i := from; i < to; i++ {
 		fmt.Fprintf(&b, "Athlete %d,%s,athlete\n", i, rosterPhone(block, i))
 	}
 	r, err := admin.Do(context.Background(), "POST", "/teams/"+teamID+"/members/import", b.String(), "Content-Type", "text/csv")
@@ -34,7 +41,7 @@ func importMembers(t *testing.T, admin *harness.Client, teamID string, block, n 
 		Failed  int `json:"failed"`
 	}
 	require.NoError(t, r.Data(&res))
-	require.Equal(t, n, res.Created)
+	require.Equal(t, to-from, res.Created)
 }
 
 // TestThousandMemberBroadcast: exactly 1,000 carrier sends, report counts
