@@ -36,6 +36,9 @@ test-e2e: pg-image
 fuzz: ## a short run of every fuzz target
 	$(GO) test ./platform/phone/ -run=^$$ -fuzz=FuzzParse -fuzztime=30s
 	$(GO) test ./platform/auth/ -run=^$$ -fuzz=FuzzParseBearer -fuzztime=30s
+	$(GO) test ./modules/messaging/internal/domain/ -run=^$$ -fuzz=FuzzSegments -fuzztime=30s
+	$(GO) test ./modules/messaging/internal/domain/ -run=^$$ -fuzz=FuzzFindTags -fuzztime=30s
+	$(GO) test ./modules/webhooks/internal/signature/ -run=^$$ -fuzz=FuzzParseVerify -fuzztime=30s
 
 bench: pg-image ## load harness; writes docs/BENCHMARKS.md
 	$(GO) run ./e2e/bench -out docs/BENCHMARKS.md
