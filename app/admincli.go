@@ -7,10 +7,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"os"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // adminClient calls the admin API.
@@ -131,7 +137,8 @@ func newAdminCmd(getenv func(string) string, stdout io.Writer) *cobra.Command {
 		}
 		return call(cmd.Context(), c, strings.ToUpper(args[0]), args[1], body, stdout)
 	}
-	admin.AddCommand(req, newImportCmd(client, stdout))
+	groups["members"].AddCommand(newImportCmd(client, stdout))
+	admin.AddCommand(req)
 	return admin
 }
 
@@ -244,10 +251,229 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// newImportCmd is a placeholder until the roster import lands; it keeps the
-// command tree stable.
+// newImportCmd is `teamtext admin members import FILE --team TEAM_ID`. It
+// uploads a roster CSV with a progress bar, shows a spinner while the
+// server writes the rows, then prints the JSON answer to stdout, and the
+// failed rows ("line N: code: message") and a one-line summary to stderr.
+// Exit status: 0 every row created, 1 a row failed or the request was
+// refused, 2 usage or configuration errors. When stderr is not a terminal
+// (CI), progress is a few plain lines instead of a redrawn bar.
 func newImportCmd(client func() (*adminClient, error), stdout io.Writer) *cobra.Command {
-	return &cobra.Command{Use: "import", Hidden: true, RunE: func(*cobra.Command, []string) error {
-		return fmt.Errorf("members import is not available yet")
-	}}
+	var team string
+	cmd := &cobra.Command{
+		Use:   "import FILE --team TEAM_ID",
+		Short: "Import members from a CSV file, with per-row results",
+		Long: "Import members from a CSV file (UTF-8, header row required; columns name, phone, email, role, status, " +
+			"groups as names or ids separated by \";\", and the team's custom field keys). Each row is imported on its " +
+			"own: a failed row never undoes another. The JSON answer goes to stdout; failed rows and a summary to stderr. " +
+			"Exit status 1 if any row failed.",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return &ExitError{Code: 2, Err: fmt.Errorf("usage: teamtext admin members import FILE --team TEAM_ID")}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&team, "team", "", "team id (required)")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &ExitError{Code: 2, Err: err} })
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if team == "" {
+			return &ExitError{Code: 2, Err: fmt.Errorf("usage: --team TEAM_ID is required")}
+		}
+		c, err := client()
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(args[0])
+		if err != nil {
+			return &ExitError{Code: 2, Err: fmt.Errorf("import: %w", err)}
+		}
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil {
+			return &ExitError{Code: 2, Err: fmt.Errorf("import: %w", err)}
+		}
+		if !info.Mode().IsRegular() {
+			return &ExitError{Code: 2, Err: fmt.Errorf("import: %s is not a regular file", args[0])}
+		}
+		ui := newImportUI(cmd.ErrOrStderr(), info.Size())
+		started := time.Now()
+		status, body, err := ui.upload(cmd.Context(), c, "/teams/"+url.PathEscape(team)+"/members/import", f, info.Size())
+		ui.done()
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		return reportImport(stdout, cmd.ErrOrStderr(), status, body, time.Since(started))
+	}
+	return cmd
+}
+
+// importUI shows the upload's progress, then a spinner until the answer.
+type importUI struct {
+	w        io.Writer
+	tty      bool
+	bar      *progressbar.ProgressBar
+	mu       sync.Mutex
+	spinner  *progressbar.ProgressBar
+	waiting  bool
+	size     int64
+	sent     int64 // plain mode: bytes read so far
+	nextStep int64 // plain mode: the next percentage to report
+}
+
+func newImportUI(w io.Writer, size int64) *importUI {
+	f, ok := w.(*os.File)
+	u := &importUI{w: w, tty: ok && term.IsTerminal(int(f.Fd())), size: size, nextStep: 25}
+	u.bar = progressbar.NewOptions64(size,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("uploading"),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionShowTotalBytes(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetPredictTime(false),
+		progressbar.OptionSetVisibility(u.tty),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
+	)
+	if !u.tty {
+		fmt.Fprintf(w, "uploading %d bytes\n", size)
+	}
+	return u
+}
+
+// upload POSTs the file as text/csv, counting bytes as the transport reads
+// them, and returns the answer's status and body.
+func (u *importUI) upload(ctx context.Context, c *adminClient, path string, f io.Reader, size int64) (int, []byte, error) {
+	body := &importReader{r: io.LimitReader(f, size), ui: u}
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { u.uploaded() }}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.base+"/admin/v1"+path, body)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.ContentLength = size
+	if size == 0 {
+		req.Body = http.NoBody
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "text/csv")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("POST %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp.StatusCode, nil, fmt.Errorf("POST %s: read answer: %w", path, err)
+	}
+	return resp.StatusCode, b, nil
+}
+
+// importReader feeds the bar (and, in plain mode, prints every 25%).
+type importReader struct {
+	r  io.Reader
+	ui *importUI
+}
+
+func (r *importReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.ui.progress(n)
+	return n, err
+}
+
+func (u *importUI) progress(n int) {
+	if n == 0 {
+		return
+	}
+	if u.tty {
+		_ = u.bar.Add(n)
+		return
+	}
+	// The bar draws nothing when invisible (and counts nothing), so plain
+	// mode counts for itself.
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.sent += int64(n)
+	if pct := u.sent * 100 / max(u.size, 1); pct >= u.nextStep {
+		fmt.Fprintf(u.w, "uploaded %d%% (%d of %d bytes)\n", pct, u.sent, u.size)
+		u.nextStep = (pct/25 + 1) * 25
+	}
+}
+
+// uploaded is called once the request is written: the server now imports.
+func (u *importUI) uploaded() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.waiting {
+		return
+	}
+	u.waiting = true
+	if !u.tty {
+		fmt.Fprintln(u.w, "upload complete; the server is importing the rows…")
+		return
+	}
+	_ = u.bar.Finish()
+	u.spinner = progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(u.w),
+		progressbar.OptionSetDescription("importing rows"),
+		progressbar.OptionSpinnerType(14),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionClearOnFinish(),
+	)
+	_ = u.spinner.RenderBlank()
+}
+
+// done stops the spinner, if it runs.
+func (u *importUI) done() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.spinner != nil {
+		_ = u.spinner.Finish()
+		u.spinner = nil
+	}
+}
+
+// reportImport prints the answer to stdout, failed rows and the summary to
+// stderr, and turns failures into exit status 1.
+func reportImport(stdout, stderr io.Writer, status int, body []byte, took time.Duration) error {
+	out := body
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, body, "", "  ") == nil {
+		out = pretty.Bytes()
+	}
+	fmt.Fprintln(stdout, string(out))
+	if status >= 300 {
+		var e struct {
+			Error struct{ Code, Message string } `json:"error"`
+		}
+		_ = json.Unmarshal(body, &e)
+		return &ExitError{Code: 1, Err: fmt.Errorf("import refused: HTTP %d %s: %s", status, e.Error.Code, e.Error.Message)}
+	}
+	var ans struct {
+		Data struct {
+			Created int `json:"created"`
+			Failed  int `json:"failed"`
+			Rows    []struct {
+				Line   int    `json:"line"`
+				Status string `json:"status"`
+				Error  *struct {
+					Code    string `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			} `json:"rows"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &ans); err != nil {
+		return fmt.Errorf("import: decode answer: %w", err)
+	}
+	for _, r := range ans.Data.Rows {
+		if r.Error != nil {
+			fmt.Fprintf(stderr, "line %d: %s: %s\n", r.Line, r.Error.Code, r.Error.Message)
+		}
+	}
+	d := ans.Data
+	fmt.Fprintf(stderr, "imported %d rows in %s: %d created, %d failed\n", d.Created+d.Failed, took.Round(10*time.Millisecond), d.Created, d.Failed)
+	if d.Failed > 0 {
+		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d rows failed", d.Failed, d.Created+d.Failed)}
+	}
+	return nil
 }

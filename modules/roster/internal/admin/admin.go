@@ -98,6 +98,7 @@ type memberPath struct {
 // Register adds the roster's admin operations.
 func Register(api huma.API, svc *service.Service) {
 	registerRoster(api, svc)
+	registerImport(api, svc)
 	tags := []string{"Teams"}
 	httpapi.Register(api, huma.Operation{
 		OperationID: "admin-create-team", Method: http.MethodPost, Path: "/teams", Tags: tags, DefaultStatus: http.StatusCreated,

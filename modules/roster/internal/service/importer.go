@@ -1,0 +1,465 @@
+// CSV roster import: the dashboard adds up to ImportMaxRows members in one
+// request.
+//
+// Atomicity is per row. The whole file is read and checked first (UTF-8,
+// CSV syntax, header, row count), so a request refused with 400 writes
+// nothing. Then every data row runs in its own transaction through
+// CreateMember, the same use case as a single dashboard add: validation, the
+// opted_out, member_exists and staff_member_protected rules, and
+// member.joined for an active member, together with the row's groups and
+// custom-field values. A failing row rolls back alone and never undoes
+// another; its result names its CSV line. Rows are written by a few workers
+// at once, partitioned by phone number, so rows about one number are
+// applied in file order (the second of two identical rows is member_exists)
+// and the outcome does not depend on scheduling.
+//
+// A time budget bounds the work so that the caller always gets its answer
+// (the admin server's write timeout is 60 s): rows not started when it runs
+// out fail with import_timeout and can be imported again; rows already
+// imported then answer member_exists.
+
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
+	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/platform/fault"
+)
+
+const (
+	// ImportMaxRows is the most data rows one import may carry.
+	ImportMaxRows = 20000
+	// importWorkers is how many rows are written concurrently. Each holds one
+	// database connection for the length of a row's transaction.
+	importWorkers = 4
+	// importMaxValue bounds a custom-field value, as PATCH .../custom-fields does.
+	importMaxValue = 1000
+)
+
+// Outcomes of an import row.
+const (
+	ImportCreated = "created"
+	ImportFailed  = "failed"
+)
+
+// CodeImportTimeout is a row's error when the import's time budget ran out
+// before the row was started; nothing was written for it.
+const CodeImportTimeout = "import_timeout"
+
+// ImportRow is the outcome of one CSV data row.
+type ImportRow struct {
+	Line     int          // CSV line the row starts on; the header is line 1
+	Status   string       // ImportCreated or ImportFailed
+	MemberID string       // the new member, when created
+	Err      *fault.Error // why the row failed, when failed
+}
+
+// ImportResult is the outcome of an import: every data row in file order,
+// with totals. Blank rows (every cell empty) are skipped and not listed.
+type ImportResult struct {
+	Created, Failed int
+	Rows            []ImportRow
+}
+
+// importSheet is a parsed file: where each column is, and the data rows.
+type importSheet struct {
+	columns int            // header width
+	builtin map[string]int // name, phone, ... → cell index
+	fields  []importField  // custom-field columns
+	rows    []importRecord
+}
+
+type importField struct {
+	index int
+	field postgres.CustomField
+}
+
+type importRecord struct {
+	line  int
+	cells []string
+}
+
+// importPlan is a row checked without I/O, ready to be written.
+type importPlan struct {
+	idx    int // index in ImportResult.Rows
+	member NewMember
+	phone  string // E.164; the worker partition key
+	groups []string
+	values []importValue
+}
+
+type importValue struct {
+	fieldID, value string
+}
+
+// ImportMembers imports a roster CSV (see the file comment for the rules).
+// The header row is required; columns are matched case-insensitively, in
+// any order: name and phone (required), email, role (default athlete; staff
+// roles allowed), status (pending or active, default active), groups (names
+// or ids separated by ";"), and any custom field key of the team. A
+// file-level problem answers 400 invalid_request and writes nothing; row
+// problems are reported per row. No row is started once budget (wall time
+// from the call; 0 for none) has elapsed.
+func (s *Service) ImportMembers(ctx context.Context, teamID string, data []byte, budget time.Duration) (*ImportResult, error) {
+	// Real elapsed time, not s.clock: the budget protects an HTTP deadline,
+	// which the test clock's offset does not move.
+	var stopAt time.Time
+	if budget > 0 {
+		stopAt = time.Now().Add(budget)
+	}
+	if _, err := s.repo.Team(ctx, teamID); err != nil {
+		return nil, mapNotFound(err, errTeamNotFound)
+	}
+	fields, err := s.repo.CustomFields(ctx, teamID)
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	sheet, err := parseImport(data, fields)
+	if err != nil {
+		return nil, err
+	}
+	groups, err := s.groupIndex(ctx, teamID)
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+
+	res := &ImportResult{Rows: make([]ImportRow, len(sheet.rows))}
+	plans := make([]importPlan, 0, len(sheet.rows))
+	for i, rec := range sheet.rows {
+		res.Rows[i] = ImportRow{Line: rec.line}
+		p, ferr := sheet.plan(rec, groups)
+		if ferr != nil {
+			res.Rows[i].Status, res.Rows[i].Err = ImportFailed, ferr
+			continue
+		}
+		p.idx = i
+		plans = append(plans, p)
+	}
+	s.writeImport(ctx, teamID, plans, res.Rows, stopAt)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	for _, r := range res.Rows {
+		if r.Status == ImportCreated {
+			res.Created++
+		} else {
+			res.Failed++
+		}
+	}
+	return res, nil
+}
+
+// writeImport writes the planned rows with importWorkers workers, each
+// owning the phones that hash to it and taking its rows in file order. No
+// row is started after stopAt (unless it is zero).
+func (s *Service) writeImport(ctx context.Context, teamID string, plans []importPlan, rows []ImportRow, stopAt time.Time) {
+	timedOut := fault.New(fault.Unavailable, CodeImportTimeout,
+		"not imported: the import ran out of time before this row; import these rows again (rows already imported answer member_exists)")
+	queues := make([][]*importPlan, importWorkers)
+	for i := range plans {
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(plans[i].phone))
+		q := h.Sum32() % importWorkers
+		queues[q] = append(queues[q], &plans[i])
+	}
+	var wg sync.WaitGroup
+	for _, queue := range queues {
+		wg.Go(func() {
+			for _, p := range queue {
+				if ctx.Err() != nil {
+					return // the caller is gone; ImportMembers reports ctx's error
+				}
+				row := &rows[p.idx]
+				if !stopAt.IsZero() && time.Now().After(stopAt) {
+					row.Status, row.Err = ImportFailed, timedOut
+					continue
+				}
+				id, err := s.importRow(ctx, teamID, p)
+				if err != nil {
+					row.Status, row.Err = ImportFailed, rowFault(err)
+					continue
+				}
+				row.Status, row.MemberID = ImportCreated, id
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// importRow adds one member with their groups and values in one transaction.
+func (s *Service) importRow(ctx context.Context, teamID string, p *importPlan) (string, error) {
+	var memberID string
+	err := s.db.Tx(ctx, func(ctx context.Context) error {
+		m, err := s.CreateMember(ctx, teamID, p.member, true)
+		if err != nil {
+			return err
+		}
+		if len(p.groups) > 0 {
+			// Re-checked in the transaction: a group may be deleted mid-import.
+			groups, err := s.checkGroups(ctx, teamID, p.groups)
+			if err != nil {
+				return err
+			}
+			for _, g := range groups {
+				if err := s.repo.AddToGroup(ctx, teamID, g, m.ID); err != nil {
+					return err
+				}
+			}
+		}
+		for _, v := range p.values {
+			if err := s.repo.SetCustomValue(ctx, m.ID, v.fieldID, v.value); err != nil {
+				return err
+			}
+		}
+		memberID = m.ID
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("import row: %w", err)
+	}
+	return memberID, nil
+}
+
+// rowFault is what a failed row reports: the use case's fault, or a
+// server_error whose cause stays in Err (logged, never shown).
+func rowFault(err error) *fault.Error {
+	if f, ok := fault.As(err); ok && f.Kind != fault.Internal {
+		return f
+	}
+	return &fault.Error{Kind: fault.Internal, Code: fault.CodeServerError, Message: "this row could not be written; import it again", Err: err}
+}
+
+// importGroups finds a team's groups by id or by name.
+type importGroups struct {
+	byID, byName map[string]string
+}
+
+// lookup resolves a groups cell token: an id, else a name (any case).
+func (g importGroups) lookup(tok string) (string, bool) {
+	if id, ok := g.byID[tok]; ok {
+		return id, true
+	}
+	id, ok := g.byName[foldName(tok)]
+	return id, ok
+}
+
+// groupIndex loads every group of a team, a page at a time.
+func (s *Service) groupIndex(ctx context.Context, teamID string) (importGroups, error) {
+	const page = 500
+	idx := importGroups{byID: map[string]string{}, byName: map[string]string{}}
+	for offset := 0; ; offset += page {
+		gs, err := s.repo.Groups(ctx, teamID, page, offset)
+		if err != nil {
+			return idx, err
+		}
+		for _, g := range gs[:min(len(gs), page)] {
+			idx.byID[g.ID] = g.ID
+			idx.byName[foldName(g.Name)] = g.ID
+		}
+		if len(gs) <= page {
+			return idx, nil
+		}
+	}
+}
+
+// foldName is the lookup key of a group name: as the unique index has it,
+// names are unique per team regardless of case.
+func foldName(name string) string {
+	return strings.ToLower(strings.TrimSpace(name))
+}
+
+// builtinColumn reports whether h (lowercased) is one of the import's own columns.
+func builtinColumn(h string) bool {
+	switch h {
+	case "name", "phone", "email", "role", "status", "groups":
+		return true
+	}
+	return false
+}
+
+// parseImport checks the file as a whole: UTF-8 (a BOM is dropped), valid
+// CSV, a header naming name and phone and no unknown column, and at most
+// ImportMaxRows data rows. Any problem is a 400 for the whole request.
+func parseImport(data []byte, fields []postgres.CustomField) (*importSheet, error) {
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	if !utf8.Valid(data) {
+		return nil, fault.Invalidf("the file is not UTF-8 text; nothing was imported")
+	}
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1 // a short or long row is that row's error, not the file's
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, fault.Invalidf("the file is empty: the first line must be a header row with at least name and phone")
+	}
+	if err != nil {
+		return nil, csvFault(err)
+	}
+	sheet := &importSheet{columns: len(header), builtin: map[string]int{}}
+	byKey := make(map[string]postgres.CustomField, len(fields))
+	for _, f := range fields {
+		byKey[f.Key] = f
+	}
+	seen := map[string]bool{}
+	var unknown []string
+	for i, h := range header {
+		h = strings.ToLower(strings.TrimSpace(h))
+		switch {
+		case h == "":
+			return nil, fault.Invalidf("header column %d has no name; nothing was imported", i+1)
+		case seen[h]:
+			return nil, fault.Invalidf("column %q appears twice in the header; nothing was imported", h)
+		case builtinColumn(h):
+			sheet.builtin[h] = i
+		default:
+			f, ok := byKey[h]
+			if !ok {
+				unknown = append(unknown, h)
+				continue
+			}
+			sheet.fields = append(sheet.fields, importField{index: i, field: f})
+		}
+		seen[h] = true
+	}
+	if len(unknown) > 0 {
+		return nil, fault.Invalidf("unknown column %s: columns are name, phone, email, role, status, groups and the team's custom field keys; nothing was imported",
+			quoteJoin(unknown))
+	}
+	var missing []string
+	for _, req := range []string{"name", "phone"} {
+		if _, ok := sheet.builtin[req]; !ok {
+			missing = append(missing, req)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fault.Invalidf("the header row must include the name and phone columns; missing: %s; nothing was imported", strings.Join(missing, ", "))
+	}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, csvFault(err)
+		}
+		if blank(rec) {
+			continue
+		}
+		if len(sheet.rows) == ImportMaxRows {
+			return nil, fault.Invalidf("the file has more than %d data rows; split it into several imports", ImportMaxRows)
+		}
+		line, _ := cr.FieldPos(0)
+		sheet.rows = append(sheet.rows, importRecord{line: line, cells: rec})
+	}
+	return sheet, nil
+}
+
+func csvFault(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		where := fmt.Sprintf("line %d, column %d", pe.Line, pe.Column)
+		if pe.StartLine != pe.Line {
+			where = fmt.Sprintf("the record starting on line %d (%s)", pe.StartLine, where)
+		}
+		return fault.Invalidf("the file is not valid CSV: %s: %v; nothing was imported", where, pe.Err)
+	}
+	return fmt.Errorf("read import: %w", err)
+}
+
+func blank(rec []string) bool {
+	for _, c := range rec {
+		if strings.TrimSpace(c) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func quoteJoin(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// plan checks a row without I/O, in the order CreateMember checks a member
+// (so a row reports the error a single add would), then groups and values.
+func (sh *importSheet) plan(rec importRecord, groups importGroups) (importPlan, *fault.Error) {
+	var p importPlan
+	if len(rec.cells) != sh.columns {
+		return p, fault.Invalidf("the row has %d fields; the header has %d", len(rec.cells), sh.columns)
+	}
+	cell := func(col string) string {
+		if i, ok := sh.builtin[col]; ok {
+			return strings.TrimSpace(rec.cells[i])
+		}
+		return ""
+	}
+	var err error
+	in := NewMember{Name: cell("name"), Phone: cell("phone"), Email: cell("email"),
+		Role: strings.ToLower(cell("role")), Status: strings.ToLower(cell("status"))}
+	if in.Role == "" {
+		in.Role = "athlete"
+	}
+	if _, err = domain.ValidName("name", in.Name); err != nil {
+		return p, asFault(err)
+	}
+	if p.phone, err = domain.ValidPhone("phone", in.Phone); err != nil {
+		return p, asFault(err)
+	}
+	if _, err = domain.ValidEmail(in.Email); err != nil {
+		return p, asFault(err)
+	}
+	if _, err = domain.ValidRole(in.Role, true); err != nil {
+		return p, asFault(err)
+	}
+	switch in.Status {
+	case "", domain.StatusActive, domain.StatusPending:
+	default:
+		return p, fault.Invalidf("status must be pending or active")
+	}
+	p.member = in
+	for _, tok := range strings.Split(cell("groups"), ";") {
+		tok = strings.TrimSpace(tok)
+		if tok == "" {
+			continue
+		}
+		id, ok := groups.lookup(tok)
+		if !ok {
+			return p, fault.Newf(fault.Invalid, domain.CodeInvalidGroup, "groups: %q is not a group name or id of this team", tok)
+		}
+		p.groups = append(p.groups, id)
+	}
+	p.groups = dedupe(p.groups)
+	for _, f := range sh.fields {
+		v := strings.TrimSpace(rec.cells[f.index])
+		if v == "" {
+			continue
+		}
+		if len(v) > importMaxValue {
+			return p, fault.Invalidf("%s: longer than %d bytes", f.field.Key, importMaxValue)
+		}
+		p.values = append(p.values, importValue{fieldID: f.field.ID, value: v})
+	}
+	return p, nil
+}
+
+// asFault returns the fault a domain check gave (they always give one).
+func asFault(err error) *fault.Error {
+	if f, ok := fault.As(err); ok {
+		return f
+	}
+	return fault.Invalidf("%v", err)
+}
