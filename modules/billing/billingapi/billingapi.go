@@ -88,6 +88,10 @@ type Accounts interface {
 	Open(ctx context.Context, teamID string, s Settings) error
 	Update(ctx context.Context, teamID string, p Patch) error
 	Get(ctx context.Context, teamID string) (Account, error)
+	// Status is Get without the credit figures (CreditsUsed and TrialUsed
+	// are zero): one indexed row read, for hot paths (every request's plan
+	// and card check, every published event).
+	Status(ctx context.Context, teamID string) (Account, error)
 	// Consume records credits for one send (ref: the message id) in the
 	// caller's transaction. It locks the account, so concurrent sends are
 	// serialised: a trial team can never go below zero (402 trial_limit).

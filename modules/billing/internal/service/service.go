@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
@@ -97,8 +98,8 @@ func (a *Accounts) Update(ctx context.Context, teamID string, p billingapi.Patch
 	})
 }
 
-// Get reads a team's account with this period's credits used.
-func (a *Accounts) Get(ctx context.Context, teamID string) (billingapi.Account, error) {
+// Status implements billingapi.Accounts: the account without credit figures.
+func (a *Accounts) Status(ctx context.Context, teamID string) (billingapi.Account, error) {
 	row := new(postgres.Account)
 	err := a.db.IDB(ctx).NewSelect().Model(row).Where("team_id = ?", teamID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -107,20 +108,25 @@ func (a *Accounts) Get(ctx context.Context, teamID string) (billingapi.Account, 
 	if err != nil {
 		return billingapi.Account{}, fmt.Errorf("select billing account: %w", err)
 	}
-	base := string(row.Plan)
-	if len(base) > 7 && base[len(base)-7:] == "_season" {
-		base = base[:len(base)-7]
+	base := strings.TrimSuffix(string(row.Plan), "_season")
+	return billingapi.Account{TeamID: row.TeamID, Plan: row.Plan, CardOnFile: row.CardOnFile, PaymentState: row.PaymentState,
+		Trial: row.Trial, TrialCredits: row.TrialCredits, CreditsIncluded: CreditsIncluded[base]}, nil
+}
+
+// Get reads a team's account with this period's credits used and the trial credits used.
+func (a *Accounts) Get(ctx context.Context, teamID string) (billingapi.Account, error) {
+	acc, err := a.Status(ctx, teamID)
+	if err != nil {
+		return acc, err
 	}
-	var used, trialUsed int
 	err = a.db.IDB(ctx).QueryRowContext(ctx, `SELECT
   coalesce(sum(credits) FILTER (WHERE period = ? AND NOT trial), 0),
   coalesce(sum(credits) FILTER (WHERE trial), 0)
-FROM billing_credit_entries WHERE team_id = ?`, Period(a.clock.Now()), teamID).Scan(&used, &trialUsed)
+FROM billing_credit_entries WHERE team_id = ?`, Period(a.clock.Now()), teamID).Scan(&acc.CreditsUsed, &acc.TrialUsed)
 	if err != nil {
 		return billingapi.Account{}, fmt.Errorf("credits used: %w", err)
 	}
-	return billingapi.Account{TeamID: row.TeamID, Plan: row.Plan, CardOnFile: row.CardOnFile, PaymentState: row.PaymentState,
-		Trial: row.Trial, TrialCredits: row.TrialCredits, CreditsUsed: used, CreditsIncluded: CreditsIncluded[base], TrialUsed: trialUsed}, nil
+	return acc, nil
 }
 
 // Consume implements billingapi.Accounts.
@@ -153,7 +159,7 @@ VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (team_id, ref) DO NOTHING`, teamID, Period
 
 // Access implements auth.Accounts for the public API's gate.
 func (a *Accounts) Access(ctx context.Context, teamID string) (auth.AccountAccess, error) {
-	acc, err := a.Get(ctx, teamID)
+	acc, err := a.Status(ctx, teamID)
 	if err != nil {
 		return auth.AccountAccess{}, err
 	}

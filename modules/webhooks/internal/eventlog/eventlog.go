@@ -79,7 +79,7 @@ func (l *Log) publish(ctx context.Context, ev events.Event, webhookID string) (P
 	if err != nil {
 		return Published{}, fmt.Errorf("publish %s: team: %w", ev.Type, err)
 	}
-	acc, err := l.billing.Get(ctx, ev.TeamID)
+	acc, err := l.billing.Status(ctx, ev.TeamID)
 	if err != nil {
 		return Published{}, fmt.Errorf("publish %s: account: %w", ev.Type, err)
 	}

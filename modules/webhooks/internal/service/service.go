@@ -112,7 +112,7 @@ func (s *Service) Create(ctx context.Context, in NewWebhook) (*Created, error) {
 	if !m.KeyOwner() {
 		return nil, errNotKeyOwner
 	}
-	acc, err := s.Billing.Get(ctx, in.TeamID)
+	acc, err := s.Billing.Status(ctx, in.TeamID)
 	if err != nil {
 		return nil, fmt.Errorf("webhook account: %w", err)
 	}
