@@ -263,3 +263,44 @@ func TestOpenAPIDocumentsAccess(t *testing.T) {
 	require.Contains(t, op.Responses, "403")
 	require.Contains(t, op.Responses, "429")
 }
+
+// TestSendAndHeavyLimitsAcrossNodes: sends (20/min) and the heavy pool
+// (10/min) hold across two nodes sharing the database.
+func TestSendAndHeavyLimitsAcrossNodes(t *testing.T) {
+	t.Parallel()
+	_, api := messagingTeam(t, harness.TeamOptions{})
+	addMember(t, api, map[string]any{"name": "A", "phone": "2025550501"})
+	second := startService(t)
+	key := api.Token
+	nodes := []*harness.Client{api, harness.NewClient(second.PublicURL+"/api/v1", key)}
+	burst := func(n int, body func(i int) (string, any)) map[int]int {
+		var mu sync.Mutex
+		out := map[int]int{}
+		var wg sync.WaitGroup
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				path, b := body(i)
+				r, err := nodes[i%2].Do(context.Background(), "POST", path, b)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				out[r.Status]++
+				mu.Unlock()
+			}(i)
+		}
+		wg.Wait()
+		return out
+	}
+	sends := burst(30, func(i int) (string, any) {
+		return "/messages", map[string]any{"text": "Limit test", "audience": "families"}
+	})
+	require.Equal(t, map[int]int{201: 20, 429: 10}, sends)
+	heavy := burst(15, func(i int) (string, any) {
+		return "/recipients/validate", map[string]any{"phones": []string{"2025550502"}}
+	})
+	require.Equal(t, map[int]int{200: 10, 429: 5}, heavy)
+}
