@@ -68,6 +68,7 @@ var Module = fx.Module("messaging",
 		func(api httpapi.Public, s *service.Service) { msghttp.Register(api.API, s) },
 		func(api httpapi.Admin, s *service.Service, sim *simulator.Simulator) { admin.Register(api.API, s, sim) },
 	),
+	inboundOptions, // inbound texts, keywords, inbox, analytics (deps.go)
 )
 
 // CarrierRoutes are the carrier's HTTP endpoints outside /api/v1 (status

@@ -158,3 +158,13 @@ type OptOuts interface {
 	OptInBySMS(ctx context.Context, teamID, phone string) (bool, error)
 	IsOptedOut(ctx context.Context, teamID, phone string) (bool, error)
 }
+
+// Stats counts roster facts for messaging's analytics (GET /analytics).
+// The range is half-open: from inclusive, to exclusive (UTC instants).
+type Stats interface {
+	// Counts returns newMembers, the roster entries created in the range
+	// that are still on the roster and not pending approval, and optOuts,
+	// the numbers whose opt-out was recorded in the range and that are still
+	// opted out (a START removes the record, so it no longer counts).
+	Counts(ctx context.Context, teamID string, from, to time.Time) (newMembers, optOuts int, err error)
+}

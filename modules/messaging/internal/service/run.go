@@ -157,6 +157,9 @@ func (s *Service) Ingest(ctx context.Context, a carrier.StatusArgs) error {
 		if err := s.Repo.UpdateDelivery(ctx, d); err != nil {
 			return err
 		}
+		if err := s.Repo.CountFinal(ctx, d); err != nil { // analytics: per-day counters (inbound package)
+			return err
+		}
 		if !domain.IsFinal(d.Status) {
 			return nil
 		}

@@ -273,6 +273,9 @@ func (s *Service) dispatch(ctx context.Context, m *postgres.Message, p *Plan) er
 			return err
 		}
 	}
+	if err := s.Repo.CountBroadcast(ctx, m, len(ds), now); err != nil { // analytics: per-day counters (inbound package)
+		return err
+	}
 	var params []river.InsertManyParams
 	for i := 0; i < len(ds); i += FanoutBatch {
 		batch := ds[i:min(i+FanoutBatch, len(ds))]

@@ -1,0 +1,212 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/platform/auth"
+	"github.com/teamtext/teamtext/platform/httpapi"
+)
+
+// This file is the public API of inbound texts, the inbox and analytics.
+
+// InboundMember is the roster entry an inbound text came from.
+type InboundMember struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Role string `json:"role"`
+}
+
+// InboundMessage is a text sent to the team number, with the fields of the
+// message.received event.
+type InboundMessage struct {
+	MessageID         string         `json:"message_id"`
+	ProviderMessageID string         `json:"provider_message_id" doc:"The carrier's id of the text."`
+	From              string         `json:"from" doc:"The sender, E.164."`
+	To                string         `json:"to" doc:"The team number texted, E.164."`
+	Body              string         `json:"body"`
+	Keyword           *string        `json:"keyword" doc:"stop, start or help when the whole text is a keyword (see the operation's description); null otherwise."`
+	GroupID           *string        `json:"group_id" doc:"The group of the latest broadcast sent to this number, if it went to a group; else null."`
+	Member            *InboundMember `json:"member" doc:"The roster entry: the oldest active entry with the number, else its oldest entry; null when the number is not on the roster."`
+	ReceivedAt        time.Time      `json:"received_at"`
+}
+
+// StaffReply is a staff member's latest reply to an inbox item.
+type StaffReply struct {
+	Body     string    `json:"body" doc:"The text sent, team prefix included."`
+	MemberID string    `json:"member_id" doc:"The staff member who replied."`
+	SentAt   time.Time `json:"sent_at" doc:"When the reply was made."`
+}
+
+// InboxItem is an inbound text as the inbox shows it.
+type InboxItem struct {
+	InboundMessage
+	ReadAt      *time.Time  `json:"read_at" doc:"When it was first marked read (replying marks it read); null while unread."`
+	RepliedAt   *time.Time  `json:"replied_at" doc:"When staff first replied; null if never."`
+	LatestReply *StaffReply `json:"latest_reply" doc:"The latest staff reply; null if none."`
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// InboundMessageFrom renders a stored text.
+func InboundMessageFrom(in *postgres.Inbound) InboundMessage {
+	out := InboundMessage{MessageID: in.ID, ProviderMessageID: in.ProviderMessageID, From: in.FromPhone, To: in.ToPhone, Body: in.Body,
+		Keyword: optional(in.Keyword), GroupID: optional(in.GroupID), ReceivedAt: in.ReceivedAt.UTC()}
+	if in.MemberID != "" {
+		out.Member = &InboundMember{ID: in.MemberID, Name: in.MemberName, Role: in.MemberRole}
+	}
+	return out
+}
+
+// InboxItemFrom renders a stored text as an inbox item.
+func InboxItemFrom(in *postgres.Inbound) InboxItem {
+	out := InboxItem{InboundMessage: InboundMessageFrom(in), ReadAt: in.ReadAt, RepliedAt: in.RepliedAt}
+	if in.ReplySentAt != nil {
+		out.LatestReply = &StaffReply{Body: in.ReplyBody, MemberID: in.ReplyMemberID, SentAt: in.ReplySentAt.UTC()}
+	}
+	return out
+}
+
+// UnreadCount is the answer of GET /inbox/unread-count.
+type UnreadCount struct {
+	UnreadCount int `json:"unread_count"`
+}
+
+// ReadAll is the answer of POST /inbox/read-all.
+type ReadAll struct {
+	Marked int `json:"marked" doc:"How many unread texts were marked read."`
+}
+
+// Analytics is the answer of GET /analytics.
+type Analytics struct {
+	From          string  `json:"from" doc:"First UTC day counted (YYYY-MM-DD)."`
+	To            string  `json:"to" doc:"Last UTC day counted (YYYY-MM-DD), included."`
+	Broadcasts    int64   `json:"broadcasts" doc:"Broadcasts dispatched (sent to their recipients) on these days; approvals pending, rejected or expired are not counted."`
+	Deliveries    int64   `json:"deliveries" doc:"Texts those broadcasts dispatched: one per distinct recipient number."`
+	Delivered     int64   `json:"delivered" doc:"Deliveries the carrier confirmed delivered, counted on the day the text was handed to the carrier."`
+	DeliveryRate  float64 `json:"delivery_rate" doc:"delivered / deliveries, rounded to 4 decimals; 0 when there were no deliveries; at most 1."`
+	TextsReceived int64   `json:"texts_received" doc:"Texts received at the team number (keywords included; held texts once released, on the day they arrived)."`
+	NewMembers    int     `json:"new_members" doc:"Roster entries added on these days that are still on the roster (pending ones excluded)."`
+	OptOuts       int     `json:"opt_outs" doc:"Numbers opted out on these days that are still opted out (a START removes the opt-out)."`
+}
+
+const keywordDoc = "Keywords: the whole text, trimmed of white space and punctuation at both ends, case ignored, inner white space as one space, " +
+	"must be the keyword. keyword is stop for STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE or OPT OUT (OPT-OUT, OPTOUT): every roster entry " +
+	"with the number is opted out (member.opted_out per entry; a number not on the roster is recorded) and no confirmation text is sent " +
+	"(a confirmation, if any, comes from the carrier's own opt-out handling, such as Twilio Advanced Opt-Out); start for START or UNSTOP: " +
+	"an opted-out number is opted back in (member.opted_in per entry), no text sent; help for HELP or INFO: the team's HELP reply " +
+	"(team name, Msg & data rates may apply, Reply STOP to opt out; configurable per team in the dashboard) is texted to that number only. " +
+	"\"STOP.\" and \" stop \" match; \"stop please\" does not and is an ordinary text. Every other text has keyword null " +
+	"(there are no join keywords, so keyword_required never applies here)."
+
+// RegisterInbound adds the public operations of inbound texts, the inbox
+// and analytics.
+func RegisterInbound(api huma.API, svc *inbound.Service) {
+	tags := []string{"Inbound texts"}
+	team := func(ctx context.Context) string { return auth.MustPrincipal(ctx).TeamID }
+
+	httpapi.Register(api, huma.Operation{
+		OperationID: "list-inbound-messages", Method: http.MethodGet, Path: "/inbound-messages", Tags: tags,
+		Summary: "List inbound texts",
+		Description: "Texts sent to the team number, newest first, with the fields of the message.received event. Texts received while a renewal " +
+			"payment is overdue are held: they appear here, and in the event, only after payment succeeds (in arrival order). " + keywordDoc,
+	}, func(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[InboundMessage], error) {
+		rows, err := svc.InboundMessages(ctx, team(ctx), in.Limit, in.Offset)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]InboundMessage, len(rows))
+		for i := range rows {
+			out[i] = InboundMessageFrom(&rows[i])
+		}
+		return httpapi.List(in.PageParams, out), nil
+	})
+
+	const inboxDoc = " The inbox holds the visible texts that are not keywords: STOP, START and HELP texts are handled by the service " +
+		"and listed only by GET /inbound-messages. Replies are sent from the dashboard only."
+	httpapi.Register(api, huma.Operation{
+		OperationID: "list-inbox", Method: http.MethodGet, Path: "/inbox", Tags: tags,
+		Summary:     "List the inbox",
+		Description: "Inbox items, newest first: all, unread (read_at null) or replied (replied_at set)." + inboxDoc,
+	}, func(ctx context.Context, in *struct {
+		Filter string `query:"filter" enum:"all,unread,replied" default:"all" doc:"all, unread or replied."`
+		httpapi.PageParams
+	}) (*httpapi.ListOutput[InboxItem], error) {
+		rows, err := svc.Inbox(ctx, team(ctx), in.Filter, in.Limit, in.Offset)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]InboxItem, len(rows))
+		for i := range rows {
+			out[i] = InboxItemFrom(&rows[i])
+		}
+		return httpapi.List(in.PageParams, out), nil
+	})
+
+	httpapi.Register(api, huma.Operation{
+		OperationID: "inbox-unread-count", Method: http.MethodGet, Path: "/inbox/unread-count", Tags: tags,
+		Summary: "Count unread inbox texts", Description: "The number of inbox items not marked read." + inboxDoc,
+	}, func(ctx context.Context, _ *struct{}) (*httpapi.DataOutput[UnreadCount], error) {
+		n, err := svc.UnreadCount(ctx, team(ctx))
+		if err != nil {
+			return nil, err
+		}
+		return httpapi.Data(UnreadCount{UnreadCount: n}), nil
+	})
+
+	httpapi.Register(api, huma.Operation{
+		OperationID: "inbox-mark-read", Method: http.MethodPost, Path: "/inbox/{message_id}/read", Tags: tags,
+		Summary: "Mark an inbox text read",
+		Description: "Marks one inbox item read (staff see it read in the dashboard); marking it again keeps the first read_at. " +
+			"404 not_found for ids that are not inbox items of the team." + inboxDoc,
+	}, func(ctx context.Context, in *struct {
+		MessageID string `path:"message_id"`
+	}) (*httpapi.DataOutput[InboxItem], error) {
+		row, err := svc.MarkRead(ctx, team(ctx), in.MessageID)
+		if err != nil {
+			return nil, err
+		}
+		return httpapi.Data(InboxItemFrom(row)), nil
+	})
+
+	httpapi.Register(api, huma.Operation{
+		OperationID: "inbox-read-all", Method: http.MethodPost, Path: "/inbox/read-all", Tags: tags,
+		Summary: "Mark every inbox text read", Description: "Marks all unread inbox items read and says how many." + inboxDoc,
+	}, func(ctx context.Context, _ *struct{}) (*httpapi.DataOutput[ReadAll], error) {
+		n, err := svc.MarkAllRead(ctx, team(ctx))
+		if err != nil {
+			return nil, err
+		}
+		return httpapi.Data(ReadAll{Marked: n}), nil
+	})
+
+	httpapi.Register(api, httpapi.WithAccess(huma.Operation{
+		OperationID: "get-analytics", Method: http.MethodGet, Path: "/analytics", Tags: []string{"Analytics"},
+		Summary: "Get analytics totals",
+		Description: "Totals over UTC days from..to, both included: broadcasts, deliveries, delivered, delivery_rate, texts_received, " +
+			"new_members and opt_outs. to defaults to today (UTC) and from to 29 days before to (the last 30 days). At most 366 days; " +
+			"a longer range, from after to, or a date not in YYYY-MM-DD form gives 400 invalid_request. Figures are pre-aggregated per team " +
+			"per UTC day in the transactions that record the facts, so they are current and the answer costs the same for any volume.",
+	}, httpapi.Access{Heavy: true}), func(ctx context.Context, in *struct {
+		From string `query:"from" doc:"First UTC day, YYYY-MM-DD."`
+		To   string `query:"to" doc:"Last UTC day, YYYY-MM-DD, included."`
+	}) (*httpapi.DataOutput[Analytics], error) {
+		t, err := svc.Analytics(ctx, team(ctx), in.From, in.To)
+		if err != nil {
+			return nil, err
+		}
+		return httpapi.Data(Analytics{From: t.From.Format(time.DateOnly), To: t.To.Format(time.DateOnly), Broadcasts: t.Broadcasts,
+			Deliveries: t.Deliveries, Delivered: t.Delivered, DeliveryRate: t.DeliveryRate, TextsReceived: t.TextsReceived,
+			NewMembers: t.NewMembers, OptOuts: t.OptOuts}), nil
+	})
+}

@@ -1,0 +1,77 @@
+// Package inbound holds messaging's inbound use cases: texts people send to
+// a team's number, the STOP/START/HELP keywords, the staff inbox, replies
+// to one person, held texts, and analytics.
+//
+// Ingestion. A carrier callback (the simulator's POST /simulator/inbound,
+// or Twilio's inbound webhook) only enqueues Args (Enqueue) and answers at
+// once. The job (Service.Receive) then works in one transaction: it finds
+// the team by the number texted (an unknown number is logged and dropped),
+// stores the text once per provider message id (a carrier retrying its
+// callback creates no second text), matches the member, sets keyword, acts
+// on the keyword, and publishes message.received.
+//
+// Member. Several roster entries may share a number (a parent of two
+// athletes). member is the oldest active entry with the number; if none is
+// active (all opted out, pending or blocked), the oldest entry; null when
+// the number is not on the roster. The member is a snapshot taken when the
+// text arrives, so later roster changes do not rewrite past texts.
+//
+// group_id is the group of the latest broadcast the team sent to the
+// sender's number, when that broadcast went to a group; null otherwise
+// (no broadcast yet, or the latest went to all, staff or families).
+//
+// Keywords: see MatchKeyword. Keyword texts are listed by GET
+// /inbound-messages and announced like any text, but they are handled by the
+// service and never appear in the staff inbox.
+//
+// Held texts. A text that arrives while the team's renewal payment is
+// overdue is stored held: its keyword takes effect at once (opting out is
+// never delayed), but it is not listed and message.received is not
+// published until payment succeeds (Releaser.ReleaseHeld).
+package inbound
+
+import (
+	"log/slog"
+
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
+	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/jobs"
+)
+
+// Error codes of the inbound use cases (spec §7).
+const (
+	CodeOptedOut        = "opted_out"
+	CodeNoSender        = "no_sender"
+	CodePaymentRequired = "payment_required"
+)
+
+// Deps are the inbound use cases' collaborators.
+type Deps struct {
+	DB      *db.DB
+	Repo    *postgres.Repo
+	Jobs    *jobs.Jobs
+	Clock   clock.Clock
+	Teams   rosterapi.Teams
+	Members rosterapi.Members
+	Lookup  rosterapi.Lookup
+	OptOuts rosterapi.OptOuts
+	Stats   rosterapi.Stats
+	Billing billingapi.Accounts
+	Events  events.Publisher
+	Carrier carrier.Carrier
+	Log     *slog.Logger
+}
+
+// Service runs the inbound use cases.
+type Service struct{ Deps }
+
+// New returns the service.
+func New(d Deps) *Service { return &Service{Deps: d} }
+
+var errTextNotFound = fault.NotFoundf("inbound text not found in the inbox")

@@ -1,0 +1,357 @@
+package inbound_test
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/platform/fault"
+)
+
+func TestReceive(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("PublishesExactlyTheSpecFields", func(t *testing.T) {
+		t.Parallel()
+		svc, b := setup(t)
+		a := text("(202) 555-0101", "Running late")
+		require.NoError(t, svc.Receive(ctx, a))
+		evs := b.events(t, "message.received")
+		require.Len(t, evs, 1)
+		keys := make([]string, 0, len(evs[0].Data))
+		for k := range evs[0].Data {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		require.Equal(t, []string{"body", "from", "group_id", "keyword", "member", "message_id", "provider_message_id", "received_at", "to"}, keys)
+		d := evs[0].Data
+		require.Equal(t, parent, d["from"], "E.164")
+		require.Equal(t, teamNumber, d["to"])
+		require.Equal(t, a.ProviderMessageID, d["provider_message_id"])
+		require.Nil(t, d["keyword"])
+		require.Nil(t, d["group_id"])
+		// Three entries share the number: the oldest active one, not the older opted-out entry.
+		require.Equal(t, map[string]any{"id": "mem_a", "name": "Pat (Ann's parent)", "role": "guardian"}, d["member"])
+		rows, err := svc.InboundMessages(ctx, b.team.ID, 10, 0)
+		require.NoError(t, err)
+		require.Len(t, rows, 1)
+		require.Equal(t, d["message_id"], rows[0].ID)
+		at, err := time.Parse(time.RFC3339Nano, d["received_at"].(string))
+		require.NoError(t, err)
+		require.True(t, at.Equal(rows[0].ReceivedAt))
+	})
+
+	t.Run("NotOnRosterHasNullMember", func(t *testing.T) {
+		t.Parallel()
+		svc, b := setup(t)
+		require.NoError(t, svc.Receive(ctx, text(stranger, "Who is this?")))
+		evs := b.events(t, "message.received")
+		require.Len(t, evs, 1)
+		require.Contains(t, evs[0].Data, "member")
+		require.Nil(t, evs[0].Data["member"])
+	})
+
+	t.Run("OnlyInactiveEntriesGiveTheOldest", func(t *testing.T) {
+		t.Parallel()
+		svc, b := setup(t)
+		for i := range b.roster.members {
+			b.roster.members[i].Status = "opted_out"
+		}
+		require.NoError(t, svc.Receive(ctx, text(parent, "hi")))
+		require.Equal(t, "mem_old", b.events(t, "message.received")[0].Data["member"].(map[string]any)["id"])
+	})
+
+	t.Run("CarrierRetryIsOneText", func(t *testing.T) {
+		t.Parallel()
+		svc, b := setup(t)
+		a := text(parent, "STOP")
+		require.NoError(t, svc.Receive(ctx, a))
+		require.NoError(t, svc.Receive(ctx, a))
+		require.Len(t, b.events(t, "message.received"), 1)
+		require.Equal(t, 1, b.count(t, `SELECT count(*) FROM messaging_inbound`))
+		require.Equal(t, []string{"stop " + parent}, b.roster.Calls(), "the keyword acts once")
+	})
+
+	t.Run("UnknownNumberIsDropped", func(t *testing.T) {
+		t.Parallel()
+		svc, b := setup(t)
+		a := text(parent, "hello")
+		a.To = "+12025550188"
+		require.NoError(t, svc.Receive(ctx, a))
+		require.Equal(t, 0, b.count(t, `SELECT count(*) FROM messaging_inbound`))
+		require.Empty(t, b.events(t, "message.received"))
+	})
+
+	t.Run("GroupOfTheLatestBroadcast", func(t *testing.T) {
+		t.Parallel()
+		svc, b := setup(t)
+		now := time.Now().UTC()
+		for _, m := range []struct{ id, group, delivery string }{{"msg_1", "grp_u12", "dlv_1"}, {"msg_2", "", "dlv_2"}, {"msg_3", "grp_u14", "dlv_3"}} {
+			_, err := b.db.Bun.ExecContext(ctx, `INSERT INTO messaging_messages (id, team_id, source, audience, group_id, text, rendered, encoding, segments, recipients, status, created_at)
+VALUES (?, ?, 'api', 'group', ?, 'x', 'x', 'GSM-7', 1, 1, 'sent', ?)`, m.id, b.team.ID, m.group, now)
+			require.NoError(t, err)
+			to := parent
+			if m.id == "msg_3" {
+				to = stranger
+			}
+			_, err = b.db.Bun.ExecContext(ctx, `INSERT INTO messaging_deliveries (id, team_id, message_id, phone, member_ids, status, updated_at)
+VALUES (?, ?, ?, ?, '{}', 'delivered', ?)`, m.delivery, b.team.ID, m.id, to, now)
+			require.NoError(t, err)
+		}
+		require.NoError(t, svc.Receive(ctx, text(stranger, "ok")))
+		require.NoError(t, svc.Receive(ctx, text(parent, "ok")))
+		evs := b.events(t, "message.received")
+		require.Equal(t, "grp_u14", evs[0].Data["group_id"])
+		require.Nil(t, evs[1].Data["group_id"], "the parent's latest broadcast went to everyone")
+	})
+}
+
+func TestKeywords(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	t.Run("StopAndStart", func(t *testing.T) {
+		t.Parallel()
+		svc, b := setup(t)
+		require.NoError(t, svc.Receive(ctx, text(parent, " Stop. ")))
+		require.NoError(t, svc.Receive(ctx, text(stranger, "UNSUBSCRIBE")))
+		require.NoError(t, svc.Receive(ctx, text(parent, "unstop")))
+		require.NoError(t, svc.Receive(ctx, text(parent, "stop please")))
+		require.Equal(t, []string{"stop " + parent, "stop " + stranger, "start " + parent}, b.roster.Calls())
+		var kws []any
+		for _, e := range b.events(t, "message.received") {
+			kws = append(kws, e.Data["keyword"])
+		}
+		require.Equal(t, []any{"stop", "stop", "start", nil}, kws)
+		require.Empty(t, b.carrier.Sent(), "no text answers STOP or START")
+		require.Equal(t, 0, b.count(t, `SELECT count(*) FROM messaging_replies`))
+		// Keyword texts are listed but are not inbox items.
+		all, err := svc.InboundMessages(ctx, b.team.ID, 10, 0)
+		require.NoError(t, err)
+		require.Len(t, all, 4)
+		box, err := svc.Inbox(ctx, b.team.ID, "all", 10, 0)
+		require.NoError(t, err)
+		require.Len(t, box, 1)
+		require.Equal(t, "stop please", box[0].Body)
+	})
+
+	t.Run("HelpRepliesToThatNumber", func(t *testing.T) {
+		t.Parallel()
+		svc, b := setup(t)
+		require.NoError(t, svc.Receive(ctx, text(stranger, "help")))
+		var rp postgres.Reply
+		require.NoError(t, b.db.Bun.NewSelect().Model(&rp).Scan(ctx))
+		require.Equal(t, inbound.ReplyHelp, rp.Kind)
+		require.Equal(t, stranger, rp.ToPhone)
+		require.Equal(t, inbound.DefaultHelpText("Tigers"), rp.Body)
+		require.Equal(t, 1, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'messaging.reply' AND args->>'reply_id' = ?`, rp.ID))
+		require.NoError(t, svc.SendReply(ctx, inbound.ReplyArgs{TeamID: b.team.ID, ReplyID: rp.ID}))
+		require.NoError(t, svc.SendReply(ctx, inbound.ReplyArgs{TeamID: b.team.ID, ReplyID: rp.ID}), "a retried job sends nothing more")
+		sent := b.carrier.Sent()
+		require.Len(t, sent, 1)
+		require.Equal(t, stranger, sent[0].To)
+		require.Equal(t, teamNumber, sent[0].From)
+		require.Equal(t, rp.ID, sent[0].DeliveryID, "the idempotency key")
+		require.Equal(t, inbound.DefaultHelpText("Tigers"), sent[0].Body)
+		require.Zero(t, b.billing.consumed[b.team.ID], "compliance replies are not charged")
+
+		custom := "Tigers texts. Questions: coach@tigers.example. Msg & data rates may apply. Reply STOP to opt out."
+		set, err := svc.SetHelpText(ctx, b.team.ID, &custom)
+		require.NoError(t, err)
+		require.False(t, set.HelpTextDefault)
+		require.NoError(t, svc.Receive(ctx, text(stranger, "INFO")))
+		require.Equal(t, 1, b.count(t, `SELECT count(*) FROM messaging_replies WHERE body = ?`, custom))
+		empty := ""
+		set, err = svc.SetHelpText(ctx, b.team.ID, &empty)
+		require.NoError(t, err)
+		require.True(t, set.HelpTextDefault)
+		_, err = svc.SetHelpText(ctx, "team_nope", &custom)
+		require.ErrorIs(t, err, fault.NotFoundf("team not found"))
+	})
+}
+
+func TestHeldTexts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, b := setup(t)
+	require.NoError(t, svc.Receive(ctx, text(parent, "before")))
+	b.billing.setOverdue(b.team.ID, true)
+	for _, body := range []string{"first", "STOP", "third"} {
+		require.NoError(t, svc.Receive(ctx, text(parent, body)))
+	}
+	require.Equal(t, []string{"stop " + parent}, b.roster.Calls(), "a held STOP still opts out at once")
+	require.Len(t, b.events(t, "message.received"), 1)
+	rows, err := svc.InboundMessages(ctx, b.team.ID, 10, 0)
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	n, err := svc.UnreadCount(ctx, b.team.ID)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	tot, err := svc.Analytics(ctx, b.team.ID, "", "")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, tot.TextsReceived)
+
+	// Payment succeeds: billing calls the listener in its transaction.
+	b.billing.setOverdue(b.team.ID, false)
+	require.NoError(t, b.db.Tx(ctx, func(ctx context.Context) error { return b.releaser.OnPaymentRecovered(ctx, b.team.ID) }))
+	var bodies []any
+	for _, e := range b.events(t, "message.received") {
+		bodies = append(bodies, e.Data["body"])
+	}
+	require.Equal(t, []any{"before", "first", "STOP", "third"}, bodies, "released in arrival order")
+	rows, err = svc.InboundMessages(ctx, b.team.ID, 10, 0)
+	require.NoError(t, err)
+	require.Len(t, rows, 4)
+	n, err = svc.UnreadCount(ctx, b.team.ID)
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+	tot, err = svc.Analytics(ctx, b.team.ID, "", "")
+	require.NoError(t, err)
+	require.EqualValues(t, 4, tot.TextsReceived)
+	again, err := b.releaser.ReleaseHeld(ctx, b.team.ID)
+	require.NoError(t, err)
+	require.Zero(t, again)
+	require.Len(t, b.events(t, "message.received"), 4)
+
+	// A release that rolls back (billing's transaction failed) keeps them held.
+	b.billing.setOverdue(b.team.ID, true)
+	require.NoError(t, svc.Receive(ctx, text(parent, "held again")))
+	err = b.db.Tx(ctx, func(ctx context.Context) error {
+		if _, err := b.releaser.ReleaseHeld(ctx, b.team.ID); err != nil {
+			return err
+		}
+		return context.Canceled
+	})
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM messaging_inbound WHERE held`))
+	require.Len(t, b.events(t, "message.received"), 4)
+}
+
+func TestInbox(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, b := setup(t)
+	for _, a := range []struct{ from, body string }{{parent, "one"}, {stranger, "two"}, {parent, "HELP"}, {parent, "three"}} {
+		require.NoError(t, svc.Receive(ctx, text(a.from, a.body)))
+	}
+	list := func(filter string) []string {
+		rows, err := svc.Inbox(ctx, b.team.ID, filter, 10, 0)
+		require.NoError(t, err)
+		out := make([]string, len(rows))
+		for i := range rows {
+			out[i] = rows[i].Body
+		}
+		return out
+	}
+	require.Equal(t, []string{"three", "two", "one"}, list("all"), "newest first, no keywords")
+	rows, err := svc.Inbox(ctx, b.team.ID, "all", 10, 0)
+	require.NoError(t, err)
+	two, three := rows[1], rows[0]
+
+	read, err := svc.MarkRead(ctx, b.team.ID, two.ID)
+	require.NoError(t, err)
+	require.NotNil(t, read.ReadAt)
+	again, err := svc.MarkRead(ctx, b.team.ID, two.ID)
+	require.NoError(t, err)
+	require.True(t, read.ReadAt.Equal(*again.ReadAt), "the first read_at stays")
+	require.Equal(t, []string{"three", "one"}, list("unread"))
+	_, err = svc.MarkRead(ctx, "team_other", two.ID)
+	require.ErrorIs(t, err, fault.NotFoundf("x"))
+
+	// Replies: staff only, to that one number.
+	_, err = svc.Reply(ctx, inbound.ReplyInput{TeamID: b.team.ID, MessageID: three.ID, MemberID: "mem_kid", Body: "hi"})
+	f, ok := fault.As(err)
+	require.True(t, ok, "%v", err)
+	require.Equal(t, fault.CodeForbidden, f.Code)
+	_, err = svc.Reply(ctx, inbound.ReplyInput{TeamID: b.team.ID, MessageID: three.ID, MemberID: "mem_coach", Body: " "})
+	f, _ = fault.As(err)
+	require.Equal(t, fault.CodeInvalidRequest, f.Code)
+	item, err := svc.Reply(ctx, inbound.ReplyInput{TeamID: b.team.ID, MessageID: three.ID, MemberID: "mem_coach", Body: "See you at 5"})
+	require.NoError(t, err)
+	require.NotNil(t, item.RepliedAt)
+	require.NotNil(t, item.ReadAt, "replying marks it read")
+	require.Equal(t, "Tigers: See you at 5", item.ReplyBody)
+	require.Equal(t, "mem_coach", item.ReplyMemberID)
+	first := *item.RepliedAt
+	item, err = svc.Reply(ctx, inbound.ReplyInput{TeamID: b.team.ID, MessageID: three.ID, MemberID: "mem_coach", Body: "Field 2"})
+	require.NoError(t, err)
+	require.True(t, first.Equal(*item.RepliedAt), "replied_at is the first reply")
+	require.Equal(t, "Tigers: Field 2", item.ReplyBody, "latest reply")
+	require.Equal(t, []string{"three"}, list("replied"))
+	require.Equal(t, []string{"one"}, list("unread"))
+	require.Positive(t, b.billing.consumed[b.team.ID], "staff replies are charged")
+
+	n, err := svc.MarkAllRead(ctx, b.team.ID)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Empty(t, list("unread"))
+
+	// Not inbox items: keyword texts, other teams' texts.
+	all, err := svc.InboundMessages(ctx, b.team.ID, 10, 0)
+	require.NoError(t, err)
+	var help postgres.Inbound
+	for _, r := range all {
+		if r.Keyword == "help" {
+			help = r
+		}
+	}
+	_, err = svc.Reply(ctx, inbound.ReplyInput{TeamID: b.team.ID, MessageID: help.ID, MemberID: "mem_coach", Body: "x"})
+	require.ErrorIs(t, err, fault.NotFoundf("x"))
+
+	// An opted-out number cannot be texted; sending paused while overdue.
+	b.roster.optedOut[b.team.ID+"|"+stranger] = true
+	_, err = svc.Reply(ctx, inbound.ReplyInput{TeamID: b.team.ID, MessageID: two.ID, MemberID: "mem_coach", Body: "x"})
+	f, _ = fault.As(err)
+	require.Equal(t, inbound.CodeOptedOut, f.Code)
+	b.billing.setOverdue(b.team.ID, true)
+	_, err = svc.Reply(ctx, inbound.ReplyInput{TeamID: b.team.ID, MessageID: three.ID, MemberID: "mem_coach", Body: "x"})
+	f, _ = fault.As(err)
+	require.Equal(t, inbound.CodePaymentRequired, f.Code)
+	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM messaging_replies WHERE kind = 'staff'`))
+}
+
+func TestAnalyticsCounters(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, b := setup(t)
+	day := func(s string, h int) time.Time {
+		d, err := time.Parse(time.DateOnly, s)
+		require.NoError(t, err)
+		return d.Add(time.Duration(h) * time.Hour)
+	}
+	// Many writers of one team and day share a few shard rows.
+	for i := 0; i < 20; i++ {
+		m := &postgres.Message{ID: "msg_" + strconv.Itoa(i), TeamID: b.team.ID}
+		require.NoError(t, b.repo.CountBroadcast(ctx, m, 10, day("2026-03-01", 23)))
+	}
+	require.NoError(t, b.repo.CountBroadcast(ctx, &postgres.Message{ID: "msg_x", TeamID: b.team.ID}, 5, day("2026-03-03", 1)))
+	require.NoError(t, b.repo.CountBroadcast(ctx, &postgres.Message{ID: "msg_y", TeamID: "team_2"}, 7, day("2026-03-01", 1)))
+	sent := day("2026-03-01", 23)
+	for i := 0; i < 150; i++ {
+		status := "delivered"
+		if i%10 == 0 {
+			status = "failed"
+		}
+		d := &postgres.Delivery{ID: "dlv_" + strconv.Itoa(i), TeamID: b.team.ID, Status: status, SentAt: &sent, UpdatedAt: day("2026-03-02", 1)}
+		require.NoError(t, b.repo.CountFinal(ctx, d))
+	}
+	require.NoError(t, b.repo.CountReceived(ctx, &postgres.Inbound{ID: "inb_1", TeamID: b.team.ID, ReceivedAt: day("2026-03-02", 12)}))
+	b.roster.counts = [2]int{3, 1}
+
+	tot, err := svc.Analytics(ctx, b.team.ID, "2026-03-01", "2026-03-02")
+	require.NoError(t, err)
+	require.Equal(t, inbound.Totals{From: day("2026-03-01", 0), To: day("2026-03-02", 0), Broadcasts: 20, Deliveries: 200, Delivered: 135,
+		DeliveryRate: 0.675, TextsReceived: 1, NewMembers: 3, OptOuts: 1}, *tot)
+	tot, err = svc.Analytics(ctx, b.team.ID, "2026-03-02", "2026-03-03")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, tot.Broadcasts)
+	require.EqualValues(t, 0, tot.Delivered, "delivered counts on the day the text was handed over")
+	require.Greater(t, b.count(t, `SELECT count(*) FROM messaging_daily_stats WHERE team_id = ? AND day = '2026-03-01'`, b.team.ID), 1, "sharded")
+}

@@ -1,0 +1,346 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// This file stores inbound texts, the replies sent in answer to them, the
+// per-team messaging settings, and the per-day analytics counters.
+
+// Inbound is a messaging_inbound row: a text someone sent to a team number.
+type Inbound struct {
+	bun.BaseModel     `bun:"table:messaging_inbound,alias:i"`
+	ID                string     `bun:"id,pk"`
+	TeamID            string     `bun:"team_id"`
+	ProviderMessageID string     `bun:"provider_message_id"`
+	FromPhone         string     `bun:"from_phone"`
+	ToPhone           string     `bun:"to_phone"`
+	Body              string     `bun:"body"`
+	Keyword           string     `bun:"keyword,nullzero"`
+	GroupID           string     `bun:"group_id,nullzero"`
+	MemberID          string     `bun:"member_id,nullzero"`
+	MemberName        string     `bun:"member_name,nullzero"`
+	MemberRole        string     `bun:"member_role,nullzero"`
+	ReceivedAt        time.Time  `bun:"received_at"`
+	Held              bool       `bun:"held"`
+	ReleasedAt        *time.Time `bun:"released_at"`
+	ReadAt            *time.Time `bun:"read_at"`
+	RepliedAt         *time.Time `bun:"replied_at"`
+	ReplyBody         string     `bun:"reply_body,nullzero"`
+	ReplyMemberID     string     `bun:"reply_member_id,nullzero"`
+	ReplySentAt       *time.Time `bun:"reply_sent_at"`
+	CreatedAt         time.Time  `bun:"created_at"`
+}
+
+// Reply is a messaging_replies row: one text to one person.
+type Reply struct {
+	bun.BaseModel     `bun:"table:messaging_replies,alias:r"`
+	ID                string     `bun:"id,pk"`
+	TeamID            string     `bun:"team_id"`
+	InboundID         string     `bun:"inbound_id"`
+	Kind              string     `bun:"kind"`
+	MemberID          string     `bun:"member_id,nullzero"`
+	ToPhone           string     `bun:"to_phone"`
+	Body              string     `bun:"body"`
+	Segments          int        `bun:"segments"`
+	Status            string     `bun:"status"`
+	ProviderMessageID string     `bun:"provider_message_id"`
+	ErrorCode         string     `bun:"error_code"`
+	CreatedAt         time.Time  `bun:"created_at"`
+	SentAt            *time.Time `bun:"sent_at"`
+}
+
+// InboxFilter selects inbox items.
+type InboxFilter string
+
+// Inbox filters of GET /inbox.
+const (
+	InboxAll     InboxFilter = "all"
+	InboxUnread  InboxFilter = "unread"
+	InboxReplied InboxFilter = "replied"
+)
+
+// inboxWhere is what makes a text an inbox item: visible (not held) and
+// not a keyword the service handled itself.
+const inboxWhere = "i.team_id = ? AND NOT i.held AND i.keyword IS NULL"
+
+// InsertInbound stores a text unless one with its provider message id
+// exists; it reports whether it stored it.
+func (r *Repo) InsertInbound(ctx context.Context, in *Inbound) (bool, error) {
+	res, err := r.db.IDB(ctx).NewInsert().Model(in).On("CONFLICT (provider_message_id) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("insert inbound: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// InboundMessages lists a team's visible texts, newest first, limit+1 rows.
+func (r *Repo) InboundMessages(ctx context.Context, teamID string, limit, offset int) ([]Inbound, error) {
+	var out []Inbound
+	err := r.db.IDB(ctx).NewSelect().Model(&out).Where("i.team_id = ? AND NOT i.held", teamID).
+		OrderExpr("i.received_at DESC, i.id DESC").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list inbound: %w", err)
+	}
+	return out, nil
+}
+
+// Inbox lists a team's inbox items, newest first, limit+1 rows.
+func (r *Repo) Inbox(ctx context.Context, teamID string, f InboxFilter, limit, offset int) ([]Inbound, error) {
+	var out []Inbound
+	q := r.db.IDB(ctx).NewSelect().Model(&out).Where(inboxWhere, teamID)
+	switch f {
+	case InboxUnread:
+		q = q.Where("i.read_at IS NULL")
+	case InboxReplied:
+		q = q.Where("i.replied_at IS NOT NULL")
+	}
+	if err := q.OrderExpr("i.received_at DESC, i.id DESC").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list inbox: %w", err)
+	}
+	return out, nil
+}
+
+// InboxItem loads one of a team's inbox items (ErrNotFound for held,
+// keyword and other teams' texts), optionally locked.
+func (r *Repo) InboxItem(ctx context.Context, teamID, id string, forUpdate bool) (*Inbound, error) {
+	in := new(Inbound)
+	q := r.db.IDB(ctx).NewSelect().Model(in).Where(inboxWhere, teamID).Where("i.id = ?", id)
+	if forUpdate {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, notFound(err, "select inbox item")
+	}
+	return in, nil
+}
+
+// UnreadCount counts a team's unread inbox items.
+func (r *Repo) UnreadCount(ctx context.Context, teamID string) (int, error) {
+	n, err := r.db.IDB(ctx).NewSelect().Model((*Inbound)(nil)).Where(inboxWhere, teamID).Where("i.read_at IS NULL").Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count unread: %w", err)
+	}
+	return int(n), nil
+}
+
+// MarkRead marks one inbox item read (keeping an earlier read_at) and returns it.
+func (r *Repo) MarkRead(ctx context.Context, teamID, id string, at time.Time) (*Inbound, error) {
+	in := new(Inbound)
+	err := r.db.IDB(ctx).NewUpdate().Model(in).Set("read_at = coalesce(i.read_at, ?)", at).
+		Where(inboxWhere, teamID).Where("i.id = ?", id).Returning("*").Scan(ctx)
+	if err != nil {
+		return nil, notFound(err, "mark read")
+	}
+	return in, nil
+}
+
+// MarkAllRead marks every unread inbox item of a team read; it returns how many.
+func (r *Repo) MarkAllRead(ctx context.Context, teamID string, at time.Time) (int, error) {
+	res, err := r.db.IDB(ctx).NewUpdate().Model((*Inbound)(nil)).Set("read_at = ?", at).
+		Where(inboxWhere, teamID).Where("i.read_at IS NULL").Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("mark all read: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// SetLatestReply records a staff reply on its inbox item: replied_at keeps
+// the first reply's time; the latest reply's body, author and time replace
+// the previous ones; replying also marks the item read.
+func (r *Repo) SetLatestReply(ctx context.Context, teamID, id string, rp *Reply) error {
+	_, err := r.db.IDB(ctx).NewUpdate().Model((*Inbound)(nil)).
+		Set("replied_at = coalesce(i.replied_at, ?)", rp.CreatedAt).Set("read_at = coalesce(i.read_at, ?)", rp.CreatedAt).
+		Set("reply_body = ?", rp.Body).Set("reply_member_id = ?", rp.MemberID).Set("reply_sent_at = ?", rp.CreatedAt).
+		Where("i.team_id = ? AND i.id = ?", teamID, id).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("set latest reply: %w", err)
+	}
+	return nil
+}
+
+// HeldInbound returns a team's held texts in arrival order, locked.
+func (r *Repo) HeldInbound(ctx context.Context, teamID string) ([]Inbound, error) {
+	var out []Inbound
+	err := r.db.IDB(ctx).NewSelect().Model(&out).Where("i.team_id = ? AND i.held", teamID).
+		OrderExpr("i.received_at, i.id").For("UPDATE").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("held inbound: %w", err)
+	}
+	return out, nil
+}
+
+// ReleaseInbound makes a team's held texts with ids visible.
+func (r *Repo) ReleaseInbound(ctx context.Context, teamID string, ids []string, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := r.db.IDB(ctx).NewUpdate().Model((*Inbound)(nil)).Set("held = false").Set("released_at = ?", at).
+		Where("i.team_id = ? AND i.id IN (?) AND i.held", teamID, bun.In(ids)).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("release inbound: %w", err)
+	}
+	return nil
+}
+
+// LatestGroupTo returns the group of the latest broadcast the team sent to
+// phone, or "" when that broadcast did not go to a group (or there is none).
+func (r *Repo) LatestGroupTo(ctx context.Context, teamID, phone string) (string, error) {
+	var groupID string
+	err := r.db.IDB(ctx).QueryRowContext(ctx, `SELECT m.group_id FROM messaging_messages m
+WHERE m.id = (SELECT d.message_id FROM messaging_deliveries d WHERE d.team_id = ? AND d.phone = ? ORDER BY d.id DESC LIMIT 1)
+  AND m.team_id = ?`, teamID, phone, teamID).Scan(&groupID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("latest group: %w", err)
+	}
+	return groupID, nil
+}
+
+// InsertReply stores a reply.
+func (r *Repo) InsertReply(ctx context.Context, rp *Reply) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(rp).Exec(ctx); err != nil {
+		return fmt.Errorf("insert reply: %w", err)
+	}
+	return nil
+}
+
+// ReplyForSend loads a team's reply, locked.
+func (r *Repo) ReplyForSend(ctx context.Context, teamID, id string) (*Reply, error) {
+	rp := new(Reply)
+	if err := r.db.IDB(ctx).NewSelect().Model(rp).Where("r.team_id = ? AND r.id = ?", teamID, id).For("UPDATE").Scan(ctx); err != nil {
+		return nil, notFound(err, "select reply")
+	}
+	return rp, nil
+}
+
+// UpdateReply writes every column of rp.
+func (r *Repo) UpdateReply(ctx context.Context, rp *Reply) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(rp).WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("update reply: %w", err)
+	}
+	return nil
+}
+
+// HelpText returns a team's configured HELP reply ("" when it uses the default).
+func (r *Repo) HelpText(ctx context.Context, teamID string) (string, error) {
+	var text sql.NullString
+	err := r.db.IDB(ctx).QueryRowContext(ctx, `SELECT help_text FROM messaging_settings WHERE team_id = ?`, teamID).Scan(&text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("select help text: %w", err)
+	}
+	return text.String, nil
+}
+
+// SetHelpText stores a team's HELP reply; "" goes back to the default.
+func (r *Repo) SetHelpText(ctx context.Context, teamID, text string, at time.Time) error {
+	_, err := r.db.IDB(ctx).ExecContext(ctx, `INSERT INTO messaging_settings (team_id, help_text, updated_at) VALUES (?, NULLIF(?, ''), ?)
+ON CONFLICT (team_id) DO UPDATE SET help_text = EXCLUDED.help_text, updated_at = EXCLUDED.updated_at`, teamID, text, at)
+	if err != nil {
+		return fmt.Errorf("set help text: %w", err)
+	}
+	return nil
+}
+
+// DailyStats are analytics counters, for one day or summed over a range.
+type DailyStats struct {
+	Broadcasts    int64 `bun:"broadcasts"`
+	Deliveries    int64 `bun:"deliveries"`
+	Delivered     int64 `bun:"delivered"`
+	TextsReceived int64 `bun:"texts_received"`
+}
+
+// statShards is how many rows one team's day is spread over.
+const statShards = 8
+
+func shardOf(id string) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	return int(h.Sum32() % statShards)
+}
+
+// addStats adds s to the team's counters of at's UTC day, in the shard
+// chosen by factID.
+func (r *Repo) addStats(ctx context.Context, teamID, factID string, at time.Time, s DailyStats) error {
+	_, err := r.db.IDB(ctx).ExecContext(ctx, `INSERT INTO messaging_daily_stats AS s
+  (team_id, day, shard, broadcasts, deliveries, delivered, texts_received) VALUES (?, ?::date, ?, ?, ?, ?, ?)
+ON CONFLICT (team_id, day, shard) DO UPDATE SET
+  broadcasts = s.broadcasts + EXCLUDED.broadcasts, deliveries = s.deliveries + EXCLUDED.deliveries,
+  delivered = s.delivered + EXCLUDED.delivered, texts_received = s.texts_received + EXCLUDED.texts_received`,
+		teamID, at.UTC().Format(time.DateOnly), shardOf(factID), s.Broadcasts, s.Deliveries, s.Delivered, s.TextsReceived)
+	if err != nil {
+		return fmt.Errorf("add daily stats: %w", err)
+	}
+	return nil
+}
+
+// CountBroadcast adds a dispatched broadcast and its deliveries to the
+// analytics of the UTC day of at. dispatch calls it in its transaction.
+func (r *Repo) CountBroadcast(ctx context.Context, m *Message, deliveries int, at time.Time) error {
+	return r.addStats(ctx, m.TeamID, m.ID, at, DailyStats{Broadcasts: 1, Deliveries: int64(deliveries)})
+}
+
+// CountFinal adds a delivery that just reached its final status to the
+// analytics when that status is delivered. The day is the UTC day the text
+// was handed to the carrier (its status time if it never was), which for
+// almost every delivery is the day it was dispatched and counted. Ingest
+// calls it in its transaction, once per delivery (a final status is final).
+func (r *Repo) CountFinal(ctx context.Context, d *Delivery) error {
+	if d.Status != "delivered" {
+		return nil
+	}
+	at := d.UpdatedAt
+	if d.SentAt != nil {
+		at = *d.SentAt
+	}
+	return r.addStats(ctx, d.TeamID, d.ID, at, DailyStats{Delivered: 1})
+}
+
+// CountReceived adds a visible inbound text to the analytics of the UTC
+// day it was received.
+func (r *Repo) CountReceived(ctx context.Context, in *Inbound) error {
+	return r.addStats(ctx, in.TeamID, in.ID, in.ReceivedAt, DailyStats{TextsReceived: 1})
+}
+
+// SumStats sums a team's counters over the UTC days from..to inclusive.
+func (r *Repo) SumStats(ctx context.Context, teamID string, from, to time.Time) (DailyStats, error) {
+	var s DailyStats
+	err := r.db.IDB(ctx).QueryRowContext(ctx, `SELECT coalesce(sum(broadcasts), 0), coalesce(sum(deliveries), 0),
+  coalesce(sum(delivered), 0), coalesce(sum(texts_received), 0)
+FROM messaging_daily_stats WHERE team_id = ? AND day BETWEEN ?::date AND ?::date`,
+		teamID, from.UTC().Format(time.DateOnly), to.UTC().Format(time.DateOnly)).
+		Scan(&s.Broadcasts, &s.Deliveries, &s.Delivered, &s.TextsReceived)
+	if err != nil {
+		return DailyStats{}, fmt.Errorf("sum daily stats: %w", err)
+	}
+	return s, nil
+}
+
+// LockHold takes the team's hold lock for the transaction: shared while a
+// text is received, exclusive while held texts are released. So a text
+// either is stored before a release looks for held texts, or sees the
+// account the release's transaction made current; none stays held by a race.
+func (r *Repo) LockHold(ctx context.Context, teamID string, exclusive bool) error {
+	fn := "pg_advisory_xact_lock_shared"
+	if exclusive {
+		fn = "pg_advisory_xact_lock"
+	}
+	if _, err := r.db.IDB(ctx).ExecContext(ctx, `SELECT `+fn+`(hashtextextended(?, 0))`, "messaging_hold:"+teamID); err != nil {
+		return fmt.Errorf("lock hold: %w", err)
+	}
+	return nil
+}
