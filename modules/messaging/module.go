@@ -91,11 +91,14 @@ func newCarrier(cfg config.Config, sim *simulator.Simulator, log *slog.Logger) (
 	return tw, nil
 }
 
-// newCarrierRoutes returns Twilio's status callback endpoint when CARRIER=twilio.
+// newCarrierRoutes returns Twilio's status callback and incoming-message endpoints when CARRIER=twilio.
 func newCarrierRoutes(cfg config.Config, d *db.DB, j *jobs.Jobs, clk clock.Clock, log *slog.Logger) CarrierRoutes {
 	if cfg.Carrier != "twilio" {
 		return CarrierRoutes{}
 	}
-	return CarrierRoutes{http.MethodPost + " " + twilio.StatusPath: twilio.NewCallbackHandler(d, j, cfg.TwilioAuthToken,
-		cfg.PublicBaseURL, clk, log.With("component", "twilio"))}
+	l := log.With("component", "twilio")
+	return CarrierRoutes{
+		http.MethodPost + " " + twilio.StatusPath:  twilio.NewCallbackHandler(d, j, cfg.TwilioAuthToken, cfg.PublicBaseURL, clk, l),
+		http.MethodPost + " " + twilio.InboundPath: twilio.NewInboundHandler(d, j, cfg.TwilioAuthToken, cfg.PublicBaseURL, clk, l),
+	}
 }

@@ -1,0 +1,76 @@
+package twilio
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+
+	twclient "github.com/twilio/twilio-go/client"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/phone"
+)
+
+// InboundPath is where Twilio posts texts sent to a team number (set it as
+// the number's "A message comes in" webhook: PUBLIC_BASE_URL + InboundPath).
+const InboundPath = "/carrier/twilio/inbound"
+
+// InboundHandler receives Twilio's incoming-message webhook. It refuses a
+// missing or wrong X-Twilio-Signature with 403; otherwise it enqueues the
+// text for the inbound ingestion job and answers at once with an empty
+// TwiML response (teamtext replies, e.g. to HELP, through the API, never
+// inline, and sends nothing for STOP: Twilio's own opt-out handling does).
+type InboundHandler struct {
+	CallbackHandler
+}
+
+// NewInboundHandler returns the handler; the arguments are NewCallbackHandler's.
+func NewInboundHandler(d *db.DB, j *jobs.Jobs, authToken, publicBaseURL string, clk clock.Clock, log *slog.Logger) *InboundHandler {
+	return &InboundHandler{CallbackHandler{db: d, jobs: j, validator: twclient.NewRequestValidator(authToken),
+		baseURL: strings.TrimRight(publicBaseURL, "/"), clock: clk, log: log}}
+}
+
+// ServeHTTP handles one incoming text.
+func (h *InboundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "incoming-message webhooks are POST")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxCallbackBytes)
+	if err := r.ParseForm(); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the body is not a form")
+		return
+	}
+	if !h.valid(r) {
+		h.log.Warn("twilio inbound refused: bad signature", "path", r.URL.Path)
+		writeError(w, http.StatusForbidden, "forbidden", "missing or invalid X-Twilio-Signature")
+		return
+	}
+	from, errFrom := phone.Parse(r.PostForm.Get("From"))
+	to, errTo := phone.Parse(r.PostForm.Get("To"))
+	sid := first(r.PostForm.Get("MessageSid"), r.PostForm.Get("SmsSid"))
+	if errFrom != nil || errTo != nil || sid == "" {
+		// Not a US number or not a message we can route: acknowledge, so
+		// Twilio does not retry, and drop it.
+		h.log.Warn("twilio inbound dropped: unroutable", "from", phone.Mask(r.PostForm.Get("From")), "message_sid", sid)
+		writeTwiML(w)
+		return
+	}
+	err := inbound.Enqueue(r.Context(), h.db, h.jobs, inbound.Args{From: from.String(), To: to.String(),
+		Body: r.PostForm.Get("Body"), ProviderMessageID: sid, ReceivedAt: h.clock.Now().UTC()})
+	if err != nil {
+		h.log.Error("twilio inbound: enqueue", "err", err, "message_sid", sid)
+		writeError(w, http.StatusInternalServerError, "server_error", "could not record the message; retry")
+		return
+	}
+	writeTwiML(w)
+}
+
+func writeTwiML(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/xml")
+	_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Response></Response>`))
+}
