@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -135,7 +136,13 @@ func (s *Service) Ingest(ctx context.Context, a carrier.StatusArgs) error {
 	return s.DB.Tx(ctx, func(ctx context.Context) error {
 		d, err := s.Repo.Delivery(ctx, a.DeliveryID)
 		if errors.Is(err, postgres.ErrNotFound) {
-			s.Log.Warn("status for unknown delivery ignored", "delivery_id", a.DeliveryID)
+			// One-to-one texts (HELP answers, staff replies; ids "rpl_…") are
+			// not broadcast deliveries: their carrier statuses are not tracked.
+			level := slog.LevelWarn
+			if strings.HasPrefix(a.DeliveryID, "rpl_") {
+				level = slog.LevelDebug
+			}
+			s.Log.Log(ctx, level, "status for unknown delivery ignored", "delivery_id", a.DeliveryID)
 			return nil
 		}
 		if err != nil {
