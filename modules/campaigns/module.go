@@ -2,7 +2,53 @@
 // through messaging's contract.
 package campaigns
 
-import "go.uber.org/fx"
+import (
+	"log/slog"
 
-// Module wires campaigns. It is empty until the campaigns issue lands.
-var Module = fx.Module("campaigns")
+	"go.uber.org/fx"
+
+	"github.com/teamtext/teamtext/modules/campaigns/internal/admin"
+	campaignshttp "github.com/teamtext/teamtext/modules/campaigns/internal/httpapi"
+	"github.com/teamtext/teamtext/modules/campaigns/internal/postgres"
+	"github.com/teamtext/teamtext/modules/campaigns/internal/service"
+	"github.com/teamtext/teamtext/modules/campaigns/internal/worker"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/httpapi"
+	"github.com/teamtext/teamtext/platform/jobs"
+)
+
+// Migrations is the campaigns module's schema history, applied by `teamtext migrate`.
+func Migrations() db.MigrationSet { return postgres.Migrations() }
+
+type serviceParams struct {
+	fx.In
+	DB       *db.DB
+	Jobs     *jobs.Jobs
+	Clock    clock.Clock
+	Sender   messagingapi.Sender
+	Teams    rosterapi.Teams
+	Members  rosterapi.Members
+	Audience rosterapi.Audience
+	Log      *slog.Logger
+}
+
+func newService(p serviceParams) *service.Service {
+	return service.New(service.Deps{DB: p.DB, Repo: postgres.NewRepo(p.DB), Jobs: p.Jobs, Clock: p.Clock, Sender: p.Sender,
+		Teams: p.Teams, Members: p.Members, Audience: p.Audience, Log: p.Log.With("module", "campaigns")})
+}
+
+// Module wires campaigns: the public and admin operations and the step
+// worker. The worker is registered from an Invoke because the service
+// needs messaging's Sender, which itself needs River (a construction cycle
+// through the "workers" group otherwise).
+var Module = fx.Module("campaigns",
+	fx.Provide(fx.Private, newService),
+	fx.Invoke(
+		func(j *jobs.Jobs, s *service.Service) { j.Register(worker.Registration(s)) },
+		func(api httpapi.Public, s *service.Service) { campaignshttp.Register(api.API, s) },
+		func(api httpapi.Admin, s *service.Service) { admin.Register(api.API, s) },
+	),
+)

@@ -14,7 +14,7 @@ func NewContract(s *Service) *Contract { return &Contract{svc: s} }
 
 // Send implements messagingapi.Sender.
 func (c *Contract) Send(ctx context.Context, r messagingapi.SendRequest) (messagingapi.SendResult, error) {
-	snd := Sender{TeamID: r.TeamID, MemberID: r.MemberID, Source: r.Source, AllowUrgent: true}
+	snd := Sender{TeamID: r.TeamID, MemberID: r.MemberID, Source: r.Source, AllowUrgent: r.Urgent}
 	in := SendInput{Text: r.Text, TemplateID: r.TemplateID, Audience: r.Audience, GroupID: r.GroupID, Urgent: r.Urgent}
 	var out messagingapi.SendResult
 	err := c.svc.DB.Tx(ctx, func(ctx context.Context) error {

@@ -1,0 +1,175 @@
+// Package httpapi is the campaigns module's public API under /api/v1:
+// list and read campaigns, and pause, resume and cancel them.
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/teamtext/teamtext/modules/campaigns/internal/postgres"
+	"github.com/teamtext/teamtext/modules/campaigns/internal/service"
+	"github.com/teamtext/teamtext/platform/auth"
+	"github.com/teamtext/teamtext/platform/httpapi"
+)
+
+// Step is one step of a campaign.
+type Step struct {
+	ID           string     `json:"id"`
+	Position     int        `json:"position" doc:"1 for the first step given at creation."`
+	SendAt       *time.Time `json:"send_at" doc:"The absolute time the step was given; null when it was given as delay_seconds."`
+	DelaySeconds *int64     `json:"delay_seconds" doc:"Seconds after the campaign's start (started_at); null when it was given as send_at."`
+	DueAt        time.Time  `json:"due_at" doc:"When the step goes out: send_at, or started_at + delay_seconds. Fixed at creation; a pause does not move it."`
+	Text         *string    `json:"text" doc:"The step's text; null when it uses template_id."`
+	TemplateID   *string    `json:"template_id" doc:"The template it sends; null when it has text."`
+	Urgent       bool       `json:"urgent" doc:"An urgent-alert step (made in the dashboard only)."`
+	Status       string     `json:"status" enum:"pending,sent,failed,skipped,cancelled" doc:"pending: waits for due_at (or for a resume). sent: handed to messaging; message_id is the broadcast (queued, or pending_approval when the team requires approval). failed: messaging refused the send, error_code holds the reason (e.g. payment_required, trial_limit, no_sender, conflict when nobody is left to text); the campaign goes on with its next steps. skipped: due_at came while the campaign was paused; never sent. cancelled: the campaign was cancelled first; never sent."`
+	MessageID    *string    `json:"message_id" doc:"The message the step sent (see GET /messages/{message_id}); null until sent."`
+	SentAt       *time.Time `json:"sent_at" doc:"When the step was handed to messaging; null unless sent."`
+	ErrorCode    *string    `json:"error_code" doc:"For a failed step: the error code messaging refused the send with."`
+	ErrorMessage *string    `json:"error_message" doc:"For a failed step: messaging's explanation."`
+}
+
+// Campaign is a drip campaign with its steps.
+type Campaign struct {
+	ID            string     `json:"id"`
+	Name          string     `json:"name"`
+	Audience      string     `json:"audience" enum:"all,staff,families,group" doc:"Who every step goes to, resolved when each step runs (as for a send)."`
+	GroupID       *string    `json:"group_id" doc:"With audience group."`
+	Status        string     `json:"status" enum:"scheduled,paused,cancelled,completed" doc:"scheduled: steps go out at their due_at. paused: nothing is sent until it is resumed. cancelled: final; steps not yet sent never go out. completed: final; every step was sent, failed or skipped."`
+	HasUrgentStep bool       `json:"has_urgent_step" doc:"Whether a step is an urgent alert; such a campaign is resumed from the dashboard only."`
+	CreatedBy     string     `json:"created_by" doc:"Member id of the head coach or team director who made it in the dashboard."`
+	CreatedAt     time.Time  `json:"created_at"`
+	StartedAt     time.Time  `json:"started_at" doc:"The start delay_seconds count from (the creation time)."`
+	PausedAt      *time.Time `json:"paused_at" doc:"When it was paused; null unless paused."`
+	CancelledAt   *time.Time `json:"cancelled_at"`
+	CompletedAt   *time.Time `json:"completed_at"`
+	Steps         []Step     `json:"steps" doc:"By position."`
+}
+
+func opt(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// From renders a campaign view.
+func From(v *service.View) Campaign {
+	c := v.Campaign
+	out := Campaign{ID: c.ID, Name: c.Name, Audience: c.Audience, GroupID: opt(c.GroupID), Status: c.Status,
+		HasUrgentStep: v.HasUrgent(), CreatedBy: c.CreatedBy, CreatedAt: c.CreatedAt, StartedAt: c.StartedAt,
+		PausedAt: c.PausedAt, CancelledAt: c.CancelledAt, CompletedAt: c.CompletedAt, Steps: make([]Step, len(v.Steps))}
+	for i := range v.Steps {
+		out.Steps[i] = stepFrom(&v.Steps[i])
+	}
+	return out
+}
+
+func stepFrom(s *postgres.Step) Step {
+	return Step{ID: s.ID, Position: s.Position, SendAt: s.SendAt, DelaySeconds: s.DelaySeconds, DueAt: s.DueAt,
+		Text: opt(s.Text), TemplateID: opt(s.TemplateID), Urgent: s.Urgent, Status: s.Status, MessageID: opt(s.MessageID),
+		SentAt: s.SentAt, ErrorCode: opt(s.ErrorCode), ErrorMessage: opt(s.ErrorMessage)}
+}
+
+// Views renders a list of campaign views.
+func Views(vs []service.View) []Campaign {
+	out := make([]Campaign, len(vs))
+	for i := range vs {
+		out[i] = From(&vs[i])
+	}
+	return out
+}
+
+// campaignPath names one campaign.
+type campaignPath struct {
+	CampaignID string `path:"campaign_id" doc:"Campaign id."`
+}
+
+// Rules shared by the API's and the dashboard's descriptions.
+const (
+	// ResumeRule says what a resume does with the steps.
+	ResumeRule = "Steps still pending whose due_at has come (their time passed while the campaign was paused) are **skipped** " +
+		"(status skipped, never sent): a late countdown or reminder is worse than none, and a resume must not send a burst of stale texts. " +
+		"The other pending steps go out at their original due_at (times do not shift by the length of the pause). " +
+		"If no step is left to send, the campaign becomes completed at once."
+	// NotFoundRule is the tenant rule.
+	NotFoundRule = "An id of another team, or no such campaign, gives 404 not_found."
+)
+
+// Register adds the public campaign operations.
+func Register(api huma.API, svc *service.Service) {
+	tags := []string{"Campaigns"}
+	team := func(ctx context.Context) string { return auth.MustPrincipal(ctx).TeamID }
+
+	httpapi.Register(api, huma.Operation{
+		OperationID: "list-campaigns", Method: http.MethodGet, Path: "/campaigns", Tags: tags,
+		Summary: "List campaigns",
+		Description: "The team's drip campaigns, newest first, each with its status and steps. Campaigns are created in the dashboard. " +
+			"Statuses: scheduled, paused, cancelled, completed (see the status field).",
+	}, func(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[Campaign], error) {
+		vs, err := svc.Campaigns(ctx, team(ctx), in.Limit, in.Offset)
+		if err != nil {
+			return nil, err
+		}
+		return httpapi.List(in.PageParams, Views(vs)), nil
+	})
+
+	httpapi.Register(api, huma.Operation{
+		OperationID: "get-campaign", Method: http.MethodGet, Path: "/campaigns/{campaign_id}", Tags: tags,
+		Summary: "Get a campaign", Description: "One campaign with its status and steps. " + NotFoundRule,
+	}, func(ctx context.Context, in *campaignPath) (*httpapi.DataOutput[Campaign], error) {
+		v, err := svc.Campaign(ctx, team(ctx), in.CampaignID)
+		if err != nil {
+			return nil, err
+		}
+		return httpapi.Data(From(v)), nil
+	})
+
+	httpapi.Register(api, huma.Operation{
+		OperationID: "pause-campaign", Method: http.MethodPost, Path: "/campaigns/{campaign_id}/pause", Tags: tags,
+		Summary: "Pause a campaign",
+		Description: "Pauses a **scheduled** campaign: status paused, and nothing is sent while it is paused (a step whose time comes does nothing). " +
+			"Any other status (paused, cancelled, completed) gives 409 campaign_state, whose message names the current status. " +
+			"The pause is serialised with the campaign's step runs: a step that started before the pause commits first, none starts after it. " +
+			"No body. " + NotFoundRule,
+	}, func(ctx context.Context, in *campaignPath) (*httpapi.DataOutput[Campaign], error) {
+		v, err := svc.Pause(ctx, team(ctx), in.CampaignID)
+		if err != nil {
+			return nil, err
+		}
+		return httpapi.Data(From(v)), nil
+	}, http.StatusConflict)
+
+	httpapi.Register(api, huma.Operation{
+		OperationID: "resume-campaign", Method: http.MethodPost, Path: "/campaigns/{campaign_id}/resume", Tags: tags,
+		Summary: "Resume a campaign",
+		Description: "Resumes a **paused** campaign without urgent-alert steps: status scheduled again. " + ResumeRule + " " +
+			"Checks, in order: a campaign that is not paused (scheduled, cancelled, completed) gives 409 campaign_state, whose message names the current status; " +
+			"a paused campaign with an urgent-alert step (has_urgent_step) gives **403 forbidden**: it can be resumed from the dashboard only " +
+			"(403, not 409, because the campaign's state allows a resume; the key is what may not do it). No body. " + NotFoundRule,
+	}, func(ctx context.Context, in *campaignPath) (*httpapi.DataOutput[Campaign], error) {
+		v, err := svc.Resume(ctx, team(ctx), in.CampaignID, false)
+		if err != nil {
+			return nil, err
+		}
+		return httpapi.Data(From(v)), nil
+	}, http.StatusConflict)
+
+	httpapi.Register(api, huma.Operation{
+		OperationID: "cancel-campaign", Method: http.MethodPost, Path: "/campaigns/{campaign_id}/cancel", Tags: tags,
+		Summary: "Cancel a campaign",
+		Description: "Cancels a **scheduled or paused** campaign for good: status cancelled, and every step not yet sent becomes cancelled and is never sent. " +
+			"Cancel is transactional with the step runs: once this answers 200, no step of the campaign goes out afterwards " +
+			"(a step that started before the cancel commits first and shows as sent). " +
+			"A cancelled or completed campaign gives 409 campaign_state, whose message names the current status. No body. " + NotFoundRule,
+	}, func(ctx context.Context, in *campaignPath) (*httpapi.DataOutput[Campaign], error) {
+		v, err := svc.Cancel(ctx, team(ctx), in.CampaignID)
+		if err != nil {
+			return nil, err
+		}
+		return httpapi.Data(From(v)), nil
+	}, http.StatusConflict)
+}

@@ -1,0 +1,207 @@
+// Package postgres stores campaigns and their steps, and embeds the
+// campaigns module's migrations. Every query by id also takes the team id.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/teamtext/teamtext/platform/db"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations is the campaigns module's schema history.
+func Migrations() db.MigrationSet {
+	sub, _ := fs.Sub(migrationFiles, "migrations")
+	return db.MigrationSet{Owner: "campaigns", Order: 40, FS: sub}
+}
+
+// ErrNotFound means no row matched (for this team).
+var ErrNotFound = errors.New("campaigns: not found")
+
+func notFound(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// Campaign is a campaigns row.
+type Campaign struct {
+	bun.BaseModel `bun:"table:campaigns,alias:c"`
+	ID            string     `bun:"id,pk"`
+	TeamID        string     `bun:"team_id"`
+	Name          string     `bun:"name"`
+	Audience      string     `bun:"audience"`
+	GroupID       string     `bun:"group_id"`
+	Status        string     `bun:"status"`
+	Generation    int        `bun:"generation"`
+	CreatedBy     string     `bun:"created_by"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	StartedAt     time.Time  `bun:"started_at"`
+	UpdatedAt     time.Time  `bun:"updated_at"`
+	PausedAt      *time.Time `bun:"paused_at"`
+	CancelledAt   *time.Time `bun:"cancelled_at"`
+	CompletedAt   *time.Time `bun:"completed_at"`
+}
+
+// Step is a campaign_steps row.
+type Step struct {
+	bun.BaseModel `bun:"table:campaign_steps,alias:s"`
+	ID            string     `bun:"id,pk"`
+	TeamID        string     `bun:"team_id"`
+	CampaignID    string     `bun:"campaign_id"`
+	Position      int        `bun:"position"`
+	SendAt        *time.Time `bun:"send_at"`
+	DelaySeconds  *int64     `bun:"delay_seconds"`
+	DueAt         time.Time  `bun:"due_at"`
+	Text          string     `bun:"text"`
+	TemplateID    string     `bun:"template_id"`
+	Urgent        bool       `bun:"urgent"`
+	Status        string     `bun:"status"`
+	MessageID     string     `bun:"message_id"`
+	ErrorCode     string     `bun:"error_code"`
+	ErrorMessage  string     `bun:"error_message"`
+	SentAt        *time.Time `bun:"sent_at"`
+	UpdatedAt     time.Time  `bun:"updated_at"`
+}
+
+// Repo is the campaigns repository.
+type Repo struct{ db *db.DB }
+
+// NewRepo returns the repository.
+func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
+
+// Insert stores a campaign and its steps.
+func (r *Repo) Insert(ctx context.Context, c *Campaign, steps []Step) error {
+	idb := r.db.IDB(ctx)
+	if _, err := idb.NewInsert().Model(c).Exec(ctx); err != nil {
+		return fmt.Errorf("insert campaign: %w", err)
+	}
+	if _, err := idb.NewInsert().Model(&steps).Exec(ctx); err != nil {
+		return fmt.Errorf("insert %d campaign steps: %w", len(steps), err)
+	}
+	return nil
+}
+
+// Campaign loads a team's campaign. forUpdate locks the row
+// (SELECT ... FOR UPDATE): every change of a campaign and every step run
+// takes this lock first, so they are serialised per campaign.
+func (r *Repo) Campaign(ctx context.Context, teamID, id string, forUpdate bool) (*Campaign, error) {
+	c := new(Campaign)
+	q := r.db.IDB(ctx).NewSelect().Model(c).Where("team_id = ? AND id = ?", teamID, id)
+	if forUpdate {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, notFound(err, "select campaign")
+	}
+	return c, nil
+}
+
+// Campaigns lists a team's campaigns, newest first, limit+1 rows.
+func (r *Repo) Campaigns(ctx context.Context, teamID string, limit, offset int) ([]Campaign, error) {
+	var cs []Campaign
+	err := r.db.IDB(ctx).NewSelect().Model(&cs).Where("team_id = ?", teamID).
+		OrderExpr("created_at DESC, id DESC").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list campaigns: %w", err)
+	}
+	return cs, nil
+}
+
+// UpdateCampaign writes every column of c.
+func (r *Repo) UpdateCampaign(ctx context.Context, c *Campaign) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(c).WherePK().Where("team_id = ?", c.TeamID).Exec(ctx); err != nil {
+		return fmt.Errorf("update campaign: %w", err)
+	}
+	return nil
+}
+
+// Steps returns the steps of a team's campaigns, by campaign and position.
+func (r *Repo) Steps(ctx context.Context, teamID string, campaignIDs ...string) ([]Step, error) {
+	var ss []Step
+	if len(campaignIDs) == 0 {
+		return ss, nil
+	}
+	err := r.db.IDB(ctx).NewSelect().Model(&ss).Where("team_id = ? AND campaign_id IN (?)", teamID, bun.In(campaignIDs)).
+		OrderExpr("campaign_id, position").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("select campaign steps: %w", err)
+	}
+	return ss, nil
+}
+
+// Step loads one step of a team's campaign.
+func (r *Repo) Step(ctx context.Context, teamID, campaignID, id string) (*Step, error) {
+	s := new(Step)
+	err := r.db.IDB(ctx).NewSelect().Model(s).Where("team_id = ? AND campaign_id = ? AND id = ?", teamID, campaignID, id).Scan(ctx)
+	if err != nil {
+		return nil, notFound(err, "select campaign step")
+	}
+	return s, nil
+}
+
+// UpdateStep writes every column of s.
+func (r *Repo) UpdateStep(ctx context.Context, s *Step) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(s).WherePK().Where("team_id = ?", s.TeamID).Exec(ctx); err != nil {
+		return fmt.Errorf("update campaign step: %w", err)
+	}
+	return nil
+}
+
+// SetPendingSteps moves a campaign's pending steps (all of them, or those
+// listed in ids) to status.
+func (r *Repo) SetPendingSteps(ctx context.Context, teamID, campaignID, status string, at time.Time, ids ...string) error {
+	q := r.db.IDB(ctx).NewUpdate().Model((*Step)(nil)).Set("status = ?", status).Set("updated_at = ?", at).
+		Where("team_id = ? AND campaign_id = ? AND status = 'pending'", teamID, campaignID)
+	if len(ids) > 0 {
+		q = q.Where("id IN (?)", bun.In(ids))
+	}
+	if _, err := q.Exec(ctx); err != nil {
+		return fmt.Errorf("set pending campaign steps %s: %w", status, err)
+	}
+	return nil
+}
+
+// CountPendingSteps counts a campaign's steps still pending.
+func (r *Repo) CountPendingSteps(ctx context.Context, teamID, campaignID string) (int, error) {
+	n, err := r.db.IDB(ctx).NewSelect().Model((*Step)(nil)).
+		Where("team_id = ? AND campaign_id = ? AND status = 'pending'", teamID, campaignID).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count pending campaign steps: %w", err)
+	}
+	return int(n), nil
+}
+
+// Savepoint runs fn inside a savepoint of the transaction in ctx and rolls
+// back to it when fn fails, so a refused send leaves no partial writes
+// while the caller's transaction goes on.
+func (r *Repo) Savepoint(ctx context.Context, name string, fn func(ctx context.Context) error) error {
+	tx, err := db.MustTx(ctx)
+	if err != nil {
+		return fmt.Errorf("savepoint %s: %w", name, err)
+	}
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
+		return fmt.Errorf("savepoint %s: %w", name, err)
+	}
+	if ferr := fn(ctx); ferr != nil {
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+name); err != nil {
+			return errors.Join(ferr, fmt.Errorf("rollback to savepoint %s: %w", name, err))
+		}
+		return ferr
+	}
+	if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT "+name); err != nil {
+		return fmt.Errorf("release savepoint %s: %w", name, err)
+	}
+	return nil
+}
