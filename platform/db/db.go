@@ -97,3 +97,12 @@ func MustTx(ctx context.Context) (bun.Tx, error) {
 	}
 	return tx, nil
 }
+
+// NotFound maps sql.ErrNoRows to the repository's sentinel and wraps any
+// other error with what was being done.
+func NotFound(err error, sentinel error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return sentinel
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

@@ -130,3 +130,13 @@ func Pending(ctx context.Context, d *DB, sets []MigrationSet) (int, error) {
 	}
 	return n, nil
 }
+
+// Embedded is a module's migration set from the files under dir of fsys
+// (an embed.FS holding dir/*.sql).
+func Embedded(owner string, order int, fsys fs.FS, dir string) MigrationSet {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(fmt.Sprintf("migrations of %s: %v", owner, err)) // a build-time mistake, not a runtime condition
+	}
+	return MigrationSet{Owner: owner, Order: order, FS: sub}
+}

@@ -3,7 +3,6 @@ package postgres
 
 import (
 	"embed"
-	"io/fs"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -16,10 +15,7 @@ import (
 var migrationFiles embed.FS
 
 // Migrations is billing's schema history.
-func Migrations() db.MigrationSet {
-	sub, _ := fs.Sub(migrationFiles, "migrations")
-	return db.MigrationSet{Owner: "billing", Order: 20, FS: sub}
-}
+func Migrations() db.MigrationSet { return db.Embedded("billing", 20, migrationFiles, "migrations") }
 
 // Account is a billing_accounts row.
 type Account struct {

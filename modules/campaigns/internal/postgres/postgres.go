@@ -4,11 +4,9 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -20,20 +18,12 @@ import (
 var migrationFiles embed.FS
 
 // Migrations is the campaigns module's schema history.
-func Migrations() db.MigrationSet {
-	sub, _ := fs.Sub(migrationFiles, "migrations")
-	return db.MigrationSet{Owner: "campaigns", Order: 40, FS: sub}
-}
+func Migrations() db.MigrationSet { return db.Embedded("campaigns", 40, migrationFiles, "migrations") }
 
 // ErrNotFound means no row matched (for this team).
 var ErrNotFound = errors.New("campaigns: not found")
 
-func notFound(err error, what string) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
-	}
-	return fmt.Errorf("%s: %w", what, err)
-}
+func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
 
 // Campaign is a campaigns row.
 type Campaign struct {

@@ -4,12 +4,10 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -21,20 +19,12 @@ import (
 var migrationFiles embed.FS
 
 // Migrations is messaging's schema history.
-func Migrations() db.MigrationSet {
-	sub, _ := fs.Sub(migrationFiles, "migrations")
-	return db.MigrationSet{Owner: "messaging", Order: 30, FS: sub}
-}
+func Migrations() db.MigrationSet { return db.Embedded("messaging", 30, migrationFiles, "migrations") }
 
 // ErrNotFound means no row matched (for this team).
 var ErrNotFound = errors.New("messaging: not found")
 
-func notFound(err error, what string) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
-	}
-	return fmt.Errorf("%s: %w", what, err)
-}
+func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
 
 // Template is a messaging_templates row.
 type Template struct {

@@ -4,11 +4,9 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -21,10 +19,7 @@ import (
 var migrationFiles embed.FS
 
 // Migrations is the roster's schema history.
-func Migrations() db.MigrationSet {
-	sub, _ := fs.Sub(migrationFiles, "migrations")
-	return db.MigrationSet{Owner: "roster", Order: 10, FS: sub}
-}
+func Migrations() db.MigrationSet { return db.Embedded("roster", 10, migrationFiles, "migrations") }
 
 // ErrNotFound means no row matched (for this team).
 var ErrNotFound = errors.New("roster: not found")
@@ -103,12 +98,7 @@ type Repo struct{ db *db.DB }
 // NewRepo returns a repository over d.
 func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
 
-func notFound(err error, what string) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
-	}
-	return fmt.Errorf("%s: %w", what, err)
-}
+func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
 
 // InsertTeam stores a new team.
 func (r *Repo) InsertTeam(ctx context.Context, t *Team) error {

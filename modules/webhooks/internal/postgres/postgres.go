@@ -9,7 +9,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -21,10 +20,7 @@ import (
 var migrationFiles embed.FS
 
 // Migrations is the webhooks module's schema history.
-func Migrations() db.MigrationSet {
-	sub, _ := fs.Sub(migrationFiles, "migrations")
-	return db.MigrationSet{Owner: "webhooks", Order: 50, FS: sub}
-}
+func Migrations() db.MigrationSet { return db.Embedded("webhooks", 50, migrationFiles, "migrations") }
 
 // ErrNotFound means no row matched (for this team).
 var ErrNotFound = errors.New("webhooks: not found")
@@ -136,12 +132,7 @@ type Repo struct{ db *db.DB }
 // NewRepo returns a repository over d.
 func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
 
-func notFound(err error, what string) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
-	}
-	return fmt.Errorf("%s: %w", what, err)
-}
+func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
 
 // LockTeam serialises webhook creation for a team until the transaction
 // ends, so that two concurrent creations cannot both pass the limit.
