@@ -52,10 +52,15 @@ func TestRunLoadCountsAndErrors(t *testing.T) {
 }
 
 func TestRunLoadTimeBound(t *testing.T) {
+	// Calls cut short by the deadline are not counted; every call that
+	// finished is. (How many finish depends on the machine's load, so the
+	// test checks the accounting, not a count.)
+	var finished atomic.Int64
 	r, err := runLoad(context.Background(), loadSpec{Requests: 1 << 30, Concurrency: 2, MaxDuration: 50 * time.Millisecond},
 		func(ctx context.Context) error {
 			select {
 			case <-time.After(time.Millisecond):
+				finished.Add(1)
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
@@ -64,8 +69,8 @@ func TestRunLoadTimeBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Truncated || r.Errors != 0 || r.Requests == 0 {
-		t.Fatalf("result %+v", r)
+	if !r.Truncated || r.Errors != 0 || int64(r.Requests) != finished.Load() || r.Stats.N != r.Requests {
+		t.Fatalf("finished %d, result %+v", finished.Load(), r)
 	}
 }
 
@@ -100,6 +105,74 @@ func TestSmallestQuota(t *testing.T) {
 	} {
 		if q, w := smallestQuota(c.in); q != c.q || w != c.w {
 			t.Errorf("smallestQuota(%q) = %d, %d; want %d, %d", c.in, q, w, c.q, c.w)
+		}
+	}
+}
+
+func TestCurveStats(t *testing.T) {
+	start := time.Unix(0, 0)
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	// 2 units by 100 ms, none more by 200 ms, 4 by 300 ms, a dip ignored, 6 by 500 ms.
+	s := curveStats(start, []curvePoint{{at(100), 2}, {at(200), 2}, {at(300), 4}, {at(400), 3}, {at(500), 6}})
+	if s.N != 6 || s.Min != 100*time.Millisecond || s.P50 != 300*time.Millisecond || s.Max != 500*time.Millisecond {
+		t.Fatalf("stats %+v", s)
+	}
+	if got := curveStats(start, nil); got.N != 0 {
+		t.Fatalf("empty curve: %+v", got)
+	}
+}
+
+func TestBenchPhones(t *testing.T) {
+	seen := map[string]bool{}
+	for _, block := range []int{blockRoster, blockImport5k, blockUnknown, blockMessaging} {
+		for i := 0; i < 20000; i += 7 {
+			p := benchPhone(block, i)
+			if len(p) != 12 || !strings.HasPrefix(p, "+1") || seen[p] {
+				t.Fatalf("block %d, %d: %q (seen %v)", block, i, p, seen[p])
+			}
+			if p[6:8] == "11" || p[5] < '2' || p[5] > '8' {
+				t.Fatalf("bad exchange in %q", p)
+			}
+			seen[p] = true
+		}
+	}
+	if got := national("+12022000042"); got != "(202) 200-0042" {
+		t.Fatalf("national = %q", got)
+	}
+	for _, e := range exchanges {
+		if e%100 == 11 {
+			t.Fatalf("exchange %d", e)
+		}
+	}
+}
+
+func TestTakeIPs(t *testing.T) {
+	env := &benchEnv{}
+	a, err := env.takeIPs(251)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := env.takeIPs(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a[0].String() != "127.0.1.1" || a[249].String() != "127.0.1.250" || a[250].String() != "127.0.2.1" || b[0].String() != "127.0.2.2" {
+		t.Fatalf("addresses %v … %v, %v, then %v", a[0], a[249], a[250], b[0])
+	}
+}
+
+func TestRenderTableUnits(t *testing.T) {
+	plain := renderTable([]result{{Name: "a", Desc: "d", Requests: 10, Concurrency: 1, Elapsed: time.Second}})
+	if !strings.Contains(plain, "CPU/req: bench") || !strings.Contains(plain, "| 10.0 req/s |") || strings.Contains(plain, "Target") {
+		t.Fatalf("plain table:\n%s", plain)
+	}
+	mixed := renderTable([]result{
+		{Name: "imp", Desc: "d", Requests: 10, Items: 10000, Unit: "rows", Concurrency: 1, Elapsed: 20 * time.Second, Note: "n"},
+		{Name: "pg", Desc: "d", Requests: 5, Concurrency: 1, Elapsed: time.Second, Target: "p99 < 25 ms", Met: true},
+	})
+	for _, want := range []string{"CPU/unit: bench", "| 500 rows/s |", "d; *n*", "| Target | Met |", "| p99 < 25 ms | **yes** |"} {
+		if !strings.Contains(mixed, want) {
+			t.Fatalf("mixed table lacks %q:\n%s", want, mixed)
 		}
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/platform/auth"
 )
 
 // keyPlan is how many API keys the HTTP scenarios spread their requests
@@ -79,16 +81,62 @@ func smallestQuota(policy string) (quota, window int) {
 
 // addKeys creates API keys for the fixture's head coach until env has n.
 func addKeys(ctx context.Context, env *benchEnv, admin *harness.Client, coachID string, n int) error {
-	for i := len(env.keys); i < n; i++ {
+	if n <= len(env.keys) {
+		return nil
+	}
+	keys, err := createKeys(ctx, admin, env.teamID, coachID, "bench", n-len(env.keys))
+	if err != nil {
+		return err
+	}
+	env.keys = append(env.keys, keys...)
+	return nil
+}
+
+// createKeys creates n API keys of team teamID for member memberID (a head
+// coach) through the admin API.
+func createKeys(ctx context.Context, admin *harness.Client, teamID, memberID, name string, n int) ([]string, error) {
+	keys := make([]string, 0, n)
+	for i := range n {
 		var key struct {
 			Key string `json:"key"`
 		}
-		err := admin.Expect(ctx, http.StatusCreated, http.MethodPost, "/teams/"+env.teamID+"/api-keys",
-			map[string]any{"member_id": coachID, "name": fmt.Sprintf("bench-%d", i)}, &key)
+		err := admin.Expect(ctx, http.StatusCreated, http.MethodPost, "/teams/"+teamID+"/api-keys",
+			map[string]any{"member_id": memberID, "name": fmt.Sprintf("%s-%d", name, i)}, &key)
 		if err != nil {
-			return fmt.Errorf("create API key %d of %d: %w", i+1, n, err)
+			return nil, fmt.Errorf("create API key %d of %d: %w", i+1, n, err)
 		}
-		env.keys = append(env.keys, key.Key)
+		keys = append(keys, key.Key)
 	}
-	return nil
+	return keys, nil
 }
+
+// Per-key budgets the scenarios of later issues plan with: 90% of the
+// service's limits (platform/auth), a margin for the odd check request.
+var (
+	requestBudget = auth.RequestPolicy[0].Limit * 9 / 10 // requests per key per minute
+	heavyBudget   = auth.HeavyPolicy[0].Limit * 9 / 10   // heavy-pool requests per key per minute
+	ipBudget      = auth.IPPolicy[0].Limit * 9 / 10      // requests without a valid key per client address per minute
+)
+
+// keyRing hands out fresh API keys round-robin, so that no key goes over
+// a per-minute budget within one scenario.
+type keyRing struct {
+	keys []string
+	next atomic.Uint64
+}
+
+// newKeyRing creates enough fresh keys for uses requests at perKey each.
+func newKeyRing(ctx context.Context, env *benchEnv, teamID, memberID, name string, uses, perKey int) (*keyRing, error) {
+	n := max(1, (uses+perKey-1)/perKey)
+	keys, err := createKeys(ctx, env.admin(), teamID, memberID, name, n)
+	if err != nil {
+		return nil, err
+	}
+	return &keyRing{keys: keys}, nil
+}
+
+// key is the next key.
+func (k *keyRing) key() string { return k.keys[(k.next.Add(1)-1)%uint64(len(k.keys))] }
+
+// len is how many keys the ring has.
+func (k *keyRing) len() int { return len(k.keys) }

@@ -11,8 +11,10 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -24,7 +26,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 
 	"github.com/teamtext/teamtext/e2e/harness"
 )
@@ -47,6 +51,7 @@ type benchEnv struct {
 	keys      []string // API keys of the fixture's team; keys[0] is the fixture's
 	keyPlan   keyPlan
 	teamID    string
+	coachID   string // the fixture team's head coach, who owns its keys
 
 	servicePID  int    // 0 when unknown
 	containerID string // "" when unknown
@@ -55,6 +60,56 @@ type benchEnv struct {
 	poolOnce sync.Once
 	pool     *pgxpool.Pool
 	poolErr  error
+
+	members  int // roster and messaging teams' size (-members)
+	ipMu     sync.Mutex
+	ipNext   int // next client address handed out by takeIPs
+	rosterFx fixtureOnce[*rosterTeam]
+	msgFx    fixtureOnce[*msgTeam]
+	riverFx  fixtureOnce[*river.Client[pgx.Tx]]
+}
+
+// fixtureOnce builds a fixture shared by a group's scenarios the first time
+// one of them asks, so that each scenario can also run alone.
+type fixtureOnce[T any] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
+func (f *fixtureOnce[T]) get(build func() (T, error)) (T, error) {
+	f.once.Do(func() { f.v, f.err = build() })
+	return f.v, f.err
+}
+
+// admin is a client of the admin API (60 s timeout: imports take a while).
+func (e *benchEnv) admin() *harness.Client {
+	return harness.NewClient(e.adminURL+"/admin/v1", harness.AdminToken)
+}
+
+// api is a client of the public API acting with key.
+func (e *benchEnv) api(key string) *harness.Client {
+	return harness.NewClient(e.publicURL+"/api/v1", key)
+}
+
+// takeIPs hands out n loopback client addresses (127.0.1.1, 127.0.1.2, …)
+// that no earlier scenario used. The service limits requests without a
+// valid key per client address (60 a minute), so the rows that measure
+// them spread their requests over addresses, like clients do; Linux routes
+// all of 127.0.0.0/8 to the loopback interface.
+func (e *benchEnv) takeIPs(n int) ([]net.IP, error) {
+	e.ipMu.Lock()
+	defer e.ipMu.Unlock()
+	out := make([]net.IP, 0, n)
+	for range n {
+		k := e.ipNext
+		if k >= 250*250 {
+			return nil, errors.New("out of loopback client addresses")
+		}
+		e.ipNext++
+		out = append(out, net.IPv4(127, 0, byte(1+k/250), byte(1+k%250)).To4())
+	}
+	return out, nil
 }
 
 // pgxPool opens (once) a pgx pool on the service's database, sized like the
@@ -164,6 +219,7 @@ func run() int {
 		out         = flag.String("out", "", "Markdown file whose bench sections are written or replaced")
 		keys        = flag.Int("keys", 0, "API keys the HTTP scenarios spread requests over; 0: enough that none exceeds the per-key limit the service announces in RateLimit-Policy")
 		list        = flag.Bool("list", false, "list the scenarios and exit")
+		members     = flag.Int("members", 10000, "members of the roster and messaging scenarios' teams (issues 4 and 6 ask for 10,000)")
 	)
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -181,8 +237,8 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 2
 	}
-	if *requests <= 0 || *concurrency <= 0 || *warmup < 0 || *keys < 0 || *maxDuration <= 0 || *pgMaxConns <= 0 {
-		fmt.Fprintln(os.Stderr, "bench: -requests, -concurrency, -max-duration and -pg-max-conns must be positive, -warmup and -keys not negative")
+	if *requests <= 0 || *concurrency <= 0 || *warmup < 0 || *keys < 0 || *maxDuration <= 0 || *pgMaxConns <= 0 || *members < 4000 {
+		fmt.Fprintln(os.Stderr, "bench: -requests, -concurrency, -max-duration and -pg-max-conns must be positive, -warmup and -keys not negative, -members at least 4000")
 		return 2
 	}
 
@@ -201,7 +257,7 @@ func run() int {
 	}()
 
 	env := &benchEnv{requests: *requests, concurrency: *concurrency, warmup: *warmup,
-		maxDuration: *maxDuration, pgMaxConns: *pgMaxConns}
+		maxDuration: *maxDuration, pgMaxConns: *pgMaxConns, members: *members}
 	results, facts, err := runAll(ctx, env, selected, *keys)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -217,8 +273,26 @@ func run() int {
 		Command: commandLine(),
 		Facts:   facts,
 		Env:     env,
+		All:     results,
 	}
-	fmt.Print(renderTable(results))
+	var groups []string
+	for _, r := range results {
+		if !slices.Contains(groups, r.Group) {
+			groups = append(groups, r.Group)
+		}
+	}
+	for i, g := range groups {
+		if i > 0 {
+			fmt.Println()
+		}
+		var rs []result
+		for _, r := range results {
+			if r.Group == g {
+				rs = append(rs, r)
+			}
+		}
+		fmt.Printf("%s:\n\n%s", g, renderTable(rs))
+	}
 
 	failed := false
 	for _, r := range results {
@@ -227,7 +301,7 @@ func run() int {
 			fmt.Fprintf(os.Stderr, "bench: scenario %s: %d of %d requests failed; first: %s\n", r.Name, r.Errors, r.Requests, r.FirstError)
 		}
 		if r.Truncated {
-			fmt.Fprintf(os.Stderr, "bench: scenario %s: stopped by -max-duration after %d of %d requests\n", r.Name, r.Requests, env.requests)
+			fmt.Fprintf(os.Stderr, "bench: scenario %s: stopped by its time bound after %d %s\n", r.Name, r.units(), r.unit())
 		}
 	}
 	if failed {
@@ -293,7 +367,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	if err != nil {
 		return nil, facts, fmt.Errorf("create team: %w", err)
 	}
-	env.keys, env.teamID = []string{fx.Key}, fx.TeamID
+	env.keys, env.teamID, env.coachID = []string{fx.Key}, fx.TeamID, fx.CoachID
 	apiScenarios := 0
 	for _, s := range selected {
 		if s.api {
@@ -330,9 +404,15 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	for _, s := range selected {
 		r, err := s.run(ctx, env)
 		if err != nil {
+			// The service logs a request after answering it: give the
+			// failing request's line a moment to arrive.
+			time.Sleep(500 * time.Millisecond)
 			return nil, facts, fmt.Errorf("scenario %s: %w\nservice log tail:\n%s", s.name, err, tail(svc.Logs(), 20))
 		}
-		r.Name, r.Desc, r.Group = s.name, s.desc, s.group
+		r.Name, r.Group = s.name, s.group
+		if r.Desc == "" {
+			r.Desc = s.desc
+		}
 		results = append(results, r)
 	}
 	facts.LoadEnd = loadAvg()

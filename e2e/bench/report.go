@@ -15,6 +15,7 @@ type reportMeta struct {
 	Command string
 	Facts   machineFacts
 	Env     *benchEnv
+	All     []result // every row of the run, for readings that compare across sections
 }
 
 // section describes how a scenario group is written to -out. Groups without
@@ -22,10 +23,16 @@ type reportMeta struct {
 type section struct {
 	title   string
 	reading func(meta reportMeta, rs []result) string
+	// bullets, when set, replace the foundation's "API keys" and "Load"
+	// bullets with the section's own description of its fixture and load.
+	bullets func(meta reportMeta, rs []result) []string
 }
 
 var sections = map[string]section{
 	"foundation": {title: "Foundation: `GET /api/v1/team` against raw SQL", reading: foundationReading},
+	"access":     {title: "Access control and limits (issue 3): what auth and the rate limiter add to a request", reading: accessReading, bullets: accessBullets},
+	"roster":     {title: "Roster (issue 4): a large team's pages, bulk opt-outs, number checks, CSV import", reading: rosterReading, bullets: rosterBullets},
+	"messaging":  {title: "Messaging (issue 6): accepting a send to a large team, delivering it, River's own pace", reading: messagingReading, bullets: messagingBullets},
 }
 
 const fileHeader = `# Benchmarks
@@ -37,36 +44,81 @@ by the bench between its ` + "`<!-- bench:NAME:start -->`" + ` and ` + "`<!-- be
 markers and replaced on every run; text outside the markers is kept.
 `
 
-// renderTable is the Markdown table of rs.
+// renderTable is the Markdown table of rs. Rows that count items rather
+// than requests (Items or Unit set) switch the per-request columns to per
+// unit; rows with a target get Target and Met columns.
 func renderTable(rs []result) string {
+	plain, targets := true, false
+	for _, r := range rs {
+		plain = plain && r.Items == 0 && r.Unit == ""
+		targets = targets || r.Target != ""
+	}
+	per, what := "req", "One request is"
+	if !plain {
+		per, what = "unit", "What is measured"
+	}
 	var b strings.Builder
-	b.WriteString("| Scenario | One request is | Requests | Workers | Throughput | p50 | p90 | p99 | max | Errors |" +
-		" CPU/req: bench | CPU/req: service | CPU/req: Postgres | DB acquires/req |\n")
-	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(&b, "| Scenario | %s | Requests | Workers | Throughput | p50 | p90 | p99 | max | Errors |"+
+		" CPU/%s: bench | CPU/%s: service | CPU/%s: Postgres | DB acquires/%s |", what, per, per, per, per)
+	if targets {
+		b.WriteString(" Target | Met |")
+	}
+	b.WriteString("\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	if targets {
+		b.WriteString("---|---|")
+	}
+	b.WriteString("\n")
 	for _, r := range rs {
 		reqs := fmt.Sprint(r.Requests)
 		if r.Truncated {
 			reqs += " (time limit)"
 		}
-		perReq := func(d time.Duration, ok bool) string {
-			if !ok || r.Requests == 0 {
+		n := r.units()
+		perUnit := func(d time.Duration, ok bool) string {
+			if !ok || n == 0 {
 				return "n/a"
 			}
-			return fmtMicros(d / time.Duration(r.Requests))
+			return fmtMicros(d / time.Duration(n))
 		}
 		acq := "n/a"
 		if r.Use.HasAcq {
 			acq = fmt.Sprintf("%.1f", r.Acquires)
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %d | %.0f req/s | %s | %s | %s | %s | %d | %s | %s | %s | %s |\n",
-			r.Name, r.Desc, reqs, r.Concurrency, r.Throughput(),
+		desc := r.Desc
+		if r.Note != "" {
+			desc += "; *" + r.Note + "*"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %d | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s |",
+			r.Name, desc, reqs, r.Concurrency, fmtRate(r.Throughput(), r.unit()),
 			fmtDur(r.Stats.P50), fmtDur(r.Stats.P90), fmtDur(r.Stats.P99), fmtDur(r.Stats.Max), r.Errors,
-			perReq(r.Use.Bench, r.Use.Bench > 0), perReq(r.Use.Service, r.Use.HasService), perReq(r.Use.Postgres, r.Use.HasPostgres), acq)
+			perUnit(r.Use.Bench, r.Use.Bench > 0), perUnit(r.Use.Service, r.Use.HasService), perUnit(r.Use.Postgres, r.Use.HasPostgres), acq)
+		if targets {
+			met := ""
+			if r.Target != "" {
+				met = "no"
+				if r.Met {
+					met = "**yes**"
+				}
+			}
+			fmt.Fprintf(&b, " %s | %s |", r.Target, met)
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }
 
+// fmtRate renders a throughput: "450 req/s", "12.5 rows/s".
+func fmtRate(v float64, unit string) string {
+	if v < 100 {
+		return fmt.Sprintf("%.1f %s/s", v, unit)
+	}
+	return fmt.Sprintf("%.0f %s/s", v, unit)
+}
+
 func fmtMicros(d time.Duration) string {
+	if d >= 10*time.Millisecond {
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	}
 	return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
 }
 
@@ -97,10 +149,15 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 	if f.Postgres != "" {
 		pg += " " + f.Postgres
 	}
-	fmt.Fprintf(&b, "- Setup: load generator, `teamtext serve` (`LOG_LEVEL=warn`, `DB_MAX_CONNS` 20) and %s "+
-		"(testcontainers, fsync off) on the same machine; one team; keep-alive HTTP/1.1 over loopback; "+
-		"raw pgx pool of %d connections\n", pg, e.pgMaxConns)
+	team := "one team; "
+	if sec.bullets != nil {
+		team = ""
+	}
+	fmt.Fprintf(&b, "- Setup: load generator, `teamtext serve` (`LOG_LEVEL=warn`, `DB_MAX_CONNS` 20, `JOB_WORKERS` 50) and %s "+
+		"(testcontainers, fsync off) on the same machine; %skeep-alive HTTP/1.1 over loopback; "+
+		"raw pgx pool of %d connections\n", pg, team, e.pgMaxConns)
 	switch kp := e.keyPlan; {
+	case sec.bullets != nil:
 	case kp.Explicit:
 		fmt.Fprintf(&b, "- API keys: %d (`-keys`), requests round-robin over them\n", kp.Keys)
 	case kp.Quota > 0:
@@ -119,12 +176,19 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 		fmt.Fprintf(&b, "- Background CPU while idle (measured over %s before the scenarios): service %s, Postgres %s\n",
 			idleWindow, rate(idle.Service, idle.HasService), rate(idle.Postgres, idle.HasPostgres))
 	}
-	fmt.Fprintf(&b, "- Load: %d measured requests per row after %d unmeasured warm-up requests, %d concurrent workers; "+
-		"latencies are per request as the load generator sees them; *CPU/req* is the CPU time the load generator, "+
-		"the `teamtext` process and the Postgres container each used during the measured run, divided by its requests; "+
-		"*DB acquires/req* counts connections taken from the service's pool (its /metrics) and the bench's pgx pool, "+
-		"idle background taken out: one per statement outside a transaction\n\n",
-		e.requests, e.warmup, e.concurrency)
+	if sec.bullets != nil {
+		for _, l := range sec.bullets(meta, rs) {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+		b.WriteString("\n")
+	} else {
+		fmt.Fprintf(&b, "- Load: %d measured requests per row after %d unmeasured warm-up requests, %d concurrent workers; "+
+			"latencies are per request as the load generator sees them; *CPU/req* is the CPU time the load generator, "+
+			"the `teamtext` process and the Postgres container each used during the measured run, divided by its requests; "+
+			"*DB acquires/req* counts connections taken from the service's pool (its /metrics) and the bench's pgx pool, "+
+			"idle background taken out: one per statement outside a transaction\n\n",
+			e.requests, e.warmup, e.concurrency)
+	}
 	b.WriteString(renderTable(rs))
 	if sec.reading != nil {
 		if txt := sec.reading(meta, rs); txt != "" {

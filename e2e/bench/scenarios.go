@@ -28,13 +28,41 @@ var scenarios = []scenario{
 	{name: "team-http", group: "foundation", api: true, desc: "HTTP `GET /api/v1/team`: auth gate, handler, huma, bun", run: runTeamHTTP},
 	{name: "team-pgx", group: "foundation", desc: "raw pgx: key lookup, team, billing (3 queries)", run: runTeamPgx3},
 	{name: "team-pgx-1q", group: "foundation", desc: "raw pgx: team ⋈ billing by team id (1 query)", run: runTeamPgx1},
+
+	// Issue 3: one worker, so latencies are what a request costs, not queueing.
+	{name: "access-healthz", group: "access", desc: "HTTP `GET /healthz`: no auth, no database (the HTTP floor)", run: runAccessHealthz},
+	{name: "access-nokey", group: "access", desc: "HTTP `GET /api/v1/team` without `Authorization` → 401 `unauthorized` (the per-address limiter's statement)", run: runAccessNoKey},
+	{name: "access-badkey", group: "access", desc: "HTTP `GET /api/v1/team` with a malformed bearer key → 401 `unauthorized`", run: runAccessBadKey},
+	{name: "access-unknownkey", group: "access", desc: "HTTP `GET /api/v1/team` with a well-formed unknown key → 401 `invalid_key` (key lookup, then the per-address limiter)", run: runAccessUnknownKey},
+	{name: "access-team", group: "access", desc: "HTTP `GET /api/v1/team` with a valid key: the whole gate (key, owner, team, plan, card, 120/min limit), then the handler", run: runAccessTeam},
+	{name: "access-gate-pgx", group: "access", desc: "raw pgx: the gate's statements for a valid key (key lookup, account, the 120/min sliding-log check)", run: runAccessGatePgx},
+	{name: "access-handler-pgx", group: "access", desc: "raw pgx: the handler's statements (team, account, credits used)", run: runAccessHandlerPgx},
+
+	// Issue 4.
+	{name: "roster-import", group: "roster", desc: "admin CSV import of the team's members in requests of 1,000 rows (name, phone, role, one group each)", run: runRosterImport},
+	{name: "roster-pages", group: "roster", desc: "HTTP `GET /members?limit=200&offset=N`, every page in order", run: runRosterPages},
+	{name: "roster-pages-pgx", group: "roster", desc: "raw pgx: the same page query and its group-ids query", run: runRosterPagesPgx},
+	{name: "roster-optout-bulk", group: "roster", desc: "HTTP `POST /opt-outs/bulk` with 500 members' numbers not opted out before", run: runRosterOptOutBulk},
+	{name: "roster-validate", group: "roster", desc: "HTTP `POST /recipients/validate` with 100 numbers (on the roster, opted out, unknown, invalid)", run: runRosterValidate},
+	{name: "roster-import-5k", group: "roster", desc: "admin CSV import of 5,000 new members in one request", run: runRosterImport5k},
+
+	// Issue 6.
+	{name: "msg-accept", group: "messaging", desc: "HTTP `POST /messages` to `families` (every member): time to the 201", run: runMsgAccept},
+	{name: "msg-deliver", group: "messaging", desc: "one send through the simulator, from the 201 to every delivery's final status", run: runMsgDeliver},
+	{name: "river-noop", group: "messaging", desc: "River alone: no-op jobs (`platform.noop`) worked by the service's client", run: runRiverNoop},
 }
 
 // measure warms up with env.warmup requests, then runs the measured load.
 func measure(ctx context.Context, env *benchEnv, name string, do func(ctx context.Context) error) (result, error) {
-	if env.warmup > 0 {
-		progress("scenario %s: warm-up, %d requests…", name, env.warmup)
-		w, err := runLoad(ctx, loadSpec{Requests: env.warmup, Concurrency: env.concurrency, MaxDuration: env.maxDuration}, do)
+	return measureSpec(ctx, env, name, env.warmup,
+		loadSpec{Requests: env.requests, Concurrency: env.concurrency, MaxDuration: env.maxDuration}, do)
+}
+
+// measureSpec warms up with warmup requests, then runs spec.
+func measureSpec(ctx context.Context, env *benchEnv, name string, warmup int, spec loadSpec, do func(ctx context.Context) error) (result, error) {
+	if warmup > 0 {
+		progress("scenario %s: warm-up, %d requests…", name, warmup)
+		w, err := runLoad(ctx, loadSpec{Requests: warmup, Concurrency: spec.Concurrency, MaxDuration: spec.MaxDuration}, do)
 		if err != nil {
 			return result{}, fmt.Errorf("warm-up: %w", err)
 		}
@@ -42,14 +70,14 @@ func measure(ctx context.Context, env *benchEnv, name string, do func(ctx contex
 			return result{}, fmt.Errorf("warm-up: %d of %d requests failed, first: %s", w.Errors, w.Requests, w.FirstError)
 		}
 	}
-	progress("scenario %s: %d requests, %d workers…", name, env.requests, env.concurrency)
+	progress("scenario %s: %d requests, %d workers…", name, spec.Requests, spec.Concurrency)
 	cpu0 := env.sample(ctx)
-	r, err := runLoad(ctx, loadSpec{Requests: env.requests, Concurrency: env.concurrency, MaxDuration: env.maxDuration}, do)
+	r, err := runLoad(ctx, spec, do)
 	if err != nil {
 		return result{}, err
 	}
 	r.Use = env.sample(ctx).sub(cpu0)
-	r.Acquires = env.acquiresPerRequest(r.Use, r.Elapsed, r.Requests)
+	r.Acquires = env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
 	progress("scenario %s: %d requests in %s: %.0f req/s, p50 %s, p99 %s, %d errors",
 		name, r.Requests, r.Elapsed.Round(time.Millisecond), r.Throughput(), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), r.Errors)
 	return r, nil
@@ -226,4 +254,40 @@ func keyLookup(key string) string {
 		return ""
 	}
 	return key[len(prefix) : len(prefix)+n]
+}
+
+// timedRuns calls one warmup times unmeasured, then runs times measured,
+// one after another (one worker). one returns the duration to count, its
+// request's, so that its own checks of the answer stay out of the figures.
+// With itemsPerRun > 0 the row counts items of unit (throughput, CPU and
+// acquires per item). The row's CPU and acquires cover the measured calls.
+func timedRuns(ctx context.Context, env *benchEnv, name string, warmup, runs, itemsPerRun int, unit string,
+	one func(ctx context.Context, i int) (time.Duration, error)) (result, error) {
+	for i := range warmup {
+		progress("scenario %s: warm-up %d of %d…", name, i+1, warmup)
+		if _, err := one(ctx, i); err != nil {
+			return result{}, fmt.Errorf("warm-up %d: %w", i+1, err)
+		}
+	}
+	progress("scenario %s: %d runs…", name, runs)
+	cpu0 := env.sample(ctx)
+	start := time.Now()
+	lat := make([]time.Duration, 0, runs)
+	for i := range runs {
+		d, err := one(ctx, warmup+i)
+		if err != nil {
+			return result{}, fmt.Errorf("run %d of %d: %w", i+1, runs, err)
+		}
+		lat = append(lat, d)
+	}
+	r := result{Requests: runs, Concurrency: 1, Elapsed: time.Since(start), Stats: computeStats(lat)}
+	if itemsPerRun > 0 {
+		r.Items, r.Unit = runs*itemsPerRun, unit
+	}
+	r.Use = env.sample(ctx).sub(cpu0)
+	r.Use.BenchAcquires = 0 // the bench's own bookkeeping statements, if any, are not the service's work
+	r.Acquires = env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
+	progress("scenario %s: %d runs in %s: p50 %s, p99 %s, %s",
+		name, runs, r.Elapsed.Round(time.Millisecond), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), fmtRate(r.Throughput(), r.unit()))
+	return r, nil
 }

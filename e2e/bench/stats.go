@@ -23,15 +23,49 @@ type result struct {
 	Truncated   bool          // stopped by -max-duration before all requests ran
 	Stats       latencyStats  // over successful and failed requests alike
 	Use         usage         // what the processes used during the measured run
-	Acquires    float64       // pool acquires per request, idle background taken out (valid if Use.HasAcq)
+	Acquires    float64       // pool acquires per unit, idle background taken out (valid if Use.HasAcq)
+
+	// Rows whose work is not one unit per request (an import of 1,000
+	// rows, a send to 10,000 recipients) count Items of Unit: throughput,
+	// CPU and acquires are then per item, latencies still per request
+	// unless the row's description says otherwise.
+	Unit  string // what throughput counts; "" is "req"
+	Items int    // units done; 0: one per request
+	// Target is the goal for the row ("" if none) and Met whether
+	// the run reached it.
+	Target string
+	Met    bool
+	Note   string // a fact of this run shown after the description
+	// Detail, Counts and Waits hold what a section's reading uses beyond
+	// the table: durations, counters, Postgres's sampled backend states.
+	Detail map[string]time.Duration
+	Counts map[string]int64
+	Waits  string
 }
 
-// Throughput is completed requests per second of wall time.
+// units is how many units of work the row did (requests unless Items is set).
+func (r result) units() int {
+	if r.Items > 0 {
+		return r.Items
+	}
+	return r.Requests
+}
+
+// unit names what units counts.
+func (r result) unit() string {
+	if r.Unit == "" {
+		return "req"
+	}
+	return r.Unit
+}
+
+// Throughput is completed units (requests unless Items is set) per second
+// of wall time.
 func (r result) Throughput() float64 {
 	if r.Elapsed <= 0 {
 		return 0
 	}
-	return float64(r.Requests) / r.Elapsed.Seconds()
+	return float64(r.units()) / r.Elapsed.Seconds()
 }
 
 // usage is what the load generator (this process), the service process and
@@ -121,7 +155,8 @@ func runLoad(ctx context.Context, spec loadSpec, do func(ctx context.Context) er
 	perWorker := make([][]time.Duration, spec.Concurrency)
 	start := time.Now()
 	for w := range spec.Concurrency {
-		lat := make([]time.Duration, 0, spec.Requests/spec.Concurrency+1)
+		// Capped: a time-bounded run may ask for far more requests than it makes.
+		lat := make([]time.Duration, 0, min(spec.Requests/spec.Concurrency+1, 1<<16))
 		wg.Go(func() {
 			defer func() { perWorker[w] = lat }()
 			for runCtx.Err() == nil && next.Add(1) <= int64(spec.Requests) {
@@ -146,7 +181,11 @@ func runLoad(ctx context.Context, spec loadSpec, do func(ctx context.Context) er
 	if err := ctx.Err(); err != nil {
 		return result{}, err // interrupted: no figures
 	}
-	all := make([]time.Duration, 0, spec.Requests)
+	var n int
+	for _, l := range perWorker {
+		n += len(l)
+	}
+	all := make([]time.Duration, 0, n)
 	for _, l := range perWorker {
 		all = append(all, l...)
 	}
@@ -175,4 +214,25 @@ func fmtDur(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%.0f ms", ms)
 	}
+}
+
+// curvePoint is one poll of a progress counter: at T, Done units were finished.
+type curvePoint struct {
+	T    time.Time
+	Done int
+}
+
+// curveStats turns polls of a cumulative counter into per-unit latencies:
+// each unit first seen finished at a poll is given that poll's time since
+// start, so the figures are exact to one poll interval. Points must be in
+// time order; a counter that goes down is treated as flat.
+func curveStats(start time.Time, points []curvePoint) latencyStats {
+	var lat []time.Duration
+	done := 0
+	for _, p := range points {
+		for ; done < p.Done; done++ {
+			lat = append(lat, p.T.Sub(start))
+		}
+	}
+	return computeStats(lat)
 }
