@@ -136,6 +136,11 @@ func (b *Billing) SetPlan(teamID string, p billingapi.Plan) {
 	b.plans[teamID] = p
 }
 
+// Status implements billingapi.Accounts (the account without credit figures).
+func (b *Billing) Status(ctx context.Context, teamID string) (billingapi.Account, error) {
+	return b.Get(ctx, teamID)
+}
+
 // Get implements billingapi.Accounts.
 func (b *Billing) Get(_ context.Context, teamID string) (billingapi.Account, error) {
 	b.mu.Lock()
