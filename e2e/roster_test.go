@@ -233,7 +233,7 @@ func TestOptOutRules(t *testing.T) {
 
 func TestBulkOptOutAndValidate(t *testing.T) {
 	t.Parallel()
-	_, api := newTeam(t, harness.TeamOptions{})
+	f, api := newTeam(t, harness.TeamOptions{})
 	a := addMember(t, api, map[string]any{"name": "A", "phone": "2025550140"})
 	r := do(t, api, "POST", "/opt-outs/bulk", map[string]any{"items": []map[string]string{
 		{"phone": "2025550140"}, {"phone": "nope"}, {"phone": "2025550199"}, {"phone": "2025550141"}, {"phone": "202-555-0140"},
@@ -260,6 +260,7 @@ func TestBulkOptOutAndValidate(t *testing.T) {
 	require.Empty(t, items[3].MemberIDs)
 	require.Equal(t, "already_opted_out", items[4].Status)
 	require.Equal(t, 4, items[4].Index)
+	require.Equal(t, 1, eventCount(t, f.TeamID, "member.opted_out"), "one event for the one roster entry opted out")
 
 	many := make([]map[string]string, 501)
 	for i := range many {

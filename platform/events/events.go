@@ -59,3 +59,26 @@ type PublisherFunc func(ctx context.Context, ev Event) error
 
 // Publish calls f.
 func (f PublisherFunc) Publish(ctx context.Context, ev Event) error { return f(ctx, ev) }
+
+// BatchPublisher stores several events of one team at once, in the
+// caller's transaction; publishers that can, implement it for bulk use cases.
+type BatchPublisher interface {
+	PublishMany(ctx context.Context, teamID string, evs []Event) error
+}
+
+// PublishAll publishes evs (all of teamID) in one batch when p supports it,
+// else one by one.
+func PublishAll(ctx context.Context, p Publisher, teamID string, evs []Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	if b, ok := p.(BatchPublisher); ok {
+		return b.PublishMany(ctx, teamID, evs)
+	}
+	for _, ev := range evs {
+		if err := p.Publish(ctx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}

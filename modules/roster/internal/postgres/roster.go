@@ -2,11 +2,14 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
@@ -408,4 +411,52 @@ func (r *Repo) Audience(ctx context.Context, teamID string, roles []rosterapi.Ro
 // IsUniqueViolation reports a unique-constraint error on the named index.
 func IsUniqueViolation(err error, index string) bool {
 	return err != nil && strings.Contains(err.Error(), "23505") && strings.Contains(err.Error(), index)
+}
+
+// LockPhones takes the per-number locks of LockPhone for several numbers,
+// in a fixed order so concurrent batches cannot deadlock.
+func (r *Repo) LockPhones(ctx context.Context, teamID string, phones []string) error {
+	if len(phones) == 0 {
+		return nil
+	}
+	_, err := r.db.IDB(ctx).ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(? || '|' || p, 0))
+FROM (SELECT DISTINCT unnest(?::text[]) AS p ORDER BY 1) ps`, teamID, pgdialect.Array(phones))
+	if err != nil {
+		return fmt.Errorf("lock phones: %w", err)
+	}
+	return nil
+}
+
+// InsertOptOuts records opt-outs for phones and returns those that were new.
+func (r *Repo) InsertOptOuts(ctx context.Context, teamID string, phones []string, source string, at time.Time) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(phones) == 0 {
+		return out, nil
+	}
+	var inserted []string
+	err := r.db.IDB(ctx).NewRaw(`INSERT INTO roster_opt_outs (team_id, phone, source, created_at)
+SELECT ?, p, ?, ? FROM unnest(?::text[]) AS p ON CONFLICT DO NOTHING RETURNING phone`,
+		teamID, source, at, pgdialect.Array(phones)).Scan(ctx, &inserted)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("insert opt-outs: %w", err)
+	}
+	for _, p := range inserted {
+		out[p] = true
+	}
+	return out, nil
+}
+
+// SetStatusByPhones sets the status of every entry with one of phones and returns the changed entries.
+func (r *Repo) SetStatusByPhones(ctx context.Context, teamID string, phones []string, status string, at time.Time) ([]Member, error) {
+	var ms []Member
+	if len(phones) == 0 {
+		return ms, nil
+	}
+	_, err := r.db.IDB(ctx).NewUpdate().Model(&ms).Set("status = ?", status).Set("updated_at = ?", at).
+		Where("team_id = ? AND phone IN (?) AND deleted_at IS NULL AND status <> ?", teamID, bun.In(phones), status).
+		Returning("*").Exec(ctx, &ms)
+	if err != nil {
+		return nil, fmt.Errorf("set status by phones: %w", err)
+	}
+	return ms, nil
 }

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
@@ -148,25 +147,86 @@ type BulkItem struct {
 	Err    *fault.Error
 }
 
-// BulkOptOut opts out up to 500 numbers, each independently: an invalid or
-// staff number fails alone. Items run one after another, each in its own
-// transaction, so a failure never undoes another item's opt-out.
+// BulkOptOut opts out up to 500 numbers in one transaction, set-based: a
+// fixed number of statements whatever the batch size. Items are still
+// independent: an invalid or staff number is refused alone, decided before
+// anything is written; a repeated number answers already_opted_out.
 func (s *Service) BulkOptOut(ctx context.Context, teamID string, phones []string) ([]BulkItem, error) {
 	out := make([]BulkItem, len(phones))
+	first := map[string]int{} // E.164 -> index of its first item
+	var distinct []string
 	for i, raw := range phones {
 		out[i] = BulkItem{Index: i, Input: raw}
 		p, err := domain.ValidPhone("phone", raw)
-		if err == nil {
-			out[i].Result, err = s.OptOut(ctx, teamID, p, SourceAPI, false)
-		}
-		var f *fault.Error
-		if errors.As(err, &f) {
+		if err != nil {
+			f, _ := fault.As(err)
 			out[i].Err = f
 			continue
 		}
-		if err != nil {
-			return nil, err
+		out[i].Result = &OptOutResult{Phone: p, Source: SourceAPI}
+		if _, seen := first[p]; !seen {
+			first[p] = i
+			distinct = append(distinct, p)
 		}
+	}
+	err := s.db.Tx(ctx, func(ctx context.Context) error {
+		if err := s.repo.LockPhones(ctx, teamID, distinct); err != nil {
+			return err
+		}
+		entries, err := s.repo.MembersByPhones(ctx, teamID, distinct)
+		if err != nil {
+			return err
+		}
+		byPhone := map[string][]string{}
+		protected := map[string]bool{}
+		for _, m := range entries {
+			byPhone[m.Phone] = append(byPhone[m.Phone], m.ID)
+			if domain.Protected(m.Role, m.DashboardLogin) {
+				protected[m.Phone] = true
+			}
+		}
+		var eligible []string
+		for _, p := range distinct {
+			if !protected[p] {
+				eligible = append(eligible, p)
+			}
+		}
+		now := s.clock.Now().UTC()
+		isNew, err := s.repo.InsertOptOuts(ctx, teamID, eligible, SourceAPI, now)
+		if err != nil {
+			return err
+		}
+		changed, err := s.repo.SetStatusByPhones(ctx, teamID, eligible, domain.StatusOptedOut, now)
+		if err != nil {
+			return err
+		}
+		evs := make([]events.Event, len(changed))
+		for i := range changed {
+			evs[i] = memberEvent(events.MemberOptedOut, &changed[i])
+		}
+		if err := events.PublishAll(ctx, s.events, teamID, evs); err != nil {
+			return err
+		}
+		for i := range out {
+			r := out[i].Result
+			if r == nil {
+				continue
+			}
+			r.MemberIDs, r.OptedOutAt = byPhone[r.Phone], now
+			if r.MemberIDs == nil {
+				r.MemberIDs = []string{}
+			}
+			switch {
+			case protected[r.Phone]:
+				out[i].Result, out[i].Err = nil, fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "this number belongs to staff or a member with a dashboard login")
+			case first[r.Phone] == i:
+				r.New = isNew[r.Phone]
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -348,10 +348,15 @@ type MemberPayload struct {
 }
 
 func (s *Service) publishMember(ctx context.Context, typ string, m *postgres.Member) error {
-	return s.events.Publish(ctx, events.Event{TeamID: m.TeamID, Type: typ, Data: map[string]any{"member": MemberPayload{
+	return s.events.Publish(ctx, memberEvent(typ, m))
+}
+
+// memberEvent is a member.* event with the spec's member payload.
+func memberEvent(typ string, m *postgres.Member) events.Event {
+	return events.Event{TeamID: m.TeamID, Type: typ, Data: map[string]any{"member": MemberPayload{
 		ID: m.ID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: string(m.Role), Status: m.Status,
 		IsBlocked: m.IsBlocked, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano),
-	}}})
+	}}}
 }
 
 // CreatedKey is a new key with its value, shown once.

@@ -126,6 +126,62 @@ func (l *Log) publish(ctx context.Context, ev events.Event, webhookID string) (P
 	return out, nil
 }
 
+// PublishMany implements events.BatchPublisher: the team and its plan are
+// read once, the events are stored in one statement, subscriptions are read
+// once, and every delivery and its job are written in one statement each.
+func (l *Log) PublishMany(ctx context.Context, teamID string, evs []events.Event) error {
+	if _, err := db.MustTx(ctx); err != nil {
+		return fmt.Errorf("publish %d events: %w", len(evs), err)
+	}
+	team, err := l.teams.Team(ctx, teamID)
+	if err != nil {
+		return fmt.Errorf("publish %d events: team: %w", len(evs), err)
+	}
+	acc, err := l.billing.Status(ctx, teamID)
+	if err != nil {
+		return fmt.Errorf("publish %d events: account: %w", len(evs), err)
+	}
+	now := l.clock.Now().UTC()
+	stored := make([]postgres.Event, len(evs))
+	for i, ev := range evs {
+		if ev.TeamID != teamID {
+			return fmt.Errorf("publish %d events: an event of team %s in a batch of %s", len(evs), ev.TeamID, teamID)
+		}
+		env := events.Envelope{ID: id.New("evt"), Type: ev.Type, CreatedAt: now.Truncate(time.Microsecond),
+			Team: events.Team{ID: team.ID, Code: team.Code}, Data: ev.Data}
+		body, err := Marshal(env)
+		if err != nil {
+			return fmt.Errorf("publish %s: %w", ev.Type, err)
+		}
+		stored[i] = postgres.Event{ID: env.ID, TeamID: teamID, Type: env.Type, CreatedAt: env.CreatedAt,
+			Body: string(body), Skipped: !acc.Plan.IncludesAPI()}
+	}
+	if err := l.repo.InsertEvents(ctx, stored); err != nil {
+		return err
+	}
+	if !acc.Plan.IncludesAPI() {
+		return nil
+	}
+	subs, err := l.repo.Subscriptions(ctx, teamID)
+	if err != nil {
+		return err
+	}
+	var ds []postgres.Delivery
+	var params []river.InsertManyParams
+	for _, e := range stored {
+		for _, w := range subs[e.Type] {
+			d := postgres.Delivery{ID: id.New("dlv"), TeamID: teamID, EventID: e.ID, WebhookID: w,
+				State: postgres.StatePending, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
+			ds = append(ds, d)
+			params = append(params, river.InsertManyParams{Args: domain.DeliverArgs{TeamID: teamID, DeliveryID: d.ID, Attempt: 1}})
+		}
+	}
+	if err := l.repo.InsertDeliveries(ctx, ds); err != nil {
+		return err
+	}
+	return l.jobs.InsertMany(ctx, params)
+}
+
 // Marshal renders an envelope with created_at in microseconds, UTC.
 func Marshal(env events.Envelope) ([]byte, error) {
 	type wire struct {

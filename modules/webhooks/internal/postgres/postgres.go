@@ -261,6 +261,37 @@ ORDER BY w.created_at, w.id`,
 	return ids, nil
 }
 
+// InsertEvents stores events in one statement.
+func (r *Repo) InsertEvents(ctx context.Context, es []Event) error {
+	if len(es) == 0 {
+		return nil
+	}
+	if _, err := r.db.IDB(ctx).NewInsert().Model(&es).Exec(ctx); err != nil {
+		return fmt.Errorf("insert %d events: %w", len(es), err)
+	}
+	return nil
+}
+
+// Subscriptions maps each event type to the team's enabled webhooks
+// subscribed to it, oldest first.
+func (r *Repo) Subscriptions(ctx context.Context, teamID string) (map[string][]string, error) {
+	var rows []struct {
+		ID     string   `bun:"id"`
+		Events []string `bun:"events,array"`
+	}
+	err := r.db.IDB(ctx).NewRaw(`SELECT id, events FROM webhooks WHERE team_id = ? AND enabled ORDER BY created_at, id`, teamID).Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("subscriptions: %w", err)
+	}
+	out := map[string][]string{}
+	for _, w := range rows {
+		for _, t := range w.Events {
+			out[t] = append(out[t], w.ID)
+		}
+	}
+	return out, nil
+}
+
 // InsertDeliveries stores new deliveries.
 func (r *Repo) InsertDeliveries(ctx context.Context, ds []Delivery) error {
 	if len(ds) == 0 {

@@ -391,3 +391,44 @@ func TestRosterSignals(t *testing.T) {
 		require.Equal(t, "not_found", faultCode(f()))
 	}
 }
+
+// TestPublishManyFansOutLikePublish: the batch path stores every event and
+// makes one delivery and job per (event, subscribed enabled webhook), and
+// skips below Team Plus, exactly as one-by-one publishing does.
+func TestPublishManyFansOutLikePublish(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, team, coach := setup(t)
+	a := create(t, e, team, coach, events.MemberOptedOut)
+	b := create(t, e, team, coach, events.MemberOptedOut, events.MemberJoined)
+	create(t, e, team, coach, events.MemberJoined)
+	batch := []events.Event{
+		{TeamID: team, Type: events.MemberOptedOut, Data: map[string]any{"n": 1}},
+		{TeamID: team, Type: events.MemberOptedOut, Data: map[string]any{"n": 2}},
+		{TeamID: team, Type: events.MemberJoined, Data: map[string]any{"n": 3}},
+	}
+	require.NoError(t, e.DB.Tx(ctx, func(ctx context.Context) error { return e.Log.PublishMany(ctx, team, batch) }))
+	ds := deliveries(t, e, team)
+	require.Len(t, ds, 2+2+2, "two subscribers per event")
+	perWebhook := map[string]int{}
+	eventIDs := map[string]bool{}
+	for _, d := range ds {
+		perWebhook[d.WebhookID]++
+		eventIDs[d.EventID] = true
+	}
+	require.Equal(t, 2, perWebhook[a.Webhook.ID])
+	require.Equal(t, 3, perWebhook[b.Webhook.ID])
+	require.Len(t, eventIDs, 3, "three distinct events")
+	require.Len(t, jobs(t, e), 6)
+
+	require.Error(t, e.DB.Tx(ctx, func(ctx context.Context) error {
+		return e.Log.PublishMany(ctx, team, []events.Event{{TeamID: "team_other", Type: events.MemberJoined}})
+	}), "a batch holds one team's events")
+
+	e.Billing.SetPlan(team, billingapi.PlanTeam)
+	require.NoError(t, e.DB.Tx(ctx, func(ctx context.Context) error { return e.Log.PublishMany(ctx, team, batch) }))
+	require.Len(t, deliveries(t, e, team), 6, "skipped below Team Plus")
+	n, err := e.DB.Bun.NewSelect().Model((*postgres.Event)(nil)).Where("team_id = ? AND skipped", team).Count(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 3, n)
+}
