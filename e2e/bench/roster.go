@@ -620,13 +620,13 @@ func rosterReading(meta reportMeta, rs []result) string {
 			b.WriteString(": at this size `OFFSET` barely shows; the page's cost is mostly its 200 rows. ")
 		}
 	}
-	fmt.Fprintf(&b, "**Bulk opt-out of %d:** p50 %s, max %s over %d requests (target < %s: %s). Each item is its own "+
-		"transaction (phone lock, the number's entries, the opt-out row, the status change, one `member.opted_out` event "+
-		"with its team and account reads), so a request costs about %s per item",
+	fmt.Fprintf(&b, "**Bulk opt-out of %d:** p50 %s, max %s over %d requests (target < %s: %s). The whole request is one "+
+		"transaction with a fixed number of statements (the numbers' locks, their entries, the opt-out rows, the status "+
+		"changes, and one batch publish of the `member.opted_out` events with their deliveries), so a request costs about %s per item",
 		bulkItems, fmtDur(bulk.Stats.P50), fmtDur(bulk.Stats.Max), bulk.Requests, fmtMs(bulkTarget), met(bulk.Met),
 		fmtDur(bulk.Stats.P50/bulkItems))
 	if bulk.Use.HasAcq {
-		fmt.Fprintf(&b, " and %.1f DB acquires per item (statements outside a transaction, or one per transaction)", bulk.Acquires)
+		fmt.Fprintf(&b, " and %.2f DB acquires per item", bulk.Acquires)
 	}
 	if bulk.Use.HasService && bulk.Use.HasPostgres {
 		fmt.Fprintf(&b, ", with %s of service and %s of Postgres CPU per item", perItem(bulk, bulk.Use.Service), perItem(bulk, bulk.Use.Postgres))
