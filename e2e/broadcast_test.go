@@ -107,8 +107,7 @@ func TestFanoutSurvivesSIGKILL(t *testing.T) {
 	mid := outboxCount()
 	require.Less(t, mid, 5000, "killed in the middle of the fan-out")
 
-	again := startServiceOn(t, url, fast...)
-	_ = again
+	startServiceOn(t, url, fast...)
 	waitFor(t, 180*time.Second, func() bool { return deliveries(t, url, m.ID, "delivered") == 5000 })
 	require.Equal(t, 5000, outboxCount(), "every recipient texted")
 	require.Equal(t, 0, countRowsIn(t, url, `SELECT count(*) FROM (SELECT to_phone FROM messaging_sim_outbox WHERE team_id = $1 GROUP BY to_phone HAVING count(*) > 1) d`, f.TeamID), "nobody texted twice")

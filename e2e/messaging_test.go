@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -190,7 +189,6 @@ func TestSendValidation(t *testing.T) {
 
 func TestSendGates(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	// No number to send from.
 	_, noNumber := newTeam(t, harness.TeamOptions{})
 	addMember(t, noNumber, map[string]any{"name": "A", "phone": "2025550211"})
@@ -222,7 +220,6 @@ func TestSendGates(t *testing.T) {
 	requireCode(t, do(t, noCard, "POST", "/messages", map[string]any{"text": "x", "audience": "all"}), 403, "card_required")
 	r := do(t, noCard, "POST", "/messages/estimate", map[string]any{"text": "x", "audience": "all"})
 	require.Equal(t, 200, r.Status, string(r.Body))
-	_ = ctx
 }
 
 func TestEstimate(t *testing.T) {
@@ -273,7 +270,6 @@ func TestEstimate(t *testing.T) {
 
 func TestSendThroughSimulator(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	f, api := messagingTeam(t, harness.TeamOptions{})
 	a := addMember(t, api, map[string]any{"name": "A", "phone": "2025550240"})
 	addMember(t, api, map[string]any{"name": "A's dad", "phone": "2025550240", "role": "guardian"})
@@ -332,12 +328,11 @@ func TestSendThroughSimulator(t *testing.T) {
 	_, other := messagingTeam(t, harness.TeamOptions{})
 	requireCode(t, do(t, other, "GET", "/messages/"+m.ID, nil), 404, "not_found")
 	requireCode(t, do(t, other, "GET", "/messages/"+m.ID+"/deliveries", nil), 404, "not_found")
-	_ = ctx
 }
 
 func TestIdempotencyKey(t *testing.T) {
 	t.Parallel()
-	f, api := messagingTeam(t, harness.TeamOptions{})
+	_, api := messagingTeam(t, harness.TeamOptions{})
 	addMember(t, api, map[string]any{"name": "A", "phone": "2025550250"})
 	ctx := context.Background()
 	body := map[string]any{"text": "Once only", "audience": "families"}
@@ -363,7 +358,6 @@ func TestIdempotencyKey(t *testing.T) {
 	}
 	require.NoError(t, do(t, api, "GET", "/messages", nil).JSON(&list))
 	require.Len(t, list.Data, 2, "the replay did not send again")
-	_ = f
 }
 
 func TestApprovals(t *testing.T) {
@@ -404,5 +398,4 @@ func TestApprovals(t *testing.T) {
 	box := outbox(t, env.admin, f.TeamID)
 	require.Len(t, box, 1)
 	require.Contains(t, box[0]["body"], "approve me")
-	_ = http.StatusOK
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -231,7 +230,7 @@ func TestApprovalExpires(t *testing.T) {
 func TestUnconfirmedAfterTimeout(t *testing.T) {
 	t.Parallel()
 	c := newClockEnv(t, "unconfirmed")
-	f, api := c.team(t, harness.TeamOptions{})
+	_, api := c.team(t, harness.TeamOptions{})
 	addMember(t, api, map[string]any{"name": "A", "phone": "2025550305"})
 	addMember(t, api, map[string]any{"name": "B", "phone": "2025550306"})
 	require.NoError(t, c.admin.Expect(context.Background(), 200, "PUT", "/simulator/outcomes",
@@ -259,7 +258,6 @@ func TestUnconfirmedAfterTimeout(t *testing.T) {
 			require.Equal(t, "delivery_unconfirmed", row.Status)
 		}
 	}
-	_ = f
 }
 
 func TestScheduledLimitAndSendLimit(t *testing.T) {
@@ -285,5 +283,4 @@ func TestScheduledLimitAndSendLimit(t *testing.T) {
 	c.advance(t, 61*time.Second)
 	requireCode(t, do(t, api, "POST", "/messages", body), 409, "scheduled_limit_reached")
 	require.Len(t, listScheduled(t, api), 100)
-	_ = fmt.Sprint
 }

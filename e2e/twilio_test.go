@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha1"
 	"encoding/base64"
@@ -102,5 +101,4 @@ func TestTwilioInbound(t *testing.T) {
 	require.Equal(t, 200, post(form, good).StatusCode)
 	require.Equal(t, 1, countRows(t, `SELECT count(*) FROM messaging_inbound WHERE provider_message_id = 'SMtwilioinbound0001'`))
 	require.Equal(t, 1, eventCount(t, f.TeamID, "message.received"))
-	_ = context.Background
 }

@@ -54,12 +54,6 @@ type Publisher interface {
 	Publish(ctx context.Context, ev Event) error
 }
 
-// PublisherFunc adapts a function to Publisher.
-type PublisherFunc func(ctx context.Context, ev Event) error
-
-// Publish calls f.
-func (f PublisherFunc) Publish(ctx context.Context, ev Event) error { return f(ctx, ev) }
-
 // BatchPublisher stores several events of one team at once, in the
 // caller's transaction; publishers that can, implement it for bulk use cases.
 type BatchPublisher interface {

@@ -38,14 +38,6 @@ func stateFrom(ctx context.Context) *reqState {
 	return st
 }
 
-// RequestID returns the id of the request being served.
-func RequestID(ctx context.Context) string {
-	if st := stateFrom(ctx); st != nil {
-		return st.id
-	}
-	return ""
-}
-
 // AddLogAttrs adds attributes (team id, key id, ...) to the request's log line.
 func AddLogAttrs(ctx context.Context, attrs ...slog.Attr) {
 	if st := stateFrom(ctx); st != nil {

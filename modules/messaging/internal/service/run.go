@@ -329,13 +329,3 @@ func (s *Service) RunScheduled(ctx context.Context, a ScheduledArgs) error {
 		return s.Repo.UpdateScheduled(ctx, sch)
 	})
 }
-
-// OnKeyRevoked implements rosterapi.KeyRevokedListener: a revoked key's
-// scheduled messages are not sent.
-func (s *Service) stopKeySchedules(ctx context.Context, keyID string) error {
-	n, err := s.Repo.StopKeyScheduled(ctx, keyID, "key_revoked", s.Clock.Now().UTC())
-	if n > 0 {
-		s.Log.Info("scheduled sends stopped: key revoked", slog.String("key_id", keyID), slog.Int("count", n))
-	}
-	return err
-}

@@ -129,13 +129,6 @@ func (s *Server) Creates() int {
 	return s.creates
 }
 
-// Pending counts the status callbacks not yet posted.
-func (s *Server) Pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.callbacks)
-}
-
 // Flush posts the pending status callbacks in order, signed with the auth
 // token. It returns an error naming every callback that was not answered 2xx.
 func (s *Server) Flush(ctx context.Context) error {
