@@ -7,63 +7,33 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
+	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/platform/jobs"
 )
 
-// Registration registers every messaging worker.
+// use adapts a use case taking the job's arguments to a River worker.
+func use[T river.JobArgs](f func(context.Context, T) error) river.Worker[T] {
+	return river.WorkFunc(func(ctx context.Context, j *river.Job[T]) error { return f(ctx, j.Args) })
+}
+
+// Registration registers the outbound workers: fan-out to the carrier,
+// status ingestion, the unconfirmed timeout, approval expiry and scheduled sends.
 func Registration(svc *service.Service) jobs.Registration {
 	return func(w *river.Workers) {
-		river.AddWorker(w, &fanout{svc: svc})
-		river.AddWorker(w, &ingest{svc: svc})
-		river.AddWorker(w, &unconfirm{svc: svc})
-		river.AddWorker(w, &expire{svc: svc})
-		river.AddWorker(w, &scheduled{svc: svc})
+		river.AddWorker(w, use[service.FanoutArgs](svc.Fanout))
+		river.AddWorker(w, use[carrier.StatusArgs](svc.Ingest))
+		river.AddWorker(w, use[service.UnconfirmArgs](svc.Unconfirm))
+		river.AddWorker(w, use[service.ExpireArgs](svc.Expire))
+		river.AddWorker(w, use[service.ScheduledArgs](svc.RunScheduled))
 	}
 }
 
-type fanout struct {
-	river.WorkerDefaults[service.FanoutArgs]
-	svc *service.Service
-}
-
-// Work hands one batch to the carrier (within JOB_TIMEOUT).
-func (w *fanout) Work(ctx context.Context, j *river.Job[service.FanoutArgs]) error {
-	return w.svc.Fanout(ctx, j.Args)
-}
-
-type ingest struct {
-	river.WorkerDefaults[carrier.StatusArgs]
-	svc *service.Service
-}
-
-func (w *ingest) Work(ctx context.Context, j *river.Job[carrier.StatusArgs]) error {
-	return w.svc.Ingest(ctx, j.Args)
-}
-
-type unconfirm struct {
-	river.WorkerDefaults[service.UnconfirmArgs]
-	svc *service.Service
-}
-
-func (w *unconfirm) Work(ctx context.Context, j *river.Job[service.UnconfirmArgs]) error {
-	return w.svc.Unconfirm(ctx, j.Args)
-}
-
-type expire struct {
-	river.WorkerDefaults[service.ExpireArgs]
-	svc *service.Service
-}
-
-func (w *expire) Work(ctx context.Context, j *river.Job[service.ExpireArgs]) error {
-	return w.svc.Expire(ctx, j.Args)
-}
-
-type scheduled struct {
-	river.WorkerDefaults[service.ScheduledArgs]
-	svc *service.Service
-}
-
-func (w *scheduled) Work(ctx context.Context, j *river.Job[service.ScheduledArgs]) error {
-	return w.svc.RunScheduled(ctx, j.Args)
+// InboundRegistration registers the inbound workers: ingestion of texts to
+// team numbers, and replies to one person (HELP and staff replies).
+func InboundRegistration(svc *inbound.Service) jobs.Registration {
+	return func(w *river.Workers) {
+		river.AddWorker(w, use[inbound.Args](svc.Receive))
+		river.AddWorker(w, use[inbound.ReplyArgs](svc.SendReply))
+	}
 }
