@@ -343,7 +343,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 		return nil, facts, err
 	}
 	progress("starting teamtext serve (LOG_LEVEL=warn)…")
-	svc, err := startService(ctx, bin, pg.URL, "LOG_LEVEL=warn")
+	svc, err := harness.Start(ctx, bin, pg.URL, "LOG_LEVEL=warn")
 	if err != nil {
 		return nil, facts, err
 	}
@@ -354,7 +354,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 		}
 	}()
 	env.publicURL, env.adminURL = svc.PublicURL, svc.AdminURL
-	env.servicePID = svc.cmd.Process.Pid
+	env.servicePID = svc.PID()
 	env.containerID = pg.Container.GetContainerID()
 	if _, ok := containerCPU(env.containerID); !ok {
 		progress("cannot read the Postgres container's CPU time (cgroup); that column will say n/a")

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -41,11 +43,49 @@ func Migrate(ctx context.Context, bin, dbURL string) error {
 }
 
 // Start runs `teamtext serve` on random loopback ports. env adds or
-// overrides variables (e.g. CLOCK=test). It returns once both listeners are up.
+// overrides variables (e.g. CLOCK=test). It returns once both listeners are
+// up. The ports are learnt from the service's "http listening" log lines;
+// when env raises LOG_LEVEL above info (a benchmark), the harness picks free
+// ports itself instead and waits for /readyz.
 func Start(ctx context.Context, bin, dbURL string, env ...string) (*Service, error) {
+	if !quiet(env) {
+		return start(ctx, bin, dbURL, "127.0.0.1:0", "127.0.0.1:0", env)
+	}
+	var err error
+	for range 3 { // a port free a moment ago may be taken by the time we bind
+		var public, admin string
+		if public, err = freePort(); err != nil {
+			return nil, err
+		}
+		if admin, err = freePort(); err != nil {
+			return nil, err
+		}
+		var s *Service
+		if s, err = start(ctx, bin, dbURL, public, admin, env); err == nil {
+			return s, nil
+		}
+		if !strings.Contains(err.Error(), "address already in use") {
+			return nil, err
+		}
+	}
+	return nil, err
+}
+
+// quiet reports whether env sets LOG_LEVEL to warn or error.
+func quiet(env []string) bool {
+	level := ""
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "LOG_LEVEL="); ok {
+			level = v
+		}
+	}
+	return level == "warn" || level == "error"
+}
+
+func start(ctx context.Context, bin, dbURL, publicAddr, adminAddr string, env []string) (*Service, error) {
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(),
-		"DATABASE_URL="+dbURL, "ADDR=127.0.0.1:0", "ADMIN_ADDR=127.0.0.1:0", "ADMIN_TOKEN="+AdminToken,
+		"DATABASE_URL="+dbURL, "ADDR="+publicAddr, "ADMIN_ADDR="+adminAddr, "ADMIN_TOKEN="+AdminToken,
 		"LOG_LEVEL=info", "SHUTDOWN_TIMEOUT=10s")
 	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
@@ -63,6 +103,10 @@ func Start(ctx context.Context, bin, dbURL string, env ...string) (*Service, err
 		s.exitErr = cmd.Wait()
 		close(s.done)
 	}()
+	if !strings.HasSuffix(publicAddr, ":0") {
+		s.PublicURL, s.AdminURL = "http://"+publicAddr, "http://"+adminAddr
+		go s.pollReady(ctx, addrs)
+	}
 	select {
 	case a := <-addrs:
 		s.PublicURL, s.AdminURL = "http://"+a[0], "http://"+a[1]
@@ -76,6 +120,52 @@ func Start(ctx context.Context, bin, dbURL string, env ...string) (*Service, err
 		_ = s.Kill()
 		return nil, ctx.Err()
 	}
+}
+
+// pollReady reports the fixed addresses once the public API is ready (the
+// database reachable, no pending migrations) and the admin API answers.
+func (s *Service) pollReady(ctx context.Context, addrs chan<- [2]string) {
+	client := &http.Client{Timeout: 2 * time.Second}
+	up := func(url string, wantOK bool) bool {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return false
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return !wantOK || resp.StatusCode == http.StatusOK
+	}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if up(s.PublicURL+"/readyz", true) && up(s.AdminURL+"/admin/v1/teams", false) {
+			select {
+			case addrs <- [2]string{strings.TrimPrefix(s.PublicURL, "http://"), strings.TrimPrefix(s.AdminURL, "http://")}:
+			default:
+			}
+			return
+		}
+		select {
+		case <-s.done:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// freePort returns a loopback address with a port that was free a moment ago.
+func freePort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }
 
 func (s *Service) readLogs(r io.Reader, addrs chan<- [2]string) {
@@ -153,3 +243,6 @@ func (s *Service) Signal(sig os.Signal) error { return s.cmd.Process.Signal(sig)
 
 // Done is closed when the process has exited.
 func (s *Service) Done() <-chan struct{} { return s.done }
+
+// PID is the process id of the running service (for CPU accounting).
+func (s *Service) PID() int { return s.cmd.Process.Pid }
