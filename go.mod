@@ -11,7 +11,6 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/rbretecher/go-postman-collection v0.9.0
 	github.com/riverqueue/river v0.41.0
-	github.com/riverqueue/river/riverdriver/riverdatabasesql v0.41.0
 	github.com/riverqueue/river/riverdriver/riverpgxv5 v0.41.0
 	github.com/riverqueue/river/rivertype v0.41.0
 	github.com/schollz/progressbar/v3 v3.19.1

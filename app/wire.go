@@ -94,7 +94,7 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string) fx.Opt
 			fx.Annotate(func(lc fx.Lifecycle, d *db.DB, clk clock.Clock, regs []jobs.Registration, periodic []*river.PeriodicJob, m *metrics.Metrics) (*jobs.Jobs, error) {
 				j, err := jobs.New(d, clk, regs, m, log, jobs.Options{
 					MaxWorkers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
-					SoftStopTimeout: cfg.ShutdownTimeout / 2, RunWorkers: true, Periodic: periodic,
+					FetchCooldown: cfg.JobFetchCooldown, SoftStopTimeout: cfg.ShutdownTimeout / 2, RunWorkers: true, Periodic: periodic,
 				})
 				if err != nil {
 					return nil, err

@@ -33,6 +33,10 @@ type Config struct {
 	JobWorkers      int           // JOB_WORKERS, concurrent River jobs per process
 	JobTimeout      time.Duration // JOB_TIMEOUT, longest a job attempt may run
 	JobRescueAfter  time.Duration // JOB_RESCUE_AFTER, when a job left running by a dead process is retried
+	// JobFetchCooldown (JOB_FETCH_COOLDOWN) is the shortest gap between two
+	// fetches of River's producer. With JobWorkers it caps throughput at
+	// JobWorkers / JobFetchCooldown jobs per second per process.
+	JobFetchCooldown time.Duration
 
 	// WebhookAllowCIDRs (WEBHOOK_ALLOW_CIDRS) are address ranges the webhook
 	// URL guard lets through although they are private or special (test
@@ -145,6 +149,10 @@ func Load(getenv func(string) string, need Need) (Config, error) {
 	}
 	if c.JobRescueAfter, err = time.ParseDuration(get("JOB_RESCUE_AFTER", "1h")); err != nil || c.JobRescueAfter < c.JobTimeout {
 		return c, &Error{"JOB_RESCUE_AFTER", "must be a Go duration no shorter than JOB_TIMEOUT, e.g. 1h"}
+	}
+	if c.JobFetchCooldown, err = time.ParseDuration(get("JOB_FETCH_COOLDOWN", "10ms")); err != nil ||
+		c.JobFetchCooldown < time.Millisecond || c.JobFetchCooldown > time.Second {
+		return c, &Error{"JOB_FETCH_COOLDOWN", "must be a Go duration from 1ms to 1s, e.g. 10ms"}
 	}
 	if err := c.loadWebhooks(getenv, get); err != nil {
 		return c, err

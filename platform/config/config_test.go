@@ -21,6 +21,8 @@ func TestLoadDefaults(t *testing.T) {
 	require.Equal(t, 20*time.Second, c.ShutdownTimeout)
 	require.EqualValues(t, 1<<20, c.MaxBodyBytes)
 	require.Equal(t, "http://localhost:8080", c.PublicBaseURL)
+	require.Equal(t, 50, c.JobWorkers)
+	require.Equal(t, 10*time.Millisecond, c.JobFetchCooldown)
 }
 
 func TestLoadNamesTheBadVariable(t *testing.T) {
@@ -29,7 +31,8 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 	for name, bad := range map[string]string{
 		"DATABASE_URL": "mysql://x", "ADDR": "8080", "ADMIN_ADDR": "nope", "PUBLIC_BASE_URL": "ftp://x",
 		"CARRIER": "pigeon", "CLOCK": "slow", "LOG_LEVEL": "chatty", "SHUTDOWN_TIMEOUT": "5", "DB_MAX_CONNS": "2",
-		"MAX_BODY_BYTES": "10", "ADMIN_TOKEN": "short",
+		"MAX_BODY_BYTES": "10", "ADMIN_TOKEN": "short", "JOB_WORKERS": "0", "JOB_TIMEOUT": "10ms",
+		"JOB_RESCUE_AFTER": "1s", "JOB_FETCH_COOLDOWN": "0s",
 	} {
 		m := map[string]string{}
 		for k, v := range base {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
@@ -38,7 +39,7 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("ping database: %w", err)
 	}
-	sqldb := stdlib.OpenDBFromPool(pool)
+	sqldb := sql.OpenDB(simpleConnector{stdlib.GetPoolConnector(pool)})
 	return &DB{Pool: pool, SQLDB: sqldb, Bun: bun.NewDB(sqldb, pgdialect.New())}, nil
 }
 
@@ -50,6 +51,13 @@ func (d *DB) Close() {
 
 type txKey struct{}
 
+// carried is what a transaction's context holds: bun's handle on the
+// transaction and the connection it runs on.
+type carried struct {
+	tx   bun.Tx
+	conn bun.Conn
+}
+
 // Tx runs fn in a transaction carried by the context passed to fn. A nested
 // call joins the outer transaction, so use cases compose. The transaction
 // commits when the outermost fn returns nil and rolls back otherwise.
@@ -57,11 +65,16 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	if _, ok := TxFrom(ctx); ok {
 		return fn(ctx)
 	}
-	tx, err := d.Bun.BeginTx(ctx, nil)
+	conn, err := d.Bun.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(context.WithValue(ctx, txKey{}, tx)); err != nil {
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(context.WithValue(ctx, txKey{}, carried{tx: tx, conn: conn})); err != nil {
 		if rbErr := tx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
 			return errors.Join(err, fmt.Errorf("rollback: %w", rbErr))
 		}
@@ -75,8 +88,26 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 
 // TxFrom returns the transaction carried by ctx, if any.
 func TxFrom(ctx context.Context) (bun.Tx, bool) {
-	tx, ok := ctx.Value(txKey{}).(bun.Tx)
-	return tx, ok
+	c, ok := ctx.Value(txKey{}).(carried)
+	return c.tx, ok
+}
+
+// PgxTx runs fn with the transaction carried by ctx seen as a pgx.Tx: the
+// same connection and the same transaction, for libraries built on pgx
+// (River's pgx driver inserts jobs through it). fn must not commit or roll
+// back; nested Begin calls are savepoints.
+func PgxTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	c, ok := ctx.Value(txKey{}).(carried)
+	if !ok {
+		return errors.New("db: no transaction in context")
+	}
+	return c.conn.Raw(func(dc any) error {
+		sc, ok := dc.(*simpleConn)
+		if !ok {
+			return fmt.Errorf("db: unexpected driver connection %T", dc)
+		}
+		return fn(&joinedTx{onConn: onConn{c: sc.Conn.Conn()}})
+	})
 }
 
 // IDB returns the transaction in ctx, or the plain handle outside one.
@@ -86,6 +117,23 @@ func (d *DB) IDB(ctx context.Context) bun.IDB {
 		return tx
 	}
 	return d.Bun
+}
+
+// Querier is what *sql.DB and *sql.Tx share.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// SQL returns the transaction in ctx, or the plain handle outside one, for
+// statements with $n bind parameters (a fixed text that pgx prepares once
+// per connection), which bun's IDB would format instead.
+func (d *DB) SQL(ctx context.Context) Querier {
+	if tx, ok := TxFrom(ctx); ok {
+		return tx.Tx
+	}
+	return d.SQLDB
 }
 
 // MustTx returns the transaction in ctx or an error; for writers (job

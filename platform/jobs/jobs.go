@@ -1,11 +1,14 @@
-// Package jobs runs River: a worker client on riverpgxv5 (LISTEN/NOTIFY) and
-// an insert-only client on riverdatabasesql, so that jobs are inserted with
-// the same *sql.Tx as the use case's bun writes.
+// Package jobs runs River on riverpgxv5 (LISTEN/NOTIFY). Jobs are inserted
+// in the use case's own transaction: the pgx client inserts through
+// db.PgxTx, which is that transaction's connection seen as a pgx.Tx.
+// (River's database/sql driver, the other way to share a bun transaction,
+// encodes its array parameters through text, which cost a quarter of a
+// publishing use case's CPU.)
 package jobs
 
 import (
+	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,7 +16,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
@@ -27,11 +29,15 @@ type Registration func(w *river.Workers)
 
 // Jobs is the process's River: Insert inside use cases, Start/Stop from the lifecycle.
 type Jobs struct {
-	worker   *river.Client[pgx.Tx]
-	inserter *river.Client[*sql.Tx]
-	workers  *river.Workers
-	log      *slog.Logger
+	worker  *river.Client[pgx.Tx]
+	workers *river.Workers
+	log     *slog.Logger
 }
+
+// DefaultFetchCooldown is the shortest gap between two fetches of the
+// producer (the service's JOB_FETCH_COOLDOWN default). River's own default,
+// 100ms, caps a client at MaxWorkers jobs per 100ms: 500 jobs/s for 50.
+const DefaultFetchCooldown = 10 * time.Millisecond
 
 // Options tunes the worker client.
 type Options struct {
@@ -39,13 +45,14 @@ type Options struct {
 	JobTimeout      time.Duration // 0: River's default
 	RescueAfter     time.Duration // 0: River's default (JobTimeout + 1h)
 	SoftStopTimeout time.Duration
-	RunWorkers      bool // false for processes that only insert (migrate, admin tools)
+	FetchCooldown   time.Duration // 0: DefaultFetchCooldown
+	RunWorkers      bool          // false for processes that only insert (migrate, admin tools)
 	// Periodic jobs are enqueued by the elected leader only, so N nodes run each once.
 	Periodic []*river.PeriodicJob
 }
 
-// New builds both clients over one pool. Every registration's workers are
-// known to both, so inserts of unknown kinds fail fast.
+// New builds the client over the pool. Every registration's workers are
+// known to it, so inserts of unknown kinds fail fast.
 func New(d *db.DB, clk clock.Clock, regs []Registration, m *metrics.Metrics, log *slog.Logger, opts Options) (*Jobs, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &NoopWorker{})
@@ -62,6 +69,7 @@ func New(d *db.DB, clk clock.Clock, regs []Registration, m *metrics.Metrics, log
 		Workers:              workers,
 		Middleware:           mw,
 		JobTimeout:           opts.JobTimeout,
+		FetchCooldown:        cmp.Or(opts.FetchCooldown, DefaultFetchCooldown),
 		RescueStuckJobsAfter: opts.RescueAfter,
 		Test:                 river.TestConfig{Time: timeGen},
 	}
@@ -74,12 +82,7 @@ func New(d *db.DB, clk clock.Clock, regs []Registration, m *metrics.Metrics, log
 	if err != nil {
 		return nil, fmt.Errorf("river worker client: %w", err)
 	}
-	insCfg := &river.Config{Logger: cfg.Logger, Workers: workers, Test: cfg.Test}
-	inserter, err := river.NewClient(riverdatabasesql.New(d.SQLDB), insCfg)
-	if err != nil {
-		return nil, fmt.Errorf("river insert client: %w", err)
-	}
-	return &Jobs{worker: worker, inserter: inserter, workers: workers, log: log}, nil
+	return &Jobs{worker: worker, workers: workers, log: log}, nil
 }
 
 // Register adds workers after the clients exist, for modules whose workers
@@ -91,11 +94,12 @@ func (j *Jobs) Register(r Registration) { r(j.workers) }
 // Insert enqueues a job in the transaction carried by ctx. It refuses to
 // run outside one: a job must commit or roll back with the data it is about.
 func (j *Jobs) Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error) {
-	tx, err := db.MustTx(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("insert %s job: %w", args.Kind(), err)
-	}
-	res, err := j.inserter.InsertTx(ctx, tx.Tx, args, opts)
+	var res *rivertype.JobInsertResult
+	err := db.PgxTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		res, err = j.worker.InsertTx(ctx, tx, args, opts)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("insert %s job: %w", args.Kind(), err)
 	}
@@ -107,11 +111,15 @@ func (j *Jobs) InsertMany(ctx context.Context, params []river.InsertManyParams) 
 	if len(params) == 0 {
 		return nil
 	}
-	tx, err := db.MustTx(ctx)
-	if err != nil {
-		return fmt.Errorf("insert jobs: %w", err)
+	if len(params) == 1 { // one INSERT; the batch path's COPY takes two round trips
+		_, err := j.Insert(ctx, params[0].Args, params[0].InsertOpts)
+		return err
 	}
-	if _, err := j.inserter.InsertManyFastTx(ctx, tx.Tx, params); err != nil {
+	err := db.PgxTx(ctx, func(tx pgx.Tx) error {
+		_, err := j.worker.InsertManyFastTx(ctx, tx, params)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("insert %d jobs: %w", len(params), err)
 	}
 	return nil
