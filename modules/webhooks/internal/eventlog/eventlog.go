@@ -59,7 +59,15 @@ type Delivery struct {
 	WebhookID string
 }
 
-// Publish stores ev in the caller's transaction and schedules its deliveries.
+// idsPerEvent is how many delivery ids Publish makes ahead of the statement
+// that stores the event with its deliveries: most teams subscribe few
+// webhooks to one type. A wider fan-out stores the remaining deliveries in
+// one more statement.
+const idsPerEvent = 4
+
+// Publish stores ev in the caller's transaction and schedules its
+// deliveries: the event and its first idsPerEvent deliveries in one
+// statement, then one job per delivery in another.
 func (l *Log) Publish(ctx context.Context, ev events.Event) error {
 	_, err := l.publish(ctx, ev, "")
 	return err
@@ -97,10 +105,18 @@ func (l *Log) publish(ctx context.Context, ev events.Event, webhookID string) (P
 	}
 	e := &postgres.Event{ID: env.ID, TeamID: env.Team.ID, Type: env.Type, CreatedAt: env.CreatedAt,
 		Body: string(body), Skipped: !acc.Plan.IncludesAPI()}
-	if webhookID != "" {
-		e.WebhookID = &webhookID
+	var ids []string
+	if !e.Skipped {
+		n := idsPerEvent
+		if webhookID != "" {
+			e.WebhookID, n = &webhookID, 1
+		}
+		ids = make([]string, n)
+		for i := range ids {
+			ids[i] = id.New("dlv")
+		}
 	}
-	targets, err := l.repo.InsertEvent(ctx, e)
+	targets, err := l.repo.InsertEvent(ctx, e, ids)
 	if err != nil {
 		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
 	}
@@ -108,16 +124,19 @@ func (l *Log) publish(ctx context.Context, ev events.Event, webhookID string) (P
 	if len(targets) == 0 {
 		return out, nil
 	}
-	ds := make([]postgres.Delivery, len(targets))
+	var rest []postgres.Delivery // targets beyond the ids given: stored here
 	params := make([]river.InsertManyParams, len(targets))
-	for i, w := range targets {
-		ds[i] = postgres.Delivery{ID: id.New("dlv"), TeamID: ev.TeamID, EventID: e.ID, WebhookID: w,
-			State: postgres.StatePending, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
+	for i, t := range targets {
+		if t.DeliveryID == "" {
+			t.DeliveryID = id.New("dlv")
+			rest = append(rest, postgres.Delivery{ID: t.DeliveryID, TeamID: ev.TeamID, EventID: e.ID, WebhookID: t.WebhookID,
+				State: postgres.StatePending, NextAttemptAt: &e.CreatedAt, CreatedAt: e.CreatedAt, UpdatedAt: e.CreatedAt})
+		}
 		// Available at once: River wakes a worker when the transaction commits.
-		params[i] = river.InsertManyParams{Args: domain.DeliverArgs{TeamID: ev.TeamID, DeliveryID: ds[i].ID, Attempt: 1}}
-		out.Deliveries = append(out.Deliveries, Delivery{ID: ds[i].ID, WebhookID: w})
+		params[i] = river.InsertManyParams{Args: domain.DeliverArgs{TeamID: ev.TeamID, DeliveryID: t.DeliveryID, Attempt: 1}}
+		out.Deliveries = append(out.Deliveries, Delivery{ID: t.DeliveryID, WebhookID: t.WebhookID})
 	}
-	if err := l.repo.InsertDeliveries(ctx, ds); err != nil {
+	if err := l.repo.InsertDeliveries(ctx, rest); err != nil {
 		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
 	}
 	if err := l.jobs.InsertMany(ctx, params); err != nil {

@@ -327,10 +327,13 @@ var (
 func (s *Service) Deliver(ctx context.Context, a domain.DeliverArgs) error {
 	w, err := s.Repo.Work(ctx, a.TeamID, a.DeliveryID)
 	if errors.Is(err, postgres.ErrNotFound) {
-		return nil // the webhook was deleted
+		return nil // deleted with its webhook
 	}
 	if err != nil {
 		return err
+	}
+	if !w.WebhookExists { // stored while its webhook was being deleted
+		return s.Repo.DeleteDelivery(ctx, w.TeamID, w.DeliveryID)
 	}
 	if w.State != postgres.StatePending || w.Attempts != a.Attempt-1 {
 		return nil // recorded already, or ended
@@ -344,7 +347,7 @@ func (s *Service) Deliver(ctx context.Context, a domain.DeliverArgs) error {
 		DeliveryID: w.DeliveryID, Body: []byte(w.Body)})
 	if res.OK() {
 		// The common case in one statement: no transaction round trips.
-		_, err = s.Repo.RecordSuccess(ctx, attemptRow(w, a.Attempt, res, nil), w.Failures > 0, s.Clock.Now().UTC())
+		_, err = s.Repo.RecordSuccess(ctx, attemptRow(w, a.Attempt, res), s.Clock.Now().UTC())
 		if err != nil {
 			return fmt.Errorf("record attempt %d of %s: %w", a.Attempt, w.DeliveryID, err)
 		}
@@ -357,10 +360,11 @@ func (s *Service) Deliver(ctx context.Context, a domain.DeliverArgs) error {
 	return nil
 }
 
-// attemptRow is the attempts-log row of res.
-func attemptRow(w *postgres.Work, attempt int, res delivery.Result, next *time.Time) *postgres.Attempt {
+// attemptRow is the attempts-log row of res (the repository sets its next
+// attempt time).
+func attemptRow(w *postgres.Work, attempt int, res delivery.Result) *postgres.Attempt {
 	row := &postgres.Attempt{TeamID: w.TeamID, WebhookID: w.WebhookID, DeliveryID: w.DeliveryID, EventID: w.EventID,
-		Attempt: attempt, AttemptedAt: res.At.UTC(), DurationUS: res.Duration.Microseconds(), Success: res.OK(), NextAttemptAt: next}
+		Attempt: attempt, AttemptedAt: res.At.UTC(), DurationUS: res.Duration.Microseconds(), Success: res.OK()}
 	if res.StatusCode != 0 {
 		row.StatusCode = &res.StatusCode
 	}
@@ -370,46 +374,32 @@ func attemptRow(w *postgres.Work, attempt int, res delivery.Result, next *time.T
 	return row
 }
 
-// recordFailure records a failed attempt in the caller's transaction: the
-// delivery advances (pending with the next attempt time, or abandoned), the
-// webhook's failure count grows and may turn it off (with the e-mail), and
-// the next attempt's job is scheduled.
+// recordFailure records a failed attempt in the caller's transaction (one
+// statement: the delivery advances, pending with the next attempt time or
+// abandoned; the webhook's failure count grows and may turn it off, which
+// ends the delivery; the attempt row), then e-mails the team when the
+// webhook went off and schedules the next attempt's job.
 func (s *Service) recordFailure(ctx context.Context, w *postgres.Work, attempt int, res delivery.Result) error {
 	now := s.Clock.Now().UTC()
-	state := postgres.StateAbandoned
-	next, retry := domain.NextAttempt(attempt, now)
-	var nextAt *time.Time
-	if retry {
-		state, nextAt = postgres.StatePending, &next
+	var next *time.Time
+	if at, retry := domain.NextAttempt(attempt, now); retry {
+		next = &at
 	}
-	advanced, err := s.Repo.AdvanceDelivery(ctx, w.TeamID, w.DeliveryID, attempt, state, nextAt, now)
-	if err != nil || !advanced {
-		return err // !advanced: another run recorded this attempt
+	f, err := s.Repo.RecordFailure(ctx, attemptRow(w, attempt, res), next, domain.DisableAfter, domain.DisabledConsecutiveFailures, now)
+	if err != nil || !f.Recorded {
+		return err // !f.Recorded: another run recorded this attempt
 	}
 	log := s.Logger.With("team_id", w.TeamID, "webhook_id", w.WebhookID, "delivery_id", w.DeliveryID, "attempt", attempt)
-	log.Info("webhook attempt failed", "status", res.StatusCode, "err", res.Err, "next_attempt_at", nextAt)
-	failures, disabled, err := s.Repo.AddFailure(ctx, w.TeamID, w.WebhookID, domain.DisableAfter, domain.DisabledConsecutiveFailures, now)
-	if err != nil {
-		return err
-	}
-	if disabled && nextAt != nil { // this delivery ends with the webhook; others end when their job runs
-		if err := s.Repo.CancelDelivery(ctx, w.TeamID, w.DeliveryID, now); err != nil {
-			return err
-		}
-		nextAt = nil
-	}
-	if err := s.Repo.InsertAttempt(ctx, attemptRow(w, attempt, res, nextAt)); err != nil {
-		return err
-	}
-	if disabled {
-		log.Warn("webhook turned off after consecutive failures", "failures", failures)
-		if err := s.notifyDisabled(ctx, w, failures); err != nil {
+	log.Info("webhook attempt failed", "status", res.StatusCode, "err", res.Err, "next_attempt_at", f.NextAttemptAt)
+	if f.Disabled {
+		log.Warn("webhook turned off after consecutive failures", "failures", f.Failures)
+		if err := s.notifyDisabled(ctx, w, f.Failures); err != nil {
 			return err
 		}
 	}
-	if nextAt != nil {
+	if f.NextAttemptAt != nil {
 		_, err := s.Jobs.Insert(ctx, domain.DeliverArgs{TeamID: w.TeamID, DeliveryID: w.DeliveryID, Attempt: attempt + 1},
-			&river.InsertOpts{ScheduledAt: *nextAt})
+			&river.InsertOpts{ScheduledAt: *f.NextAttemptAt})
 		if err != nil {
 			return err
 		}

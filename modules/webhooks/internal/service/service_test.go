@@ -128,6 +128,35 @@ func TestPublishFansOut(t *testing.T) {
 	require.EqualValues(t, 1, n)
 }
 
+// TestPublishWideFanOut: a team with more subscribers than the ids the
+// event's statement is given still gets one delivery and one job each.
+func TestPublishWideFanOut(t *testing.T) {
+	t.Parallel()
+	e, team, coach := setup(t)
+	var hooks []string
+	for range 7 {
+		hooks = append(hooks, create(t, e, team, coach, events.MemberJoined).Webhook.ID)
+	}
+	publish(t, e, team, events.MemberJoined)
+	ds := deliveries(t, e, team)
+	require.Len(t, ds, 7)
+	got, ids := []string{}, map[string]bool{}
+	for _, d := range ds {
+		got = append(got, d.WebhookID)
+		ids[d.ID] = true
+		require.Equal(t, postgres.StatePending, d.State)
+		require.Equal(t, ds[0].EventID, d.EventID)
+	}
+	require.ElementsMatch(t, hooks, got)
+	require.Len(t, ids, 7, "distinct delivery ids")
+	js := jobs(t, e)
+	require.Len(t, js, 7)
+	for _, j := range js {
+		require.True(t, ids[j.Args["delivery_id"].(string)], "every job names one of the deliveries")
+		delete(ids, j.Args["delivery_id"].(string))
+	}
+}
+
 // TestDeliverIsIdempotent: a job that runs twice sends and records once.
 func TestDeliverIsIdempotent(t *testing.T) {
 	t.Parallel()
@@ -181,6 +210,19 @@ func TestDeliverIsIdempotent(t *testing.T) {
 	calls := len(e.Sender.Calls())
 	require.NoError(t, e.Svc.Deliver(ctx, domain.DeliverArgs{TeamID: team, DeliveryID: d3.ID, Attempt: 1}))
 	require.Len(t, e.Sender.Calls(), calls)
+	require.Empty(t, deliveries(t, e, team), "deliveries go with their webhook")
+	n, err := e.DB.Bun.NewSelect().Model((*postgres.Attempt)(nil)).Where("webhook_id = ?", w.Webhook.ID).Count(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n, "and their attempts with them")
+
+	// A delivery stored by a publisher racing the deletion (its webhook
+	// already gone) is removed by its job, unsent.
+	orphan := postgres.Delivery{ID: "dlv_orphan", TeamID: team, EventID: d3.EventID, WebhookID: w.Webhook.ID,
+		State: postgres.StatePending, CreatedAt: e.Clock.Now(), UpdatedAt: e.Clock.Now()}
+	require.NoError(t, e.Repo.InsertDeliveries(ctx, []postgres.Delivery{orphan}))
+	require.NoError(t, e.Svc.Deliver(ctx, domain.DeliverArgs{TeamID: team, DeliveryID: orphan.ID, Attempt: 1}))
+	require.Len(t, e.Sender.Calls(), calls)
+	require.Empty(t, deliveries(t, e, team))
 }
 
 // TestRetryScheduleAndAbandon: each failure schedules the next attempt
@@ -293,6 +335,36 @@ func TestAutoDisableAcrossDeliveries(t *testing.T) {
 	sent, err := e.Svc.SendTest(ctx, team, w.Webhook.ID, "ping")
 	require.NoError(t, err)
 	require.NotEmpty(t, sent.DeliveryID)
+}
+
+// TestAutoDisableUnderConcurrentFailures: failures recorded at once by
+// many workers turn the webhook off once and e-mail once.
+func TestAutoDisableUnderConcurrentFailures(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, team, coach := setup(t)
+	w := create(t, e, team, coach, events.MemberJoined)
+	e.Sender.Script(delivery.Result{Err: "connection refused"})
+	for range 30 {
+		publish(t, e, team, events.MemberJoined)
+	}
+	var wg sync.WaitGroup
+	for _, d := range deliveries(t, e, team) {
+		wg.Go(func() {
+			require.NoError(t, e.Svc.Deliver(ctx, domain.DeliverArgs{TeamID: team, DeliveryID: d.ID, Attempt: 1}))
+		})
+	}
+	wg.Wait()
+	got, err := e.Svc.Webhook(ctx, team, w.Webhook.ID)
+	require.NoError(t, err)
+	require.False(t, got.Enabled)
+	require.GreaterOrEqual(t, got.ConsecutiveFailures, domain.DisableAfter)
+	ns, err := e.Svc.Notifications(ctx, team, 50, 0)
+	require.NoError(t, err)
+	require.Len(t, ns, 1, "one e-mail to the one key owner")
+	as, err := e.Svc.Attempts(ctx, team, w.Webhook.ID, 50, 0)
+	require.NoError(t, err)
+	require.Len(t, as, got.ConsecutiveFailures, "every failed attempt recorded and counted")
 }
 
 // TestCreateRules: key owners only, Team Plus and above, at most 25 even

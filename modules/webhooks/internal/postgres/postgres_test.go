@@ -1,0 +1,82 @@
+package postgres_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/service"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/webhooktest"
+	"github.com/teamtext/teamtext/platform/db/dbtest"
+	"github.com/teamtext/teamtext/platform/events"
+)
+
+var srv *dbtest.Server
+
+func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &srv)) }
+
+// TestSuccessBatchJudgesDuplicatesInTurn: a batch naming a delivery twice
+// records each call against the state the other left, as calls one at a
+// time would: a stale attempt number is refused, a duplicate of a recorded
+// attempt is refused, and the right attempt of the same delivery is still
+// recorded. A recorded success clears the webhook's failure count.
+func TestSuccessBatchJudgesDuplicatesInTurn(t *testing.T) {
+	ctx := context.Background()
+	e := webhooktest.New(t, srv, webhooktest.Options{})
+	team, coach := e.Team("team_a", billingapi.PlanBusiness)
+	c, err := e.Svc.Create(ctx, service.NewWebhook{TeamID: team, URL: "https://hooks.example/a",
+		Events: []string{events.MemberJoined}, Source: domain.SourceAPI, CreatedBy: coach})
+	require.NoError(t, err)
+	for range 2 {
+		require.NoError(t, e.DB.Tx(ctx, func(ctx context.Context) error {
+			return e.Log.Publish(ctx, events.Event{TeamID: team, Type: events.MemberJoined, Data: map[string]int{}})
+		}))
+	}
+	var ds []postgres.Delivery
+	require.NoError(t, e.DB.Bun.NewSelect().Model(&ds).OrderExpr("created_at, id").Scan(ctx))
+	require.Len(t, ds, 2)
+	_, err = e.DB.Bun.NewUpdate().Model((*postgres.Webhook)(nil)).Set("consecutive_failures = 3").Where("id = ?", c.Webhook.ID).Exec(ctx)
+	require.NoError(t, err)
+
+	now := e.Clock.Now()
+	code := 200
+	attempt := func(d postgres.Delivery, n int) *postgres.Attempt {
+		return &postgres.Attempt{TeamID: team, WebhookID: d.WebhookID, DeliveryID: d.ID, EventID: d.EventID,
+			Attempt: n, AttemptedAt: now, DurationUS: 1000, StatusCode: &code, Success: true}
+	}
+	got, err := e.Repo.SuccessBatch(ctx, []*postgres.Attempt{
+		attempt(ds[0], 1),
+		attempt(ds[0], 1), // the same job twice
+		attempt(ds[1], 2), // a stale attempt number
+		attempt(ds[1], 1),
+	}, now)
+	require.NoError(t, err)
+	require.Equal(t, []bool{true, false, false, true}, got)
+
+	var after []postgres.Delivery
+	require.NoError(t, e.DB.Bun.NewSelect().Model(&after).OrderExpr("created_at, id").Scan(ctx))
+	for _, d := range after {
+		require.Equal(t, postgres.StateSucceeded, d.State)
+		require.Equal(t, 1, d.Attempts)
+	}
+	as, err := e.Repo.Attempts(ctx, team, c.Webhook.ID, 50, 0)
+	require.NoError(t, err)
+	require.Len(t, as, 2)
+	w, err := e.Repo.Webhook(ctx, team, c.Webhook.ID, false)
+	require.NoError(t, err)
+	require.Zero(t, w.ConsecutiveFailures)
+
+	// Reads in a batch: a delivery of another team is not found.
+	other, _ := e.Team("team_b", billingapi.PlanBusiness)
+	_, err = e.Repo.Work(ctx, other, ds[0].ID)
+	require.ErrorIs(t, err, postgres.ErrNotFound)
+	wk, err := e.Repo.Work(ctx, team, ds[0].ID)
+	require.NoError(t, err)
+	require.Equal(t, c.Secret, wk.Secret)
+	require.True(t, wk.WebhookExists)
+}
