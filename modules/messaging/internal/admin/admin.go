@@ -39,7 +39,7 @@ func Register(api huma.API, svc *service.Service, sim *simulator.Simulator) {
 		}
 		out := make([]msghttp.Message, len(ms))
 		for i := range ms {
-			out[i] = msghttp.MessageFrom(&service.MessageView{Message: ms[i]})
+			out[i] = msghttp.MessageFrom(&ms[i])
 		}
 		return httpapi.List(in.PageParams, out), nil
 	})
@@ -85,14 +85,14 @@ func Register(api huma.API, svc *service.Service, sim *simulator.Simulator) {
 	stags := []string{"Simulator"}
 	httpapi.Register(api, huma.Operation{
 		OperationID: "admin-simulator-outcomes", Method: http.MethodPut, Path: "/simulator/outcomes", Tags: stags,
-		Summary: "Set simulated outcomes", Description: "Carrier simulator only (409 conflict otherwise). default applies to numbers not listed; failed texts report error_code; unconfirmed means no status callback at all.",
+		Summary: "Set simulated outcomes", Description: "Carrier simulator only (409 conflict otherwise). default applies to numbers not listed; failed texts report error_code; unconfirmed means no status callback at all; refused (an addition) makes the carrier refuse the text at once, as for an invalid number: the delivery fails with error_code and carrier_status rejected.",
 	}, func(ctx context.Context, in *struct{ Body simulator.Outcomes }) (*httpapi.DataOutput[simulator.Outcomes], error) {
 		if sim == nil {
 			return nil, fault.New(fault.Conflict, fault.CodeConflict, "the carrier is not the simulator")
 		}
 		for n, o := range in.Body.Numbers {
-			if o != simulator.Delivered && o != simulator.Failed && o != simulator.Unconfirmed {
-				return nil, fault.Invalidf("numbers[%s] must be delivered, failed or unconfirmed", n)
+			if !simulator.ValidOutcome(o) {
+				return nil, fault.Invalidf("numbers[%s] must be delivered, failed, unconfirmed or refused", n)
 			}
 		}
 		if in.Body.ErrorCode == "" {

@@ -64,3 +64,28 @@ type StatusArgs struct {
 
 // Kind names the ingestion job.
 func (StatusArgs) Kind() string { return "messaging.delivery_status" }
+
+// StatusBatchArgs carries several normalised statuses in one ingestion job,
+// for carriers that report in bulk (the simulator reports every text of a
+// fan-out batch at once). It goes through the same ingestion as StatusArgs.
+type StatusBatchArgs struct {
+	Statuses []StatusArgs `json:"statuses"`
+}
+
+// Kind names the batch ingestion job.
+func (StatusBatchArgs) Kind() string { return "messaging.delivery_statuses" }
+
+// Result is a carrier's answer for one text of a batch: a receipt, or the
+// error Send would have returned for it.
+type Result struct {
+	Receipt Receipt
+	Err     error
+}
+
+// BatchSender is implemented by carriers that accept many texts in one
+// call. SendMany answers one Result per message, in order; a returned error
+// means the batch as a whole failed and may be retried (the same delivery
+// ids are deduplicated, as for Send).
+type BatchSender interface {
+	SendMany(ctx context.Context, ms []Message) ([]Result, error)
+}

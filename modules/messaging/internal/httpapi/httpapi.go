@@ -57,9 +57,9 @@ func opt(s string) *string {
 	return &s
 }
 
-// MessageFrom renders a message view.
-func MessageFrom(v *service.MessageView) Message {
-	m, c := v.Message, v.Counts
+// MessageFrom renders a message with its delivery counts.
+func MessageFrom(m *postgres.Message) Message {
+	c := m.Counts()
 	return Message{ID: m.ID, Kind: "message", Status: m.Status, Audience: m.Audience, GroupID: opt(m.GroupID), TemplateID: opt(m.TemplateID),
 		ScheduledID: opt(m.ScheduledID), Text: m.Text, RenderedText: m.Rendered, Encoding: m.Encoding, SegmentsPerRecipient: m.Segments,
 		Recipients: m.Recipients, Credits: m.Recipients * m.Segments, CreatedAt: m.CreatedAt, SentAt: m.SentAt,
@@ -254,7 +254,7 @@ func Register(api huma.API, svc *service.Service) {
 
 	httpapi.Register(api, httpapi.WithAccess(huma.Operation{
 		OperationID: "list-deliveries", Method: http.MethodGet, Path: "/messages/{message_id}/deliveries", Tags: tags,
-		Summary: "Delivery report", Description: "One row per recipient number. A delivery with no final status after 72 hours becomes delivery_unconfirmed.",
+		Summary: "Delivery report", Description: "One row per recipient number, in the order the recipients were resolved at send time (roster order). A delivery with no final status after 72 hours becomes delivery_unconfirmed.",
 	}, httpapi.Access{Heavy: true}), func(ctx context.Context, in *struct {
 		MessageID string `path:"message_id"`
 		httpapi.PageParams
@@ -306,7 +306,7 @@ func resultFrom(o *service.Outcome) SendResult {
 		return SendResult{Message: Message{ID: s.ID, Kind: "scheduled", Status: "pending", Audience: s.Audience, GroupID: s.GroupID,
 			TemplateID: s.TemplateID, Text: s.Text, CreatedAt: s.CreatedAt}, ScheduledFor: &s.ScheduledFor, Repeat: s.Repeat}
 	}
-	return SendResult{Message: MessageFrom(&service.MessageView{Message: *o.Message})}
+	return SendResult{Message: MessageFrom(o.Message)}
 }
 
 func sendOutput(status int, b []byte, replay bool) (*SendOutput, error) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"sort"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -194,11 +195,14 @@ func (r *Repo) ReleaseInbound(ctx context.Context, teamID string, ids []string, 
 
 // LatestGroupTo returns the group of the latest broadcast the team sent to
 // phone, or "" when that broadcast did not go to a group (or there is none).
+// It walks the team's messages newest first and probes each for a delivery
+// to phone (the (message_id, phone) key), so broadcasts need no index of
+// their own by phone.
 func (r *Repo) LatestGroupTo(ctx context.Context, teamID, phone string) (string, error) {
 	var groupID string
 	err := r.db.IDB(ctx).QueryRowContext(ctx, `SELECT m.group_id FROM messaging_messages m
-WHERE m.id = (SELECT d.message_id FROM messaging_deliveries d WHERE d.team_id = ? AND d.phone = ? ORDER BY d.id DESC LIMIT 1)
-  AND m.team_id = ?`, teamID, phone, teamID).Scan(&groupID)
+WHERE m.team_id = ? AND EXISTS (SELECT 1 FROM messaging_deliveries d WHERE d.message_id = m.id AND d.phone = ?)
+ORDER BY m.created_at DESC, m.id DESC LIMIT 1`, teamID, phone).Scan(&groupID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -294,20 +298,56 @@ func (r *Repo) CountBroadcast(ctx context.Context, m *Message, deliveries int, a
 	return r.addStats(ctx, m.TeamID, m.ID, at, DailyStats{Broadcasts: 1, Deliveries: int64(deliveries)})
 }
 
-// CountFinal adds a delivery that just reached its final status to the
-// analytics when that status is delivered. The day is the UTC day the text
-// was handed to the carrier (its status time if it never was), which for
-// almost every delivery is the day it was dispatched and counted. Ingest
-// calls it in its transaction, once per delivery (a final status is final).
-func (r *Repo) CountFinal(ctx context.Context, d *Delivery) error {
-	if d.Status != "delivered" {
-		return nil
+// CountFinals adds deliveries that just reached their final status to the
+// analytics, those delivered only. The day is the UTC day the text was
+// handed to the carrier (its status time if it never was), which for
+// almost every delivery is the day it was dispatched and counted. Ingestion
+// calls it in its transaction with the deliveries it finalised (a final
+// status is final, so each is counted once): one counter statement per
+// team and UTC day, taken in (team, day, shard) order so
+// that concurrent batches never deadlock on the shard rows.
+func (r *Repo) CountFinals(ctx context.Context, ds []Delivery) error {
+	type group struct {
+		team, first string
+		at          time.Time
+		n           int64
 	}
-	at := d.UpdatedAt
-	if d.SentAt != nil {
-		at = *d.SentAt
+	byKey := map[string]*group{}
+	var gs []*group
+	for i := range ds {
+		d := &ds[i]
+		if d.Status != "delivered" {
+			continue
+		}
+		at := d.UpdatedAt
+		if d.SentAt != nil {
+			at = *d.SentAt
+		}
+		k := d.TeamID + "|" + at.UTC().Format(time.DateOnly)
+		g, ok := byKey[k]
+		if !ok {
+			g = &group{team: d.TeamID, first: d.ID, at: at}
+			byKey[k] = g
+			gs = append(gs, g)
+		}
+		g.n++
 	}
-	return r.addStats(ctx, d.TeamID, d.ID, at, DailyStats{Delivered: 1})
+	sort.Slice(gs, func(i, j int) bool {
+		a, b := gs[i], gs[j]
+		if a.team != b.team {
+			return a.team < b.team
+		}
+		if da, db := a.at.UTC().Format(time.DateOnly), b.at.UTC().Format(time.DateOnly); da != db {
+			return da < db
+		}
+		return shardOf(a.first) < shardOf(b.first)
+	})
+	for _, g := range gs {
+		if err := r.addStats(ctx, g.team, g.first, g.at, DailyStats{Delivered: g.n}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CountReceived adds a visible inbound text to the analytics of the UTC

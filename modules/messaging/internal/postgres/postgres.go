@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/teamtext/teamtext/platform/db"
 )
@@ -62,6 +64,24 @@ type Message struct {
 	DecidedAt     *time.Time `bun:"decided_at"`
 	DecidedBy     string     `bun:"decided_by"`
 	SentAt        *time.Time `bun:"sent_at"`
+	// Delivery counts, kept by the statements that move deliveries between
+	// statuses; UpdateMessage never writes them from a loaded row.
+	QueuedCount      int `bun:"queued_count"`
+	SentCount        int `bun:"sent_count"`
+	DeliveredCount   int `bun:"delivered_count"`
+	FailedCount      int `bun:"failed_count"`
+	UnconfirmedCount int `bun:"unconfirmed_count"`
+}
+
+// countColumns are the message's delivery counts' columns.
+func countColumns() []string {
+	return []string{"queued_count", "sent_count", "delivered_count", "failed_count", "unconfirmed_count"}
+}
+
+// Counts are the message's delivery counts.
+func (m *Message) Counts() Counts {
+	return Counts{Total: m.QueuedCount + m.SentCount + m.DeliveredCount + m.FailedCount + m.UnconfirmedCount,
+		Queued: m.QueuedCount, Sent: m.SentCount, Delivered: m.DeliveredCount, Failed: m.FailedCount, Unconfirmed: m.UnconfirmedCount}
 }
 
 // Delivery is a messaging_deliveries row.
@@ -72,6 +92,7 @@ type Delivery struct {
 	MessageID         string     `bun:"message_id"`
 	Phone             string     `bun:"phone"`
 	MemberIDs         []string   `bun:"member_ids,array"`
+	Seq               int        `bun:"seq"` // position in the message, 1..n
 	Status            string     `bun:"status"`
 	ProviderMessageID string     `bun:"provider_message_id"`
 	CarrierStatus     string     `bun:"carrier_status"`
@@ -206,7 +227,7 @@ func (r *Repo) MessageByID(ctx context.Context, id string) (*Message, error) {
 
 // UpdateMessage writes every column of m.
 func (r *Repo) UpdateMessage(ctx context.Context, m *Message) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(m).WherePK().Exec(ctx); err != nil {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(m).ExcludeColumn(countColumns()...).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update message: %w", err)
 	}
 	return nil
@@ -225,49 +246,61 @@ func (r *Repo) Messages(ctx context.Context, teamID, status string, limit, offse
 	return ms, nil
 }
 
-// Counts returns delivery counts for messages.
-func (r *Repo) Counts(ctx context.Context, messageIDs []string) (map[string]Counts, error) {
-	out := make(map[string]Counts, len(messageIDs))
-	if len(messageIDs) == 0 {
-		return out, nil
+// textArray renders ss as one Postgres array literal, every element quoted
+// and escaped. For arrays of thousands of strings, building the literal and
+// letting the server parse it costs a fraction of pgx's element-by-element
+// binary encoding.
+func textArray(ss []string) string {
+	n := 2
+	for _, s := range ss {
+		n += len(s) + 3
 	}
-	var rows []struct {
-		MessageID string `bun:"message_id"`
-		Status    string `bun:"status"`
-		N         int    `bun:"n"`
-	}
-	err := r.db.IDB(ctx).NewSelect().Table("messaging_deliveries").ColumnExpr("message_id, status, count(*) AS n").
-		Where("message_id IN (?)", bun.In(messageIDs)).GroupExpr("message_id, status").Scan(ctx, &rows)
-	if err != nil {
-		return nil, fmt.Errorf("delivery counts: %w", err)
-	}
-	for _, row := range rows {
-		c := out[row.MessageID]
-		c.Total += row.N
-		switch row.Status {
-		case "queued":
-			c.Queued += row.N
-		case "sent":
-			c.Sent += row.N
-		case "delivered":
-			c.Delivered += row.N
-		case "failed":
-			c.Failed += row.N
-		case "delivery_unconfirmed":
-			c.Unconfirmed += row.N
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte('{')
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteByte(',')
 		}
-		out[row.MessageID] = c
+		b.WriteByte('"')
+		for j := 0; j < len(s); j++ {
+			if c := s[j]; c == '"' || c == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(s[j])
+		}
+		b.WriteByte('"')
 	}
-	return out, nil
+	b.WriteByte('}')
+	return b.String()
 }
 
-// InsertDeliveries stores deliveries in one statement.
-func (r *Repo) InsertDeliveries(ctx context.Context, ds []Delivery) error {
-	if len(ds) == 0 {
+// InsertQueued stores a message's queued deliveries (ids, phones and
+// roster entries side by side; positions 1..n in that order) and counts
+// them on the message, in one
+// statement with bind parameters: a fixed text, prepared once per
+// connection, and three arrays, however large the audience.
+func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at time.Time, ids, phones []string, memberIDs [][]string) error {
+	if len(ids) == 0 {
 		return nil
 	}
-	if _, err := r.db.IDB(ctx).NewInsert().Model(&ds).Exec(ctx); err != nil {
-		return fmt.Errorf("insert %d deliveries: %w", len(ds), err)
+	tx, err := db.MustTx(ctx)
+	if err != nil {
+		return fmt.Errorf("insert deliveries: %w", err)
+	}
+	members := make([]string, len(memberIDs))
+	for i, ms := range memberIDs {
+		members[i] = strings.Join(ms, ",") // member ids are "mem_…": no commas
+	}
+	_, err = tx.Tx.ExecContext(ctx, `WITH ins AS (
+  INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_ids, status, updated_at)
+  SELECT v.id, $1, $2, v.n, v.phone, string_to_array(v.members, ','), 'queued', $3
+  FROM unnest($4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS v(id, phone, members, n)
+  RETURNING 1)
+UPDATE messaging_messages SET queued_count = queued_count + (SELECT count(*) FROM ins) WHERE id = $2`,
+		teamID, messageID, at, textArray(ids), textArray(phones), textArray(members))
+	if err != nil {
+		return fmt.Errorf("insert %d deliveries: %w", len(ids), err)
 	}
 	return nil
 }
@@ -275,7 +308,7 @@ func (r *Repo) InsertDeliveries(ctx context.Context, ds []Delivery) error {
 // Deliveries lists a message's deliveries, limit+1 rows.
 func (r *Repo) Deliveries(ctx context.Context, messageID string, limit, offset int) ([]Delivery, error) {
 	var ds []Delivery
-	err := r.db.IDB(ctx).NewSelect().Model(&ds).Where("message_id = ?", messageID).OrderExpr("id").
+	err := r.db.IDB(ctx).NewSelect().Model(&ds).Where("message_id = ?", messageID).OrderExpr("seq").
 		Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
@@ -283,40 +316,98 @@ func (r *Repo) Deliveries(ctx context.Context, messageID string, limit, offset i
 	return ds, nil
 }
 
-// DeliveriesByID loads deliveries by id.
-func (r *Repo) DeliveriesByID(ctx context.Context, ids []string) ([]Delivery, error) {
+// QueuedDeliveries returns a message's deliveries at positions from..to
+// that are still queued, in position order, with the columns a fan-out
+// needs (id, phone, status).
+func (r *Repo) QueuedDeliveries(ctx context.Context, messageID string, from, to int) ([]Delivery, error) {
 	var ds []Delivery
-	if err := r.db.IDB(ctx).NewSelect().Model(&ds).Where("id IN (?)", bun.In(ids)).OrderExpr("id").Scan(ctx); err != nil {
-		return nil, fmt.Errorf("select deliveries: %w", err)
+	err := r.db.IDB(ctx).NewSelect().Model(&ds).Column("id", "phone", "status").
+		Where("message_id = ? AND seq BETWEEN ? AND ? AND status = 'queued'", messageID, from, to).OrderExpr("seq").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("select queued deliveries: %w", err)
 	}
 	return ds, nil
 }
 
-// Delivery loads one delivery by id, locked.
-func (r *Repo) Delivery(ctx context.Context, id string) (*Delivery, error) {
-	d := new(Delivery)
-	if err := r.db.IDB(ctx).NewSelect().Model(d).Where("id = ?", id).For("UPDATE").Scan(ctx); err != nil {
-		return nil, notFound(err, "select delivery")
+// LockDeliveries loads deliveries by id and locks them, in id order (every
+// writer of several deliveries locks in that order, so none deadlocks).
+func (r *Repo) LockDeliveries(ctx context.Context, ids []string) ([]Delivery, error) {
+	var ds []Delivery
+	err := r.db.IDB(ctx).NewSelect().Model(&ds).Where("id = ANY(?)", pgdialect.Array(ids)).OrderExpr("id").For("UPDATE").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("lock deliveries: %w", err)
 	}
-	return d, nil
+	return ds, nil
 }
 
-// UpdateDelivery writes every column of d.
-func (r *Repo) UpdateDelivery(ctx context.Context, d *Delivery) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(d).WherePK().Exec(ctx); err != nil {
-		return fmt.Errorf("update delivery: %w", err)
+// moveCounts is the tail of the statements that move deliveries between
+// statuses: from a CTE "u" of (message_id, old, st) rows it adds each
+// status's arrivals and takes away its departures on the message's counts.
+const moveCounts = `,
+c AS (
+  SELECT message_id,
+    count(*) FILTER (WHERE st = 'queued') - count(*) FILTER (WHERE old = 'queued') AS queued,
+    count(*) FILTER (WHERE st = 'sent') - count(*) FILTER (WHERE old = 'sent') AS sent,
+    count(*) FILTER (WHERE st = 'delivered') - count(*) FILTER (WHERE old = 'delivered') AS delivered,
+    count(*) FILTER (WHERE st = 'failed') - count(*) FILTER (WHERE old = 'failed') AS failed,
+    count(*) FILTER (WHERE st = 'delivery_unconfirmed') - count(*) FILTER (WHERE old = 'delivery_unconfirmed') AS unconfirmed
+  FROM u GROUP BY message_id)
+UPDATE messaging_messages AS m SET queued_count = m.queued_count + c.queued, sent_count = m.sent_count + c.sent,
+  delivered_count = m.delivered_count + c.delivered, failed_count = m.failed_count + c.failed,
+  unconfirmed_count = m.unconfirmed_count + c.unconfirmed
+FROM c WHERE m.id = c.message_id`
+
+// UpdateDeliveries writes the status columns of ds, whose statuses were
+// from[i] when they were locked, and moves their messages' counts
+// accordingly, in one statement. The caller holds the rows' locks.
+func (r *Repo) UpdateDeliveries(ctx context.Context, ds []Delivery, from []string) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	n := len(ds)
+	ids, st, cs, pid, ec, em := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	sent, upd := make([]*time.Time, n), make([]time.Time, n)
+	for i, d := range ds {
+		ids[i], st[i], cs[i], pid[i], ec[i], em[i], sent[i], upd[i] = d.ID, d.Status, d.CarrierStatus, d.ProviderMessageID, d.ErrorCode, d.ErrorMessage, d.SentAt, d.UpdatedAt
+	}
+	_, err := r.db.SQL(ctx).ExecContext(ctx, `WITH v AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::timestamptz[])
+    AS v(id, old, st, cs, pid, ec, em, sent, upd)),
+u AS (
+  UPDATE messaging_deliveries AS d SET status = v.st, carrier_status = v.cs, provider_message_id = v.pid,
+    error_code = v.ec, error_message = v.em, sent_at = v.sent, updated_at = v.upd
+  FROM v WHERE d.id = v.id
+  RETURNING d.message_id, v.old, v.st)`+moveCounts, ids, from, st, cs, pid, ec, em, sent, upd)
+	if err != nil {
+		return fmt.Errorf("update %d deliveries: %w", n, err)
 	}
 	return nil
 }
 
-// MarkSent records the carrier's acceptance unless a status already moved on.
-func (r *Repo) MarkSent(ctx context.Context, id, providerID, carrierStatus string, at time.Time) error {
-	_, err := r.db.IDB(ctx).NewUpdate().Model((*Delivery)(nil)).
-		Set("status = 'sent'").Set("provider_message_id = ?", providerID).Set("carrier_status = ?", carrierStatus).
-		Set("sent_at = ?", at).Set("updated_at = ?", at).
-		Where("id = ? AND status = 'queued'", id).Exec(ctx)
+// Sent is the carrier's acceptance of one delivery.
+type Sent struct {
+	DeliveryID, ProviderMessageID, CarrierStatus string
+}
+
+// MarkSent records the carrier's acceptance of deliveries still queued (a
+// status that already moved on is kept) and moves their messages' counts,
+// in one statement that locks the rows in id order.
+func (r *Repo) MarkSent(ctx context.Context, ss []Sent, at time.Time) error {
+	if len(ss) == 0 {
+		return nil
+	}
+	ids, pids, css := make([]string, len(ss)), make([]string, len(ss)), make([]string, len(ss))
+	for i, x := range ss {
+		ids[i], pids[i], css[i] = x.DeliveryID, x.ProviderMessageID, x.CarrierStatus
+	}
+	_, err := r.db.SQL(ctx).ExecContext(ctx, `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS v(id, pid, cs)),
+l AS (SELECT d.id FROM messaging_deliveries d WHERE d.id = ANY($1::text[]) AND d.status = 'queued' ORDER BY d.id FOR UPDATE),
+u AS (
+  UPDATE messaging_deliveries AS d SET status = 'sent', provider_message_id = v.pid, carrier_status = v.cs, sent_at = $4, updated_at = $4
+  FROM v, l WHERE d.id = v.id AND d.id = l.id
+  RETURNING d.message_id, 'queued'::text AS old, 'sent'::text AS st)`+moveCounts, ids, pids, css, at)
 	if err != nil {
-		return fmt.Errorf("mark sent: %w", err)
+		return fmt.Errorf("mark %d deliveries sent: %w", len(ss), err)
 	}
 	return nil
 }
@@ -324,7 +415,7 @@ func (r *Repo) MarkSent(ctx context.Context, id, providerID, carrierStatus strin
 // PendingDeliveries returns a message's deliveries still without a final status.
 func (r *Repo) PendingDeliveries(ctx context.Context, messageID string) ([]Delivery, error) {
 	var ds []Delivery
-	err := r.db.IDB(ctx).NewSelect().Model(&ds).Where("message_id = ? AND status IN ('queued', 'sent')", messageID).For("UPDATE").Scan(ctx)
+	err := r.db.IDB(ctx).NewSelect().Model(&ds).Where("message_id = ? AND status IN ('queued', 'sent')", messageID).OrderExpr("id").For("UPDATE").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("pending deliveries: %w", err)
 	}

@@ -7,48 +7,18 @@ import (
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
-// MessageView is a message with its delivery counts.
-type MessageView struct {
-	postgres.Message
-	Counts postgres.Counts
+// Messages lists a team's messages, delivery counts included (limit+1 rows).
+func (s *Service) Messages(ctx context.Context, teamID string, limit, offset int) ([]postgres.Message, error) {
+	return s.Repo.Messages(ctx, teamID, "", limit, offset)
 }
 
-// Messages lists a team's messages with counts (limit+1 rows).
-func (s *Service) Messages(ctx context.Context, teamID string, limit, offset int) ([]MessageView, error) {
-	ms, err := s.Repo.Messages(ctx, teamID, "", limit, offset)
-	if err != nil {
-		return nil, err
-	}
-	return s.withCounts(ctx, ms)
-}
-
-func (s *Service) withCounts(ctx context.Context, ms []postgres.Message) ([]MessageView, error) {
-	ids := make([]string, len(ms))
-	for i := range ms {
-		ids[i] = ms[i].ID
-	}
-	counts, err := s.Repo.Counts(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]MessageView, len(ms))
-	for i := range ms {
-		out[i] = MessageView{Message: ms[i], Counts: counts[ms[i].ID]}
-	}
-	return out, nil
-}
-
-// Message returns one message with counts.
-func (s *Service) Message(ctx context.Context, teamID, messageID string) (*MessageView, error) {
+// Message returns one message, delivery counts included.
+func (s *Service) Message(ctx context.Context, teamID, messageID string) (*postgres.Message, error) {
 	m, err := s.Repo.Message(ctx, teamID, messageID, false)
 	if err != nil {
 		return nil, mapNotFound(err, errMessageNotFound)
 	}
-	vs, err := s.withCounts(ctx, []postgres.Message{*m})
-	if err != nil {
-		return nil, err
-	}
-	return &vs[0], nil
+	return m, nil
 }
 
 // Deliveries lists a message's deliveries (limit+1 rows).

@@ -19,10 +19,12 @@ import (
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
-// FanoutArgs hands a batch of a message's deliveries to the carrier.
+// FanoutArgs hands a batch of a message's deliveries to the carrier: those
+// at positions From..To (inclusive; a message's deliveries are numbered 1..n).
 type FanoutArgs struct {
-	MessageID   string   `json:"message_id"`
-	DeliveryIDs []string `json:"delivery_ids"`
+	MessageID string `json:"message_id"`
+	From      int    `json:"from"`
+	To        int    `json:"to"`
 }
 
 // Kind names the job.
@@ -60,6 +62,10 @@ func (ScheduledArgs) Kind() string { return "messaging.scheduled" }
 // delivery id as its idempotency key, so a crash between the carrier's
 // acceptance and MarkSent does not text anyone twice where the carrier
 // dedupes (the simulator does; see the Twilio adapter for its window).
+// A carrier that takes batches (carrier.BatchSender) gets the whole batch
+// in one call and the acceptances are recorded in one statement; any other
+// carrier gets one call per text, each acceptance recorded at once so that
+// a crash leaves at most one text in doubt.
 func (s *Service) Fanout(ctx context.Context, a FanoutArgs) error {
 	m, err := s.Repo.MessageByID(ctx, a.MessageID)
 	if err != nil {
@@ -69,40 +75,72 @@ func (s *Service) Fanout(ctx context.Context, a FanoutArgs) error {
 	if err != nil {
 		return err
 	}
-	ds, err := s.Repo.DeliveriesByID(ctx, a.DeliveryIDs)
+	ds, err := s.Repo.QueuedDeliveries(ctx, a.MessageID, a.From, a.To)
 	if err != nil {
 		return err
 	}
+	msgs := make([]carrier.Message, len(ds))
+	for i, d := range ds {
+		msgs[i] = carrier.Message{DeliveryID: d.ID, TeamID: m.TeamID, From: team.Number, To: d.Phone, Body: m.Rendered, Segments: m.Segments}
+	}
 	var transient error
-	for _, d := range ds {
-		if d.Status != domain.DeliveryQueued {
-			continue
+	if bs, ok := s.Carrier.(carrier.BatchSender); ok && len(msgs) > 0 {
+		rs, err := bs.SendMany(ctx, msgs)
+		if err != nil {
+			return fmt.Errorf("fan-out of %s: %w", a.MessageID, err)
 		}
-		rc, err := s.Carrier.Send(ctx, carrier.Message{DeliveryID: d.ID, TeamID: m.TeamID, From: team.Number, To: d.Phone,
-			Body: m.Rendered, Segments: m.Segments})
-		if pe, ok := carrier.IsPermanent(err); ok {
-			if err := s.Ingest(ctx, carrier.StatusArgs{DeliveryID: d.ID, Status: domain.DeliveryFailed, CarrierStatus: "rejected",
-				ErrorCode: pe.Code, ErrorMessage: pe.Message, At: s.Clock.Now().UTC()}); err != nil {
+		if transient, err = s.accepted(ctx, msgs, rs); err != nil {
+			return err
+		}
+	} else {
+		for _, msg := range msgs {
+			rc, err := s.Carrier.Send(ctx, msg)
+			t, err := s.accepted(ctx, []carrier.Message{msg}, []carrier.Result{{Receipt: rc, Err: err}})
+			if err != nil {
 				return err
 			}
-			continue
-		}
-		if err != nil {
-			s.Log.Warn("carrier send failed; will retry", "delivery_id", d.ID, "to", phone.Mask(d.Phone), "err", err)
-			transient = errors.Join(transient, err)
-			continue
-		}
-		if err := s.Repo.MarkSent(ctx, d.ID, rc.ProviderMessageID, rc.Status, s.Clock.Now().UTC()); err != nil {
-			return err
+			transient = errors.Join(transient, t)
 		}
 	}
 	if transient != nil {
 		return fmt.Errorf("fan-out of %s: %w", a.MessageID, transient)
 	}
 	_, err = s.Repo.IDB(ctx).NewUpdate().Model((*postgres.Message)(nil)).Set("status = ?", domain.StatusSent).Set("sent_at = ?", s.Clock.Now().UTC()).
-		Where("id = ? AND status = ?", a.MessageID, domain.StatusQueued).
-		Where("NOT EXISTS (SELECT 1 FROM messaging_deliveries WHERE message_id = ? AND status = 'queued')", a.MessageID).Exec(ctx)
+		Where("id = ? AND status = ? AND queued_count = 0", a.MessageID, domain.StatusQueued).Exec(ctx)
 	return err
+}
+
+// accepted records the carrier's answers: acceptances mark their
+// deliveries sent, permanent refusals fail them at once (through
+// ingestion, so message.status is published), and transient errors are
+// returned joined, for the job to retry.
+func (s *Service) accepted(ctx context.Context, msgs []carrier.Message, rs []carrier.Result) (transient, err error) {
+	now := s.Clock.Now().UTC()
+	var sent []postgres.Sent
+	var refused []carrier.StatusArgs
+	for i, r := range rs {
+		d := msgs[i]
+		if pe, ok := carrier.IsPermanent(r.Err); ok {
+			refused = append(refused, carrier.StatusArgs{DeliveryID: d.DeliveryID, Status: domain.DeliveryFailed, CarrierStatus: "rejected",
+				ErrorCode: pe.Code, ErrorMessage: pe.Message, At: now})
+			continue
+		}
+		if r.Err != nil {
+			s.Log.Warn("carrier send failed; will retry", "delivery_id", d.DeliveryID, "to", phone.Mask(d.To), "err", r.Err)
+			transient = errors.Join(transient, r.Err)
+			continue
+		}
+		sent = append(sent, postgres.Sent{DeliveryID: d.DeliveryID, ProviderMessageID: r.Receipt.ProviderMessageID, CarrierStatus: r.Receipt.Status})
+	}
+	if err := s.Repo.MarkSent(ctx, sent, now); err != nil {
+		return nil, err
+	}
+	if len(refused) > 0 {
+		if err := s.IngestMany(ctx, refused); err != nil {
+			return nil, err
+		}
+	}
+	return transient, nil
 }
 
 // rank orders delivery statuses: a status never moves backwards, and the
@@ -130,56 +168,114 @@ type StatusPayload struct {
 	UpdatedAt         string `json:"updated_at"`
 }
 
-// Ingest applies a carrier status to its delivery in one transaction and,
-// when the status is final, publishes message.status once.
+// Ingest applies one carrier status (a status callback's job).
 func (s *Service) Ingest(ctx context.Context, a carrier.StatusArgs) error {
+	return s.IngestMany(ctx, []carrier.StatusArgs{a})
+}
+
+// IngestBatch applies a batch of carrier statuses (a batch report's job).
+func (s *Service) IngestBatch(ctx context.Context, a carrier.StatusBatchArgs) error {
+	return s.IngestMany(ctx, a.Statuses)
+}
+
+// IngestMany applies carrier statuses to their deliveries in one
+// transaction: the deliveries are locked in id order, each status is
+// applied only if it moves its delivery forward (so duplicate and
+// out-of-order reports are no-ops, within a batch too), the changes are
+// written in one statement, and each delivery that reached a final status
+// publishes message.status once.
+func (s *Service) IngestMany(ctx context.Context, as []carrier.StatusArgs) error {
+	if len(as) == 0 {
+		return nil
+	}
 	return s.DB.Tx(ctx, func(ctx context.Context) error {
-		d, err := s.Repo.Delivery(ctx, a.DeliveryID)
-		if errors.Is(err, postgres.ErrNotFound) {
-			// One-to-one texts (HELP answers, staff replies; ids "rpl_…") are
-			// not broadcast deliveries: their carrier statuses are not tracked.
-			level := slog.LevelWarn
-			if strings.HasPrefix(a.DeliveryID, "rpl_") {
-				level = slog.LevelDebug
-			}
-			s.Log.Log(ctx, level, "status for unknown delivery ignored", "delivery_id", a.DeliveryID)
-			return nil
+		ids := make([]string, 0, len(as))
+		for _, a := range as {
+			ids = append(ids, a.DeliveryID)
 		}
+		ds, err := s.Repo.LockDeliveries(ctx, ids)
 		if err != nil {
 			return err
 		}
-		if rank(a.Status) <= rank(d.Status) {
-			return nil
+		byID := make(map[string]*postgres.Delivery, len(ds))
+		for i := range ds {
+			byID[ds[i].ID] = &ds[i]
 		}
-		d.Status, d.CarrierStatus, d.UpdatedAt = a.Status, a.CarrierStatus, a.At.UTC()
-		if a.ProviderMessageID != "" {
-			d.ProviderMessageID = a.ProviderMessageID
+		from := map[string]string{} // the status each changed delivery was locked with
+		for _, a := range as {
+			d, ok := byID[a.DeliveryID]
+			if !ok {
+				// One-to-one texts (HELP answers, staff replies; ids "rpl_…") are
+				// not broadcast deliveries: their carrier statuses are not tracked.
+				level := slog.LevelWarn
+				if strings.HasPrefix(a.DeliveryID, "rpl_") {
+					level = slog.LevelDebug
+				}
+				s.Log.Log(ctx, level, "status for unknown delivery ignored", "delivery_id", a.DeliveryID)
+				continue
+			}
+			if rank(a.Status) <= rank(d.Status) {
+				continue
+			}
+			if _, ok := from[d.ID]; !ok {
+				from[d.ID] = d.Status
+			}
+			d.Status, d.CarrierStatus, d.UpdatedAt = a.Status, a.CarrierStatus, a.At.UTC()
+			if a.ProviderMessageID != "" {
+				d.ProviderMessageID = a.ProviderMessageID
+			}
+			if a.Status == domain.DeliveryFailed {
+				d.ErrorCode, d.ErrorMessage = a.ErrorCode, a.ErrorMessage
+			}
+			if d.SentAt == nil {
+				d.SentAt = &d.UpdatedAt
+			}
 		}
-		if a.Status == domain.DeliveryFailed {
-			d.ErrorCode, d.ErrorMessage = a.ErrorCode, a.ErrorMessage
+		var upd, final []postgres.Delivery
+		var old []string
+		for _, d := range ds {
+			was, ok := from[d.ID]
+			if !ok {
+				continue
+			}
+			upd, old = append(upd, d), append(old, was)
+			if domain.IsFinal(d.Status) {
+				final = append(final, d)
+			}
 		}
-		if d.SentAt == nil {
-			d.SentAt = &d.UpdatedAt
-		}
-		if err := s.Repo.UpdateDelivery(ctx, d); err != nil {
+		// The shared rows last (the day's counter shard, then the message's
+		// counts), so concurrent batches of one broadcast wait on them only
+		// for the commit.
+		if err := s.publishStatuses(ctx, final); err != nil {
 			return err
 		}
-		if err := s.Repo.CountFinal(ctx, d); err != nil { // analytics: per-day counters (inbound package)
+		if err := s.Repo.CountFinals(ctx, final); err != nil { // analytics: per-day counters (inbound package)
 			return err
 		}
-		if !domain.IsFinal(d.Status) {
-			return nil
-		}
-		return s.publishStatus(ctx, d)
+		return s.Repo.UpdateDeliveries(ctx, upd, old)
 	})
 }
 
-func (s *Service) publishStatus(ctx context.Context, d *postgres.Delivery) error {
-	return s.Events.Publish(ctx, events.Event{TeamID: d.TeamID, Type: events.MessageStatus, Data: StatusPayload{
-		MessageID: d.MessageID, DeliveryID: d.ID, ProviderMessageID: d.ProviderMessageID, To: d.Phone, Status: d.Status,
-		CarrierStatus: d.CarrierStatus, ErrorCode: d.ErrorCode, ErrorMessage: d.ErrorMessage,
-		UpdatedAt: d.UpdatedAt.UTC().Format(time.RFC3339Nano),
-	}})
+// publishStatuses publishes message.status for each delivery, in one batch per team.
+func (s *Service) publishStatuses(ctx context.Context, ds []postgres.Delivery) error {
+	byTeam := map[string][]events.Event{}
+	var teams []string
+	for _, d := range ds {
+		if _, ok := byTeam[d.TeamID]; !ok {
+			teams = append(teams, d.TeamID)
+		}
+		byTeam[d.TeamID] = append(byTeam[d.TeamID], events.Event{TeamID: d.TeamID, Type: events.MessageStatus, Data: StatusPayload{
+			MessageID: d.MessageID, DeliveryID: d.ID, ProviderMessageID: d.ProviderMessageID, To: d.Phone, Status: d.Status,
+			CarrierStatus: d.CarrierStatus, ErrorCode: d.ErrorCode, ErrorMessage: d.ErrorMessage,
+			UpdatedAt: d.UpdatedAt.UTC().Format(time.RFC3339Nano),
+		}})
+	}
+	for _, t := range teams {
+		if err := events.PublishAll(ctx, s.Events, t, byTeam[t]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Unconfirm marks deliveries of a message that never got a final status.
@@ -190,17 +286,15 @@ func (s *Service) Unconfirm(ctx context.Context, a UnconfirmArgs) error {
 			return err
 		}
 		now := s.Clock.Now().UTC()
+		old := make([]string, len(ds))
 		for i := range ds {
-			d := &ds[i]
-			d.Status, d.UpdatedAt = domain.DeliveryUnconfirmed, now
-			if err := s.Repo.UpdateDelivery(ctx, d); err != nil {
-				return err
-			}
-			if err := s.publishStatus(ctx, d); err != nil {
-				return err
-			}
+			old[i] = ds[i].Status
+			ds[i].Status, ds[i].UpdatedAt = domain.DeliveryUnconfirmed, now
 		}
-		return nil
+		if err := s.publishStatuses(ctx, ds); err != nil {
+			return err
+		}
+		return s.Repo.UpdateDeliveries(ctx, ds, old)
 	})
 }
 

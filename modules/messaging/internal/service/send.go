@@ -263,27 +263,20 @@ func (s *Service) dispatch(ctx context.Context, m *postgres.Message, p *Plan) er
 		return err
 	}
 	now := s.Clock.Now().UTC()
-	ds := make([]postgres.Delivery, len(p.Phones))
+	ids := make([]string, len(p.Phones))
+	members := make([][]string, len(p.Phones))
 	for i, ph := range p.Phones {
-		ds[i] = postgres.Delivery{ID: id.New("dlv"), TeamID: m.TeamID, MessageID: m.ID, Phone: ph, MemberIDs: p.MemberIDs[ph],
-			Status: "queued", UpdatedAt: now}
+		ids[i], members[i] = id.New("dlv"), p.MemberIDs[ph]
 	}
-	for i := 0; i < len(ds); i += 1000 {
-		if err := s.Repo.InsertDeliveries(ctx, ds[i:min(i+1000, len(ds))]); err != nil {
-			return err
-		}
+	if err := s.Repo.InsertQueued(ctx, m.TeamID, m.ID, now, ids, p.Phones, members); err != nil {
+		return err
 	}
-	if err := s.Repo.CountBroadcast(ctx, m, len(ds), now); err != nil { // analytics: per-day counters (inbound package)
+	if err := s.Repo.CountBroadcast(ctx, m, len(ids), now); err != nil { // analytics: per-day counters (inbound package)
 		return err
 	}
 	var params []river.InsertManyParams
-	for i := 0; i < len(ds); i += FanoutBatch {
-		batch := ds[i:min(i+FanoutBatch, len(ds))]
-		ids := make([]string, len(batch))
-		for j := range batch {
-			ids[j] = batch[j].ID
-		}
-		params = append(params, river.InsertManyParams{Args: FanoutArgs{MessageID: m.ID, DeliveryIDs: ids}})
+	for i := 0; i < len(ids); i += FanoutBatch {
+		params = append(params, river.InsertManyParams{Args: FanoutArgs{MessageID: m.ID, From: i + 1, To: min(i+FanoutBatch, len(ids))}})
 	}
 	params = append(params, river.InsertManyParams{Args: UnconfirmArgs{MessageID: m.ID},
 		InsertOpts: &river.InsertOpts{ScheduledAt: now.Add(UnconfirmedAfter)}})

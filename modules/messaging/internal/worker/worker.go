@@ -23,6 +23,7 @@ func Registration(svc *service.Service) jobs.Registration {
 	return func(w *river.Workers) {
 		river.AddWorker(w, use[service.FanoutArgs](svc.Fanout))
 		river.AddWorker(w, use[carrier.StatusArgs](svc.Ingest))
+		river.AddWorker(w, use[carrier.StatusBatchArgs](svc.IngestBatch))
 		river.AddWorker(w, use[service.UnconfirmArgs](svc.Unconfirm))
 		river.AddWorker(w, use[service.ExpireArgs](svc.Expire))
 		river.AddWorker(w, use[service.ScheduledArgs](svc.RunScheduled))

@@ -389,23 +389,42 @@ func (r *Repo) SetStatusByPhone(ctx context.Context, teamID, phone, status strin
 	return ms, nil
 }
 
-// Audience returns the active, unblocked members of an audience, one entry
-// per roster row, oldest first. roles empty means every role.
-func (r *Repo) Audience(ctx context.Context, teamID string, roles []rosterapi.Role, groupID string) ([]Member, error) {
-	var ms []Member
-	q := r.db.IDB(ctx).NewSelect().Model(&ms).
-		Where("m.team_id = ? AND m.deleted_at IS NULL AND m.status = 'active' AND NOT m.is_blocked", teamID)
+// Audience returns the active, unblocked, opted-in members of an audience
+// as recipients, one entry per roster row, oldest first. roles empty means
+// every role. A broadcast reads the whole team, so only the recipient's
+// columns are read, and scanned without reflection.
+func (r *Repo) Audience(ctx context.Context, teamID string, roles []rosterapi.Role, groupID string) ([]rosterapi.Recipient, error) {
+	q := `SELECT m.id, m.phone, m.name, m.role FROM roster_members AS m
+WHERE m.team_id = ? AND m.deleted_at IS NULL AND m.status = 'active' AND NOT m.is_blocked
+  AND NOT EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = m.team_id AND o.phone = m.phone)`
+	args := []any{teamID}
 	if len(roles) > 0 {
-		q = q.Where("m.role IN (?)", bun.In(roles))
+		q += ` AND m.role IN (?)`
+		args = append(args, bun.In(roles))
 	}
 	if groupID != "" {
-		q = q.Where("EXISTS (SELECT 1 FROM roster_group_members gm WHERE gm.member_id = m.id AND gm.group_id = ?)", groupID)
+		q += ` AND EXISTS (SELECT 1 FROM roster_group_members gm WHERE gm.member_id = m.id AND gm.group_id = ?)`
+		args = append(args, groupID)
 	}
-	q = q.Where("NOT EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = m.team_id AND o.phone = m.phone)")
-	if err := q.OrderExpr("m.created_at, m.id").Scan(ctx); err != nil {
+	rows, err := r.db.IDB(ctx).QueryContext(ctx, q+` ORDER BY m.created_at, m.id`, args...)
+	if err != nil {
 		return nil, fmt.Errorf("audience: %w", err)
 	}
-	return ms, nil
+	defer rows.Close()
+	var out []rosterapi.Recipient
+	for rows.Next() {
+		var rc rosterapi.Recipient
+		var role string
+		if err := rows.Scan(&rc.MemberID, &rc.Phone, &rc.Name, &role); err != nil {
+			return nil, fmt.Errorf("audience: %w", err)
+		}
+		rc.Role = rosterapi.Role(role)
+		out = append(out, rc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("audience: %w", err)
+	}
+	return out, nil
 }
 
 // IsUniqueViolation reports a unique-constraint error on the named index.

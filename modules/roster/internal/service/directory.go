@@ -76,15 +76,7 @@ func (d *Directory) Recipients(ctx context.Context, teamID, audience, groupID st
 	} else if groupID != "" {
 		return nil, fault.New(fault.Invalid, domain.CodeInvalidGroup, "group_id goes with audience group only")
 	}
-	ms, err := d.repo.Audience(ctx, teamID, roles, groupID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]rosterapi.Recipient, len(ms))
-	for i, m := range ms {
-		out[i] = rosterapi.Recipient{MemberID: m.ID, Phone: m.Phone, Name: m.Name, Role: m.Role}
-	}
-	return out, nil
+	return d.repo.Audience(ctx, teamID, roles, groupID)
 }
 
 // TeamByNumber implements rosterapi.Lookup.

@@ -46,8 +46,7 @@ type Harness struct {
 	// Statuses lists the normalised status updates produced so far, in the
 	// order the ingestion job would see them.
 	Statuses func(t *testing.T) []carrier.StatusArgs
-	// Refuse makes sends to number fail permanently with code; nil when the
-	// adapter has no such refusal to simulate (the case is skipped).
+	// Refuse makes sends to number fail permanently with code (required).
 	Refuse func(t *testing.T, number, code string)
 	// DedupesOnDeliveryID says the carrier treats the delivery id as an
 	// idempotency key: a second Send for it texts nobody. Adapters without
@@ -167,9 +166,7 @@ func RunConformance(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Run("RefusalIsPermanentError", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)
-		if h.Refuse == nil {
-			t.Skip("the adapter cannot be told to refuse a number")
-		}
+		require.NotNil(t, h.Refuse, "every adapter's harness can make it refuse a number")
 		h.Refuse(t, member2, "21211")
 		_, err := h.Carrier.Send(ctx, msg("dlv_refused", member2))
 		pe, ok := carrier.IsPermanent(err)
@@ -228,20 +225,31 @@ func finalStatus(t *testing.T, ss []carrier.StatusArgs, deliveryID string) *carr
 	return nil
 }
 
-// StatusJobs reads the ingestion jobs (messaging.delivery_status) enqueued
-// in d, oldest first: how harnesses observe the StatusArgs an adapter
-// produced, since every adapter reports through that job.
+// StatusJobs reads the ingestion jobs (messaging.delivery_status, and the
+// batch kind messaging.delivery_statuses flattened in order) enqueued in d,
+// oldest first: how harnesses observe the StatusArgs an adapter produced,
+// since every adapter reports through those jobs.
 func StatusJobs(ctx context.Context, d *db.DB) ([]carrier.StatusArgs, error) {
-	rows, err := d.SQLDB.QueryContext(ctx, `SELECT args FROM river_job WHERE kind = $1 ORDER BY id`, carrier.StatusArgs{}.Kind())
+	rows, err := d.SQLDB.QueryContext(ctx, `SELECT kind, args FROM river_job WHERE kind IN ($1, $2) ORDER BY id`,
+		carrier.StatusArgs{}.Kind(), carrier.StatusBatchArgs{}.Kind())
 	if err != nil {
 		return nil, fmt.Errorf("read status jobs: %w", err)
 	}
 	defer rows.Close()
 	var out []carrier.StatusArgs
 	for rows.Next() {
+		var kind string
 		var raw []byte
-		if err := rows.Scan(&raw); err != nil {
+		if err := rows.Scan(&kind, &raw); err != nil {
 			return nil, fmt.Errorf("read status jobs: %w", err)
+		}
+		if kind == (carrier.StatusBatchArgs{}).Kind() {
+			var b carrier.StatusBatchArgs
+			if err := json.Unmarshal(raw, &b); err != nil {
+				return nil, fmt.Errorf("decode status batch job: %w", err)
+			}
+			out = append(out, b.Statuses...)
+			continue
 		}
 		var a carrier.StatusArgs
 		if err := json.Unmarshal(raw, &a); err != nil {
@@ -252,15 +260,12 @@ func StatusJobs(ctx context.Context, d *db.DB) ([]carrier.StatusArgs, error) {
 	return out, rows.Err()
 }
 
-// StatusWorkers registers a worker for the ingestion job's kind so that an
-// insert-only jobs.Jobs built in a test accepts it (River refuses kinds it
-// has no worker for). The worker is never run.
-func StatusWorkers(w *river.Workers) { river.AddWorker(w, &statusWorker{}) }
-
-var _ jobs.Registration = StatusWorkers
-
-type statusWorker struct {
-	river.WorkerDefaults[carrier.StatusArgs]
+// StatusWorkers registers workers for the ingestion jobs' kinds so that an
+// insert-only jobs.Jobs built in a test accepts them (River refuses kinds it
+// has no worker for). The workers are never run.
+func StatusWorkers(w *river.Workers) {
+	river.AddWorker(w, river.WorkFunc(func(context.Context, *river.Job[carrier.StatusArgs]) error { return nil }))
+	river.AddWorker(w, river.WorkFunc(func(context.Context, *river.Job[carrier.StatusBatchArgs]) error { return nil }))
 }
 
-func (*statusWorker) Work(context.Context, *river.Job[carrier.StatusArgs]) error { return nil }
+var _ jobs.Registration = StatusWorkers

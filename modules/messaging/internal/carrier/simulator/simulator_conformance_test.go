@@ -69,7 +69,12 @@ func newHarness(t *testing.T) carriertest.Harness {
 			require.NoError(t, err)
 			return ss
 		},
+		Refuse: func(t *testing.T, number, code string) {
+			mu.Lock()
+			defer mu.Unlock()
+			outcomes.Numbers[number], outcomes.ErrorCode = simulator.Refused, code
+			require.NoError(t, sim.SetOutcomes(ctx, outcomes))
+		},
 		DedupesOnDeliveryID: true,
-		// Refuse is nil: the simulator has no refusal outcome; every text is accepted.
 	}
 }
