@@ -44,8 +44,9 @@ func importChunk(t *testing.T, admin *harness.Client, teamID string, block, from
 	require.Equal(t, to-from, res.Created)
 }
 
-// TestThousandMemberBroadcast: exactly 1,000 carrier sends, report counts
-// matching the outcomes set, and 1,000 message.status events.
+// TestThousandMemberBroadcast: exactly 1,000 carrier sends (20 of them
+// refused by the carrier at once), report counts matching the outcomes
+// set, and 1,000 message.status events.
 func TestThousandMemberBroadcast(t *testing.T) {
 	t.Parallel()
 	c := newClockEnv(t, "broadcast_1000")
@@ -58,6 +59,9 @@ func TestThousandMemberBroadcast(t *testing.T) {
 	for i := 100; i < 150; i++ {
 		failing[rosterPhone(1, i)] = "unconfirmed"
 	}
+	for i := 150; i < 170; i++ {
+		failing[rosterPhone(1, i)] = "refused" // an invalid number: the carrier refuses the text
+	}
 	require.NoError(t, c.admin.Expect(context.Background(), 200, "PUT", "/simulator/outcomes",
 		map[string]any{"default": "delivered", "numbers": failing, "error_code": "30005"}, nil))
 
@@ -67,18 +71,24 @@ func TestThousandMemberBroadcast(t *testing.T) {
 	require.NoError(t, r.Data(&m))
 	require.Equal(t, 1000, m.Recipients)
 	waitFor(t, 120*time.Second, func() bool {
-		return deliveries(t, c.url, m.ID, "delivered") == 850 && deliveries(t, c.url, m.ID, "failed") == 100
+		return deliveries(t, c.url, m.ID, "delivered") == 830 && deliveries(t, c.url, m.ID, "failed") == 120
 	})
-	require.Equal(t, 1000, countRowsIn(t, c.url, `SELECT count(*) FROM messaging_sim_outbox WHERE team_id = $1`, f.TeamID), "exactly 1,000 carrier sends")
+	require.Equal(t, 980, countRowsIn(t, c.url, `SELECT count(*) FROM messaging_sim_outbox WHERE team_id = $1`, f.TeamID),
+		"exactly 1,000 carrier sends, of which the 20 refused were never recorded as texts")
+	require.Equal(t, 20, countRowsIn(t, c.url, `SELECT count(*) FROM messaging_deliveries WHERE message_id = $1
+  AND status = 'failed' AND carrier_status = 'rejected' AND error_code = '30005' AND error_message <> ''`, m.ID))
 	got := getMessage(t, api, m.ID)
 	require.Equal(t, 1000, got.DeliveryCounts.Total)
-	require.Equal(t, 850, got.DeliveryCounts.Delivered)
-	require.Equal(t, 100, got.DeliveryCounts.Failed)
+	require.Equal(t, 830, got.DeliveryCounts.Delivered)
+	require.Equal(t, 120, got.DeliveryCounts.Failed)
 	require.Equal(t, 50, got.DeliveryCounts.Sent)
 	require.Equal(t, 950, countRowsIn(t, c.url, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.status'`, f.TeamID))
 	// The 50 unconfirmed ones become delivery_unconfirmed after the timeout, with their own events.
 	c.advance(t, 72*time.Hour+time.Minute)
 	waitFor(t, 60*time.Second, func() bool { return deliveries(t, c.url, m.ID, "delivery_unconfirmed") == 50 })
+	got = getMessage(t, api, m.ID)
+	require.Equal(t, 50, got.DeliveryCounts.Unconfirmed)
+	require.Equal(t, 0, got.DeliveryCounts.Sent)
 	require.Equal(t, 1000, countRowsIn(t, c.url, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.status'`, f.TeamID))
 }
 

@@ -9,13 +9,13 @@ import (
 
 // countRows runs a count query on the suite's database. Suites use it to
 // observe the event log until webhooks deliver what they assert on.
-func countRows(t *testing.T, sql string, args ...any) int {
+func countRows(t testing.TB, sql string, args ...any) int {
 	t.Helper()
 	return countRowsIn(t, env.pg.URL, sql, args...)
 }
 
 // countRowsIn is countRows on another database (a test's own).
-func countRowsIn(t *testing.T, url, sql string, args ...any) int {
+func countRowsIn(t testing.TB, url, sql string, args ...any) int {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {

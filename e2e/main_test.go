@@ -68,13 +68,13 @@ func run(m *testing.M) int {
 }
 
 // startService runs an extra service on the suite's database, stopped at test end.
-func startService(t *testing.T, extraEnv ...string) *harness.Service {
+func startService(t testing.TB, extraEnv ...string) *harness.Service {
 	t.Helper()
 	return startServiceOn(t, env.pg.URL, extraEnv...)
 }
 
 // startServiceOn runs an extra service on the database at url.
-func startServiceOn(t *testing.T, url string, extraEnv ...string) *harness.Service {
+func startServiceOn(t testing.TB, url string, extraEnv ...string) *harness.Service {
 	t.Helper()
 	svc, err := harness.Start(context.Background(), env.bin, url, extraEnv...)
 	if err != nil {
@@ -101,7 +101,7 @@ func newTeam(t *testing.T, o harness.TeamOptions) (*harness.Fixture, *harness.Cl
 }
 
 // psql runs SQL in the suite's container as the superuser.
-func psql(t *testing.T, db, sql string) {
+func psql(t testing.TB, db, sql string) {
 	t.Helper()
 	code, out, err := env.pg.Container.Exec(context.Background(), []string{"psql", "-U", "teamtext", "-d", db, "-v", "ON_ERROR_STOP=1", "-c", sql})
 	if err != nil {
@@ -116,7 +116,7 @@ func psql(t *testing.T, db, sql string) {
 // freshDatabase creates and migrates a new database in the suite's
 // container, for tests that must not share state (a moved clock, a missing
 // migration), and returns its URL.
-func freshDatabase(t *testing.T, name string) string {
+func freshDatabase(t testing.TB, name string) string {
 	t.Helper()
 	psql(t, "teamtext", "CREATE DATABASE "+name)
 	url := strings.Replace(env.pg.URL, "/teamtext?", "/"+name+"?", 1)

@@ -54,7 +54,7 @@ func teamNumber() string {
 }
 
 // newTeamOn makes a team on any service.
-func newTeamOn(t *testing.T, admin *harness.Client, svc *harness.Service, o harness.TeamOptions) (*harness.Fixture, *harness.Client) {
+func newTeamOn(t testing.TB, admin *harness.Client, svc *harness.Service, o harness.TeamOptions) (*harness.Fixture, *harness.Client) {
 	t.Helper()
 	f, err := harness.NewTeam(context.Background(), admin, o)
 	require.NoError(t, err)

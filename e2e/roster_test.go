@@ -23,7 +23,7 @@ type member struct {
 	GroupIDs       []string `json:"group_ids"`
 }
 
-func do(t *testing.T, c *harness.Client, method, path string, body any) *harness.Response {
+func do(t testing.TB, c *harness.Client, method, path string, body any) *harness.Response {
 	t.Helper()
 	r, err := c.Do(context.Background(), method, path, body)
 	require.NoError(t, err)

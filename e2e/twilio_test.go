@@ -4,10 +4,14 @@ import (
 	"crypto/hmac"
 	"crypto/sha1"
 	"encoding/base64"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,7 +46,9 @@ func twilioSignature(token, fullURL string, form url.Values) string {
 func TestTwilioInbound(t *testing.T) {
 	t.Parallel()
 	const token, base = "twiliotestauthtoken0123456789ab", "https://teamtext.example.test"
-	svc := startService(t, "CARRIER=twilio", "TWILIO_ACCOUNT_SID=AC0123456789abcdef0123456789abcdef",
+	// Its own database: a Twilio service must not work other tests' jobs.
+	dbURL := freshDatabase(t, "twilio_inbound")
+	svc := startServiceOn(t, dbURL, "CARRIER=twilio", "TWILIO_ACCOUNT_SID=AC0123456789abcdef0123456789abcdef",
 		"TWILIO_AUTH_TOKEN="+token, "TWILIO_API_URL=http://127.0.0.1:9", "PUBLIC_BASE_URL="+base)
 	admin := harness.NewClient(svc.AdminURL+"/admin/v1", harness.AdminToken)
 	number := teamNumber()
@@ -79,7 +85,7 @@ func TestTwilioInbound(t *testing.T) {
 	require.Equal(t, 200, ok.StatusCode)
 	require.Equal(t, "text/xml", ok.Header.Get("Content-Type"))
 	waitFor(t, 30*time.Second, func() bool {
-		return countRows(t, `SELECT count(*) FROM messaging_inbound WHERE team_id = $1`, f.TeamID) == 1
+		return countRowsIn(t, dbURL, `SELECT count(*) FROM messaging_inbound WHERE team_id = $1`, f.TeamID) == 1
 	})
 	var texts []struct {
 		From   string `json:"from"`
@@ -99,6 +105,113 @@ func TestTwilioInbound(t *testing.T) {
 	require.Equal(t, "Late Larry", texts[0].Member.Name)
 	// Twilio retrying the same webhook does not create a second text.
 	require.Equal(t, 200, post(form, good).StatusCode)
-	require.Equal(t, 1, countRows(t, `SELECT count(*) FROM messaging_inbound WHERE provider_message_id = 'SMtwilioinbound0001'`))
-	require.Equal(t, 1, eventCount(t, f.TeamID, "message.received"))
+	require.Equal(t, 1, countRowsIn(t, dbURL, `SELECT count(*) FROM messaging_inbound WHERE provider_message_id = 'SMtwilioinbound0001'`))
+	require.Equal(t, 1, countRowsIn(t, dbURL, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.received'`, f.TeamID))
+}
+
+// fakeTwilioAPI accepts Twilio's Create Message calls and remembers each
+// text's StatusCallback URL by recipient.
+type fakeTwilioAPI struct {
+	*httptest.Server
+	mu        sync.Mutex
+	callbacks map[string]string // To → StatusCallback
+}
+
+func newFakeTwilioAPI(t *testing.T) *fakeTwilioAPI {
+	t.Helper()
+	f := &fakeTwilioAPI{callbacks: map[string]string{}}
+	var n atomic.Int64
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/Messages.json") || r.ParseForm() != nil {
+			http.Error(w, "unexpected request", http.StatusBadRequest)
+			return
+		}
+		f.mu.Lock()
+		f.callbacks[r.PostForm.Get("To")] = r.PostForm.Get("StatusCallback")
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"sid": "SMfake%04d", "status": "queued", "num_segments": "1", "to": %q}`, n.Add(1), r.PostForm.Get("To"))
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeTwilioAPI) callback(to string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.callbacks[to]
+}
+
+// TestTwilioStatusCallbacksAreOrderSafe: Twilio's status callbacks arrive
+// late, twice and out of order. Each delivery keeps the first final status
+// it was given, never moves backwards, and publishes message.status once.
+func TestTwilioStatusCallbacksAreOrderSafe(t *testing.T) {
+	t.Parallel()
+	const token, base, sid = "twiliotestauthtoken0123456789ab", "https://teamtext.example.test", "AC0123456789abcdef0123456789abcdef"
+	fake := newFakeTwilioAPI(t)
+	// Its own database: a Twilio service must not work other tests' jobs.
+	dbURL := freshDatabase(t, "twilio_status")
+	svc := startServiceOn(t, dbURL, "CARRIER=twilio", "TWILIO_ACCOUNT_SID="+sid, "TWILIO_AUTH_TOKEN="+token,
+		"TWILIO_API_URL="+fake.URL, "PUBLIC_BASE_URL="+base)
+	admin := harness.NewClient(svc.AdminURL+"/admin/v1", harness.AdminToken)
+	f, api := newTeamOn(t, admin, svc, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})
+	addMember(t, api, map[string]any{"name": "Ada", "phone": "2025550611"})
+	addMember(t, api, map[string]any{"name": "Bo", "phone": "2025550612"})
+	r := do(t, api, "POST", "/messages", map[string]any{"text": "Practice at 6", "audience": "families"})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	var m sent
+	require.NoError(t, r.Data(&m))
+	waitFor(t, 30*time.Second, func() bool {
+		return fake.callback("+12025550611") != "" && fake.callback("+12025550612") != ""
+	})
+
+	status := func(to, twilioStatus, errorCode string) {
+		t.Helper()
+		cb := fake.callback(to)
+		require.True(t, strings.HasPrefix(cb, base+"/"), cb)
+		form := url.Values{"MessageSid": {"SMx" + to[len(to)-4:]}, "AccountSid": {sid}, "MessageStatus": {twilioStatus},
+			"To": {to}, "From": {"+12025550100"}}
+		if errorCode != "" {
+			form.Set("ErrorCode", errorCode)
+		}
+		req, err := http.NewRequest("POST", svc.PublicURL+strings.TrimPrefix(cb, base), strings.NewReader(form.Encode()))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Twilio-Signature", twilioSignature(token, cb, form))
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, 204, resp.StatusCode)
+		// One callback at a time, so each lands after the one before.
+		waitFor(t, 30*time.Second, func() bool {
+			return countRowsIn(t, dbURL, `SELECT count(*) FROM river_job WHERE kind = 'messaging.delivery_status' AND state <> 'completed'`) == 0
+		})
+	}
+	status("+12025550611", "delivered", "")
+	status("+12025550611", "sent", "")             // late: a final status never moves back
+	status("+12025550611", "delivered", "")        // Twilio's retry of the same callback
+	status("+12025550611", "undelivered", "30003") // contradicting and late: the first final status wins
+	status("+12025550612", "sent", "")
+	status("+12025550612", "failed", "30005")
+	status("+12025550612", "sent", "")
+	status("+12025550612", "delivered", "")
+
+	r = do(t, api, "GET", "/messages/"+m.ID+"/deliveries", nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	var rows []struct {
+		Phone     string `json:"phone"`
+		Status    string `json:"status"`
+		ErrorCode string `json:"error_code"`
+	}
+	require.NoError(t, r.Data(&rows))
+	got := map[string]string{}
+	for _, row := range rows {
+		got[row.Phone] = row.Status + "/" + row.ErrorCode
+	}
+	require.Equal(t, map[string]string{"***0611": "delivered/", "***0612": "failed/30005"}, got)
+	require.Equal(t, 2, countRowsIn(t, dbURL, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.status'`, f.TeamID),
+		"one message.status per delivery")
+	require.Equal(t, 1, countRowsIn(t, dbURL, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.status'
+  AND body::jsonb -> 'data' ->> 'status' = 'failed' AND body::jsonb -> 'data' ->> 'error_code' = '30005'`, f.TeamID))
 }

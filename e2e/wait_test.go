@@ -10,7 +10,7 @@ const syscallTERM = syscall.SIGTERM
 
 // waitFor polls cond until it holds or the deadline passes. It waits for an
 // observable event (a log line, a row), never for an amount of time to pass.
-func waitFor(t *testing.T, within time.Duration, cond func() bool) {
+func waitFor(t testing.TB, within time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	tick := time.NewTicker(100 * time.Millisecond)
