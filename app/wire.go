@@ -91,9 +91,9 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string) fx.Opt
 				t := clock.NewTest(pool)
 				return t, t, nil
 			},
-			fx.Annotate(func(lc fx.Lifecycle, d *db.DB, clk clock.Clock, regs []jobs.Registration, periodic []*river.PeriodicJob, m *metrics.Metrics) (*jobs.Jobs, error) {
+			fx.Annotate(func(lc fx.Lifecycle, d *db.DB, clk clock.Clock, regs []jobs.Registration, periodic []*river.PeriodicJob, queues []jobs.Queue, m *metrics.Metrics) (*jobs.Jobs, error) {
 				j, err := jobs.New(d, clk, regs, m, log, jobs.Options{
-					MaxWorkers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
+					MaxWorkers: cfg.JobWorkers, Queues: queues, JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
 					FetchCooldown: cfg.JobFetchCooldown, SoftStopTimeout: cfg.ShutdownTimeout / 2, RunWorkers: true, Periodic: periodic,
 				})
 				if err != nil {
@@ -101,7 +101,7 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string) fx.Opt
 				}
 				lc.Append(fx.Hook{OnStart: j.Start, OnStop: j.Stop})
 				return j, nil
-			}, fx.ParamTags(``, ``, ``, `group:"workers"`, `group:"periodic"`)),
+			}, fx.ParamTags(``, ``, ``, `group:"workers"`, `group:"periodic"`, `group:"queues"`)),
 			fx.Annotate(func(l *ratelimit.Limiter) jobs.Registration {
 				return func(w *river.Workers) {
 					river.AddWorker(w, &ratelimit.SweepWorker{Limiter: l, OlderThan: time.Hour})

@@ -476,15 +476,16 @@ func TestWebhookSkippedBelowTeamPlus(t *testing.T) {
 
 // TestWebhookCrashLosesNothing: the event commits, the service is killed
 // (SIGKILL) before any attempt, and the restarted service delivers it. The
-// window between commit and delivery is held open by pausing River's queue
-// (River's own API) for the first process's whole life.
+// window between commit and delivery is held open by pausing the
+// deliveries' River queue (River's own API) for the first process's whole
+// life.
 func TestWebhookCrashLosesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	rcv := newHookReceiver(t)
 	h := &hookService{url: freshDatabase(t, "wh_crash")}
 	h.env = []string{"WEBHOOK_ALLOW_CIDRS=127.0.0.1/32", "WEBHOOK_CA_FILE=" + rcv.pem}
-	psql(t, "wh_crash", "INSERT INTO river_queue (name, created_at, metadata, paused_at, updated_at) VALUES ('default', now(), '{}', now(), now())")
+	psql(t, "wh_crash", "INSERT INTO river_queue (name, created_at, metadata, paused_at, updated_at) VALUES ('webhooks', now(), '{}', now(), now())")
 	h.start(t)
 	f, api := h.team(t)
 	w := whCreate(t, api, rcv.url("/hook"), "member.joined")
@@ -501,7 +502,7 @@ func TestWebhookCrashLosesNothing(t *testing.T) {
 	defer pool.Close()
 	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
 	require.NoError(t, err)
-	require.NoError(t, rc.QueueResume(ctx, river.QueueDefault, nil))
+	require.NoError(t, rc.QueueResume(ctx, "webhooks", nil)) // deliveries' own queue (WEBHOOK_WORKERS)
 
 	r := rcv.waitRequests(t, "/hook", 1)[0]
 	require.Contains(t, string(r.envelope(t).Data), memberID)

@@ -16,6 +16,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/admin"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/delivery"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/eventlog"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/guard"
 	webhookshttp "github.com/teamtext/teamtext/modules/webhooks/internal/httpapi"
@@ -46,6 +47,9 @@ var Module = fx.Module("webhooks",
 	),
 	fx.Provide(
 		fx.Annotate(worker.Registration, fx.ResultTags(`group:"workers"`)),
+		fx.Annotate(func(cfg config.Config) jobs.Queue {
+			return jobs.Queue{Name: domain.Queue, MaxWorkers: cfg.WebhookWorkers}
+		}, fx.ResultTags(`group:"queues"`)),
 		func(repo *postgres.Repo, teams rosterapi.Teams, billing billingapi.Accounts, j *jobs.Jobs, clk clock.Clock) *eventlog.Log {
 			return eventlog.New(repo, teams, billing, j, clk)
 		},

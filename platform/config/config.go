@@ -31,6 +31,7 @@ type Config struct {
 	DBMaxConns      int32         // DB_MAX_CONNS, pgx pool size
 	MaxBodyBytes    int64         // MAX_BODY_BYTES, JSON request body limit
 	JobWorkers      int           // JOB_WORKERS, concurrent River jobs per process
+	WebhookWorkers  int           // WEBHOOK_WORKERS, concurrent webhook deliveries per process
 	JobTimeout      time.Duration // JOB_TIMEOUT, longest a job attempt may run
 	JobRescueAfter  time.Duration // JOB_RESCUE_AFTER, when a job left running by a dead process is retried
 	// JobFetchCooldown (JOB_FETCH_COOLDOWN) is the shortest gap between two
@@ -144,6 +145,9 @@ func Load(getenv func(string) string, need Need) (Config, error) {
 		return c, &Error{"JOB_WORKERS", "must be a whole number from 1 to 1000"}
 	}
 	c.JobWorkers = w
+	if c.WebhookWorkers, err = strconv.Atoi(get("WEBHOOK_WORKERS", "200")); err != nil || c.WebhookWorkers < 1 || c.WebhookWorkers > 1000 {
+		return c, &Error{"WEBHOOK_WORKERS", "must be a whole number from 1 to 1000"}
+	}
 	if c.JobTimeout, err = time.ParseDuration(get("JOB_TIMEOUT", "5m")); err != nil || c.JobTimeout < time.Second {
 		return c, &Error{"JOB_TIMEOUT", "must be a Go duration of at least 1s, e.g. 5m"}
 	}

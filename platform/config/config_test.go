@@ -22,6 +22,7 @@ func TestLoadDefaults(t *testing.T) {
 	require.EqualValues(t, 1<<20, c.MaxBodyBytes)
 	require.Equal(t, "http://localhost:8080", c.PublicBaseURL)
 	require.Equal(t, 50, c.JobWorkers)
+	require.Equal(t, 200, c.WebhookWorkers)
 	require.Equal(t, 10*time.Millisecond, c.JobFetchCooldown)
 }
 
@@ -32,7 +33,7 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		"DATABASE_URL": "mysql://x", "ADDR": "8080", "ADMIN_ADDR": "nope", "PUBLIC_BASE_URL": "ftp://x",
 		"CARRIER": "pigeon", "CLOCK": "slow", "LOG_LEVEL": "chatty", "SHUTDOWN_TIMEOUT": "5", "DB_MAX_CONNS": "2",
 		"MAX_BODY_BYTES": "10", "ADMIN_TOKEN": "short", "JOB_WORKERS": "0", "JOB_TIMEOUT": "10ms",
-		"JOB_RESCUE_AFTER": "1s", "JOB_FETCH_COOLDOWN": "0s",
+		"JOB_RESCUE_AFTER": "1s", "JOB_FETCH_COOLDOWN": "0s", "WEBHOOK_WORKERS": "1001",
 	} {
 		m := map[string]string{}
 		for k, v := range base {

@@ -39,9 +39,20 @@ type Jobs struct {
 // 100ms, caps a client at MaxWorkers jobs per 100ms: 500 jobs/s for 50.
 const DefaultFetchCooldown = 10 * time.Millisecond
 
+// Queue is a named River queue worked with its own number of slots, for a
+// module whose jobs hold a slot while they wait on something outside the
+// process (a webhook receiver's answer), so that they neither starve the
+// default queue's jobs nor are capped by its size. A job goes to it through
+// its args' InsertOpts.
+type Queue struct {
+	Name       string
+	MaxWorkers int
+}
+
 // Options tunes the worker client.
 type Options struct {
-	MaxWorkers      int
+	MaxWorkers      int           // slots of the default queue
+	Queues          []Queue       // further queues, each with its own slots
 	JobTimeout      time.Duration // 0: River's default
 	RescueAfter     time.Duration // 0: River's default (JobTimeout + 1h)
 	SoftStopTimeout time.Duration
@@ -75,6 +86,12 @@ func New(d *db.DB, clk clock.Clock, regs []Registration, m *metrics.Metrics, log
 	}
 	if opts.RunWorkers {
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.MaxWorkers}}
+		for _, q := range opts.Queues {
+			if _, dup := cfg.Queues[q.Name]; dup {
+				return nil, fmt.Errorf("river queue %q configured twice", q.Name)
+			}
+			cfg.Queues[q.Name] = river.QueueConfig{MaxWorkers: q.MaxWorkers}
+		}
 		cfg.SoftStopTimeout = opts.SoftStopTimeout
 		cfg.PeriodicJobs = opts.Periodic
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
 )
@@ -123,3 +125,11 @@ type DeliverArgs struct {
 
 // Kind names the job.
 func (DeliverArgs) Kind() string { return "webhooks.deliver" }
+
+// Queue is the River queue of delivery attempts. A delivery holds its slot
+// for the receiver's round trip, so deliveries get slots of their own
+// (WEBHOOK_WORKERS) rather than JOB_WORKERS' shared ones.
+const Queue = "webhooks"
+
+// InsertOpts sends every attempt, first and retried, to Queue.
+func (DeliverArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: Queue} }

@@ -62,13 +62,14 @@ func deliveries(t *testing.T, e *webhooktest.Env, team string) []postgres.Delive
 type jobRow struct {
 	Args        map[string]any `bun:"args,type:jsonb"`
 	State       string         `bun:"state"`
+	Queue       string         `bun:"queue"`
 	ScheduledAt time.Time      `bun:"scheduled_at"`
 }
 
 func jobs(t *testing.T, e *webhooktest.Env) []jobRow {
 	t.Helper()
 	var js []jobRow
-	require.NoError(t, e.DB.Bun.NewRaw(`SELECT args, state, scheduled_at FROM river_job WHERE kind = 'webhooks.deliver' ORDER BY id`).Scan(context.Background(), &js))
+	require.NoError(t, e.DB.Bun.NewRaw(`SELECT args, state, queue, scheduled_at FROM river_job WHERE kind = 'webhooks.deliver' ORDER BY id`).Scan(context.Background(), &js))
 	return js
 }
 
@@ -153,6 +154,7 @@ func TestPublishWideFanOut(t *testing.T) {
 	require.Len(t, js, 7)
 	for _, j := range js {
 		require.True(t, ids[j.Args["delivery_id"].(string)], "every job names one of the deliveries")
+		require.Equal(t, domain.Queue, j.Queue, "a batch insert keeps the deliveries' queue")
 		delete(ids, j.Args["delivery_id"].(string))
 	}
 }
@@ -246,6 +248,8 @@ func TestRetryScheduleAndAbandon(t *testing.T) {
 		require.Len(t, js, n+1)
 		next := js[n]
 		require.Equal(t, "scheduled", next.State)
+		require.Equal(t, domain.Queue, js[0].Queue, "first attempts have slots of their own")
+		require.Equal(t, domain.Queue, next.Queue, "and so do retries")
 		require.EqualValues(t, n+1, next.Args["attempt"])
 		require.Equal(t, d.ID, next.Args["delivery_id"])
 		require.WithinDuration(t, e.Clock.Now().Add(gaps[n-1]), next.ScheduledAt, time.Millisecond)

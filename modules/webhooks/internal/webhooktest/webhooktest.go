@@ -16,6 +16,7 @@ import (
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/delivery"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/eventlog"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/mail"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
@@ -213,8 +214,10 @@ type Options struct {
 	RunWorkers bool
 	// RealClock uses the wall clock instead of a settable one.
 	RealClock bool
-	// MaxWorkers is River's worker count with RunWorkers (default 50, as the service).
-	MaxWorkers int
+	// WebhookWorkers is the slot count of the deliveries' queue with
+	// RunWorkers (default 200, as the service's WEBHOOK_WORKERS); the
+	// default queue (e-mail relay) has 50.
+	WebhookWorkers int
 }
 
 // New builds the service on a fresh database of srv.
@@ -234,7 +237,8 @@ func New(tb testing.TB, srv *dbtest.Server, o Options) *Env {
 	log := slog.New(slog.DiscardHandler)
 	dw, mw := worker.NewDeliverWorker(), worker.NewMailWorker()
 	j, err := jobs.New(d, clk, []jobs.Registration{worker.Registration(dw, mw)}, metrics.New(), log,
-		jobs.Options{MaxWorkers: cmp.Or(o.MaxWorkers, 50), SoftStopTimeout: time.Second, RunWorkers: o.RunWorkers})
+		jobs.Options{MaxWorkers: 50, Queues: []jobs.Queue{{Name: domain.Queue, MaxWorkers: cmp.Or(o.WebhookWorkers, 200)}},
+			SoftStopTimeout: time.Second, RunWorkers: o.RunWorkers})
 	if err != nil {
 		tb.Fatal(err)
 	}
