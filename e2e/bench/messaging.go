@@ -569,7 +569,7 @@ func messagingBullets(meta reportMeta, rs []result) []string {
 	return []string{
 		fmt.Sprintf("Fixture: a new Team Plus team with a sending number and %d members (athletes and guardians: the "+
 			"`families` audience), imported through the admin CSV import; simulator outcome `delivered` for every number; "+
-			"one `teamtext serve` runs the API and River (`JOB_WORKERS` 50, one `default` queue)", meta.Env.members),
+			"one `teamtext serve` runs the API and River (`JOB_WORKERS` 50 in the `default` queue, where sends and statuses run)", meta.Env.members),
 		"Load: one request at a time; every send with a fresh key (sends are limited to 20/min per key); " +
 			"*CPU* and *DB acquires* per unit: per send, per delivery, per no-op job; the bench's own status polls are " +
 			"left out of the acquires but are in Postgres's CPU (one indexed count every poll)",

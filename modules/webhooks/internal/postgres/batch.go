@@ -12,7 +12,7 @@ import (
 // statement. No call waits for a timer: on an idle database a call runs at
 // once, alone; under load batches grow by themselves, and round trips,
 // statements and commits per call shrink. The delivery worker's read and
-// record go through one each (River runs up to JOB_WORKERS attempts at once).
+// record go through one each (River runs up to WEBHOOK_WORKERS attempts at once).
 //
 // A batch runs on a context of its own (calls share it), so a call whose
 // context ends stops waiting but its statement may still run: callers use
@@ -38,7 +38,7 @@ type call[In, Out any] struct {
 
 // Defaults of the delivery path's batchers.
 const (
-	batchMax     = 64               // at least JOB_WORKERS' default, 50
+	batchMax     = 64               // batchRunning batches of it hold WEBHOOK_WORKERS' default, 200
 	batchRunning = 4                // statements in flight per batcher, of the pool's connections
 	batchTimeout = 30 * time.Second // as the delivery job's
 )
