@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"sync"
 	"time"
 
@@ -148,6 +149,7 @@ func newServeApp(cfg config.Config, log *slog.Logger, version string, extra ...f
 			addHealth(mx.public, d)
 			addPostman(mx.public, pub.API, cfg.PublicBaseURL)
 			mx.admin.Handle("GET /metrics", m.Handler())
+			addPprof(mx.admin)
 			// Carrier callbacks are mounted as they are (not under a stripped
 			// prefix): signatures cover the exact URL the carrier called.
 			formRoutes := map[string][]string{}
@@ -166,6 +168,16 @@ func newServeApp(cfg config.Config, log *slog.Logger, version string, extra ...f
 		}),
 		fx.Options(extra...),
 	)
+}
+
+// addPprof serves Go's profiles on the admin listener, beside /metrics
+// (loopback by default): `go tool pprof http://127.0.0.1:8081/debug/pprof/profile?seconds=30`.
+func addPprof(mux *http.ServeMux) {
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 }
 
 func newServer(h http.Handler) *http.Server {

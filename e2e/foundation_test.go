@@ -230,6 +230,8 @@ func TestPostmanCollection(t *testing.T) {
 	require.True(t, found, "GET /team is in the collection")
 }
 
+// TestHealthAndMetrics: health on the public listener; metrics and Go's
+// profiles on the admin listener only.
 func TestHealthAndMetrics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -247,6 +249,15 @@ func TestHealthAndMetrics(t *testing.T) {
 	require.Contains(t, body, `teamtext_http_requests_total{api="public",method="GET",route="GET /api/v1/team",status="401"}`)
 	require.Contains(t, body, "teamtext_http_request_duration_seconds_bucket")
 	require.Contains(t, body, "teamtext_db_pool_max_conns")
+
+	// Go's profiles sit beside the metrics on the admin listener, and only there.
+	r, err = harness.NewClient(env.svc.AdminURL, "").Do(ctx, "GET", "/debug/pprof/goroutine?debug=1", nil)
+	require.NoError(t, err)
+	require.Equal(t, 200, r.Status)
+	require.Contains(t, string(r.Body), "goroutine profile:")
+	r, err = c.Do(ctx, "GET", "/debug/pprof/goroutine?debug=1", nil)
+	require.NoError(t, err)
+	require.Equal(t, 404, r.Status, "not on the public listener")
 }
 
 // TestReadyzPendingMigrations: a service whose database lacks a migration is
