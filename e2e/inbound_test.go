@@ -239,6 +239,12 @@ func TestInboundMessageReceived(t *testing.T) {
 	require.Equal(t, 200, do(t, api, "POST", "/groups/"+g+"/members", map[string]any{"member_id": first.ID}).Status)
 	r := do(t, api, "POST", "/messages", map[string]any{"text": "Practice at 5", "audience": "group", "group_id": g})
 	require.Equal(t, 201, r.Status, string(r.Body))
+	var sent struct {
+		ID string `json:"id"`
+	}
+	require.NoError(t, r.Data(&sent))
+	// The parent answers the text once it has arrived.
+	waitFor(t, 30*time.Second, func() bool { return deliveries(t, env.pg.URL, sent.ID, "delivered") == 1 })
 
 	p1 := text(t, env.admin, env.pg.URL, "202.555.0411", number, "Running late")
 	p2 := text(t, env.admin, env.pg.URL, "2025550412", number, "Who is this?")

@@ -92,24 +92,24 @@ func TestReceive(t *testing.T) {
 	t.Run("GroupOfTheLatestBroadcast", func(t *testing.T) {
 		t.Parallel()
 		svc, b := setup(t)
-		now := time.Now().UTC()
-		for _, m := range []struct{ id, group, delivery string }{{"msg_1", "grp_u12", "dlv_1"}, {"msg_2", "", "dlv_2"}, {"msg_3", "grp_u14", "dlv_3"}} {
-			_, err := b.db.Bun.ExecContext(ctx, `INSERT INTO messaging_messages (id, team_id, source, audience, group_id, text, rendered, encoding, segments, recipients, status, created_at)
-VALUES (?, ?, 'api', 'group', ?, 'x', 'x', 'GSM-7', 1, 1, 'sent', ?)`, m.id, b.team.ID, m.group, now)
-			require.NoError(t, err)
-			to := parent
-			if m.id == "msg_3" {
-				to = stranger
-			}
-			_, err = b.db.Bun.ExecContext(ctx, `INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_ids, status, updated_at)
-VALUES (?, ?, ?, 1, ?, '{}', 'delivered', ?)`, m.delivery, b.team.ID, m.id, to, now)
-			require.NoError(t, err)
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		msgs := map[string]*postgres.Message{}
+		for i, m := range []struct{ id, group string }{{"msg_1", "grp_u12"}, {"msg_2", ""}, {"msg_3", "grp_u14"}} {
+			msgs[m.id] = &postgres.Message{ID: m.id, TeamID: b.team.ID, GroupID: m.group, CreatedAt: now.Add(time.Duration(i) * time.Second)}
 		}
+		// Fan-outs run in any order: the newest message to a number wins
+		// whichever is recorded last.
+		require.NoError(t, b.repo.RecordBroadcast(ctx, msgs["msg_2"], []string{parent}))
+		require.NoError(t, b.repo.RecordBroadcast(ctx, msgs["msg_1"], []string{parent, stranger}))
+		require.NoError(t, b.repo.RecordBroadcast(ctx, msgs["msg_3"], []string{stranger}))
+		require.NoError(t, b.repo.RecordBroadcast(ctx, msgs["msg_1"], []string{stranger}), "a retried older fan-out")
 		require.NoError(t, svc.Receive(ctx, text(stranger, "ok")))
 		require.NoError(t, svc.Receive(ctx, text(parent, "ok")))
+		require.NoError(t, svc.Receive(ctx, text("+12025550177", "who?")))
 		evs := b.events(t, "message.received")
 		require.Equal(t, "grp_u14", evs[0].Data["group_id"])
 		require.Nil(t, evs[1].Data["group_id"], "the parent's latest broadcast went to everyone")
+		require.Nil(t, evs[2].Data["group_id"], "never texted")
 	})
 }
 

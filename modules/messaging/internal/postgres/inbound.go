@@ -195,14 +195,12 @@ func (r *Repo) ReleaseInbound(ctx context.Context, teamID string, ids []string, 
 
 // LatestGroupTo returns the group of the latest broadcast the team sent to
 // phone, or "" when that broadcast did not go to a group (or there is none).
-// It walks the team's messages newest first and probes each for a delivery
-// to phone (the (message_id, phone) key), so broadcasts need no index of
-// their own by phone.
+// One lookup: the fan-out records each recipient's latest broadcast before
+// it sends (RecordBroadcast).
 func (r *Repo) LatestGroupTo(ctx context.Context, teamID, phone string) (string, error) {
 	var groupID string
-	err := r.db.IDB(ctx).QueryRowContext(ctx, `SELECT m.group_id FROM messaging_messages m
-WHERE m.team_id = ? AND EXISTS (SELECT 1 FROM messaging_deliveries d WHERE d.message_id = m.id AND d.phone = ?)
-ORDER BY m.created_at DESC, m.id DESC LIMIT 1`, teamID, phone).Scan(&groupID)
+	err := r.db.IDB(ctx).QueryRowContext(ctx, `SELECT group_id FROM messaging_latest_broadcasts WHERE team_id = ? AND phone = ?`,
+		teamID, phone).Scan(&groupID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -210,6 +208,26 @@ ORDER BY m.created_at DESC, m.id DESC LIMIT 1`, teamID, phone).Scan(&groupID)
 		return "", fmt.Errorf("latest group: %w", err)
 	}
 	return groupID, nil
+}
+
+// RecordBroadcast makes m the latest broadcast to each of phones, unless a
+// newer one (by creation, then id) already is: fan-outs of two broadcasts
+// may run in any order. Rows are written in phone order, so concurrent
+// fan-outs to overlapping numbers lock them in one order and never deadlock.
+func (r *Repo) RecordBroadcast(ctx context.Context, m *Message, phones []string) error {
+	if len(phones) == 0 {
+		return nil
+	}
+	_, err := r.db.SQL(ctx).ExecContext(ctx, `INSERT INTO messaging_latest_broadcasts AS l (team_id, phone, message_id, group_id, message_created_at)
+SELECT $1, p, $2, $3, $4 FROM unnest($5::text[]) AS p ORDER BY p
+ON CONFLICT (team_id, phone) DO UPDATE SET message_id = excluded.message_id, group_id = excluded.group_id,
+  message_created_at = excluded.message_created_at
+WHERE (l.message_created_at, l.message_id) < (excluded.message_created_at, excluded.message_id)`,
+		m.TeamID, m.ID, m.GroupID, m.CreatedAt, textArray(phones))
+	if err != nil {
+		return fmt.Errorf("record broadcast %s to %d numbers: %w", m.ID, len(phones), err)
+	}
+	return nil
 }
 
 // InsertReply stores a reply.

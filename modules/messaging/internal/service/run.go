@@ -57,7 +57,9 @@ type ScheduledArgs struct {
 // Kind names the job.
 func (ScheduledArgs) Kind() string { return "messaging.scheduled" }
 
-// Fanout hands queued deliveries to the carrier. It is safe to run again:
+// Fanout hands queued deliveries to the carrier, after recording the
+// message as their numbers' latest broadcast (which inbound replies are
+// filed under). It is safe to run again:
 // deliveries no longer queued are skipped, and the carrier receives the
 // delivery id as its idempotency key, so a crash between the carrier's
 // acceptance and MarkSent does not text anyone twice where the carrier
@@ -80,8 +82,14 @@ func (s *Service) Fanout(ctx context.Context, a FanoutArgs) error {
 		return err
 	}
 	msgs := make([]carrier.Message, len(ds))
+	phones := make([]string, len(ds))
 	for i, d := range ds {
 		msgs[i] = carrier.Message{DeliveryID: d.ID, TeamID: m.TeamID, From: team.Number, To: d.Phone, Body: m.Rendered, Segments: m.Segments}
+		phones[i] = d.Phone
+	}
+	// Before the texts leave: a reply to one must find this broadcast.
+	if err := s.Repo.RecordBroadcast(ctx, m, phones); err != nil {
+		return err
 	}
 	var transient error
 	if bs, ok := s.Carrier.(carrier.BatchSender); ok && len(msgs) > 0 {
