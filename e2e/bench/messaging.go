@@ -720,13 +720,14 @@ func messagingReading(meta reportMeta, rs []result) string {
 		}
 	}
 	if fanouts := float64(del.Counts["job:messaging.fanout"]); fanouts > 0 && status < 0.5 {
-		fmt.Fprintf(&b, "The path in the code, per fan-out batch of about %.0f texts: a simulator transaction (the batch's "+
+		fmt.Fprintf(&b, "The path in the code, per fan-out batch of about %.0f texts: one upsert recording the message as "+
+			"each number's latest broadcast (what inbound replies are filed under), a simulator transaction (the batch's "+
 			"outbox rows in one statement, the outcomes read once, one status job carrying the batch's reports), one "+
 			"statement marking the batch `sent` and moving the message's counts, and the status job's transaction (the "+
 			"deliveries locked in id order, the batch's `message.status` events in one insert, one counter upsert, one "+
 			"statement updating the deliveries and the message's counts). Delivery updates touch no index (the status "+
 			"is not indexed and the table keeps room for HOT updates), so what remains per delivery is its rows: the "+
-			"delivery itself (inserted, then updated twice), its outbox row and its event. ", n/fanouts)
+			"delivery itself (inserted, then updated twice), its number's latest-broadcast row, its outbox row and its event. ", n/fanouts)
 	}
 	b.WriteString("All figures move between runs on a shared machine; compare rows of one run.")
 	return b.String()
