@@ -321,6 +321,10 @@ func TestSendThroughSimulator(t *testing.T) {
 		}
 	}
 	require.Equal(t, 2, eventCount(t, f.TeamID, "message.status"))
+	// Delivery ids are built by the insert from one UUIDv7 per send and the
+	// position: the usual form, in position order.
+	require.Equal(t, 2, countRows(t, `SELECT count(*) FROM messaging_deliveries d WHERE message_id = $1
+AND id ~ '^dlv_[0-9a-f]{12}7[0-9a-f]{3}[89ab][0-9a-f]{15}$' AND id = left(id, 28) || lpad(to_hex(seq), 8, '0')`, m.ID))
 
 	// GET /messages lists it with counts; another team cannot see it.
 	r = do(t, api, "GET", "/messages", nil)

@@ -15,6 +15,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/id"
 )
 
 //go:embed migrations/*.sql
@@ -275,13 +276,13 @@ func textArray(ss []string) string {
 	return b.String()
 }
 
-// InsertQueued stores a message's queued deliveries (ids, phones and
-// roster entries side by side; positions 1..n in that order) and counts
-// them on the message, in one
-// statement with bind parameters: a fixed text, prepared once per
-// connection, and three arrays, however large the audience.
-func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at time.Time, ids, phones []string, memberIDs [][]string) error {
-	if len(ids) == 0 {
+// InsertQueued stores a message's queued deliveries (phones and roster
+// entries side by side; positions 1..n in that order, position n's id
+// ids.At(n), built by the statement) and counts them on the message, in
+// one statement with bind parameters: a fixed text, prepared once per
+// connection, and two arrays, however large the audience.
+func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at time.Time, ids id.Series, phones []string, memberIDs [][]string) error {
+	if len(phones) == 0 {
 		return nil
 	}
 	tx, err := db.MustTx(ctx)
@@ -294,13 +295,13 @@ func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at ti
 	}
 	_, err = tx.Tx.ExecContext(ctx, `WITH ins AS (
   INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_ids, status, updated_at)
-  SELECT v.id, $1, $2, v.n, v.phone, string_to_array(v.members, ','), 'queued', $3
-  FROM unnest($4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS v(id, phone, members, n)
+  SELECT $4 || lpad(to_hex(v.n), 8, '0'), $1, $2, v.n, v.phone, string_to_array(v.members, ','), 'queued', $3
+  FROM unnest($5::text[], $6::text[]) WITH ORDINALITY AS v(phone, members, n)
   RETURNING 1)
 UPDATE messaging_messages SET queued_count = queued_count + (SELECT count(*) FROM ins) WHERE id = $2`,
-		teamID, messageID, at, textArray(ids), textArray(phones), textArray(members))
+		teamID, messageID, at, ids.Head(), textArray(phones), textArray(members))
 	if err != nil {
-		return fmt.Errorf("insert %d deliveries: %w", len(ids), err)
+		return fmt.Errorf("insert %d deliveries: %w", len(phones), err)
 	}
 	return nil
 }

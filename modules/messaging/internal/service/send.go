@@ -263,20 +263,20 @@ func (s *Service) dispatch(ctx context.Context, m *postgres.Message, p *Plan) er
 		return err
 	}
 	now := s.Clock.Now().UTC()
-	ids := make([]string, len(p.Phones))
-	members := make([][]string, len(p.Phones))
+	n := len(p.Phones)
+	members := make([][]string, n)
 	for i, ph := range p.Phones {
-		ids[i], members[i] = id.New("dlv"), p.MemberIDs[ph]
+		members[i] = p.MemberIDs[ph]
 	}
-	if err := s.Repo.InsertQueued(ctx, m.TeamID, m.ID, now, ids, p.Phones, members); err != nil {
+	if err := s.Repo.InsertQueued(ctx, m.TeamID, m.ID, now, id.NewSeries("dlv"), p.Phones, members); err != nil {
 		return err
 	}
-	if err := s.Repo.CountBroadcast(ctx, m, len(ids), now); err != nil { // analytics: per-day counters (inbound package)
+	if err := s.Repo.CountBroadcast(ctx, m, n, now); err != nil { // analytics: per-day counters (inbound package)
 		return err
 	}
 	var params []river.InsertManyParams
-	for i := 0; i < len(ids); i += FanoutBatch {
-		params = append(params, river.InsertManyParams{Args: FanoutArgs{MessageID: m.ID, From: i + 1, To: min(i+FanoutBatch, len(ids))}})
+	for i := 0; i < n; i += FanoutBatch {
+		params = append(params, river.InsertManyParams{Args: FanoutArgs{MessageID: m.ID, From: i + 1, To: min(i+FanoutBatch, n)}})
 	}
 	params = append(params, river.InsertManyParams{Args: UnconfirmArgs{MessageID: m.ID},
 		InsertOpts: &river.InsertOpts{ScheduledAt: now.Add(UnconfirmedAfter)}})
