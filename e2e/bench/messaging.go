@@ -618,7 +618,7 @@ func messagingReading(meta reportMeta, rs []result) string {
 		fmt.Fprintf(&b, ", with %s of service and %s of Postgres CPU per send", fmtMicros(perUnit(acc, acc.Use.Service)), fmtMicros(perUnit(acc, acc.Use.Postgres)))
 	}
 	fmt.Fprintf(&b, ". The request resolves the audience and writes, in its one transaction, a delivery row per recipient (one "+
-		"statement with three array parameters) and %d fan-out jobs, so its time grows with the audience: about %s per recipient here. ",
+		"statement with two array parameters, phones and roster entries; the ids are built by the statement) and %d fan-out jobs, so its time grows with the audience: about %s per recipient here. ",
 		(meta.Env.members+99)/100, fmtMicros(acc.Stats.P50/time.Duration(meta.Env.members)))
 
 	fmt.Fprintf(&b, "**Delivery:** the send's last delivery reached its final status %s after the 201: **%s** against the "+
