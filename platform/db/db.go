@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
@@ -84,6 +85,36 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// deadlockTries is how many times TxRetry runs a transaction that Postgres
+// keeps choosing as a deadlock's victim.
+const deadlockTries = 3
+
+// TxRetry is Tx for a use case whose transaction only touches the database
+// (so fn may run again): when Postgres ends it as a deadlock's victim, it
+// runs again, up to three times in all. The other side of a deadlock has
+// its locks by then, so the next run usually waits for it instead. Inside
+// an outer transaction it joins that one and cannot retry: the outer
+// transaction is the one that was aborted.
+func (d *DB) TxRetry(ctx context.Context, fn func(ctx context.Context) error) error {
+	if _, ok := TxFrom(ctx); ok {
+		return fn(ctx)
+	}
+	for try := 1; ; try++ {
+		err := d.Tx(ctx, fn)
+		if try < deadlockTries && IsDeadlock(err) {
+			continue
+		}
+		return err
+	}
+}
+
+// IsDeadlock reports whether err is Postgres ending a transaction as a
+// deadlock's victim (SQLSTATE 40P01).
+func IsDeadlock(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "40P01"
 }
 
 // TxFrom returns the transaction carried by ctx, if any.

@@ -73,3 +73,110 @@ func TestPgxTxJoinsTheTransaction(t *testing.T) {
 	require.NoError(t, d.SQLDB.QueryRowContext(ctx, `SELECT count(*) = 0 FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()`).Scan(&inTx))
 	require.True(t, inTx, "no connection left inside a transaction")
 }
+
+// deadlock runs two transactions that lock rows 1 and 2 of table locks in
+// opposite orders. The first runs through run and, on its first try, waits
+// for row 2 only once the other waits for row 1, with a short
+// deadlock_timeout, so it is the one whose deadlock check finds the cycle
+// and aborts (Postgres aborts the transaction that detects it); later tries
+// just update both rows. It returns the
+// first transaction's error and how many times it ran.
+func deadlock(t *testing.T, d *db.DB, run func(context.Context, func(context.Context) error) error) (error, int) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := d.SQLDB.ExecContext(ctx, `CREATE TABLE locks (id int PRIMARY KEY, v int NOT NULL); INSERT INTO locks VALUES (1, 0), (2, 0)`)
+	require.NoError(t, err)
+	exec := func(ctx context.Context, q string) error {
+		_, err := d.IDB(ctx).ExecContext(ctx, q)
+		return err
+	}
+	firstHolds, secondHolds := make(chan struct{}), make(chan struct{})
+	tries := 0
+	victim := run(ctx, func(ctx context.Context) error {
+		tries++
+		if tries > 1 {
+			return exec(ctx, `UPDATE locks SET v = v + 1`)
+		}
+		if err := exec(ctx, `SET LOCAL deadlock_timeout = '50ms'`); err != nil {
+			return err
+		}
+		if err := exec(ctx, `UPDATE locks SET v = v + 1 WHERE id = 1`); err != nil {
+			return err
+		}
+		close(firstHolds)
+		second := make(chan error, 1)
+		go func() {
+			second <- d.Tx(context.Background(), func(ctx context.Context) error { // a transaction of its own
+				if err := exec(ctx, `SET LOCAL deadlock_timeout = '1min'`); err != nil {
+					return err
+				}
+				if err := exec(ctx, `UPDATE locks SET v = v + 10 WHERE id = 2`); err != nil {
+					return err
+				}
+				close(secondHolds)
+				return exec(ctx, `UPDATE locks SET v = v + 10 WHERE id = 1`) // waits for the first
+			})
+		}()
+		<-secondHolds
+		// Once the other is queued behind row 1, waiting for row 2 closes
+		// the cycle before this side's deadlock check runs.
+		for {
+			var waiting int
+			err := d.IDB(ctx).QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`).Scan(&waiting)
+			if err != nil {
+				return err
+			}
+			if waiting > 0 {
+				break
+			}
+		}
+		err := exec(ctx, `UPDATE locks SET v = v + 1 WHERE id = 2`) // the cycle: this one is aborted
+		t.Cleanup(func() { require.NoError(t, <-second, "the other side commits") })
+		return err
+	})
+	<-firstHolds
+	return victim, tries
+}
+
+// TestTxRetryOnDeadlock: a transaction Postgres aborts as a deadlock's
+// victim runs again under TxRetry and commits; under Tx the same deadlock
+// is returned to the caller.
+func TestTxRetryOnDeadlock(t *testing.T) {
+	t.Parallel()
+	t.Run("Tx", func(t *testing.T) {
+		t.Parallel()
+		d := server.Migrated(t)
+		err, tries := deadlock(t, d, d.Tx)
+		require.True(t, db.IsDeadlock(err), "the scenario deadlocks: %v", err)
+		require.Equal(t, 1, tries)
+	})
+	t.Run("TxRetry", func(t *testing.T) {
+		t.Parallel()
+		d := server.Migrated(t)
+		err, tries := deadlock(t, d, d.TxRetry)
+		require.NoError(t, err)
+		require.Equal(t, 2, tries)
+		t.Cleanup(func() { // after the other side's commit (registered earlier, runs first)
+			var sum int
+			require.NoError(t, d.SQLDB.QueryRow(`SELECT sum(v) FROM locks`).Scan(&sum))
+			require.Equal(t, 22, sum, "the other side's two updates and the retry's two")
+		})
+	})
+	t.Run("JoinsAnOuterTransaction", func(t *testing.T) {
+		t.Parallel()
+		d := server.Migrated(t)
+		outer := errors.New("outer")
+		runs := 0
+		err := d.Tx(context.Background(), func(ctx context.Context) error {
+			return d.TxRetry(ctx, func(ctx context.Context) error {
+				runs++
+				_, ok := db.TxFrom(ctx)
+				require.True(t, ok)
+				return outer
+			})
+		})
+		require.ErrorIs(t, err, outer)
+		require.Equal(t, 1, runs, "no retry inside a transaction it does not own")
+	})
+}

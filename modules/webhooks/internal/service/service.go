@@ -197,7 +197,10 @@ func (s *Service) Webhook(ctx context.Context, teamID, webhookID string) (*postg
 // Pending deliveries go with it; their jobs then find nothing to do.
 func (s *Service) Delete(ctx context.Context, teamID, webhookID string) (*postgres.Webhook, error) {
 	var out *postgres.Webhook
-	err := s.DB.Tx(ctx, func(ctx context.Context) error {
+	// The delete locks the webhook, then its deliveries; recording an
+	// attempt locks a delivery, then its webhook. When the two deadlock and
+	// Postgres picks the delete, it runs again rather than fail the request.
+	err := s.DB.TxRetry(ctx, func(ctx context.Context) error {
 		w, err := s.Repo.DeleteWebhook(ctx, teamID, webhookID)
 		out = w
 		return mapNotFound(err)
