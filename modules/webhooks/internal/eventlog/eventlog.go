@@ -80,31 +80,14 @@ func (l *Log) PublishTo(ctx context.Context, ev events.Event, webhookID string) 
 }
 
 func (l *Log) publish(ctx context.Context, ev events.Event, webhookID string) (Published, error) {
-	if _, err := db.MustTx(ctx); err != nil {
-		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
-	}
-	team, err := l.teams.Team(ctx, ev.TeamID)
-	if err != nil {
-		return Published{}, fmt.Errorf("publish %s: team: %w", ev.Type, err)
-	}
-	acc, err := l.billing.Status(ctx, ev.TeamID)
-	if err != nil {
-		return Published{}, fmt.Errorf("publish %s: account: %w", ev.Type, err)
-	}
-	now := l.clock.Now().UTC()
-	env := events.Envelope{
-		ID:        id.New("evt"),
-		Type:      ev.Type,
-		CreatedAt: now.Truncate(time.Microsecond),
-		Team:      events.Team{ID: team.ID, Code: team.Code},
-		Data:      ev.Data,
-	}
-	body, err := Marshal(env)
+	team, api, err := l.teamState(ctx, ev.TeamID)
 	if err != nil {
 		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
 	}
-	e := &postgres.Event{ID: env.ID, TeamID: env.Team.ID, Type: env.Type, CreatedAt: env.CreatedAt,
-		Body: string(body), Skipped: !acc.Plan.IncludesAPI()}
+	e, err := stored(team, api, l.clock.Now().UTC(), ev)
+	if err != nil {
+		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
+	}
 	var ids []string
 	if !e.Skipped {
 		n := idsPerEvent
@@ -116,7 +99,7 @@ func (l *Log) publish(ctx context.Context, ev events.Event, webhookID string) (P
 			ids[i] = id.New("dlv")
 		}
 	}
-	targets, err := l.repo.InsertEvent(ctx, e, ids)
+	targets, err := l.repo.InsertEvent(ctx, &e, ids)
 	if err != nil {
 		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
 	}
@@ -127,14 +110,12 @@ func (l *Log) publish(ctx context.Context, ev events.Event, webhookID string) (P
 	var rest []postgres.Delivery // targets beyond the ids given: stored here
 	params := make([]river.InsertManyParams, len(targets))
 	for i, t := range targets {
+		d, job := pending(t.DeliveryID, &e, t.WebhookID)
 		if t.DeliveryID == "" {
-			t.DeliveryID = id.New("dlv")
-			rest = append(rest, postgres.Delivery{ID: t.DeliveryID, TeamID: ev.TeamID, EventID: e.ID, WebhookID: t.WebhookID,
-				State: postgres.StatePending, NextAttemptAt: &e.CreatedAt, CreatedAt: e.CreatedAt, UpdatedAt: e.CreatedAt})
+			rest = append(rest, d)
 		}
-		// Available at once: River wakes a worker when the transaction commits.
-		params[i] = river.InsertManyParams{Args: domain.DeliverArgs{TeamID: ev.TeamID, DeliveryID: t.DeliveryID, Attempt: 1}}
-		out.Deliveries = append(out.Deliveries, Delivery{ID: t.DeliveryID, WebhookID: t.WebhookID})
+		params[i] = job
+		out.Deliveries = append(out.Deliveries, Delivery{ID: d.ID, WebhookID: t.WebhookID})
 	}
 	if err := l.repo.InsertDeliveries(ctx, rest); err != nil {
 		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
@@ -149,36 +130,24 @@ func (l *Log) publish(ctx context.Context, ev events.Event, webhookID string) (P
 // read once, the events are stored in one statement, subscriptions are read
 // once, and every delivery and its job are written in one statement each.
 func (l *Log) PublishMany(ctx context.Context, teamID string, evs []events.Event) error {
-	if _, err := db.MustTx(ctx); err != nil {
+	team, api, err := l.teamState(ctx, teamID)
+	if err != nil {
 		return fmt.Errorf("publish %d events: %w", len(evs), err)
 	}
-	team, err := l.teams.Team(ctx, teamID)
-	if err != nil {
-		return fmt.Errorf("publish %d events: team: %w", len(evs), err)
-	}
-	acc, err := l.billing.Status(ctx, teamID)
-	if err != nil {
-		return fmt.Errorf("publish %d events: account: %w", len(evs), err)
-	}
 	now := l.clock.Now().UTC()
-	stored := make([]postgres.Event, len(evs))
+	rows := make([]postgres.Event, len(evs))
 	for i, ev := range evs {
 		if ev.TeamID != teamID {
 			return fmt.Errorf("publish %d events: an event of team %s in a batch of %s", len(evs), ev.TeamID, teamID)
 		}
-		env := events.Envelope{ID: id.New("evt"), Type: ev.Type, CreatedAt: now.Truncate(time.Microsecond),
-			Team: events.Team{ID: team.ID, Code: team.Code}, Data: ev.Data}
-		body, err := Marshal(env)
-		if err != nil {
+		if rows[i], err = stored(team, api, now, ev); err != nil {
 			return fmt.Errorf("publish %s: %w", ev.Type, err)
 		}
-		stored[i] = postgres.Event{ID: env.ID, TeamID: teamID, Type: env.Type, CreatedAt: env.CreatedAt,
-			Body: string(body), Skipped: !acc.Plan.IncludesAPI()}
 	}
-	if err := l.repo.InsertEvents(ctx, stored); err != nil {
+	if err := l.repo.InsertEvents(ctx, rows); err != nil {
 		return err
 	}
-	if !acc.Plan.IncludesAPI() {
+	if !api {
 		return nil
 	}
 	subs, err := l.repo.Subscriptions(ctx, teamID)
@@ -187,18 +156,59 @@ func (l *Log) PublishMany(ctx context.Context, teamID string, evs []events.Event
 	}
 	var ds []postgres.Delivery
 	var params []river.InsertManyParams
-	for _, e := range stored {
-		for _, w := range subs[e.Type] {
-			d := postgres.Delivery{ID: id.New("dlv"), TeamID: teamID, EventID: e.ID, WebhookID: w,
-				State: postgres.StatePending, NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
-			ds = append(ds, d)
-			params = append(params, river.InsertManyParams{Args: domain.DeliverArgs{TeamID: teamID, DeliveryID: d.ID, Attempt: 1}})
+	for i := range rows {
+		for _, w := range subs[rows[i].Type] {
+			d, job := pending("", &rows[i], w)
+			ds, params = append(ds, d), append(params, job)
 		}
 	}
 	if err := l.repo.InsertDeliveries(ctx, ds); err != nil {
 		return err
 	}
 	return l.jobs.InsertMany(ctx, params)
+}
+
+// teamState reads, in the publishing transaction, what every event of a
+// team needs: the team (for the envelope) and whether its plan includes
+// the API (below Team Plus events are stored skipped).
+func (l *Log) teamState(ctx context.Context, teamID string) (rosterapi.Team, bool, error) {
+	if _, err := db.MustTx(ctx); err != nil {
+		return rosterapi.Team{}, false, err
+	}
+	team, err := l.teams.Team(ctx, teamID)
+	if err != nil {
+		return rosterapi.Team{}, false, fmt.Errorf("team: %w", err)
+	}
+	acc, err := l.billing.Status(ctx, teamID)
+	if err != nil {
+		return rosterapi.Team{}, false, fmt.Errorf("account: %w", err)
+	}
+	return team, acc.Plan.IncludesAPI(), nil
+}
+
+// stored is ev's row: its envelope, with a new id and created at now,
+// marshalled; skipped unless the team's plan includes the API.
+func stored(team rosterapi.Team, api bool, now time.Time, ev events.Event) (postgres.Event, error) {
+	env := events.Envelope{ID: id.New("evt"), Type: ev.Type, CreatedAt: now.Truncate(time.Microsecond),
+		Team: events.Team{ID: team.ID, Code: team.Code}, Data: ev.Data}
+	body, err := Marshal(env)
+	if err != nil {
+		return postgres.Event{}, err
+	}
+	return postgres.Event{ID: env.ID, TeamID: team.ID, Type: env.Type, CreatedAt: env.CreatedAt,
+		Body: string(body), Skipped: !api}, nil
+}
+
+// pending is a new delivery of e to webhook w (id "": a new one), due at
+// once, and the job of its first attempt: available at once, River wakes a
+// worker when the transaction commits.
+func pending(deliveryID string, e *postgres.Event, w string) (postgres.Delivery, river.InsertManyParams) {
+	if deliveryID == "" {
+		deliveryID = id.New("dlv")
+	}
+	d := postgres.Delivery{ID: deliveryID, TeamID: e.TeamID, EventID: e.ID, WebhookID: w,
+		State: postgres.StatePending, NextAttemptAt: &e.CreatedAt, CreatedAt: e.CreatedAt, UpdatedAt: e.CreatedAt}
+	return d, river.InsertManyParams{Args: domain.DeliverArgs{TeamID: e.TeamID, DeliveryID: d.ID, Attempt: 1}}
 }
 
 // Marshal renders an envelope with created_at in microseconds, UTC.
