@@ -44,7 +44,7 @@ func (s *Service) OptOut(ctx context.Context, teamID, phone, source string, allo
 		if !allowStaff {
 			for _, m := range entries {
 				if domain.Protected(m.Role, m.DashboardLogin) {
-					return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "this number belongs to staff or a member with a dashboard login")
+					return errStaffNumber()
 				}
 			}
 		}
@@ -218,7 +218,7 @@ func (s *Service) BulkOptOut(ctx context.Context, teamID string, phones []string
 			}
 			switch {
 			case protected[r.Phone]:
-				out[i].Result, out[i].Err = nil, fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "this number belongs to staff or a member with a dashboard login")
+				out[i].Result, out[i].Err = nil, errStaffNumber()
 			case first[r.Phone] == i:
 				r.New = isNew[r.Phone]
 			}
@@ -308,4 +308,10 @@ func (s *Service) OptInBySMS(ctx context.Context, teamID, phone string) (bool, e
 // IsOptedOut implements rosterapi.OptOuts.
 func (s *Service) IsOptedOut(ctx context.Context, teamID, phone string) (bool, error) {
 	return NewDirectory(s.repo).IsOptedOut(ctx, teamID, phone)
+}
+
+// errStaffNumber refuses to opt out a number that staff or a member with a
+// dashboard login answers to.
+func errStaffNumber() *fault.Error {
+	return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "this number belongs to staff or a member with a dashboard login")
 }
