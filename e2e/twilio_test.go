@@ -110,16 +110,17 @@ func TestTwilioInbound(t *testing.T) {
 }
 
 // fakeTwilioAPI accepts Twilio's Create Message calls and remembers each
-// text's StatusCallback URL by recipient.
+// text's StatusCallback URL by recipient, and when each number sent.
 type fakeTwilioAPI struct {
 	*httptest.Server
 	mu        sync.Mutex
-	callbacks map[string]string // To → StatusCallback
+	callbacks map[string]string      // To → StatusCallback
+	sent      map[string][]time.Time // From → when each text was created
 }
 
 func newFakeTwilioAPI(t *testing.T) *fakeTwilioAPI {
 	t.Helper()
-	f := &fakeTwilioAPI{callbacks: map[string]string{}}
+	f := &fakeTwilioAPI{callbacks: map[string]string{}, sent: map[string][]time.Time{}}
 	var n atomic.Int64
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/Messages.json") || r.ParseForm() != nil {
@@ -128,6 +129,7 @@ func newFakeTwilioAPI(t *testing.T) *fakeTwilioAPI {
 		}
 		f.mu.Lock()
 		f.callbacks[r.PostForm.Get("To")] = r.PostForm.Get("StatusCallback")
+		f.sent[r.PostForm.Get("From")] = append(f.sent[r.PostForm.Get("From")], time.Now())
 		f.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusCreated)
@@ -135,6 +137,13 @@ func newFakeTwilioAPI(t *testing.T) *fakeTwilioAPI {
 	}))
 	t.Cleanup(f.Close)
 	return f
+}
+
+// sentFrom is when each text from number reached the fake, in order.
+func (f *fakeTwilioAPI) sentFrom(number string) []time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]time.Time(nil), f.sent[number]...)
 }
 
 func (f *fakeTwilioAPI) callback(to string) string {

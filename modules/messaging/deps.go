@@ -1,6 +1,7 @@
 package messaging
 
 import (
+	"context"
 	"log/slog"
 
 	"go.uber.org/fx"
@@ -11,6 +12,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
 	msghttp "github.com/teamtext/teamtext/modules/messaging/internal/httpapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/messaging/internal/worker"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
@@ -34,7 +36,7 @@ type depsIn struct {
 	Lookup   rosterapi.Lookup
 	Billing  billingapi.Accounts
 	Events   events.Publisher
-	Carrier  carrier.Carrier
+	Outbound *outbound.Service
 	Log      *slog.Logger
 }
 
@@ -53,9 +55,42 @@ type inboundIn struct {
 	OptOuts rosterapi.OptOuts
 	Stats   rosterapi.Stats
 	Billing billingapi.Accounts
-	Events  events.Publisher
-	Carrier carrier.Carrier
-	Log     *slog.Logger
+	Events   events.Publisher
+	Carrier  carrier.Carrier
+	Outbound *outbound.Service
+	Ins      instruments
+	Log      *slog.Logger
+}
+
+// numberLookup is roster's lookup, except that a number finds the team it
+// sends for whether it is the team's own or one added to it: inbound texts
+// and STOP to any of a team's numbers reach the team.
+type numberLookup struct {
+	rosterapi.Lookup
+	numbers *outbound.Service
+}
+
+func (l numberLookup) TeamByNumber(ctx context.Context, e164 string) (rosterapi.Team, error) {
+	return l.numbers.TeamForNumber(ctx, e164)
+}
+
+// carrierSink is how carrier adapters hand messaging their callbacks: each
+// only enqueues its ingestion job, in its own transaction.
+type carrierSink struct {
+	db   *db.DB
+	jobs *jobs.Jobs
+}
+
+func (s carrierSink) Report(ctx context.Context, a carrier.StatusArgs) error {
+	return s.db.Tx(ctx, func(ctx context.Context) error {
+		_, err := s.jobs.Insert(ctx, a, nil)
+		return err
+	})
+}
+
+func (s carrierSink) Receive(ctx context.Context, t carrier.InboundText) error {
+	return inbound.Enqueue(ctx, s.db, s.jobs, inbound.Args{From: t.From, To: t.To, Body: t.Body,
+		ProviderMessageID: t.ProviderMessageID, ReceivedAt: t.ReceivedAt})
 }
 
 // inboundOptions wire inbound: the service, its workers and operations, and
@@ -66,21 +101,19 @@ var inboundOptions = fx.Options(
 	fx.Provide(
 		func(in inboundIn) *inbound.Service {
 			return inbound.New(inbound.Deps{DB: in.DB, Repo: in.Repo, Jobs: in.Jobs, Clock: in.Clock, Teams: in.Teams, Members: in.Members,
-				Lookup: in.Lookup, OptOuts: in.OptOuts, Stats: in.Stats, Billing: in.Billing, Events: in.Events, Carrier: in.Carrier, Log: in.Log})
+				Lookup: numberLookup{Lookup: in.Lookup, numbers: in.Outbound}, OptOuts: in.OptOuts, Stats: in.Stats, Billing: in.Billing,
+				Events: in.Events, Carrier: in.Carrier, Log: in.Log})
 		},
 		inbound.NewReleaser,
 		fx.Annotate(func(r *inbound.Releaser) billingapi.PaymentListener { return r }, fx.ResultTags(`group:"payment_recovered"`)),
 	),
 	fx.Invoke(
 		func(r *inbound.Releaser, p events.Publisher) { r.Bind(p) },
-		func(j *jobs.Jobs, s *inbound.Service) { j.Register(worker.InboundRegistration(s)) },
+		func(j *jobs.Jobs, s *inbound.Service, clk clock.Clock, ins instruments) { j.Register(worker.Inbound(s, clk, ins.inboundLag)) },
 		func(api httpapi.Public, s *inbound.Service) { msghttp.RegisterInbound(api.API, s) },
 		func(api httpapi.Admin, s *inbound.Service, c carrier.Carrier, sim *simulator.Simulator, d *db.DB, j *jobs.Jobs, clk clock.Clock) {
-			deps := admin.InboundDeps{Service: s, DB: d, Jobs: j, Clock: clk}
-			if c == carrier.Carrier(sim) {
-				deps.Simulator = sim // the simulator's injection only when it is the carrier
-			}
-			admin.RegisterInbound(api.API, deps)
+			// the simulator's injection only when it is the carrier
+			admin.RegisterInbound(api.API, admin.InboundDeps{Service: s, DB: d, Jobs: j, Clock: clk, Simulator: simulatorOnly(c, sim)})
 		},
 	),
 )

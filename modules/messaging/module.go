@@ -1,5 +1,6 @@
 // Package messaging owns templates, sends and estimates, approvals,
-// scheduled and weekly sends, the carrier port and its adapters, deliveries
+// scheduled and weekly sends, the sending numbers and the delivery engine
+// that paces texts on them, the carrier port and its adapters, deliveries
 // and status ingestion, inbound texts and keywords, the inbox and analytics.
 package messaging
 
@@ -7,14 +8,20 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/fx"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/admin"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	msghttp "github.com/teamtext/teamtext/modules/messaging/internal/httpapi"
+	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/modules/messaging/internal/ingest"
+	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/modules/messaging/internal/worker"
@@ -23,8 +30,10 @@ import (
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/config"
 	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/metrics"
 )
 
 // Migrations is messaging's schema history, applied by `teamtext migrate`.
@@ -54,22 +63,134 @@ var Module = fx.Module("messaging",
 		fx.Annotate(func(r *postgres.Repo, clk clock.Clock, log *slog.Logger) rosterapi.KeyRevokedListener {
 			return &keyRevoked{repo: r, clock: clk, log: log}
 		}, fx.ResultTags(`group:"key_revoked"`)),
-		simulator.New,
+		newInstruments,
+		newIngest,
+		newOutbound,
+		newSimulator,
 		newCarrier, newCarrierRoutes,
 		func(d service.Deps) *service.Service { return service.New(d) },
 		fx.Annotate(service.NewContract, fx.As(new(messagingapi.Sender))),
+		fx.Annotate(func(cfg config.Config) jobs.Queue {
+			return jobs.Queue{Name: outbound.Queue, MaxWorkers: cfg.OutboundWorkers, FetchPollInterval: pumpPoll}
+		}, fx.ResultTags(`group:"queues"`)),
+		fx.Annotate(func(cfg config.Config) jobs.Queue {
+			return jobs.Queue{Name: carrier.StatusQueue, MaxWorkers: cfg.StatusWorkers, FetchPollInterval: pumpPoll}
+		}, fx.ResultTags(`group:"queues"`)),
+		fx.Annotate(func(cfg config.Config) jobs.Queue {
+			return jobs.Queue{Name: inbound.Queue, MaxWorkers: cfg.InboundWorkers}
+		}, fx.ResultTags(`group:"queues"`)),
+		fx.Annotate(worker.EnsureSchedule, fx.ResultTags(`group:"periodic"`)),
 	),
 	fx.Provide(fx.Private, func(in depsIn) service.Deps {
 		return service.Deps{DB: in.DB, Repo: in.Repo, Jobs: in.Jobs, Clock: in.Clock, Teams: in.Teams, Members: in.Members,
-			Audience: in.Audience, Lookup: in.Lookup, Billing: in.Billing, Events: in.Events, Carrier: in.Carrier, Log: in.Log}
+			Audience: in.Audience, Lookup: in.Lookup, Billing: in.Billing, Events: in.Events, Outbound: in.Outbound, Log: in.Log}
 	}),
 	fx.Invoke(
-		func(j *jobs.Jobs, s *service.Service) { j.Register(worker.Registration(s)) },
+		func(j *jobs.Jobs, s *service.Service, ob *outbound.Service, in *ingest.Service, sim *simulator.Simulator, clk clock.Clock) {
+			j.Register(worker.Outbound(s, ob, in, clk))
+			j.Register(worker.Simulator(sim, clk))
+		},
 		func(api httpapi.Public, s *service.Service) { msghttp.Register(api.API, s) },
-		func(api httpapi.Admin, s *service.Service, sim *simulator.Simulator) { admin.Register(api.API, s, sim) },
+		func(api httpapi.Admin, s *service.Service, ob *outbound.Service, c carrier.Carrier, sim *simulator.Simulator) {
+			admin.Register(api.API, s, simulatorOnly(c, sim))
+			admin.RegisterNumbers(api.API, ob)
+		},
+		startPumps,
 	),
 	inboundOptions, // inbound texts, keywords, inbox, analytics (deps.go)
 )
+
+// pumpPoll is how often the queues of pumps look for jobs that came due
+// without a notification: a snoozed pump's wake-up is late by at most this.
+const pumpPoll = 50 * time.Millisecond
+
+// startPumps makes sure, at start, that the pumps exist (the leader checks
+// again every minute), and the simulated carrier's report pump when the
+// simulator is the carrier.
+func startPumps(lc fx.Lifecycle, ob *outbound.Service, c carrier.Carrier, sim *simulator.Simulator) {
+	lc.Append(fx.StartHook(func(ctx context.Context) error {
+		if err := ob.EnsurePumps(ctx); err != nil {
+			return err
+		}
+		if simulatorOnly(c, sim) != nil {
+			return sim.EnsureReportPump(ctx)
+		}
+		return nil
+	}))
+}
+
+// simulatorOnly is sim when it is the carrier, else nil: the admin API's
+// simulator operations answer 409 with another carrier.
+func simulatorOnly(c carrier.Carrier, sim *simulator.Simulator) *simulator.Simulator {
+	if c == carrier.Carrier(sim) {
+		return sim
+	}
+	return nil
+}
+
+// instruments are messaging's metrics.
+type instruments struct {
+	handover   prometheus.Observer
+	statusLag  prometheus.Observer
+	inboundLag prometheus.Observer
+}
+
+func newInstruments(m *metrics.Metrics) instruments {
+	delay := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "teamtext_handover_delay_seconds", Help: "Time from a send's acceptance to each of its texts' hand-over to the carrier.",
+		Buckets: []float64{.01, .05, .1, .5, 1, 5, 10, 30, 60, 300, 900, 3600, 10800, 43200},
+	})
+	lag := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "teamtext_ingestion_lag_seconds", Help: "Time from a carrier's callback to its ingestion, by kind (status, inbound).",
+		Buckets: []float64{.01, .05, .1, .25, .5, 1, 2, 5, 10, 30, 60},
+	}, []string{"kind"})
+	m.Registry.MustRegister(delay, lag)
+	return instruments{handover: delay, statusLag: lag.WithLabelValues("status"), inboundLag: lag.WithLabelValues("inbound")}
+}
+
+func newIngest(d *db.DB, r *postgres.Repo, ev events.Publisher, clk clock.Clock, log *slog.Logger, ins instruments) *ingest.Service {
+	return ingest.New(d, postgres.NewDeliveryStore(r), ev, clk, log.With("component", "ingest"), ins.statusLag)
+}
+
+// outboundIn gathers the delivery engine's collaborators.
+type outboundIn struct {
+	fx.In
+	DB      *db.DB
+	Repo    *postgres.Repo
+	Jobs    *jobs.Jobs
+	Clock   clock.Clock
+	Carrier carrier.Carrier
+	Teams   rosterapi.Teams
+	Lookup  rosterapi.Lookup
+	OptOuts rosterapi.OptOuts
+	Ingest  *ingest.Service
+	Config  config.Config
+	Metrics *metrics.Metrics
+	Ins     instruments
+	Log     *slog.Logger
+}
+
+func newOutbound(in outboundIn) *outbound.Service {
+	store := postgres.NewOutboundStore(in.DB, in.Repo)
+	ob := outbound.New(outbound.Deps{DB: in.DB, Store: store, Jobs: in.Jobs, Clock: in.Clock, Carrier: in.Carrier,
+		Teams: in.Teams, Lookup: in.Lookup, OptOuts: in.OptOuts, Ingest: in.Ingest, Log: in.Log.With("component", "outbound"),
+		DefaultPace: domain.Pace(in.Config.TwilioRate), HandoverDelay: in.Ins.handover})
+	in.Metrics.Registry.MustRegister(&backlogCollector{store: store, log: in.Log})
+	return ob
+}
+
+// newSimulator builds the carrier simulator; its queues send at each
+// number's throughput as the engine knows it.
+func newSimulator(cfg config.Config, d *db.DB, j *jobs.Jobs, clk clock.Clock, r *postgres.Repo) *simulator.Simulator {
+	store := postgres.NewOutboundStore(d, r)
+	return simulator.New(d, j, clk, cfg.SimulatorProfile, func(ctx context.Context, from string) (float64, error) {
+		n, err := store.NumberByValue(ctx, from)
+		if err != nil || n.Throughput == nil {
+			return cfg.TwilioRate, nil // a number messaging does not know: the default
+		}
+		return *n.Throughput, nil
+	})
+}
 
 // CarrierRoutes are the carrier's HTTP endpoints outside /api/v1 (status
 // callbacks), keyed by ServeMux pattern, all taking form-encoded bodies.
@@ -82,9 +203,8 @@ func newCarrier(cfg config.Config, sim *simulator.Simulator, log *slog.Logger) (
 	if cfg.Carrier != "twilio" {
 		return sim, nil
 	}
-	// Twilio's pace is wall-clock time, even when the service runs on the test clock.
 	tw, err := twilio.New(twilio.Config{AccountSID: cfg.TwilioAccountSID, AuthToken: cfg.TwilioAuthToken,
-		APIURL: cfg.TwilioAPIURL, PublicBaseURL: cfg.PublicBaseURL, Rate: cfg.TwilioRate}, log.With("component", "twilio"))
+		APIURL: cfg.TwilioAPIURL, PublicBaseURL: cfg.PublicBaseURL}, log.With("component", "twilio"))
 	if err != nil {
 		return nil, err
 	}
@@ -97,8 +217,33 @@ func newCarrierRoutes(cfg config.Config, d *db.DB, j *jobs.Jobs, clk clock.Clock
 		return CarrierRoutes{}
 	}
 	l := log.With("component", "twilio")
+	sink := carrierSink{db: d, jobs: j}
 	return CarrierRoutes{
-		http.MethodPost + " " + twilio.StatusPath:  twilio.NewCallbackHandler(d, j, cfg.TwilioAuthToken, cfg.PublicBaseURL, clk, l),
-		http.MethodPost + " " + twilio.InboundPath: twilio.NewInboundHandler(d, j, cfg.TwilioAuthToken, cfg.PublicBaseURL, clk, l),
+		http.MethodPost + " " + twilio.StatusPath:  twilio.NewCallbackHandler(sink, cfg.TwilioAuthToken, cfg.PublicBaseURL, clk, l),
+		http.MethodPost + " " + twilio.InboundPath: twilio.NewInboundHandler(sink, cfg.TwilioAuthToken, cfg.PublicBaseURL, clk, l),
+	}
+}
+
+// backlogCollector reports each sending number's backlog at scrape time.
+type backlogCollector struct {
+	store *postgres.OutboundStore
+	log   *slog.Logger
+}
+
+var backlogDesc = prometheus.NewDesc("teamtext_number_backlog_segments",
+	"SMS segments planned on a sending number and not yet handed to the carrier.", []string{"number_id"}, nil)
+
+func (c *backlogCollector) Describe(ch chan<- *prometheus.Desc) { ch <- backlogDesc }
+
+func (c *backlogCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	bs, err := c.store.Backlogs(ctx)
+	if err != nil {
+		c.log.Warn("metrics: number backlogs", "err", err)
+		return
+	}
+	for id, n := range bs {
+		ch <- prometheus.MustNewConstMetric(backlogDesc, prometheus.GaugeValue, float64(n), id)
 	}
 }

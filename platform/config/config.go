@@ -32,6 +32,13 @@ type Config struct {
 	MaxBodyBytes    int64         // MAX_BODY_BYTES, JSON request body limit
 	JobWorkers      int           // JOB_WORKERS, concurrent River jobs per process
 	WebhookWorkers  int           // WEBHOOK_WORKERS, concurrent webhook deliveries per process
+	// OutboundWorkers, StatusWorkers and InboundWorkers (OUTBOUND_WORKERS,
+	// STATUS_WORKERS, INBOUND_WORKERS) are the slots of the River queues of
+	// hand-overs to the carrier, delivery-status ingestion and inbound
+	// texts: each its own, so none waits behind another's backlog.
+	OutboundWorkers int
+	StatusWorkers   int
+	InboundWorkers  int
 	JobTimeout      time.Duration // JOB_TIMEOUT, longest a job attempt may run
 	JobRescueAfter  time.Duration // JOB_RESCUE_AFTER, when a job left running by a dead process is retried
 	// JobFetchCooldown (JOB_FETCH_COOLDOWN) is the shortest gap between two
@@ -57,7 +64,12 @@ type Config struct {
 	TwilioAccountSID string  // TWILIO_ACCOUNT_SID (required with CARRIER=twilio)
 	TwilioAuthToken  string  // TWILIO_AUTH_TOKEN (required with CARRIER=twilio); also verifies status callbacks
 	TwilioAPIURL     string  // TWILIO_API_URL, Twilio's REST API base URL (tests point it at a fake)
-	TwilioRate       float64 // TWILIO_RATE, SMS segments per second per team number, per process
+	// TwilioRate (TWILIO_RATE) is a sending number's throughput unless the
+	// admin set its own: SMS segments per second, across all nodes together.
+	TwilioRate float64
+	// SimulatorProfile (SIMULATOR_PROFILE) is the carrier simulator's
+	// profile until the admin API sets one: instant or realistic.
+	SimulatorProfile string
 }
 
 // Error names the variable that made the configuration invalid.
@@ -145,14 +157,21 @@ func Load(getenv func(string) string, need Need) (Config, error) {
 		return c, &Error{"JOB_WORKERS", "must be a whole number from 1 to 1000"}
 	}
 	c.JobWorkers = w
-	if c.WebhookWorkers, err = strconv.Atoi(get("WEBHOOK_WORKERS", "200")); err != nil || c.WebhookWorkers < 1 || c.WebhookWorkers > 1000 {
-		return c, &Error{"WEBHOOK_WORKERS", "must be a whole number from 1 to 1000"}
+	for _, q := range []struct {
+		name string
+		def  string
+		dst  *int
+	}{{"WEBHOOK_WORKERS", "200", &c.WebhookWorkers}, {"OUTBOUND_WORKERS", "20", &c.OutboundWorkers},
+		{"STATUS_WORKERS", "10", &c.StatusWorkers}, {"INBOUND_WORKERS", "10", &c.InboundWorkers}} {
+		if *q.dst, err = strconv.Atoi(get(q.name, q.def)); err != nil || *q.dst < 1 || *q.dst > 1000 {
+			return c, &Error{q.name, "must be a whole number from 1 to 1000"}
+		}
 	}
-	if c.JobTimeout, err = time.ParseDuration(get("JOB_TIMEOUT", "5m")); err != nil || c.JobTimeout < time.Second {
-		return c, &Error{"JOB_TIMEOUT", "must be a Go duration of at least 1s, e.g. 5m"}
+	if c.JobTimeout, err = time.ParseDuration(get("JOB_TIMEOUT", "30s")); err != nil || c.JobTimeout < time.Second {
+		return c, &Error{"JOB_TIMEOUT", "must be a Go duration of at least 1s, e.g. 30s"}
 	}
-	if c.JobRescueAfter, err = time.ParseDuration(get("JOB_RESCUE_AFTER", "1h")); err != nil || c.JobRescueAfter < c.JobTimeout {
-		return c, &Error{"JOB_RESCUE_AFTER", "must be a Go duration no shorter than JOB_TIMEOUT, e.g. 1h"}
+	if c.JobRescueAfter, err = time.ParseDuration(get("JOB_RESCUE_AFTER", "1m")); err != nil || c.JobRescueAfter < c.JobTimeout {
+		return c, &Error{"JOB_RESCUE_AFTER", "must be a Go duration no shorter than JOB_TIMEOUT, e.g. 1m"}
 	}
 	if c.JobFetchCooldown, err = time.ParseDuration(get("JOB_FETCH_COOLDOWN", "10ms")); err != nil ||
 		c.JobFetchCooldown < time.Millisecond || c.JobFetchCooldown > time.Second {
@@ -234,6 +253,11 @@ func (c *Config) loadTwilio(get func(name, def string) string) error {
 		return &Error{"TWILIO_RATE", "must be SMS segments per second per number, greater than 0 and at most 1000 (e.g. 1 or 0.5)"}
 	}
 	c.TwilioRate = r
+	switch c.SimulatorProfile = get("SIMULATOR_PROFILE", "instant"); c.SimulatorProfile {
+	case "instant", "realistic":
+	default:
+		return &Error{"SIMULATOR_PROFILE", fmt.Sprintf("must be instant or realistic, got %q", c.SimulatorProfile)}
+	}
 	if c.Carrier != "twilio" {
 		return nil
 	}

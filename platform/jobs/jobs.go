@@ -39,14 +39,17 @@ type Jobs struct {
 // 100ms, caps a client at MaxWorkers jobs per 100ms: 500 jobs/s for 50.
 const DefaultFetchCooldown = 10 * time.Millisecond
 
-// Queue is a named River queue worked with its own number of slots, for a
-// module whose jobs hold a slot while they wait on something outside the
-// process (a webhook receiver's answer), so that they neither starve the
-// default queue's jobs nor are capped by its size. A job goes to it through
-// its args' InsertOpts.
+// Queue is a named River queue worked with its own number of slots, for
+// work that must not wait behind another kind's backlog (hand-overs to the
+// carrier, status and inbound ingestion), or that holds a slot while it
+// waits on something outside the process (a webhook receiver's answer). A
+// job goes to it through its args' InsertOpts.
 type Queue struct {
 	Name       string
 	MaxWorkers int
+	// FetchPollInterval is how often the queue looks for jobs that became
+	// due without a notification (snoozed pumps); 0: River's default (1s).
+	FetchPollInterval time.Duration
 }
 
 // Options tunes the worker client.
@@ -90,7 +93,7 @@ func New(d *db.DB, clk clock.Clock, regs []Registration, m *metrics.Metrics, log
 			if _, dup := cfg.Queues[q.Name]; dup {
 				return nil, fmt.Errorf("river queue %q configured twice", q.Name)
 			}
-			cfg.Queues[q.Name] = river.QueueConfig{MaxWorkers: q.MaxWorkers}
+			cfg.Queues[q.Name] = river.QueueConfig{MaxWorkers: q.MaxWorkers, FetchPollInterval: q.FetchPollInterval}
 		}
 		cfg.SoftStopTimeout = opts.SoftStopTimeout
 		cfg.PeriodicJobs = opts.Periodic

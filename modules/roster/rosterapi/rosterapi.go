@@ -157,6 +157,16 @@ type OptOuts interface {
 	OptOutBySMS(ctx context.Context, teamID, phone string) error
 	OptInBySMS(ctx context.Context, teamID, phone string) (bool, error)
 	IsOptedOut(ctx context.Context, teamID, phone string) (bool, error)
+	// OptedOutAmong returns the pairs, of any teams, whose number is opted
+	// out of its team: messaging checks a batch of queued texts with it just
+	// before handing them to the carrier, so a STOP reaches sends in flight.
+	OptedOutAmong(ctx context.Context, pairs []TeamPhone) ([]TeamPhone, error)
+}
+
+// TeamPhone is a phone number (E.164) on a team.
+type TeamPhone struct {
+	TeamID string
+	Phone  string
 }
 
 // Stats counts roster facts for messaging's analytics (GET /analytics).

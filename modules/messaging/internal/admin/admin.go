@@ -13,6 +13,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/httpapi"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 type decision struct {
@@ -85,23 +86,60 @@ func Register(api huma.API, svc *service.Service, sim *simulator.Simulator) {
 	stags := []string{"Simulator"}
 	httpapi.Register(api, huma.Operation{
 		OperationID: "admin-simulator-outcomes", Method: http.MethodPut, Path: "/simulator/outcomes", Tags: stags,
-		Summary: "Set simulated outcomes", Description: "Carrier simulator only (409 conflict otherwise). default applies to numbers not listed; failed texts report error_code; unconfirmed means no status callback at all; refused (an addition) makes the carrier refuse the text at once, as for an invalid number: the delivery fails with error_code and carrier_status rejected.",
+		Summary: "Set simulated outcomes",
+		Description: "Carrier simulator only (409 conflict otherwise). default applies to numbers not listed; numbers and error_code are optional. " +
+			"delivered: a delivered report; failed: a failed report (error_code, default 30003); unconfirmed: no final report at all. " +
+			"Additions: refused makes the carrier refuse the text at once, as for an invalid number (the delivery fails with error_code, " +
+			"default 21211, and carrier_status rejected); unreachable, landline and filtered fail with Twilio's codes 30003, 30006 and 30007. " +
+			"An error_code given applies to every failing outcome.",
 	}, func(ctx context.Context, in *struct{ Body simulator.Outcomes }) (*httpapi.DataOutput[simulator.Outcomes], error) {
 		if sim == nil {
 			return nil, fault.New(fault.Conflict, fault.CodeConflict, "the carrier is not the simulator")
 		}
 		for n, o := range in.Body.Numbers {
 			if !simulator.ValidOutcome(o) {
-				return nil, fault.Invalidf("numbers[%s] must be delivered, failed, unconfirmed or refused", n)
+				return nil, fault.Invalidf("numbers[%s] must be delivered, failed, unconfirmed, refused, unreachable, landline or filtered", phone.Mask(n))
 			}
-		}
-		if in.Body.ErrorCode == "" {
-			in.Body.ErrorCode = "30003"
 		}
 		if err := sim.SetOutcomes(ctx, in.Body); err != nil {
 			return nil, err
 		}
 		return httpapi.Data(in.Body), nil
+	}, http.StatusConflict)
+	httpapi.Register(api, huma.Operation{
+		OperationID: "admin-simulator-get-profile", Method: http.MethodGet, Path: "/simulator/profile", Tags: stags,
+		Summary: "Read the simulator's profile", Description: "Carrier simulator only (409 conflict otherwise). The profile in force on every node.",
+	}, func(ctx context.Context, _ *struct{}) (*httpapi.DataOutput[simulator.Profile], error) {
+		if sim == nil {
+			return nil, fault.New(fault.Conflict, fault.CodeConflict, "the carrier is not the simulator")
+		}
+		p, err := sim.CurrentProfile(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return httpapi.Data(p), nil
+	}, http.StatusConflict)
+	httpapi.Register(api, huma.Operation{
+		OperationID: "admin-simulator-set-profile", Method: http.MethodPut, Path: "/simulator/profile", Tags: stags,
+		Summary: "Set the simulator's profile",
+		Description: "Carrier simulator only (409 conflict otherwise); every node follows it. instant: texts are taken and reported at once and " +
+			"numbers are not paced. realistic: each sending number's texts are paced at its throughput and go through a carrier queue that " +
+			"sends at that throughput (a text that would wait longer than max_queue_seconds fails with 30001); status reports arrive " +
+			"report_latency_min_ms to report_latency_max_ms after a text leaves the queue, duplicate_rate of them twice and reorder_rate of " +
+			"texts with their 'sent' report after the final one; a recipient who texted STOP to a number is refused by the carrier (21610) " +
+			"until START. Fields left out take their defaults. Texts already planned keep their plan.",
+	}, func(ctx context.Context, in *struct{ Body simulator.ProfileInput }) (*httpapi.DataOutput[simulator.Profile], error) {
+		if sim == nil {
+			return nil, fault.New(fault.Conflict, fault.CodeConflict, "the carrier is not the simulator")
+		}
+		p, ok := in.Body.Profile()
+		if !ok {
+			return nil, fault.Invalidf("report_latency_max_ms must be at least report_latency_min_ms")
+		}
+		if err := sim.SetProfile(ctx, p); err != nil {
+			return nil, err
+		}
+		return httpapi.Data(p), nil
 	}, http.StatusConflict)
 	httpapi.Register(api, huma.Operation{
 		OperationID: "admin-simulator-outbox", Method: http.MethodGet, Path: "/simulator/outbox", Tags: stags,

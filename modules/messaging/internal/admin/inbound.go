@@ -92,7 +92,14 @@ func RegisterInbound(api huma.API, d InboundDeps) {
 			_, _ = rand.Read(b[:])
 			a.ProviderMessageID = "SMsim" + hex.EncodeToString(b[:])
 		}
-		if err := inbound.Enqueue(ctx, d.DB, d.Jobs, a); err != nil {
+		err = d.DB.Tx(ctx, func(ctx context.Context) error {
+			// The simulated carrier sees STOP and START itself, as carriers with opt-out handling do.
+			if err := d.Simulator.NoteInbound(ctx, a.From, a.To, a.Body); err != nil {
+				return err
+			}
+			return inbound.Enqueue(ctx, d.DB, d.Jobs, a)
+		})
+		if err != nil {
 			return nil, err
 		}
 		return httpapi.Data(SimulatedText(a)), nil

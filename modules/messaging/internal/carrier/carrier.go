@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/riverqueue/river"
 )
 
 // Message is one text handed to a carrier.
@@ -30,6 +32,30 @@ type Receipt struct {
 type Carrier interface {
 	Name() string
 	Send(ctx context.Context, m Message) (Receipt, error)
+	// Paced reports whether the carrier sends each number's texts at the
+	// number's throughput (every real carrier does), so that messaging must
+	// plan them at that pace. The simulator's instant profile does not.
+	Paced(ctx context.Context) (bool, error)
+}
+
+// BusyError is a carrier asking to slow down (HTTP 429, Twilio's 20429):
+// nothing was sent, and the sending number should wait RetryAfter (zero:
+// the carrier did not say) before its next hand-over.
+type BusyError struct {
+	RetryAfter time.Duration
+	Err        error
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("carrier busy (retry after %s): %v", e.RetryAfter, e.Err)
+}
+
+func (e *BusyError) Unwrap() error { return e.Err }
+
+// IsBusy returns the BusyError in err's chain, if any.
+func IsBusy(err error) (*BusyError, bool) {
+	var b *BusyError
+	return b, errors.As(err, &b)
 }
 
 // PermanentError is a refusal that retrying cannot fix (an invalid or
@@ -65,6 +91,13 @@ type StatusArgs struct {
 // Kind names the ingestion job.
 func (StatusArgs) Kind() string { return "messaging.delivery_status" }
 
+// StatusQueue is the River queue of delivery-status ingestion, with slots
+// of its own: reports are ingested at once, however long the send backlog.
+const StatusQueue = "status"
+
+// InsertOpts puts the job in StatusQueue.
+func (StatusArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: StatusQueue} }
+
 // StatusBatchArgs carries several normalised statuses in one ingestion job,
 // for carriers that report in bulk (the simulator reports every text of a
 // fan-out batch at once). It goes through the same ingestion as StatusArgs.
@@ -74,6 +107,28 @@ type StatusBatchArgs struct {
 
 // Kind names the batch ingestion job.
 func (StatusBatchArgs) Kind() string { return "messaging.delivery_statuses" }
+
+// InsertOpts puts the job in StatusQueue.
+func (StatusBatchArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: StatusQueue} }
+
+// InboundText is a text someone sent to a team's number, as a carrier
+// adapter received it.
+type InboundText struct {
+	From, To          string // E.164 where the carrier gave a US number
+	Body              string
+	ProviderMessageID string // the carrier's id: a retried callback carries the same
+	ReceivedAt        time.Time
+}
+
+// Sink is how carrier adapters hand messaging what they receive, in both
+// directions' callbacks: status reports about texts sent, and texts sent
+// to a team's number. Each call only records the work (an ingestion job,
+// in its own transaction) and returns, so the adapter can answer the
+// carrier at once.
+type Sink interface {
+	Report(ctx context.Context, s StatusArgs) error
+	Receive(ctx context.Context, t InboundText) error
+}
 
 // Result is a carrier's answer for one text of a batch: a receipt, or the
 // error Send would have returned for it.

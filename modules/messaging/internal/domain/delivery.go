@@ -8,6 +8,10 @@ import "time"
 // wins. Carriers report late, twice and out of order; every such report
 // that would move a delivery backwards or sideways changes nothing.
 type Delivery struct {
+	ID                string
+	TeamID            string
+	MessageID         string
+	Phone             string // E.164
 	Status            string
 	CarrierStatus     string
 	ProviderMessageID string

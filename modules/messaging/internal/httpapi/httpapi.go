@@ -46,8 +46,17 @@ type Message struct {
 	Recipients           int        `json:"recipients" doc:"Distinct phone numbers (a number on the roster twice gets one text)."`
 	Credits              int        `json:"credits" doc:"recipients × segments_per_recipient."`
 	DeliveryCounts       Counts     `json:"delivery_counts"`
+	Progress             Progress   `json:"progress" doc:"How far the hand-over to the carrier has got (an addition to v1)."`
+	EstimatedCompletion  *time.Time `json:"estimated_completion" doc:"When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired)."`
 	CreatedAt            time.Time  `json:"created_at"`
 	SentAt               *time.Time `json:"sent_at"`
+}
+
+// Progress is how many of a message's texts have been handed to the carrier.
+type Progress struct {
+	HandedOver int `json:"handed_over" doc:"Texts handed to the carrier (whatever came of them)."`
+	Skipped    int `json:"skipped" doc:"Texts never handed over: the recipient opted out after the send was accepted (their deliveries failed with error_code opted_out)."`
+	Total      int `json:"total" doc:"Texts of the send: one per recipient number."`
 }
 
 func opt(s string) *string {
@@ -63,7 +72,9 @@ func MessageFrom(m *postgres.Message) Message {
 	return Message{ID: m.ID, Kind: "message", Status: m.Status, Audience: m.Audience, GroupID: opt(m.GroupID), TemplateID: opt(m.TemplateID),
 		ScheduledID: opt(m.ScheduledID), Text: m.Text, RenderedText: m.Rendered, Encoding: m.Encoding, SegmentsPerRecipient: m.Segments,
 		Recipients: m.Recipients, Credits: m.Recipients * m.Segments, CreatedAt: m.CreatedAt, SentAt: m.SentAt,
-		DeliveryCounts: Counts{Total: c.Total, Queued: c.Queued, Sent: c.Sent, Delivered: c.Delivered, Failed: c.Failed, Unconfirmed: c.Unconfirmed}}
+		DeliveryCounts:      Counts{Total: c.Total, Queued: c.Queued, Sent: c.Sent, Delivered: c.Delivered, Failed: c.Failed, Unconfirmed: c.Unconfirmed},
+		Progress:            Progress{HandedOver: c.Total - c.Queued - c.Skipped, Skipped: c.Skipped, Total: c.Total},
+		EstimatedCompletion: m.EstimatedCompletion}
 }
 
 // RepeatOut is a scheduled send's repetition.
@@ -132,14 +143,15 @@ type SendResult struct {
 
 // Estimate is the answer of POST /messages/estimate.
 type Estimate struct {
-	Recipients           int    `json:"recipients" doc:"Distinct phone numbers that would be texted now."`
-	SegmentsPerRecipient int    `json:"segments_per_recipient" doc:"Counted on rendered_text: the team prefix and the opt-out line included."`
-	EstimatedCredits     int    `json:"estimated_credits"`
-	ApprovalRequired     bool   `json:"approval_required"`
-	Encoding             string `json:"encoding" enum:"GSM-7,UCS-2"`
-	RenderedText         string `json:"rendered_text"`
-	Prefix               string `json:"prefix" doc:"The team prefix: the team name, a colon and a space."`
-	OptOutLine           string `json:"opt_out_line" doc:"Added on a new line at the end."`
+	Recipients           int       `json:"recipients" doc:"Distinct phone numbers that would be texted now."`
+	SegmentsPerRecipient int       `json:"segments_per_recipient" doc:"Counted on rendered_text: the team prefix and the opt-out line included."`
+	EstimatedCredits     int       `json:"estimated_credits"`
+	ApprovalRequired     bool      `json:"approval_required"`
+	Encoding             string    `json:"encoding" enum:"GSM-7,UCS-2"`
+	RenderedText         string    `json:"rendered_text"`
+	Prefix               string    `json:"prefix" doc:"The team prefix: the team name, a colon and a space."`
+	OptOutLine           string    `json:"opt_out_line" doc:"Added on a new line at the end."`
+	EstimatedCompletion  time.Time `json:"estimated_completion" doc:"When the last text would be handed to the carrier if sent now, given the team's sending numbers' backlogs and pace (an addition to v1)."`
 }
 
 // Delivery is one recipient's row of a delivery report.
@@ -221,7 +233,7 @@ func Register(api huma.API, svc *service.Service) {
 		}
 		return httpapi.Data(Estimate{Recipients: len(p.Phones), SegmentsPerRecipient: p.Segments, EstimatedCredits: p.Credits,
 			ApprovalRequired: p.ApprovalRequired, Encoding: string(p.Encoding), RenderedText: p.Rendered,
-			Prefix: domain.Prefix(p.Team.Name), OptOutLine: domain.OptOutLine}), nil
+			Prefix: domain.Prefix(p.Team.Name), OptOutLine: domain.OptOutLine, EstimatedCompletion: p.Completion}), nil
 	}, http.StatusConflict, http.StatusPaymentRequired)
 
 	httpapi.Register(api, huma.Operation{

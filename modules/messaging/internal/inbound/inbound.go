@@ -44,6 +44,10 @@ import (
 	"github.com/teamtext/teamtext/platform/jobs"
 )
 
+// Queue is the River queue of inbound ingestion and replies, with slots of
+// its own: a STOP is honoured at once, however long the send backlog.
+const Queue = "inbound"
+
 // Error codes of the inbound use cases (spec §7).
 const (
 	CodeOptedOut        = "opted_out"

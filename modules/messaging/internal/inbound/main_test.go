@@ -195,6 +195,8 @@ type texts struct {
 
 func (c *texts) Name() string { return "test" }
 
+func (c *texts) Paced(context.Context) (bool, error) { return false, nil }
+
 func (c *texts) Send(_ context.Context, m carrier.Message) (carrier.Receipt, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -250,7 +252,7 @@ func setup(t *testing.T) (*inbound.Service, *testBundle) {
 	pub := published{db: d}
 	svc := inbound.New(inbound.Deps{DB: d, Repo: repo, Jobs: j, Clock: clock.Real{}, Teams: r, Members: r, Lookup: r, OptOuts: r, Stats: r,
 		Billing: b, Events: pub, Carrier: c, Log: log})
-	j.Register(worker.InboundRegistration(svc))
+	j.Register(worker.Inbound(svc, clock.Real{}, nil))
 	rel := inbound.NewReleaser(d, repo, clock.Real{}, log)
 	rel.Bind(pub)
 	return svc, &testBundle{db: d, repo: repo, roster: r, billing: b, carrier: c, releaser: rel, team: team}

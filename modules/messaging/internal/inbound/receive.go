@@ -35,7 +35,7 @@ func (Args) Kind() string { return "messaging.inbound" }
 // InsertOpts makes a retried callback that is still (or recently) queued
 // insert no second job; the table's unique provider id covers the rest.
 func (Args) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: Queue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // Enqueue hands a text a carrier received to the ingestion job. It joins the

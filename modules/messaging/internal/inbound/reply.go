@@ -2,8 +2,10 @@ package inbound
 
 import (
 	"context"
+
 	"errors"
 	"fmt"
+	"github.com/riverqueue/river"
 	"strings"
 	"unicode/utf8"
 
@@ -35,6 +37,9 @@ type ReplyArgs struct {
 
 // Kind names the job.
 func (ReplyArgs) Kind() string { return "messaging.reply" }
+
+// InsertOpts puts the job in Queue.
+func (ReplyArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: Queue} }
 
 // MaxHelpTextRunes bounds a team's HELP reply (three GSM-7 segments).
 const MaxHelpTextRunes = 459

@@ -65,6 +65,9 @@ type Message struct {
 	DecidedAt     *time.Time `bun:"decided_at"`
 	DecidedBy     string     `bun:"decided_by"`
 	SentAt        *time.Time `bun:"sent_at"`
+	// EstimatedCompletion is when the last text was planned to reach the
+	// carrier (null until the send is dispatched).
+	EstimatedCompletion *time.Time `bun:"estimated_completion"`
 	// Delivery counts, kept by the statements that move deliveries between
 	// statuses; UpdateMessage never writes them from a loaded row.
 	QueuedCount      int `bun:"queued_count"`
@@ -72,17 +75,21 @@ type Message struct {
 	DeliveredCount   int `bun:"delivered_count"`
 	FailedCount      int `bun:"failed_count"`
 	UnconfirmedCount int `bun:"unconfirmed_count"`
+	// SkippedCount counts deliveries never handed over: the recipient
+	// opted out before the text's turn (they are among FailedCount).
+	SkippedCount int `bun:"skipped_count"`
 }
 
 // countColumns are the message's delivery counts' columns.
 func countColumns() []string {
-	return []string{"queued_count", "sent_count", "delivered_count", "failed_count", "unconfirmed_count"}
+	return []string{"queued_count", "sent_count", "delivered_count", "failed_count", "unconfirmed_count", "skipped_count"}
 }
 
 // Counts are the message's delivery counts.
 func (m *Message) Counts() Counts {
 	return Counts{Total: m.QueuedCount + m.SentCount + m.DeliveredCount + m.FailedCount + m.UnconfirmedCount,
-		Queued: m.QueuedCount, Sent: m.SentCount, Delivered: m.DeliveredCount, Failed: m.FailedCount, Unconfirmed: m.UnconfirmedCount}
+		Queued: m.QueuedCount, Sent: m.SentCount, Delivered: m.DeliveredCount, Failed: m.FailedCount, Unconfirmed: m.UnconfirmedCount,
+		Skipped: m.SkippedCount}
 }
 
 // Delivery is a messaging_deliveries row.
@@ -121,9 +128,10 @@ type Scheduled struct {
 	UpdatedAt     time.Time       `bun:"updated_at"`
 }
 
-// Counts are a message's deliveries by status.
+// Counts are a message's deliveries by status; Skipped are the failed
+// ones never handed over.
 type Counts struct {
-	Total, Queued, Sent, Delivered, Failed, Unconfirmed int
+	Total, Queued, Sent, Delivered, Failed, Unconfirmed, Skipped int
 }
 
 // Repo is messaging's repository. Reads by id always take the team id.
@@ -278,10 +286,11 @@ func textArray(ss []string) string {
 
 // InsertQueued stores a message's queued deliveries (phones and roster
 // entries side by side; positions 1..n in that order, position n's id
-// ids.At(n), built by the statement) and counts them on the message, in
-// one statement with bind parameters: a fixed text, prepared once per
-// connection, and two arrays, however large the audience.
-func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at time.Time, ids id.Series, phones []string, memberIDs [][]string) error {
+// ids.At(n), built by the statement), counts them on the message and sets
+// its estimated completion, in one statement with bind parameters: a fixed
+// text, prepared once per connection, and two arrays, however large the
+// audience.
+func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string) error {
 	if len(phones) == 0 {
 		return nil
 	}
@@ -298,8 +307,8 @@ func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at ti
   SELECT $4 || lpad(to_hex(v.n), 8, '0'), $1, $2, v.n, v.phone, string_to_array(v.members, ','), 'queued', $3
   FROM unnest($5::text[], $6::text[]) WITH ORDINALITY AS v(phone, members, n)
   RETURNING 1)
-UPDATE messaging_messages SET queued_count = queued_count + (SELECT count(*) FROM ins) WHERE id = $2`,
-		teamID, messageID, at, ids.Head(), textArray(phones), textArray(members))
+UPDATE messaging_messages SET queued_count = queued_count + (SELECT count(*) FROM ins), estimated_completion = $7 WHERE id = $2`,
+		teamID, messageID, at, ids.Head(), textArray(phones), textArray(members), done)
 	if err != nil {
 		return fmt.Errorf("insert %d deliveries: %w", len(phones), err)
 	}

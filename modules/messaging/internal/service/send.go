@@ -11,6 +11,8 @@ import (
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/modules/messaging/internal/ingest"
+	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -60,6 +62,7 @@ type Plan struct {
 	ApprovalRequired bool
 	ScheduledFor     *time.Time
 	RepeatUntil      *time.Time
+	Completion       time.Time // estimates: when the last text would reach the carrier
 }
 
 // prepare runs every check of a send, in this order: body validation (400),
@@ -195,9 +198,17 @@ func dedupe(rs []rosterapi.Recipient) ([]string, map[string][]string) {
 	return phones, byPhone
 }
 
-// Estimate is POST /messages/estimate: the same checks, nothing sent.
+// Estimate is POST /messages/estimate: the same checks, nothing sent, and
+// when the last text would reach the carrier if it were sent now.
 func (s *Service) Estimate(ctx context.Context, snd Sender, in SendInput) (*Plan, error) {
-	return s.prepare(ctx, snd, in, true)
+	p, err := s.prepare(ctx, snd, in, true)
+	if err != nil {
+		return nil, err
+	}
+	if p.Completion, err = s.Outbound.Completion(ctx, p.Team, p.Phones, p.Segments); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // Outcome is what a send produced: a message or a scheduled send.
@@ -252,12 +263,11 @@ func (s *Service) createMessage(ctx context.Context, snd Sender, in SendInput, p
 	return m, s.dispatch(ctx, m, p)
 }
 
-// FanoutBatch is how many deliveries one fan-out job hands to the carrier.
-const FanoutBatch = 100
-
-// dispatch consumes the send's credits, writes one delivery per phone and
-// the fan-out jobs, and the job that marks deliveries still unconfirmed
-// after the timeout — all in the caller's transaction.
+// dispatch consumes the send's credits, plans its texts on the team's
+// sending numbers (outbound), writes one delivery per phone, and the job
+// that marks deliveries still unconfirmed after the timeout, all in the
+// caller's transaction. It returns when the last text is planned to reach
+// the carrier.
 func (s *Service) dispatch(ctx context.Context, m *postgres.Message, p *Plan) error {
 	if err := s.Billing.Consume(ctx, m.TeamID, m.ID, len(p.Phones)*m.Segments); err != nil {
 		return err
@@ -268,24 +278,22 @@ func (s *Service) dispatch(ctx context.Context, m *postgres.Message, p *Plan) er
 	for i, ph := range p.Phones {
 		members[i] = p.MemberIDs[ph]
 	}
-	if err := s.Repo.InsertQueued(ctx, m.TeamID, m.ID, now, id.NewSeries("dlv"), p.Phones, members); err != nil {
+	done, err := s.Outbound.Plan(ctx, outbound.SendPlan{Team: p.Team, MessageID: m.ID, Phones: p.Phones, Segments: m.Segments})
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		m.EstimatedCompletion = &done
+	}
+	if err := s.Repo.InsertQueued(ctx, m.TeamID, m.ID, now, done, id.NewSeries("dlv"), p.Phones, members); err != nil {
 		return err
 	}
 	if err := s.Repo.CountBroadcast(ctx, m, n, now); err != nil { // analytics: per-day counters (inbound package)
 		return err
 	}
-	var params []river.InsertManyParams
-	for i := 0; i < n; i += FanoutBatch {
-		params = append(params, river.InsertManyParams{Args: FanoutArgs{MessageID: m.ID, From: i + 1, To: min(i+FanoutBatch, n)}})
-	}
-	params = append(params, river.InsertManyParams{Args: UnconfirmArgs{MessageID: m.ID},
-		InsertOpts: &river.InsertOpts{ScheduledAt: now.Add(UnconfirmedAfter)}})
-	return s.Jobs.InsertMany(ctx, params)
+	_, err = s.Jobs.Insert(ctx, ingest.UnconfirmArgs{MessageID: m.ID}, &river.InsertOpts{ScheduledAt: now.Add(ingest.UnconfirmedAfter)})
+	return err
 }
-
-// UnconfirmedAfter is how long a delivery may wait for the carrier's final
-// word before it becomes delivery_unconfirmed (the spec allows up to 72 h).
-const UnconfirmedAfter = 72 * time.Hour
 
 func (s *Service) schedule(ctx context.Context, snd Sender, in SendInput, p *Plan) (*postgres.Scheduled, error) {
 	n, err := s.Repo.CountPendingScheduled(ctx, snd.TeamID)

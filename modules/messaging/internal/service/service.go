@@ -3,11 +3,13 @@
 package service
 
 import (
+	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
-	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
+	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
@@ -29,8 +31,14 @@ type Deps struct {
 	Lookup   rosterapi.Lookup
 	Billing  billingapi.Accounts
 	Events   events.Publisher
-	Carrier  carrier.Carrier
+	Outbound Planner
 	Log      *slog.Logger
+}
+
+// Planner plans accepted sends on the team's sending numbers (package outbound).
+type Planner interface {
+	Plan(ctx context.Context, p outbound.SendPlan) (time.Time, error)
+	Completion(ctx context.Context, team rosterapi.Team, phones []string, segments int) (time.Time, error)
 }
 
 // Service is messaging's application layer.

@@ -3,12 +3,18 @@ package worker
 
 import (
 	"context"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
+	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/modules/messaging/internal/ingest"
+	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
+	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/jobs"
 )
 
@@ -17,24 +23,73 @@ func use[T river.JobArgs](f func(context.Context, T) error) river.Worker[T] {
 	return river.WorkFunc(func(ctx context.Context, j *river.Job[T]) error { return f(ctx, j.Args) })
 }
 
-// Registration registers the outbound workers: fan-out to the carrier,
-// status ingestion, the unconfirmed timeout, approval expiry and scheduled sends.
-func Registration(svc *service.Service) jobs.Registration {
+// loop adapts a perpetual job (a pump): it works, then snoozes until the
+// instant the use case names, so it never sleeps in a worker slot.
+func loop[T river.JobArgs](clk clock.Clock, f func(context.Context) (time.Time, error)) river.Worker[T] {
+	return river.WorkFunc(func(ctx context.Context, _ *river.Job[T]) error {
+		next, err := f(ctx)
+		if err != nil {
+			return err
+		}
+		return river.JobSnooze(max(next.Sub(clk.Now()), 0))
+	})
+}
+
+// Outbound registers the sending side: sends' fan-out and the pumps that
+// hand paced slots over, status ingestion, the unconfirmed timeout,
+// approval expiry and scheduled sends.
+func Outbound(svc *service.Service, ob *outbound.Service, in *ingest.Service, clk clock.Clock) jobs.Registration {
 	return func(w *river.Workers) {
-		river.AddWorker(w, use[service.FanoutArgs](svc.Fanout))
-		river.AddWorker(w, use[carrier.StatusArgs](svc.Ingest))
-		river.AddWorker(w, use[carrier.StatusBatchArgs](svc.IngestBatch))
-		river.AddWorker(w, use[service.UnconfirmArgs](svc.Unconfirm))
+		river.AddWorker(w, use[outbound.FanoutArgs](ob.Fanout))
+		river.AddWorker(w, loop[outbound.PumpArgs](clk, ob.Pump))
+		river.AddWorker(w, use[outbound.KickArgs](func(ctx context.Context, _ outbound.KickArgs) error {
+			_, err := ob.Pass(ctx)
+			return err
+		}))
+		river.AddWorker(w, use[EnsureArgs](func(ctx context.Context, _ EnsureArgs) error { return ob.EnsurePumps(ctx) }))
+		river.AddWorker(w, use[carrier.StatusArgs](in.Ingest))
+		river.AddWorker(w, use[carrier.StatusBatchArgs](in.IngestBatch))
+		river.AddWorker(w, use[ingest.UnconfirmArgs](in.Unconfirm))
 		river.AddWorker(w, use[service.ExpireArgs](svc.Expire))
 		river.AddWorker(w, use[service.ScheduledArgs](svc.RunScheduled))
 	}
 }
 
-// InboundRegistration registers the inbound workers: ingestion of texts to
-// team numbers, and replies to one person (HELP and staff replies).
-func InboundRegistration(svc *inbound.Service) jobs.Registration {
+// EnsureArgs is the leader's periodic check that every pump exists.
+type EnsureArgs struct{}
+
+// Kind names the job.
+func (EnsureArgs) Kind() string { return "messaging.ensure_pumps" }
+
+// EnsureSchedule runs EnsureArgs every minute, and at start.
+func EnsureSchedule() *river.PeriodicJob {
+	return river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
+		func() (river.JobArgs, *river.InsertOpts) { return EnsureArgs{}, nil },
+		&river.PeriodicJobOpts{RunOnStart: true})
+}
+
+// Simulator registers the simulated carrier's report pump.
+func Simulator(sim *simulator.Simulator, clk clock.Clock) jobs.Registration {
 	return func(w *river.Workers) {
-		river.AddWorker(w, use[inbound.Args](svc.Receive))
+		river.AddWorker(w, loop[simulator.ReportsArgs](clk, sim.PostDue))
+	}
+}
+
+// Inbound registers the inbound workers: ingestion of texts to team
+// numbers (observing how long after the carrier's callback each is
+// ingested, unless lag is nil), and replies to one person (HELP and staff
+// replies).
+func Inbound(svc *inbound.Service, clk clock.Clock, lag prometheus.Observer) jobs.Registration {
+	return func(w *river.Workers) {
+		river.AddWorker(w, use[inbound.Args](func(ctx context.Context, a inbound.Args) error {
+			if err := svc.Receive(ctx, a); err != nil {
+				return err
+			}
+			if lag != nil {
+				lag.Observe(max(clk.Now().Sub(a.ReceivedAt), 0).Seconds())
+			}
+			return nil
+		}))
 		river.AddWorker(w, use[inbound.ReplyArgs](svc.SendReply))
 	}
 }

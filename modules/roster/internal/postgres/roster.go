@@ -329,6 +329,26 @@ func (r *Repo) OptOut(ctx context.Context, teamID, phone string) (*OptOut, error
 	return o, nil
 }
 
+// OptedOutAmong returns the (team, phone) pairs among teams[i], phones[i]
+// that are opted out, in one statement with bind parameters.
+func (r *Repo) OptedOutAmong(ctx context.Context, teams, phones []string) ([][2]string, error) {
+	rows, err := r.db.SQL(ctx).QueryContext(ctx, `SELECT o.team_id, o.phone FROM roster_opt_outs o
+JOIN unnest($1::text[], $2::text[]) AS v(team_id, phone) ON o.team_id = v.team_id AND o.phone = v.phone`, teams, phones)
+	if err != nil {
+		return nil, fmt.Errorf("opted out among %d numbers: %w", len(phones), err)
+	}
+	defer rows.Close()
+	var out [][2]string
+	for rows.Next() {
+		var p [2]string
+		if err := rows.Scan(&p[0], &p[1]); err != nil {
+			return nil, fmt.Errorf("opted out among: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
 // OptedOutPhones returns which of phones are opted out.
 func (r *Repo) OptedOutPhones(ctx context.Context, teamID string, phones []string) (map[string]bool, error) {
 	out := map[string]bool{}

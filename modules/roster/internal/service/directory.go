@@ -114,6 +114,26 @@ func (d *Directory) CustomFieldKeys(ctx context.Context, teamID string) (map[str
 	return out, nil
 }
 
+// OptedOutAmong implements rosterapi.OptOuts.
+func (d *Directory) OptedOutAmong(ctx context.Context, pairs []rosterapi.TeamPhone) ([]rosterapi.TeamPhone, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	teams, phones := make([]string, len(pairs)), make([]string, len(pairs))
+	for i, p := range pairs {
+		teams[i], phones[i] = p.TeamID, p.Phone
+	}
+	got, err := d.repo.OptedOutAmong(ctx, teams, phones)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rosterapi.TeamPhone, len(got))
+	for i, g := range got {
+		out[i] = rosterapi.TeamPhone{TeamID: g[0], Phone: g[1]}
+	}
+	return out, nil
+}
+
 // IsOptedOut implements rosterapi.OptOuts.
 func (d *Directory) IsOptedOut(ctx context.Context, teamID, phone string) (bool, error) {
 	_, err := d.repo.OptOut(ctx, teamID, phone)

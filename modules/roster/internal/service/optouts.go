@@ -6,6 +6,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
 )
@@ -303,6 +304,11 @@ func (s *Service) OptOutBySMS(ctx context.Context, teamID, phone string) error {
 // OptInBySMS implements rosterapi.OptOuts: an inbound START.
 func (s *Service) OptInBySMS(ctx context.Context, teamID, phone string) (bool, error) {
 	return s.OptIn(ctx, teamID, phone)
+}
+
+// OptedOutAmong implements rosterapi.OptOuts.
+func (s *Service) OptedOutAmong(ctx context.Context, pairs []rosterapi.TeamPhone) ([]rosterapi.TeamPhone, error) {
+	return NewDirectory(s.repo).OptedOutAmong(ctx, pairs)
 }
 
 // IsOptedOut implements rosterapi.OptOuts.

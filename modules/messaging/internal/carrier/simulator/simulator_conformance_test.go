@@ -38,12 +38,12 @@ func newHarness(t *testing.T) carriertest.Harness {
 	log := slog.New(slog.DiscardHandler)
 	j, err := jobs.New(d, clock.Real{}, []jobs.Registration{carriertest.StatusWorkers}, metrics.New(), log, jobs.Options{})
 	require.NoError(t, err)
-	sim := simulator.New(d, j, clock.Real{})
+	sim := simulator.New(d, j, clock.Real{}, simulator.ProfileInstant, func(context.Context, string) (float64, error) { return 1, nil })
 
 	// The simulator's outcomes are one setting (a default, a per-number map,
 	// one error code); the harness keeps the map it has built so far.
 	var mu sync.Mutex
-	outcomes := simulator.Outcomes{Default: simulator.Delivered, Numbers: map[string]string{}, ErrorCode: "30003"}
+	outcomes := simulator.Outcomes{Default: simulator.Delivered, Numbers: map[string]string{}}
 	return carriertest.Harness{
 		Carrier: sim,
 		SetOutcome: func(t *testing.T, number, outcome, errorCode string) {

@@ -1,18 +1,15 @@
 package twilio
 
 import (
-	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
 
-	"github.com/riverqueue/river"
 	twclient "github.com/twilio/twilio-go/client"
 
+	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/platform/clock"
-	"github.com/teamtext/teamtext/platform/db"
-	"github.com/teamtext/teamtext/platform/jobs"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
@@ -21,12 +18,11 @@ const maxCallbackBytes = 64 << 10
 
 // CallbackHandler receives Twilio's status callbacks (POST, form-encoded,
 // at StatusPath?d=<delivery id>). It refuses a missing or wrong
-// X-Twilio-Signature with 403, and otherwise enqueues the normalised
-// status for the ingestion job and answers 204 at once. Unknown delivery
-// ids are the ingestion job's business (it logs and ignores them).
+// X-Twilio-Signature with 403, and otherwise hands the normalised status to
+// messaging's sink (which enqueues its ingestion) and answers 204 at once.
+// Unknown delivery ids are ingestion's business (it logs and ignores them).
 type CallbackHandler struct {
-	db        *db.DB
-	jobs      *jobs.Jobs
+	sink      carrier.Sink
 	validator twclient.RequestValidator
 	baseURL   string
 	clock     clock.Clock
@@ -36,8 +32,8 @@ type CallbackHandler struct {
 // NewCallbackHandler returns the handler. authToken is TWILIO_AUTH_TOKEN,
 // which Twilio signs callbacks with; publicBaseURL is PUBLIC_BASE_URL, the
 // start of the URL Twilio called (the signature covers the full URL).
-func NewCallbackHandler(d *db.DB, j *jobs.Jobs, authToken, publicBaseURL string, clk clock.Clock, log *slog.Logger) *CallbackHandler {
-	return &CallbackHandler{db: d, jobs: j, validator: twclient.NewRequestValidator(authToken),
+func NewCallbackHandler(sink carrier.Sink, authToken, publicBaseURL string, clk clock.Clock, log *slog.Logger) *CallbackHandler {
+	return &CallbackHandler{sink: sink, validator: twclient.NewRequestValidator(authToken),
 		baseURL: strings.TrimRight(publicBaseURL, "/"), clock: clk, log: log}
 }
 
@@ -74,11 +70,7 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	err := h.db.Tx(r.Context(), func(ctx context.Context) error {
-		_, err := h.jobs.Insert(ctx, args, &river.InsertOpts{})
-		return err
-	})
-	if err != nil {
+	if err := h.sink.Report(r.Context(), args); err != nil {
 		h.log.Error("twilio callback not recorded", "delivery_id", cb.DeliveryID, "message_sid", cb.MessageSid,
 			"to", phone.Mask(r.PostForm.Get("To")), "err", err)
 		writeError(w, http.StatusInternalServerError, "server_error", "the status could not be recorded; retry later")

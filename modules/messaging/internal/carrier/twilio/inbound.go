@@ -3,14 +3,9 @@ package twilio
 import (
 	"log/slog"
 	"net/http"
-	"strings"
 
-	twclient "github.com/twilio/twilio-go/client"
-
-	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/platform/clock"
-	"github.com/teamtext/teamtext/platform/db"
-	"github.com/teamtext/teamtext/platform/jobs"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
@@ -19,18 +14,18 @@ import (
 const InboundPath = "/carrier/twilio/inbound"
 
 // InboundHandler receives Twilio's incoming-message webhook. It refuses a
-// missing or wrong X-Twilio-Signature with 403; otherwise it enqueues the
-// text for the inbound ingestion job and answers at once with an empty
-// TwiML response (teamtext replies, e.g. to HELP, through the API, never
-// inline, and sends nothing for STOP: Twilio's own opt-out handling does).
+// missing or wrong X-Twilio-Signature with 403; otherwise it hands the text
+// to messaging's sink (which enqueues its ingestion) and answers at once
+// with an empty TwiML response (teamtext replies, e.g. to HELP, through the
+// API, never inline, and sends nothing for STOP: Twilio's own opt-out
+// handling does).
 type InboundHandler struct {
 	CallbackHandler
 }
 
 // NewInboundHandler returns the handler; the arguments are NewCallbackHandler's.
-func NewInboundHandler(d *db.DB, j *jobs.Jobs, authToken, publicBaseURL string, clk clock.Clock, log *slog.Logger) *InboundHandler {
-	return &InboundHandler{CallbackHandler{db: d, jobs: j, validator: twclient.NewRequestValidator(authToken),
-		baseURL: strings.TrimRight(publicBaseURL, "/"), clock: clk, log: log}}
+func NewInboundHandler(sink carrier.Sink, authToken, publicBaseURL string, clk clock.Clock, log *slog.Logger) *InboundHandler {
+	return &InboundHandler{*NewCallbackHandler(sink, authToken, publicBaseURL, clk, log)}
 }
 
 // ServeHTTP handles one incoming text.
@@ -60,7 +55,7 @@ func (h *InboundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeTwiML(w)
 		return
 	}
-	err := inbound.Enqueue(r.Context(), h.db, h.jobs, inbound.Args{From: from.String(), To: to.String(),
+	err := h.sink.Receive(r.Context(), carrier.InboundText{From: from.String(), To: to.String(),
 		Body: r.PostForm.Get("Body"), ProviderMessageID: sid, ReceivedAt: h.clock.Now().UTC()})
 	if err != nil {
 		h.log.Error("twilio inbound: enqueue", "err", err, "message_sid", sid)

@@ -3,6 +3,7 @@ package twilio_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carriertest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio/twiliotest"
@@ -33,46 +35,32 @@ const (
 	authToken  = "fedcba9876543210fedcba9876543210"
 )
 
-// fakeClock is moved only by Sleep, so pacing and backoff take simulated
-// time and the tests never wait.
-type fakeClock struct {
-	mu     sync.Mutex
-	t      time.Time
-	sleeps []time.Duration
-	// onSleep, if set, runs before a sleep (tests cancel contexts in it).
-	onSleep func()
-}
+// fakeClock stands still: callback times are whatever it says.
+type fakeClock struct{ t time.Time }
 
 func newFakeClock() *fakeClock {
 	return &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 }
 
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
+func (c *fakeClock) Now() time.Time       { return c.t }
 func (c *fakeClock) NowOrNil() *time.Time { t := c.Now(); return &t }
 
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	if c.onSleep != nil {
-		c.onSleep()
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.sleeps = append(c.sleeps, d)
-	c.t = c.t.Add(d)
-	return nil
+// jobSink is messaging's carrier sink as far as these tests need it: a
+// status report becomes its ingestion job (which the tests then read).
+type jobSink struct {
+	db   *db.DB
+	jobs *jobs.Jobs
 }
 
-func (c *fakeClock) Sleeps() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.sleeps...)
+func (s jobSink) Report(ctx context.Context, a carrier.StatusArgs) error {
+	return s.db.Tx(ctx, func(ctx context.Context) error {
+		_, err := s.jobs.Insert(ctx, a, nil)
+		return err
+	})
+}
+
+func (s jobSink) Receive(context.Context, carrier.InboundText) error {
+	return errors.New("not used by these tests")
 }
 
 // syncBuffer collects log output safely across goroutines.
@@ -94,28 +82,25 @@ func (s *syncBuffer) String() string {
 }
 
 type testBundle struct {
-	fake  *twiliotest.Server
-	clock *fakeClock
-	logs  *syncBuffer
-	cfg   twilio.Config
+	fake *twiliotest.Server
+	logs *syncBuffer
+	cfg  twilio.Config
 }
 
-// setup returns an adapter talking to a fake Twilio, on a fake clock.
+// setup returns an adapter talking to a fake Twilio.
 // Status callbacks go to publicBaseURL, which nothing serves here.
 func setup(t *testing.T, tune ...func(*twilio.Config)) (*twilio.Carrier, *testBundle) {
 	t.Helper()
-	clk := newFakeClock()
 	fake := twiliotest.NewServer(t, accountSID, authToken)
-	fake.Now = clk.Now
 	logs := &syncBuffer{}
 	cfg := twilio.Config{AccountSID: accountSID, AuthToken: authToken, APIURL: fake.URL,
-		PublicBaseURL: "https://teamtext.example.com", Rate: 1, Clock: clk, Sleep: clk.Sleep}
+		PublicBaseURL: "https://teamtext.example.com"}
 	for _, f := range tune {
 		f(&cfg)
 	}
 	c, err := twilio.New(cfg, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	require.NoError(t, err)
-	return c, &testBundle{fake: fake, clock: clk, logs: logs, cfg: cfg}
+	return c, &testBundle{fake: fake, logs: logs, cfg: cfg}
 }
 
 type callbackBundle struct {
@@ -136,7 +121,7 @@ func setupCallback(t *testing.T) *callbackBundle {
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
 	clk := newFakeClock()
-	h := twilio.NewCallbackHandler(d, j, authToken, base, clk, log)
+	h := twilio.NewCallbackHandler(jobSink{db: d, jobs: j}, authToken, base, clk, log)
 	mux := http.NewServeMux()
 	mux.Handle(twilio.StatusPath, h)
 	srv.Config.Handler = mux

@@ -1,7 +1,9 @@
 // Package twilio is the Twilio adapter of messaging's carrier port. It sends
 // texts through Twilio's Messages API (twilio-go) with a status callback,
-// paces them per sending number, and turns Twilio's signed status callbacks
-// into the normalised carrier.StatusArgs that the ingestion job consumes.
+// and turns Twilio's signed callbacks (status reports, incoming texts) into
+// the port's normalised forms, handed to messaging through carrier.Sink.
+// Pacing is not the adapter's: messaging plans each number's texts at its
+// throughput and hands them over when due (Paced is true).
 package twilio
 
 import (
@@ -19,7 +21,6 @@ import (
 	openapi "github.com/twilio/twilio-go/rest/api/v2010"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
-	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
@@ -31,18 +32,14 @@ const StatusPath = "/carrier/twilio/status"
 // DefaultAPIURL is Twilio's REST API; Config.APIURL overrides it (tests).
 const DefaultAPIURL = "https://api.twilio.com"
 
-// Defaults for the optional Config fields.
-const (
-	DefaultRate          = 1.0 // segments per second per sending number
-	DefaultTimeout       = 10 * time.Second
-	DefaultRetryAttempts = 5
-	DefaultRetryBase     = time.Second
-	DefaultRetryMax      = 16 * time.Second
-)
+// DefaultTimeout bounds one request to Twilio unless Config.Timeout is set.
+const DefaultTimeout = 10 * time.Second
 
-// ErrRateLimited is wrapped by the transient error Send returns when Twilio
-// still answers 429 / 20429 after the in-process retries: River retries the
-// job later.
+// ErrRateLimited is wrapped by the *carrier.BusyError Send returns when
+// Twilio answers 429 / 20429: nothing was sent, and messaging holds the
+// sending number back for Twilio's Retry-After (or its own backoff) before
+// trying again. This is a safety net: numbers are paced by plan, and a 429
+// means a number's throughput is set higher than Twilio allows it.
 var ErrRateLimited = errors.New("twilio: rate limited")
 
 // Config configures the adapter. AccountSID, AuthToken and PublicBaseURL
@@ -56,27 +53,11 @@ type Config struct {
 	// PublicBaseURL is how Twilio reaches this service (PUBLIC_BASE_URL);
 	// status callbacks go to PublicBaseURL + StatusPath.
 	PublicBaseURL string
-	// Rate is the pace per sending number in SMS segments per second
-	// (TWILIO_RATE); <= 0 means DefaultRate. It is enforced per process.
-	Rate float64
 	// Timeout bounds one HTTP request to Twilio; 0 means DefaultTimeout.
 	Timeout time.Duration
-	// RetryAttempts, RetryBase and RetryMax shape the exponential backoff on
-	// 429 / 20429: at most RetryAttempts requests, waiting RetryBase,
-	// 2×RetryBase, … (or Twilio's Retry-After when longer); a wait longer
-	// than RetryMax is left to River's retry instead.
-	RetryAttempts int
-	RetryBase     time.Duration
-	RetryMax      time.Duration
 	// Transport carries the HTTP requests; nil means a clone of
 	// http.DefaultTransport.
 	Transport http.RoundTripper
-	// Clock and Sleep drive pacing and backoff. Pacing is about Twilio's
-	// wall-clock rate, so production leaves both nil (the real clock and a
-	// timer), even when the service runs on the test clock; tests inject a
-	// fake clock whose Sleep advances it.
-	Clock clock.Clock
-	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Carrier implements carrier.Carrier with Twilio's Messages API.
@@ -84,11 +65,11 @@ type Config struct {
 // Crash window. Twilio has no idempotency key, so the adapter cannot make a
 // repeated Send for the same delivery harmless. If the process dies (or the
 // HTTP response is lost: timeout, reset, 5xx from a proxy) after Twilio
-// accepted a text and before Fanout's MarkSent commits, the delivery is
-// still queued, River retries the fan-out job, and Twilio sends a second
-// text. The adapter therefore errs on the side of a possible duplicate.
-// The window is the time between Twilio's acceptance and the commit — a
-// few milliseconds per text, plus requests whose answer never arrives.
+// accepted a text and before the hand-over's transaction commits, the
+// delivery is still queued, the hand-over runs again, and Twilio sends a
+// second text. The adapter therefore errs on the side of a possible
+// duplicate. The window is one hand-over: a slot's texts (one second of
+// the number's throughput), plus requests whose answer never arrives.
 //
 // The alternative, at most once, would commit the delivery as "sending" in
 // its own transaction before calling Twilio and never call again for it: a
@@ -101,10 +82,6 @@ type Config struct {
 // reconciliation could narrow the window further: on a retried attempt,
 // list the sending number's recent messages to the same recipient with the
 // same body and adopt that message instead of sending again.
-//
-// Pacing is per process: with N nodes the effective rate per number is up
-// to N × Config.Rate. Set TWILIO_RATE to the number's Twilio throughput
-// divided by the number of nodes that run workers.
 type Carrier struct {
 	creds     *twclient.Credentials
 	accountID string
@@ -112,11 +89,6 @@ type Carrier struct {
 	callback  string   // PublicBaseURL + StatusPath
 	timeout   time.Duration
 	transport http.RoundTripper
-	attempts  int
-	retryBase time.Duration
-	retryMax  time.Duration
-	pacer     *pacer
-	sleep     func(ctx context.Context, d time.Duration) error
 	log       *slog.Logger
 }
 
@@ -138,13 +110,12 @@ func New(cfg Config, log *slog.Logger) (*Carrier, error) {
 		creds:     twclient.NewCredentials(cfg.AccountSID, cfg.AuthToken),
 		accountID: cfg.AccountSID,
 		callback:  strings.TrimRight(cfg.PublicBaseURL, "/") + StatusPath,
-		timeout:   orDefault(cfg.Timeout, DefaultTimeout),
+		timeout:   cfg.Timeout,
 		transport: cfg.Transport,
-		attempts:  cfg.RetryAttempts,
-		retryBase: orDefault(cfg.RetryBase, DefaultRetryBase),
-		retryMax:  orDefault(cfg.RetryMax, DefaultRetryMax),
-		sleep:     cfg.Sleep,
 		log:       log,
+	}
+	if c.timeout <= 0 {
+		c.timeout = DefaultTimeout
 	}
 	if cfg.APIURL != "" && strings.TrimRight(cfg.APIURL, "/") != DefaultAPIURL {
 		u, err := url.Parse(strings.TrimRight(cfg.APIURL, "/"))
@@ -156,89 +127,64 @@ func New(cfg Config, log *slog.Logger) (*Carrier, error) {
 	if c.transport == nil {
 		c.transport = http.DefaultTransport.(*http.Transport).Clone()
 	}
-	if c.attempts <= 0 {
-		c.attempts = DefaultRetryAttempts
-	}
-	if c.sleep == nil {
-		c.sleep = sleep
-	}
-	clk := cfg.Clock
-	if clk == nil {
-		clk = clock.Real{}
-	}
-	r := cfg.Rate
-	if r <= 0 {
-		r = DefaultRate
-	}
-	c.pacer = newPacer(r, clk, c.sleep)
 	return c, nil
 }
 
 // Name is "twilio".
 func (c *Carrier) Name() string { return "twilio" }
 
-// Send paces the text on its sending number, then creates it at Twilio with
-// a status callback naming the delivery. Rate limiting (HTTP 429 or error
-// 20429) is retried with exponential backoff; refusals that retrying cannot
-// fix come back as *carrier.PermanentError with Twilio's code; anything
-// else is a transient error for River to retry (see the crash window on
-// Carrier: a retry after a lost answer may text the recipient twice).
+// Paced is true: Twilio sends each number at its throughput and queues the
+// excess, so messaging plans texts at that pace.
+func (c *Carrier) Paced(context.Context) (bool, error) { return true, nil }
+
+// Send creates the text at Twilio with a status callback naming the
+// delivery, in one request. Rate limiting (HTTP 429 or error 20429) comes
+// back as a *carrier.BusyError carrying Twilio's Retry-After; refusals that
+// retrying cannot fix as *carrier.PermanentError with Twilio's code;
+// anything else is a transient error, tried again later (see the crash
+// window on Carrier: a retry after a lost answer may text the recipient
+// twice). Send never waits: pacing and backing off are messaging's plan.
 func (c *Carrier) Send(ctx context.Context, m carrier.Message) (carrier.Receipt, error) {
-	segments := max(m.Segments, 1)
-	if err := c.pacer.wait(ctx, m.From, segments); err != nil {
-		return carrier.Receipt{}, fmt.Errorf("twilio send %s: %w", m.DeliveryID, err)
-	}
 	params := &openapi.CreateMessageParams{}
 	params.SetTo(m.To).SetFrom(m.From).SetBody(m.Body).
 		SetStatusCallback(c.callback + "?d=" + url.QueryEscape(m.DeliveryID))
-	for attempt := 1; ; attempt++ {
-		msg, status, retryAfter, err := c.create(ctx, params)
-		if err == nil {
-			return c.receipt(m, segments, msg)
+	msg, status, retryAfter, err := c.create(ctx, params)
+	if err == nil {
+		return c.receipt(m, msg)
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return carrier.Receipt{}, fmt.Errorf("twilio send %s: %w", m.DeliveryID, ctxErr)
+	}
+	apiErr := apiError(err, status)
+	switch {
+	case apiErr == nil:
+		return carrier.Receipt{}, fmt.Errorf("twilio send %s: %w", m.DeliveryID, err)
+	case apiErr.rateLimited():
+		wait := time.Duration(0)
+		if s, err := strconv.Atoi(strings.TrimSpace(retryAfter)); err == nil && s > 0 {
+			wait = time.Duration(s) * time.Second
 		}
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return carrier.Receipt{}, fmt.Errorf("twilio send %s: %w", m.DeliveryID, ctxErr)
+		return carrier.Receipt{}, &carrier.BusyError{RetryAfter: wait,
+			Err: fmt.Errorf("twilio send %s from %s: %w: %w", m.DeliveryID, phone.Mask(m.From), ErrRateLimited, apiErr)}
+	case permanent(apiErr.Code):
+		code := strconv.Itoa(apiErr.Code)
+		msg := ErrorMessage(code)
+		if msg == "" {
+			msg = apiErr.Message
 		}
-		apiErr := apiError(err, status)
-		switch {
-		case apiErr == nil:
-			return carrier.Receipt{}, fmt.Errorf("twilio send %s: %w", m.DeliveryID, err)
-		case apiErr.rateLimited():
-			wait := c.backoff(attempt, retryAfter)
-			if attempt >= c.attempts || wait > c.retryMax {
-				return carrier.Receipt{}, fmt.Errorf("twilio send %s after %d attempts: %w: %w", m.DeliveryID, attempt, ErrRateLimited, apiErr)
-			}
-			c.log.Warn("twilio rate limited; backing off", "delivery_id", m.DeliveryID, "from", phone.Mask(m.From),
-				"attempt", attempt, "wait", wait.String(), "code", apiErr.Code)
-			if err := c.sleep(ctx, wait); err != nil {
-				return carrier.Receipt{}, fmt.Errorf("twilio send %s: backing off: %w", m.DeliveryID, err)
-			}
-		case permanent(apiErr.Code):
-			code := strconv.Itoa(apiErr.Code)
-			msg := ErrorMessage(code)
-			if msg == "" {
-				msg = apiErr.Message
-			}
-			c.log.Info("twilio refused text", "delivery_id", m.DeliveryID, "to", phone.Mask(m.To), "code", code)
-			return carrier.Receipt{}, &carrier.PermanentError{Code: code, Message: msg}
-		default:
-			return carrier.Receipt{}, fmt.Errorf("twilio send %s: %w", m.DeliveryID, apiErr)
-		}
+		c.log.Info("twilio refused text", "delivery_id", m.DeliveryID, "to", phone.Mask(m.To), "code", code)
+		return carrier.Receipt{}, &carrier.PermanentError{Code: code, Message: msg}
+	default:
+		return carrier.Receipt{}, fmt.Errorf("twilio send %s: %w", m.DeliveryID, apiErr)
 	}
 }
 
-// receipt reads Twilio's answer. If Twilio counted more segments than we
-// did, the extra segments are charged to the number's pace.
-func (c *Carrier) receipt(m carrier.Message, segments int, msg *openapi.ApiV2010Message) (carrier.Receipt, error) {
+// receipt reads Twilio's answer.
+func (c *Carrier) receipt(m carrier.Message, msg *openapi.ApiV2010Message) (carrier.Receipt, error) {
 	if msg == nil || msg.Sid == nil || *msg.Sid == "" {
 		// Twilio accepted the request but its answer is unreadable: the text
 		// may be out, and returning an error errs on the side of a duplicate.
 		return carrier.Receipt{}, fmt.Errorf("twilio send %s: accepted without a message sid", m.DeliveryID)
-	}
-	if msg.NumSegments != nil {
-		if n, err := strconv.Atoi(*msg.NumSegments); err == nil && n > segments {
-			c.pacer.charge(m.From, n-segments)
-		}
 	}
 	st := "queued"
 	if msg.Status != nil && *msg.Status != "" {
@@ -261,15 +207,6 @@ func (c *Carrier) create(ctx context.Context, params *openapi.CreateMessageParam
 	tc.SetAccountSid(c.accountID)
 	msg, err := openapi.NewApiServiceWithClient(tc).CreateMessage(params)
 	return msg, rt.status, rt.retryAfter, err
-}
-
-// backoff is RetryBase × 2^(attempt-1), or Twilio's Retry-After if longer.
-func (c *Carrier) backoff(attempt int, retryAfter string) time.Duration {
-	d := c.retryBase << min(attempt-1, 20)
-	if s, err := strconv.Atoi(strings.TrimSpace(retryAfter)); err == nil && s > 0 {
-		d = max(d, time.Duration(s)*time.Second)
-	}
-	return d
 }
 
 // roundTripper is one request's transport; see Carrier.create.
@@ -391,26 +328,4 @@ func alphanumeric(s string) bool {
 		}
 	}
 	return true
-}
-
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

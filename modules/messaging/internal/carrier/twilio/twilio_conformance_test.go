@@ -27,11 +27,9 @@ func newConformanceHarness(t *testing.T) carriertest.Harness {
 	t.Helper()
 	ctx := context.Background()
 	cb := setupCallback(t)
-	clk := newFakeClock()
 	fake := twiliotest.NewServer(t, accountSID, authToken)
-	fake.Now = clk.Now
 	c, err := twilio.New(twilio.Config{AccountSID: accountSID, AuthToken: authToken, APIURL: fake.URL,
-		PublicBaseURL: cb.url, Clock: clk, Sleep: clk.Sleep}, slog.New(slog.DiscardHandler))
+		PublicBaseURL: cb.url}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	return carriertest.Harness{
 		Carrier: c,

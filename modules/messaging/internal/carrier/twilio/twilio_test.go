@@ -31,6 +31,9 @@ func TestSendCreatesMessageWithStatusCallback(t *testing.T) {
 	t.Parallel()
 	c, b := setup(t)
 	require.Equal(t, "twilio", c.Name())
+	paced, perr := c.Paced(context.Background())
+	require.NoError(t, perr)
+	require.True(t, paced, "Twilio sends at each number's throughput")
 
 	rc, err := c.Send(context.Background(), text("dlv 1/ä"))
 	require.NoError(t, err)
@@ -45,74 +48,37 @@ func TestSendCreatesMessageWithStatusCallback(t *testing.T) {
 	require.Equal(t, "https://teamtext.example.com/carrier/twilio/status?d=dlv+1%2F%C3%A4", ms[0].StatusCallback)
 }
 
-func TestSendRetriesRateLimitWithBackoff(t *testing.T) {
+// A 429 is not waited out in the worker: Send returns at once with a
+// BusyError carrying Twilio's Retry-After, and messaging holds the number
+// back. Nothing was sent.
+func TestSendRateLimitIsBusy(t *testing.T) {
 	t.Parallel()
-	c, b := setup(t)
-	b.fake.FailNext(
-		twiliotest.Fault{Status: http.StatusTooManyRequests, Code: 20429, Message: "Too Many Requests"},
-		twiliotest.Fault{Status: http.StatusTooManyRequests, RawBody: "slow down"},                 // no JSON: status alone
-		twiliotest.Fault{Status: http.StatusBadRequest, Code: 20429, Message: "Too Many Requests"}, // the code alone
-	)
-
-	rc, err := c.Send(context.Background(), text("dlv_1"))
-	require.NoError(t, err)
-	require.NotEmpty(t, rc.ProviderMessageID)
-	require.Equal(t, 4, b.fake.Creates())
-	require.Len(t, b.fake.Messages(), 1)
-	require.Equal(t, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, b.clock.Sleeps())
-	require.NotContains(t, b.logs.String(), member[2:], "logs mask phone numbers")
-	require.NotContains(t, b.logs.String(), teamNumber[2:])
-}
-
-func TestSendHonoursRetryAfter(t *testing.T) {
-	t.Parallel()
-	c, b := setup(t)
-	b.fake.FailNext(twiliotest.Fault{Status: http.StatusTooManyRequests, Code: 20429, RetryAfter: "5"})
-
-	_, err := c.Send(context.Background(), text("dlv_1"))
-	require.NoError(t, err)
-	require.Equal(t, []time.Duration{5 * time.Second}, b.clock.Sleeps())
-}
-
-func TestSendRateLimitGivesUp(t *testing.T) {
-	t.Parallel()
-	limited := twiliotest.Fault{Status: http.StatusTooManyRequests, Code: 20429, Message: "Too Many Requests"}
-
-	t.Run("AfterAttempts", func(t *testing.T) {
-		t.Parallel()
-		c, b := setup(t)
-		b.fake.FailNext(limited, limited, limited, limited, limited, limited)
-		_, err := c.Send(context.Background(), text("dlv_1"))
-		require.ErrorIs(t, err, twilio.ErrRateLimited)
-		_, permanent := carrier.IsPermanent(err)
-		require.False(t, permanent, "River retries a rate-limited send later")
-		require.Equal(t, twilio.DefaultRetryAttempts, b.fake.Creates())
-		require.Equal(t, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}, b.clock.Sleeps())
-	})
-
-	t.Run("RetryAfterBeyondMax", func(t *testing.T) {
-		t.Parallel()
-		c, b := setup(t)
-		f := limited
-		f.RetryAfter = "120"
-		b.fake.FailNext(f)
-		_, err := c.Send(context.Background(), text("dlv_1"))
-		require.ErrorIs(t, err, twilio.ErrRateLimited)
-		require.Equal(t, 1, b.fake.Creates())
-		require.Empty(t, b.clock.Sleeps(), "a long wait is River's, not the worker's")
-	})
-
-	t.Run("ContextCancelledDuringBackoff", func(t *testing.T) {
-		t.Parallel()
-		c, b := setup(t)
-		b.fake.FailNext(limited, limited)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		b.clock.onSleep = cancel
-		_, err := c.Send(ctx, text("dlv_1"))
-		require.ErrorIs(t, err, context.Canceled)
-		require.Equal(t, 1, b.fake.Creates())
-	})
+	for _, tc := range []struct {
+		name  string
+		fault twiliotest.Fault
+		after time.Duration
+	}{
+		{"Code20429", twiliotest.Fault{Status: http.StatusTooManyRequests, Code: 20429, Message: "Too Many Requests"}, 0},
+		{"StatusAlone", twiliotest.Fault{Status: http.StatusTooManyRequests, RawBody: "slow down"}, 0},
+		{"CodeAlone", twiliotest.Fault{Status: http.StatusBadRequest, Code: 20429, Message: "Too Many Requests"}, 0},
+		{"RetryAfter", twiliotest.Fault{Status: http.StatusTooManyRequests, Code: 20429, RetryAfter: "5"}, 5 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, b := setup(t)
+			b.fake.FailNext(tc.fault)
+			_, err := c.Send(context.Background(), text("dlv_1"))
+			busy, ok := carrier.IsBusy(err)
+			require.True(t, ok, "want a BusyError, got %v", err)
+			require.Equal(t, tc.after, busy.RetryAfter)
+			require.ErrorIs(t, err, twilio.ErrRateLimited)
+			_, permanent := carrier.IsPermanent(err)
+			require.False(t, permanent)
+			require.Equal(t, 1, b.fake.Creates(), "one request, no in-process retry")
+			require.Empty(t, b.fake.Messages())
+			require.NotContains(t, err.Error(), teamNumber[2:], "errors mask phone numbers")
+		})
+	}
 }
 
 func TestSendMapsErrors(t *testing.T) {
@@ -159,7 +125,6 @@ func TestSendMapsErrors(t *testing.T) {
 				require.NotContains(t, pe.Message, member[2:])
 			}
 			require.Equal(t, 1, b.fake.Creates(), "no in-process retry")
-			require.Empty(t, b.clock.Sleeps())
 			require.NotContains(t, b.logs.String(), member[2:])
 		})
 	}
@@ -200,9 +165,8 @@ func TestSendAPIURLWithPathPrefix(t *testing.T) {
 		_, _ = io.Copy(w, resp.Body)
 	})))
 	t.Cleanup(proxy.Close)
-	clk := newFakeClock()
 	c, err := twilio.New(twilio.Config{AccountSID: accountSID, AuthToken: authToken, APIURL: proxy.URL + "/twilio/",
-		PublicBaseURL: "https://teamtext.example.com", Clock: clk, Sleep: clk.Sleep}, slog.New(slog.DiscardHandler))
+		PublicBaseURL: "https://teamtext.example.com"}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	_, err = c.Send(context.Background(), text("dlv_1"))
 	require.NoError(t, err)

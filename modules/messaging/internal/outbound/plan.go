@@ -1,0 +1,213 @@
+package outbound
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/fault"
+)
+
+// FanoutBatch is how many texts one fan-out job hands over, when the
+// carrier does not pace.
+const FanoutBatch = 100
+
+// SendPlan is an accepted send to plan.
+type SendPlan struct {
+	Team      rosterapi.Team
+	MessageID string
+	Phones    []string // the recipients, by position: Phones[i] is position i+1
+	Segments  int      // per text
+}
+
+// Plan plans an accepted send, in the caller's transaction, and returns
+// when its last text is planned to reach the carrier. On a pacing carrier
+// each number's texts go into its next slots (see the package comment); a
+// slot due now kicks a pump. On a carrier that does not pace, the send is
+// cut into fan-out jobs that run at once.
+func (s *Service) Plan(ctx context.Context, p SendPlan) (time.Time, error) {
+	now := s.Clock.Now().UTC()
+	if len(p.Phones) == 0 {
+		return now, nil
+	}
+	numbers, err := s.teamNumbers(ctx, p.Team, true)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if len(numbers) == 0 {
+		return time.Time{}, errNoSender
+	}
+	paced, err := s.Carrier.Paced(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if paced {
+		ids := make([]string, len(numbers))
+		for i, n := range numbers {
+			ids[i] = n.ID
+		}
+		if numbers, err = s.Store.LockNumbers(ctx, ids); err != nil {
+			return time.Time{}, err
+		}
+		s.withPace(numbers)
+	}
+	seqs, err := s.assign(ctx, p.Team.ID, numbers, p.Phones, p.Segments, now)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !paced {
+		return now, s.fanout(ctx, p.MessageID, numbers, seqs)
+	}
+	var slots []NewSlot
+	var updates []ScheduleUpdate
+	var finish time.Time
+	kick := false
+	for _, n := range numbers {
+		mine := seqs[n.ID]
+		if len(mine) == 0 {
+			continue
+		}
+		sched, planned := n.Schedule.Plan(now, len(mine), p.Segments)
+		for _, sl := range planned {
+			slots = append(slots, NewSlot{NumberID: n.ID, MessageID: p.MessageID, DueAt: sl.At,
+				Seqs: mine[sl.First : sl.First+sl.Count], Segments: sl.Segments})
+			kick = kick || !sl.At.After(now.Add(domain.JoinMargin))
+		}
+		next := n.NextAt
+		if next.IsZero() {
+			next = sched.NextAt(planned[0].At)
+		}
+		updates = append(updates, ScheduleUpdate{NumberID: n.ID, Schedule: sched, NextAt: next,
+			BacklogDelta: int64(len(mine) * p.Segments)})
+		if sched.Finish().After(finish) {
+			finish = sched.Finish()
+		}
+	}
+	if err := s.Store.InsertSlots(ctx, slots); err != nil {
+		return time.Time{}, err
+	}
+	if err := s.Store.SaveSchedules(ctx, updates); err != nil {
+		return time.Time{}, err
+	}
+	if kick {
+		if _, err := s.Jobs.Insert(ctx, KickArgs{}, nil); err != nil {
+			return time.Time{}, err
+		}
+	}
+	return finish, nil
+}
+
+var errNoSender = fault.New(fault.Conflict, domain.CodeNoSender, "the team has no phone number to send from")
+
+// Completion estimates, without planning anything, when the last of a
+// send's texts would reach the carrier if it were sent now, given the
+// numbers' backlogs and pace.
+func (s *Service) Completion(ctx context.Context, team rosterapi.Team, phones []string, segments int) (time.Time, error) {
+	now := s.Clock.Now().UTC()
+	if len(phones) == 0 {
+		return now, nil
+	}
+	numbers, err := s.teamNumbers(ctx, team, false)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if len(numbers) == 0 {
+		return time.Time{}, errNoSender
+	}
+	if paced, err := s.Carrier.Paced(ctx); err != nil || !paced {
+		return now, err
+	}
+	seqs, err := s.assign(ctx, team.ID, numbers, phones, segments, now)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var finish time.Time
+	for _, n := range numbers {
+		if mine := seqs[n.ID]; len(mine) > 0 {
+			sched, _ := n.Schedule.Plan(now, len(mine), segments)
+			if sched.Finish().After(finish) {
+				finish = sched.Finish()
+			}
+		}
+	}
+	return finish, nil
+}
+
+// assign gives each recipient a sending number and returns each number's
+// positions, in order. With one number it sends everything. With several,
+// a recipient keeps the number that texted them before (so replies land in
+// the same thread), and a new recipient gets the number that would finish
+// its share soonest, given its backlog and pace.
+func (s *Service) assign(ctx context.Context, teamID string, numbers []Number, phones []string, segments int, now time.Time) (map[string][]int32, error) {
+	out := make(map[string][]int32, len(numbers))
+	if len(numbers) == 1 {
+		all := make([]int32, len(phones))
+		for i := range all {
+			all[i] = int32(i + 1)
+		}
+		out[numbers[0].ID] = all
+		return out, nil
+	}
+	sticky, err := s.Store.Senders(ctx, teamID, phones)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]int, len(numbers))
+	finish := make([]time.Time, len(numbers)) // when each number's planned work would end
+	for i, n := range numbers {
+		byID[n.ID] = i
+		finish[i] = now
+		if !n.Schedule.LastAt.IsZero() {
+			finish[i] = later(finish[i], n.Schedule.LastAt.Add(n.Schedule.Pace.Occupancy(n.Schedule.LastSegments)))
+		}
+		finish[i] = later(finish[i], n.Schedule.FreeAt)
+	}
+	chosen := make([]string, len(phones))
+	for i, ph := range phones {
+		k, ok := byID[sticky[ph]]
+		if !ok {
+			k = 0
+			for j := range numbers {
+				if finish[j].Before(finish[k]) {
+					k = j
+				}
+			}
+		}
+		n := numbers[k]
+		finish[k] = finish[k].Add(time.Duration(float64(segments) / float64(n.Schedule.Pace) * float64(time.Second)))
+		out[n.ID] = append(out[n.ID], int32(i+1))
+		chosen[i] = n.ID
+	}
+	return out, s.Store.SetSenders(ctx, teamID, phones, chosen)
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// fanout cuts an unpaced send into jobs of FanoutBatch texts per number.
+func (s *Service) fanout(ctx context.Context, messageID string, numbers []Number, seqs map[string][]int32) error {
+	var params []river.InsertManyParams
+	sort.Slice(numbers, func(i, j int) bool { return numbers[i].ID < numbers[j].ID })
+	for _, n := range numbers {
+		mine := seqs[n.ID]
+		for i := 0; i < len(mine); i += FanoutBatch {
+			part := mine[i:min(i+FanoutBatch, len(mine))]
+			a := FanoutArgs{MessageID: messageID, Sender: n.Number}
+			if int(part[len(part)-1]-part[0]) == len(part)-1 { // contiguous positions
+				a.From, a.To = int(part[0]), int(part[len(part)-1])
+			} else {
+				a.Seqs = part
+			}
+			params = append(params, river.InsertManyParams{Args: a})
+		}
+	}
+	return s.Jobs.InsertMany(ctx, params)
+}
