@@ -114,8 +114,9 @@ func RegisterNumbers(api huma.API, ob *outbound.Service) {
 		Description: "Any of number, kind, throughput. A new throughput paces texts planned from now on. 409 conflict when changing the " +
 			"primary's number (it is the team's own), a number with texts still planned, or to a number a team already has.",
 	}, func(ctx context.Context, in *struct {
-		numberPath
-		Body NumberBody
+		TeamID   string `path:"team_id"`
+		NumberID string `path:"number_id"`
+		Body     NumberBody
 	}) (*httpapi.DataOutput[SendingNumber], error) {
 		n, err := ob.UpdateNumber(ctx, in.TeamID, in.NumberID, in.Body.input())
 		if err != nil {
