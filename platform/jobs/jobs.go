@@ -179,7 +179,9 @@ type NoopWorker struct{ river.WorkerDefaults[NoopArgs] }
 // Work does nothing.
 func (*NoopWorker) Work(context.Context, *river.Job[NoopArgs]) error { return nil }
 
-// attemptMiddleware logs one line per job attempt and records metrics.
+// attemptMiddleware logs one line per job attempt and records metrics. A
+// snooze (a perpetual pump going back to wait for its next slot) is
+// normal work: it logs at debug, never as a failure.
 type attemptMiddleware struct {
 	river.MiddlewareDefaults
 	log *slog.Logger
@@ -198,7 +200,11 @@ func (a *attemptMiddleware) Work(ctx context.Context, job *rivertype.JobRow, doI
 		a.record(job, start, outcome, err)
 	}()
 	err = doInner(ctx)
-	if err != nil {
+	var snooze *rivertype.JobSnoozeError
+	switch {
+	case errors.As(err, &snooze):
+		outcome = "snoozed" // a pump waiting for its next slot: normal work
+	case err != nil:
 		outcome = "error"
 	}
 	return err
@@ -210,7 +216,10 @@ func (a *attemptMiddleware) record(job *rivertype.JobRow, start time.Time, outco
 	a.m.JobDuration.WithLabelValues(job.Kind).Observe(d.Seconds())
 	level := slog.LevelInfo
 	attrs := []any{"kind", job.Kind, "job_id", job.ID, "attempt", job.Attempt, "outcome", outcome, "duration_ms", float64(d.Microseconds()) / 1000}
-	if err != nil {
+	switch {
+	case outcome == "snoozed":
+		level = slog.LevelDebug
+	case err != nil:
 		level = slog.LevelWarn
 		attrs = append(attrs, "err", err.Error())
 	}

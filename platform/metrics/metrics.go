@@ -37,7 +37,7 @@ func New() *Metrics {
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"api", "route", "method"}),
 		JobAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "teamtext_job_attempts_total", Help: "River job attempts by kind and outcome (ok, error, panic).",
+			Name: "teamtext_job_attempts_total", Help: "River job attempts by kind and outcome (ok, error, panic, snoozed).",
 		}, []string{"kind", "outcome"}),
 		JobDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "teamtext_job_duration_seconds", Help: "River job attempt duration by kind.",

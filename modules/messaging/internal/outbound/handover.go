@@ -41,7 +41,13 @@ const maxCalls = 16
 // accepted are never handed over (their deliveries fail, error_code
 // opted_out); accepted texts become sent; refusals fail at once; texts the
 // carrier could not take now stay queued for a later try.
-func (s *Service) handOver(ctx context.Context, texts []outgoing) (handedOver, error) {
+//
+// now is when the pass began: every time it records (hand-over ends, new
+// statuses) is now plus the real time elapsed since, so a test clock moved
+// forward in the middle of a pass is seen by the next pass, whole.
+func (s *Service) handOver(ctx context.Context, texts []outgoing, now time.Time) (handedOver, error) {
+	start := time.Now()
+	at := func() time.Time { return now.Add(time.Since(start)) }
 	res := handedOver{segments: map[string]int{}, done: map[string]time.Time{}, busy: map[string]time.Time{}, retry: map[int64]bool{}}
 	if len(texts) == 0 {
 		return res, nil
@@ -63,9 +69,9 @@ func (s *Service) handOver(ctx context.Context, texts []outgoing) (handedOver, e
 			return res, err
 		}
 	}
-	results := s.send(ctx, texts, &res)
+	results := s.send(ctx, texts, &res, at)
 
-	now := s.Clock.Now().UTC()
+	now = at().UTC()
 	var sent []Sent
 	var reports []carrier.StatusArgs
 	var broadcasts []Broadcast
@@ -165,7 +171,7 @@ func (s *Service) dropOptedOut(ctx context.Context, texts []outgoing) (keep, ski
 // else one call per text, several at once, each number's calls stopping at
 // its first failure that is not about the text itself. It notes per number
 // when its last call finished and whether the carrier asked it to wait.
-func (s *Service) send(ctx context.Context, texts []outgoing, res *handedOver) []carrier.Result {
+func (s *Service) send(ctx context.Context, texts []outgoing, res *handedOver, at func() time.Time) []carrier.Result {
 	msgs := make([]carrier.Message, len(texts))
 	for i, t := range texts {
 		msgs[i] = carrier.Message{DeliveryID: t.DeliveryID, TeamID: t.TeamID, From: t.From, To: t.Phone, Body: t.Body, Segments: t.Segments}
@@ -176,7 +182,7 @@ func (s *Service) send(ctx context.Context, texts []outgoing, res *handedOver) [
 	}
 	if bs, ok := s.Carrier.(carrier.BatchSender); ok {
 		rs, err := bs.SendMany(ctx, msgs)
-		done := s.Clock.Now()
+		done := at()
 		for i := range results {
 			if err != nil {
 				results[i] = carrier.Result{Err: err}
@@ -206,7 +212,7 @@ func (s *Service) send(ctx context.Context, texts []outgoing, res *handedOver) [
 			} else {
 				r.Receipt, r.Err = s.Carrier.Send(ctx, msgs[i])
 			}
-			done := s.Clock.Now()
+			done := at()
 			mu.Lock()
 			defer mu.Unlock()
 			results[i] = r

@@ -89,10 +89,16 @@ func (s *Service) EnsurePumps(ctx context.Context) error {
 	})
 }
 
-// Pump runs one pass and says when the pump should run again: now if it
-// left due numbers behind, else the earliest instant a number is due, but
-// no later than MaxSnooze from now.
-func (s *Service) Pump(ctx context.Context) (time.Time, error) {
+// stagger spaces the pumps' wake-ups: pump i wakes i × stagger after the
+// instant a number is due. The first pump is on time; the others, woken
+// one by one, are fetched by whichever node polls first, so the pumps do
+// not all end up running on one node (whose death would leave none).
+const stagger = 25 * time.Millisecond
+
+// Pump runs one pass for pump slot and says when it should run again: now
+// if it left due numbers behind, else the earliest instant a number is due
+// (staggered by slot), but no later than MaxSnooze from now.
+func (s *Service) Pump(ctx context.Context, slot int) (time.Time, error) {
 	more, err := s.Pass(ctx)
 	if err != nil {
 		return time.Time{}, err
@@ -105,10 +111,11 @@ func (s *Service) Pump(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
+	offset := time.Duration(slot) * stagger
 	if next.IsZero() || next.After(now.Add(MaxSnooze)) {
-		return now.Add(MaxSnooze), nil
+		return now.Add(MaxSnooze + offset), nil
 	}
-	return later(next, now), nil
+	return later(next, now).Add(offset), nil
 }
 
 // Pass hands over, in one transaction, what every due number may hand over
@@ -146,7 +153,7 @@ func (s *Service) Pass(ctx context.Context) (more bool, err error) {
 		if err != nil {
 			return err
 		}
-		res, err := s.handOverSlots(ctx, ns, slots)
+		res, err := s.handOverSlots(ctx, ns, slots, now)
 		if err != nil {
 			return err
 		}
@@ -185,7 +192,7 @@ func (s *Service) Pass(ctx context.Context) (more bool, err error) {
 }
 
 // handOverSlots hands over the texts of slots, each from its number.
-func (s *Service) handOverSlots(ctx context.Context, ns []Number, slots []Slot) (handedOver, error) {
+func (s *Service) handOverSlots(ctx context.Context, ns []Number, slots []Slot, now time.Time) (handedOver, error) {
 	if len(slots) == 0 {
 		return handedOver{}, nil
 	}
@@ -210,7 +217,7 @@ func (s *Service) handOverSlots(ctx context.Context, ns []Number, slots []Slot) 
 		num := numberOf[t.SlotID]
 		out[i] = outgoing{Text: t, NumberID: num, From: from[num]}
 	}
-	return s.handOver(ctx, out)
+	return s.handOver(ctx, out, now)
 }
 
 // Fanout is an unpaced send's batch job: it hands the batch over at once
@@ -244,7 +251,7 @@ func (s *Service) Fanout(ctx context.Context, a FanoutArgs) error {
 		for i, t := range texts {
 			out[i] = outgoing{Text: t, From: sender}
 		}
-		res, err := s.handOver(ctx, out)
+		res, err := s.handOver(ctx, out, s.Clock.Now().UTC())
 		transient = res.transient
 		return err
 	})

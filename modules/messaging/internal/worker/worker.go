@@ -25,9 +25,9 @@ func use[T river.JobArgs](f func(context.Context, T) error) river.Worker[T] {
 
 // loop adapts a perpetual job (a pump): it works, then snoozes until the
 // instant the use case names, so it never sleeps in a worker slot.
-func loop[T river.JobArgs](clk clock.Clock, f func(context.Context) (time.Time, error)) river.Worker[T] {
-	return river.WorkFunc(func(ctx context.Context, _ *river.Job[T]) error {
-		next, err := f(ctx)
+func loop[T river.JobArgs](clk clock.Clock, f func(context.Context, T) (time.Time, error)) river.Worker[T] {
+	return river.WorkFunc(func(ctx context.Context, j *river.Job[T]) error {
+		next, err := f(ctx, j.Args)
 		if err != nil {
 			return err
 		}
@@ -41,7 +41,7 @@ func loop[T river.JobArgs](clk clock.Clock, f func(context.Context) (time.Time, 
 func Outbound(svc *service.Service, ob *outbound.Service, in *ingest.Service, clk clock.Clock) jobs.Registration {
 	return func(w *river.Workers) {
 		river.AddWorker(w, use[outbound.FanoutArgs](ob.Fanout))
-		river.AddWorker(w, loop[outbound.PumpArgs](clk, ob.Pump))
+		river.AddWorker(w, loop(clk, func(ctx context.Context, a outbound.PumpArgs) (time.Time, error) { return ob.Pump(ctx, a.Slot) }))
 		river.AddWorker(w, use[outbound.KickArgs](func(ctx context.Context, _ outbound.KickArgs) error {
 			_, err := ob.Pass(ctx)
 			return err
@@ -71,7 +71,7 @@ func EnsureSchedule() *river.PeriodicJob {
 // Simulator registers the simulated carrier's report pump.
 func Simulator(sim *simulator.Simulator, clk clock.Clock) jobs.Registration {
 	return func(w *river.Workers) {
-		river.AddWorker(w, loop[simulator.ReportsArgs](clk, sim.PostDue))
+		river.AddWorker(w, loop(clk, func(ctx context.Context, _ simulator.ReportsArgs) (time.Time, error) { return sim.PostDue(ctx) }))
 	}
 }
 
