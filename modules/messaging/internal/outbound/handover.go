@@ -14,6 +14,22 @@ import (
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
+// passClock is a pass's time: the service clock when the pass began plus
+// the real time elapsed since. Every instant a pass records (when a
+// number's hand-over ended, statuses) comes from it, so a test clock moved
+// forward in the middle of a pass is seen by the next pass, whole, and the
+// hand-over guard measures from the real end of the carrier calls.
+type passClock struct {
+	now   time.Time
+	start time.Time // monotonic
+}
+
+func (s *Service) startPass() passClock {
+	return passClock{now: s.Clock.Now().UTC(), start: time.Now()}
+}
+
+func (c passClock) at() time.Time { return c.now.Add(time.Since(c.start)) }
+
 // outgoing is a text with the number it goes out from.
 type outgoing struct {
 	Text
@@ -41,13 +57,7 @@ const maxCalls = 16
 // accepted are never handed over (their deliveries fail, error_code
 // opted_out); accepted texts become sent; refusals fail at once; texts the
 // carrier could not take now stay queued for a later try.
-//
-// now is when the pass began: every time it records (hand-over ends, new
-// statuses) is now plus the real time elapsed since, so a test clock moved
-// forward in the middle of a pass is seen by the next pass, whole.
-func (s *Service) handOver(ctx context.Context, texts []outgoing, now time.Time) (handedOver, error) {
-	start := time.Now()
-	at := func() time.Time { return now.Add(time.Since(start)) }
+func (s *Service) handOver(ctx context.Context, texts []outgoing, pass passClock) (handedOver, error) {
 	res := handedOver{segments: map[string]int{}, done: map[string]time.Time{}, busy: map[string]time.Time{}, retry: map[int64]bool{}}
 	if len(texts) == 0 {
 		return res, nil
@@ -69,9 +79,9 @@ func (s *Service) handOver(ctx context.Context, texts []outgoing, now time.Time)
 			return res, err
 		}
 	}
-	results := s.send(ctx, texts, &res, at)
+	results := s.send(ctx, texts, &res, pass.at)
 
-	now = at().UTC()
+	now := pass.at().UTC()
 	var sent []Sent
 	var reports []carrier.StatusArgs
 	var broadcasts []Broadcast

@@ -125,7 +125,8 @@ func (s *Service) Pump(ctx context.Context, slot int) (time.Time, error) {
 // more numbers were due than it took.
 func (s *Service) Pass(ctx context.Context) (more bool, err error) {
 	err = s.DB.Tx(ctx, func(ctx context.Context) error {
-		now := s.Clock.Now().UTC()
+		pass := s.startPass()
+		now := pass.now
 		ns, err := s.Store.DueNumbers(ctx, now, numbersPerRun)
 		if err != nil || len(ns) == 0 {
 			return err
@@ -153,7 +154,7 @@ func (s *Service) Pass(ctx context.Context) (more bool, err error) {
 		if err != nil {
 			return err
 		}
-		res, err := s.handOverSlots(ctx, ns, slots, now)
+		res, err := s.handOverSlots(ctx, ns, slots, pass)
 		if err != nil {
 			return err
 		}
@@ -192,7 +193,7 @@ func (s *Service) Pass(ctx context.Context) (more bool, err error) {
 }
 
 // handOverSlots hands over the texts of slots, each from its number.
-func (s *Service) handOverSlots(ctx context.Context, ns []Number, slots []Slot, now time.Time) (handedOver, error) {
+func (s *Service) handOverSlots(ctx context.Context, ns []Number, slots []Slot, pass passClock) (handedOver, error) {
 	if len(slots) == 0 {
 		return handedOver{}, nil
 	}
@@ -217,7 +218,7 @@ func (s *Service) handOverSlots(ctx context.Context, ns []Number, slots []Slot, 
 		num := numberOf[t.SlotID]
 		out[i] = outgoing{Text: t, NumberID: num, From: from[num]}
 	}
-	return s.handOver(ctx, out, now)
+	return s.handOver(ctx, out, pass)
 }
 
 // Fanout is an unpaced send's batch job: it hands the batch over at once
@@ -235,6 +236,7 @@ func (s *Service) Fanout(ctx context.Context, a FanoutArgs) error {
 	}
 	var transient error
 	err := s.DB.Tx(ctx, func(ctx context.Context) error {
+		pass := s.startPass()
 		texts, err := s.Store.QueuedTexts(ctx, refs)
 		if err != nil || len(texts) == 0 {
 			return err
@@ -251,7 +253,7 @@ func (s *Service) Fanout(ctx context.Context, a FanoutArgs) error {
 		for i, t := range texts {
 			out[i] = outgoing{Text: t, From: sender}
 		}
-		res, err := s.handOver(ctx, out, s.Clock.Now().UTC())
+		res, err := s.handOver(ctx, out, pass)
 		transient = res.transient
 		return err
 	})
