@@ -23,7 +23,6 @@ require (
 	github.com/uptrace/bun/dialect/pgdialect v1.3.0
 	go.uber.org/fx v1.24.0
 	golang.org/x/term v0.45.0
-	golang.org/x/time v0.11.0
 	pgregory.net/rapid v1.3.0
 )
 

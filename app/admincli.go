@@ -94,6 +94,12 @@ var adminRoutes = []adminRoute{
 	{"keys", "create", "POST", "/teams/{team}/api-keys", "Create an API key (-f member_id= -f name=)"},
 	{"keys", "list", "GET", "/teams/{team}/api-keys", "List API keys"},
 	{"keys", "revoke", "DELETE", "/teams/{team}/api-keys/{key}", "Revoke an API key"},
+	{"numbers", "add", "POST", "/teams/{team}/numbers", "Add a sending number (-f number= [-f kind=toll_free] [-F throughput=3])"},
+	{"numbers", "list", "GET", "/teams/{team}/numbers", "List a team's sending numbers, its primary first"},
+	{"numbers", "get", "GET", "/teams/{team}/numbers/{number}", "Show a sending number with its backlog"},
+	{"numbers", "update", "PATCH", "/teams/{team}/numbers/{number}", "Change a sending number's kind, throughput or number"},
+	{"numbers", "remove", "DELETE", "/teams/{team}/numbers/{number}", "Remove a sending number (not the primary, not with texts planned)"},
+	{"simulator", "profile", "PUT", "/simulator/profile", "Set the carrier simulator's profile (-f name=realistic [-F duplicate_rate=0.1] ...)"},
 	{"clock", "get", "GET", "/clock", "Read the service clock"},
 	{"clock", "advance", "POST", "/clock/advance", "Advance the test clock (-F seconds=N)"},
 }
@@ -189,7 +195,7 @@ func (b *bodyOpts) build() (map[string]any, error) {
 func routeCmd(r adminRoute, client func() (*adminClient, error), stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{Use: r.verb, Short: r.short, Args: cobra.NoArgs}
 	params := map[string]*string{}
-	for _, p := range []string{"team", "member", "key"} {
+	for _, p := range []string{"team", "member", "key", "number"} {
 		if strings.Contains(r.path, "{"+p+"}") {
 			v := new(string)
 			params[p] = v

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"testing"
@@ -448,4 +449,36 @@ func TestTwilioPacedOnTwoNodes(t *testing.T) {
 		hs[i] = handOver{to: fmt.Sprint(i), at: at}
 	}
 	require.LessOrEqual(t, busiestSecond(hs), 40, "Twilio never gets more than the number's throughput in a second")
+}
+
+// TestNumbersCLI: the admin CLI's number verbs, against the suite's service.
+func TestNumbersCLI(t *testing.T) {
+	t.Parallel()
+	f, _ := messagingTeam(t, harness.TeamOptions{})
+	number := teamNumber()
+	code, stdout, stderr := runCLI(t, "admin", "numbers", "add", "--team", f.TeamID, "-f", "number="+number, "-f", "kind=toll_free", "-F", "throughput=3")
+	require.Equal(t, 0, code, stderr)
+	var added struct {
+		Data struct {
+			ID         string  `json:"id"`
+			Number     string  `json:"number"`
+			Throughput float64 `json:"throughput"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &added), stdout)
+	require.Equal(t, number, added.Data.Number)
+	require.Equal(t, 3.0, added.Data.Throughput)
+
+	code, stdout, stderr = runCLI(t, "admin", "numbers", "update", "--team", f.TeamID, "--number", added.Data.ID, "-F", "throughput=2.5")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, `"throughput": 2.5`)
+	code, stdout, _ = runCLI(t, "admin", "numbers", "list", "--team", f.TeamID)
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, number)
+	require.Contains(t, stdout, `"primary": true`)
+	code, _, _ = runCLI(t, "admin", "numbers", "remove", "--team", f.TeamID, "--number", added.Data.ID)
+	require.Equal(t, 0, code)
+	code, _, stderr = runCLI(t, "admin", "numbers", "get", "--team", f.TeamID, "--number", added.Data.ID)
+	require.Equal(t, 1, code, "removed: 404")
+	require.Contains(t, stderr+stdout, "not_found")
 }

@@ -124,7 +124,7 @@ func TestCurveStats(t *testing.T) {
 
 func TestBenchPhones(t *testing.T) {
 	seen := map[string]bool{}
-	for _, block := range []int{blockRoster, blockImport5k, blockUnknown, blockMessaging} {
+	for _, block := range []int{blockRoster, blockImport5k, blockUnknown, blockMessaging, blockEngine, blockEngineNumbers} {
 		for i := 0; i < 20000; i += 7 {
 			p := benchPhone(block, i)
 			if len(p) != 12 || !strings.HasPrefix(p, "+1") || seen[p] {

@@ -67,6 +67,7 @@ type benchEnv struct {
 	rosterFx fixtureOnce[*rosterTeam]
 	msgFx    fixtureOnce[*msgTeam]
 	riverFx  fixtureOnce[*river.Client[pgx.Tx]]
+	engineFx fixtureOnce[*engineRun]
 }
 
 // fixtureOnce builds a fixture shared by a group's scenarios the first time

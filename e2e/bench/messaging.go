@@ -88,11 +88,13 @@ func (e *benchEnv) riverClient(ctx context.Context) (*river.Client[pgx.Tx], erro
 	})
 }
 
-// pauseQueue pauses the service's default queue (no job is fetched; running
-// ones finish) and returns the resume.
-func pauseQueue(ctx context.Context, rc *river.Client[pgx.Tx]) (func() error, error) {
-	if err := rc.QueuePause(ctx, river.QueueDefault, nil); err != nil {
-		return nil, fmt.Errorf("pause River's queue: %w", err)
+// pauseQueues pauses the service's queues (no job is fetched; running ones
+// finish) and returns the resume.
+func pauseQueues(ctx context.Context, rc *river.Client[pgx.Tx], queues ...string) (func() error, error) {
+	for _, q := range queues {
+		if err := rc.QueuePause(ctx, q, nil); err != nil {
+			return nil, fmt.Errorf("pause River's queue %s: %w", q, err)
+		}
 	}
 	// The producer learns it from a notification within milliseconds.
 	select {
@@ -100,21 +102,32 @@ func pauseQueue(ctx context.Context, rc *river.Client[pgx.Tx]) (func() error, er
 	case <-ctx.Done():
 	}
 	return func() error {
-		if err := rc.QueueResume(context.WithoutCancel(ctx), river.QueueDefault, nil); err != nil {
-			return fmt.Errorf("resume River's queue: %w", err)
+		for _, q := range queues {
+			if err := rc.QueueResume(context.WithoutCancel(ctx), q, nil); err != nil {
+				return fmt.Errorf("resume River's queue %s: %w", q, err)
+			}
 		}
 		return nil
 	}, nil
 }
 
-// waitQuiet waits until no job of the queue is available or running, so
-// that a row measures its own jobs only (scheduled ones, such as each
-// send's 72-hour unconfirm job, do not count).
+// The service's queues: fan-outs and pumps go to outbound, status
+// ingestion to status (see modules/messaging).
+const (
+	queueOutbound = "outbound"
+	queueStatus   = "status"
+)
+
+// waitQuiet waits until no job is available or running, so that a row
+// measures its own jobs only (scheduled ones, such as each send's 72-hour
+// unconfirm job, do not count, nor the perpetual pumps, which are due every
+// second).
 func waitQuiet(ctx context.Context, pool *pgxpool.Pool, name string) error {
 	deadline := time.Now().Add(quietTimeout)
 	for {
 		var n int
-		err := pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE state IN ('available', 'running') AND scheduled_at <= now()`).Scan(&n)
+		err := pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE state IN ('available', 'running') AND scheduled_at <= now()
+  AND kind NOT IN ('messaging.pump', 'messaging.sim_reports')`).Scan(&n)
 		if err != nil {
 			return err
 		}
@@ -168,7 +181,7 @@ func send(ctx context.Context, env *benchEnv, key, text string, want int) (sentM
 	return m, d, nil
 }
 
-// runMsgAccept times POST /messages with River's queue paused, so that no
+// runMsgAccept times POST /messages with River's queues paused, so that no
 // earlier send's fan-out competes with the next accept (on two CPUs each
 // would take many seconds); each send's fan-out jobs are then cancelled
 // unrun, which the row checks.
@@ -193,7 +206,7 @@ func runMsgAccept(ctx context.Context, env *benchEnv) (result, error) {
 	if err := waitQuiet(ctx, pool, "msg-accept"); err != nil {
 		return result{}, err
 	}
-	resume, err := pauseQueue(ctx, rc)
+	resume, err := pauseQueues(ctx, rc, river.QueueDefault, queueOutbound, queueStatus)
 	if err != nil {
 		return result{}, err
 	}
@@ -231,7 +244,7 @@ WHERE id > $1 AND kind = 'messaging.fanout' AND state = 'available'`, before)
 	}
 	r.Desc = fmt.Sprintf("HTTP `POST /messages` `{\"text\", \"audience\": \"families\"}` to %d recipients: audience resolved, "+
 		"%d delivery rows, credits and %d fan-out jobs written in one transaction; time to the 201; %d sends after one "+
-		"unmeasured, a fresh key each, River's queue paused meanwhile and the fan-out jobs cancelled unrun; Postgres's CPU "+
+		"unmeasured, a fresh key each, River's queues paused meanwhile and the fan-out jobs cancelled unrun; Postgres's CPU "+
 		"includes its background work after the inserts (autovacuum, WAL)",
 		mt.members, mt.members, (mt.members+99)/100, acceptSends)
 	r.Note = fmt.Sprintf("%.0f fan-out jobs per send, %d of them ran", float64(fanouts)/acceptSends, ran)
@@ -491,7 +504,7 @@ func runRiverNoop(ctx context.Context, env *benchEnv) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	resume, err := pauseQueue(ctx, rc)
+	resume, err := pauseQueues(ctx, rc, river.QueueDefault)
 	if err != nil {
 		return result{}, err
 	}
@@ -569,15 +582,20 @@ func messagingBullets(meta reportMeta, rs []result) []string {
 	return []string{
 		fmt.Sprintf("Fixture: a new Team Plus team with a sending number and %d members (athletes and guardians: the "+
 			"`families` audience), imported through the admin CSV import; simulator outcome `delivered` for every number; "+
-			"one `teamtext serve` runs the API and River (`JOB_WORKERS` 50 in the `default` queue, where sends and statuses run)", meta.Env.members),
+			"one `teamtext serve` runs the API and River (fan-outs in the `outbound` queue, `OUTBOUND_WORKERS` 20; statuses in `status`, "+
+			"`STATUS_WORKERS` 10; no-op jobs in `default`, `JOB_WORKERS` 50)", meta.Env.members),
 		"Load: one request at a time; every send with a fresh key (sends are limited to 20/min per key); " +
 			"*CPU* and *DB acquires* per unit: per send, per delivery, per no-op job; the bench's own status polls are " +
 			"left out of the acquires but are in Postgres's CPU (one indexed count every poll)",
 	}
 }
 
-// jobWorkers is the service's JOB_WORKERS (its default: the bench sets none).
-const jobWorkers = 50
+// jobWorkers and outboundWorkers are the service's JOB_WORKERS and
+// OUTBOUND_WORKERS (their defaults: the bench sets none).
+const (
+	jobWorkers      = 50
+	outboundWorkers = 20
+)
 
 // riverCap is the most jobs a second one River producer starts with
 // jobWorkers workers: it fetches at most as many jobs as it has free
@@ -629,9 +647,9 @@ func messagingReading(meta reportMeta, rs []result) string {
 	if f, h, fanouts := del.Detail["first_final"], del.Detail["handed"], del.Counts["job:messaging.fanout"]; f > 0 && fanouts > 0 {
 		fmt.Fprintf(&b, ", and the first final status was seen %s after it", fmtDur(f))
 		if h > 0 && f >= h/2 {
-			fmt.Fprintf(&b, ": the %d fan-out jobs are queued first and take the worker slots (up to %d at once, each "+
-				"handing a batch of about %.0f texts over in one call), so the status jobs the simulator queues wait for the fan-out "+
-				"to give slots back", fanouts, jobWorkers, n/float64(fanouts))
+			fmt.Fprintf(&b, ": the %d fan-out jobs (up to %d at once in the `outbound` queue, each handing a batch of about %.0f "+
+				"texts over in one call) take the machine's CPU before the status jobs the simulator queues in theirs",
+				fanouts, outboundWorkers, n/float64(fanouts))
 		}
 	}
 	b.WriteString(". ")

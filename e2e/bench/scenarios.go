@@ -50,6 +50,10 @@ var scenarios = []scenario{
 	{name: "msg-accept", group: "messaging", desc: "HTTP `POST /messages` to `families` (every member): time to the 201", run: runMsgAccept},
 	{name: "msg-deliver", group: "messaging", desc: "one send through the simulator, from the 201 to every delivery's final status", run: runMsgDeliver},
 	{name: "river-noop", group: "messaging", desc: "River alone: no-op jobs (`platform.noop`) worked by the service's client", run: runRiverNoop},
+
+	// Issue 13: last, since it leaves 1,000 teams behind.
+	{name: "engine-teams", group: "engine", api: true, desc: "1,000 teams sending at once, each number paced at 1 segment/s", run: runEngineTeams},
+	{name: "engine-stop", group: "engine", desc: "STOP behind the 1,000 teams' backlog: callback to opt-out recorded", run: runEngineStop},
 }
 
 // measure warms up with env.warmup requests, then runs the measured load.

@@ -1,0 +1,357 @@
+package main
+
+// Issue 13's benchmark: many teams sending at once through the realistic
+// carrier simulator, each from one number at 1 SMS segment a second. The
+// engine must keep every number at its pace (the aggregate is the sum of
+// the paces) and honour STOPs at once behind the whole backlog.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/teamtext/teamtext/e2e/harness"
+)
+
+const (
+	engineTeams   = 1000 // teams, each with one number at 1 segment/s
+	engineMembers = 199  // athletes per team: with the head coach, 200 recipients
+	engineStops   = 100  // STOPs sent while the backlog is being handed over
+	enginePace    = 1.0  // each number's throughput (the service's TWILIO_RATE default)
+	engineWorkers = 16   // concurrent admin and API clients while setting up and sending
+
+	engineRateTarget = 950.0       // issue 13: aggregate hand-over rate
+	enginePaceTarget = 0.95        // issue 13: every number at ≥ 95% of its pace
+	engineStopTarget = time.Second // issue 13: STOP to opt-out recorded, p99
+)
+
+// Blocks of the engine's numbers (see roster.go).
+const (
+	blockEngine        = 4 // every engine team's members (the same numbers on each roster)
+	blockEngineNumbers = 5 // the engine teams' own numbers
+)
+
+// engineTeam is one of the engine's teams.
+type engineTeam struct {
+	id, number, key string
+}
+
+// engineRun is what one run of the experiment measured, reported by two rows.
+type engineRun struct {
+	handover, stop result
+}
+
+func runEngineTeams(ctx context.Context, env *benchEnv) (result, error) {
+	r, err := env.engineFx.get(func() (*engineRun, error) { return runEngine(ctx, env) })
+	if err != nil {
+		return result{}, err
+	}
+	return r.handover, nil
+}
+
+func runEngineStop(ctx context.Context, env *benchEnv) (result, error) {
+	r, err := env.engineFx.get(func() (*engineRun, error) { return runEngine(ctx, env) })
+	if err != nil {
+		return result{}, err
+	}
+	return r.stop, nil
+}
+
+// parallel runs f(i) for i in [0, n) on workers goroutines, stopping at the first error.
+func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := f(ctx, i); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return ctx.Err()
+}
+
+func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
+	pool, err := env.pgxPool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	admin := env.admin()
+	if err := waitQuiet(ctx, pool, "engine"); err != nil {
+		return nil, err
+	}
+	if err := admin.Expect(ctx, http.StatusOK, http.MethodPut, "/simulator/profile", map[string]any{"name": "realistic"}, nil); err != nil {
+		return nil, err
+	}
+	defer func() { // the other scenarios run on the instant profile
+		_ = admin.Expect(context.WithoutCancel(ctx), http.StatusOK, http.MethodPut, "/simulator/profile", map[string]any{"name": "instant"}, nil)
+	}()
+	if err := admin.Expect(ctx, http.StatusOK, http.MethodPut, "/simulator/outcomes", map[string]any{"default": "delivered"}, nil); err != nil {
+		return nil, err
+	}
+
+	progress("engine: creating %d teams of %d members…", engineTeams, engineMembers+1)
+	teams := make([]engineTeam, engineTeams)
+	rows := teamRows(blockEngine, engineMembers, nil)
+	for i := range rows {
+		rows[i].role = "athlete"
+	}
+	setupStart := time.Now()
+	err = parallel(ctx, engineTeams, engineWorkers, func(ctx context.Context, i int) error {
+		number := benchPhone(blockEngineNumbers, i)
+		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": number}})
+		if err != nil {
+			return fmt.Errorf("team %d: %w", i, err)
+		}
+		resp, err := admin.Do(ctx, http.MethodPost, "/teams/"+fx.TeamID+"/members/import", csvBody(rows), "Content-Type", "text/csv")
+		if err != nil {
+			return err
+		}
+		if resp.Status != http.StatusOK {
+			return fmt.Errorf("team %d import: status %d: %.300s", i, resp.Status, resp.Body)
+		}
+		teams[i] = engineTeam{id: fx.TeamID, number: number, key: fx.Key}
+		if i%100 == 99 {
+			progress("engine: %d teams ready (%s)", i+1, time.Since(setupStart).Round(time.Second))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var outbox0 int64
+	if err := pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM messaging_sim_outbox`).Scan(&outbox0); err != nil {
+		return nil, err
+	}
+
+	progress("engine: %d broadcasts…", engineTeams)
+	accepted := make([]time.Time, engineTeams)
+	sendStart := time.Now()
+	err = parallel(ctx, engineTeams, engineWorkers, func(ctx context.Context, i int) error {
+		resp, err := env.api(teams[i].key).Do(ctx, http.MethodPost, "/messages", map[string]any{"text": "Game on Saturday at 10", "audience": "all"})
+		if err != nil {
+			return err
+		}
+		if resp.Status != http.StatusCreated {
+			return fmt.Errorf("team %d send: status %d: %.300s", i, resp.Status, resp.Body)
+		}
+		accepted[i] = time.Now()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	lastAccept := slices.MaxFunc(accepted, func(a, b time.Time) int { return a.Compare(b) })
+	spread := lastAccept.Sub(sendStart)
+	progress("engine: all %d accepted within %s", engineTeams, spread.Round(time.Millisecond))
+
+	// STOPs behind the backlog: texted late in each roster (position 180
+	// goes out three minutes in), one every 100 ms for 10 s.
+	stopPhone := benchPhone(blockEngine, 180)
+	stops := make([]time.Time, engineStops)
+	go func() {
+		for i := range engineStops {
+			stops[i] = time.Now()
+			_, _ = admin.Do(ctx, http.MethodPost, "/simulator/inbound", map[string]any{"from": stopPhone, "to": teams[i].number, "body": "STOP"})
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	// The steady window: from 5 s after the last accept to 190 s after the
+	// first, every number busy throughout.
+	handed := func() (int64, error) {
+		var n int64
+		err := pool.QueryRow(ctx, `SELECT count(*) FROM messaging_sim_outbox WHERE id > $1`, outbox0).Scan(&n)
+		return n, err
+	}
+	from, to := lastAccept.Add(5*time.Second), sendStart.Add(190*time.Second)
+	if err := sleepUntil(ctx, from); err != nil {
+		return nil, err
+	}
+	n0, err := handed()
+	if err != nil {
+		return nil, err
+	}
+	cpu0, t0 := env.sample(ctx), time.Now()
+	progress("engine: measuring the hand-over rate until %s after the first send…", to.Sub(sendStart).Round(time.Second))
+	if err := sleepUntil(ctx, to); err != nil {
+		return nil, err
+	}
+	n1, err := handed()
+	if err != nil {
+		return nil, err
+	}
+	use, window := env.sample(ctx).sub(cpu0), time.Since(t0)
+	progress("engine: %d texts in %s: %.0f/s", n1-n0, window.Round(time.Millisecond), float64(n1-n0)/window.Seconds())
+
+	// Every text handed over; then each number's own pace.
+	progress("engine: waiting for the backlog to finish…")
+	deadline := sendStart.Add(engineMembers*time.Second*2 + time.Minute)
+	for {
+		var queued int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM messaging_slots`).Scan(&queued); err != nil {
+			return nil, err
+		}
+		if queued == 0 || time.Now().After(deadline) {
+			break
+		}
+		if err := sleepUntil(ctx, time.Now().Add(2*time.Second)); err != nil {
+			return nil, err
+		}
+	}
+	paces, err := numberPaces(ctx, env, outbox0)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(paces)
+	if len(paces) < engineTeams {
+		return nil, fmt.Errorf("engine: %d of %d numbers handed texts over", len(paces), engineTeams)
+	}
+	minPace, p5, p50 := paces[0], paces[len(paces)*5/100], paces[len(paces)/2]
+
+	items := int(n1 - n0)
+	hr := result{Requests: engineTeams, Concurrency: engineWorkers, Elapsed: window, Items: items, Unit: "texts", Use: use,
+		Counts: map[string]int64{"teams": engineTeams}, Detail: map[string]time.Duration{"accept_spread": spread}}
+	hr.Desc = fmt.Sprintf("%d teams, each with one number at %g segment/s and a %d-recipient broadcast (realistic simulator), "+
+		"all accepted within %s: texts handed to the carrier per second over the steady %s window; CPU per text",
+		engineTeams, enginePace, engineMembers+1, spread.Round(10*time.Millisecond), window.Round(time.Second))
+	hr.Note = fmt.Sprintf("each number's pace over its whole broadcast: min %.1f%%, p5 %.1f%%, p50 %.1f%% of %g/s",
+		100*minPace, 100*p5, 100*p50, enginePace)
+	hr.Target = "≥ 950 texts/s; every number ≥ 95% of its pace"
+	hr.Met = hr.Throughput() >= engineRateTarget && minPace >= enginePaceTarget
+
+	lat, err := stopLatencies(ctx, env, teams[:engineStops], stopPhone, stops)
+	if err != nil {
+		return nil, err
+	}
+	sr := result{Requests: len(lat), Concurrency: 1, Stats: computeStats(lat), Elapsed: time.Duration(engineStops) * 100 * time.Millisecond}
+	sr.Desc = fmt.Sprintf("`POST /admin/v1/simulator/inbound` STOP (the carrier's callback) to one of the %d teams' numbers, one every "+
+		"100 ms while their backlog is handed over: time to the opt-out's row (`roster_opt_outs.created_at`)", engineTeams)
+	sr.Target, sr.Met = "p99 < 1 s", sr.Stats.N == engineStops && sr.Stats.P99 < engineStopTarget
+	return &engineRun{handover: hr, stop: sr}, nil
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	select {
+	case <-time.After(time.Until(t)):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// numberPaces is each sending number's pace over its broadcast as a share
+// of enginePace: texts after the first over the time from its first to its
+// last hand-over.
+func numberPaces(ctx context.Context, env *benchEnv, outbox0 int64) ([]float64, error) {
+	pool, err := env.pgxPool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := pool.Query(ctx, `SELECT count(*), extract(epoch FROM max(created_at) - min(created_at))
+FROM messaging_sim_outbox WHERE id > $1 GROUP BY from_phone`, outbox0)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []float64
+	for rows.Next() {
+		var n int
+		var secs float64
+		if err := rows.Scan(&n, &secs); err != nil {
+			return nil, err
+		}
+		if n > 1 && secs > 0 {
+			out = append(out, float64(n-1)/secs/enginePace)
+		}
+	}
+	return out, rows.Err()
+}
+
+// stopLatencies is, for each STOP sent at sent[i] to teams[i], the time to
+// its opt-out's row.
+func stopLatencies(ctx context.Context, env *benchEnv, teams []engineTeam, phone string, sent []time.Time) ([]time.Duration, error) {
+	pool, err := env.pgxPool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(teams))
+	at := map[string]time.Time{}
+	for i, t := range teams {
+		ids[i] = t.id
+		at[t.id] = sent[i]
+	}
+	rows, err := pool.Query(ctx, `SELECT team_id, created_at FROM roster_opt_outs WHERE phone = $1 AND team_id = ANY($2)`, phone, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []time.Duration
+	for rows.Next() {
+		var team string
+		var created time.Time
+		if err := rows.Scan(&team, &created); err != nil {
+			return nil, err
+		}
+		out = append(out, created.Sub(at[team]))
+	}
+	return out, rows.Err()
+}
+
+func engineBullets(reportMeta, []result) []string {
+	return []string{
+		fmt.Sprintf("Fixture: %d new Team Plus teams, each with its own number (throughput %g segment/s, the `TWILIO_RATE` default) "+
+			"and %d athletes imported through the admin CSV import (the same numbers on every roster), plus the head coach; the "+
+			"simulator on its `realistic` profile (a carrier queue per number, reports 200–2000 ms after a text leaves it, 5%% "+
+			"posted twice, 10%% out of order), every outcome `delivered`", engineTeams, enginePace, engineMembers),
+		fmt.Sprintf("Load: one broadcast per team to `all`, %d at a time; the rate is read from the simulator's outbox (its "+
+			"hand-over timestamps) over a window in which every number is busy; each number's pace is its texts after the first "+
+			"over the time from its first to its last; %d STOPs from a member late in %d rosters while the backlog is handed over",
+			engineWorkers, engineStops, engineStops),
+	}
+}
+
+func engineReading(meta reportMeta, rs []result) string {
+	h, ok1 := findResult(rs, "engine-teams")
+	st, ok2 := findResult(rs, "engine-stop")
+	if !ok1 || !ok2 || h.units() == 0 {
+		return ""
+	}
+	met := map[bool]string{true: "met", false: "**not met**"}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Reading.** %d numbers at %g segment/s can hand over at most %.0f texts/s together; they handed over "+
+		"**%s** (target %.0f: %s). %s.", engineTeams, enginePace, engineTeams*enginePace, fmtRate(h.Throughput(), "texts"),
+		engineRateTarget, met[h.Met], strings.ToUpper(h.Note[:1])+h.Note[1:])
+	if h.Use.HasService && h.Use.HasPostgres && h.units() > 0 {
+		fmt.Fprintf(&b, " Per text handed over (its ingestion, events and reports included): %s of service CPU and %s of Postgres CPU.",
+			fmtMicros(h.Use.Service/time.Duration(h.units())), fmtMicros(h.Use.Postgres/time.Duration(h.units())))
+	}
+	fmt.Fprintf(&b, " **STOP:** from the carrier's callback to the opt-out's row, p50 %s, p99 %s over %d STOPs (target p99 < 1 s: %s).",
+		fmtDur(st.Stats.P50), fmtDur(st.Stats.P99), st.Stats.N, met[st.Met])
+	return b.String()
+}
