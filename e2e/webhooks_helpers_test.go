@@ -57,18 +57,21 @@ func (r hookRequest) envelope(t *testing.T) whEnvelope {
 // hookReceiver is an integrator's HTTPS endpoint with a self-signed
 // certificate (written to a PEM file the service is told to trust). It
 // answers status (200 unless changed); "/redirect" answers 302 to the
-// cloud metadata address.
+// cloud metadata address; "/held" answers only once hold is closed, so
+// deliveries stay in flight until the test lets them finish.
 type hookReceiver struct {
 	srv    *httptest.Server
 	pem    string
 	status atomic.Int64
+	hold   chan struct{}
 	mu     sync.Mutex
 	got    []hookRequest
+	held   []hookRequest // "/held" requests answered after the hold
 }
 
 func newHookReceiver(t *testing.T) *hookReceiver {
 	t.Helper()
-	r := &hookReceiver{}
+	r := &hookReceiver{hold: make(chan struct{})}
 	r.status.Store(http.StatusOK)
 	r.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
@@ -78,6 +81,16 @@ func newHookReceiver(t *testing.T) *hookReceiver {
 		if req.URL.Path == "/redirect" {
 			http.Redirect(w, req, "https://169.254.169.254/latest/meta-data/", http.StatusFound)
 			return
+		}
+		if req.URL.Path == "/held" {
+			select {
+			case <-r.hold:
+			case <-req.Context().Done():
+				return // the sender went away (its node was killed): never answered
+			}
+			r.mu.Lock()
+			r.held = append(r.held, hookRequest{Path: req.URL.Path, Header: req.Header.Clone(), Body: body})
+			r.mu.Unlock()
 		}
 		w.WriteHeader(int(r.status.Load()))
 	}))
@@ -108,6 +121,13 @@ func (r *hookReceiver) requests(path string) []hookRequest {
 		}
 	}
 	return out
+}
+
+// answeredHeld returns the "/held" requests that were answered.
+func (r *hookReceiver) answeredHeld() []hookRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]hookRequest(nil), r.held...)
 }
 
 // waitRequests waits until n requests arrived on path and returns them.
