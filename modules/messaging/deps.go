@@ -45,16 +45,16 @@ type depsIn struct {
 // inboundIn gathers the inbound use cases' collaborators from the graph.
 type inboundIn struct {
 	fx.In
-	DB      *db.DB
-	Repo    *postgres.Repo
-	Jobs    *jobs.Jobs
-	Clock   clock.Clock
-	Teams   rosterapi.Teams
-	Members rosterapi.Members
-	Lookup  rosterapi.Lookup
-	OptOuts rosterapi.OptOuts
-	Stats   rosterapi.Stats
-	Billing billingapi.Accounts
+	DB       *db.DB
+	Repo     *postgres.Repo
+	Jobs     *jobs.Jobs
+	Clock    clock.Clock
+	Teams    rosterapi.Teams
+	Members  rosterapi.Members
+	Lookup   rosterapi.Lookup
+	OptOuts  rosterapi.OptOuts
+	Stats    rosterapi.Stats
+	Billing  billingapi.Accounts
 	Events   events.Publisher
 	Carrier  carrier.Carrier
 	Outbound *outbound.Service
@@ -109,7 +109,9 @@ var inboundOptions = fx.Options(
 	),
 	fx.Invoke(
 		func(r *inbound.Releaser, p events.Publisher) { r.Bind(p) },
-		func(j *jobs.Jobs, s *inbound.Service, clk clock.Clock, ins instruments) { j.Register(worker.Inbound(s, clk, ins.inboundLag)) },
+		func(j *jobs.Jobs, s *inbound.Service, clk clock.Clock, ins instruments) {
+			j.Register(worker.Inbound(s, clk, ins.inboundLag))
+		},
 		func(api httpapi.Public, s *inbound.Service) { msghttp.RegisterInbound(api.API, s) },
 		func(api httpapi.Admin, s *inbound.Service, c carrier.Carrier, sim *simulator.Simulator, d *db.DB, j *jobs.Jobs, clk clock.Clock) {
 			// the simulator's injection only when it is the carrier

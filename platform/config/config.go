@@ -61,9 +61,9 @@ type Config struct {
 	SMTPUsername     string // SMTP_USERNAME, PLAIN auth user (optional)
 	SMTPPassword     string // SMTP_PASSWORD, PLAIN auth password (optional)
 	// Twilio carrier (CARRIER=twilio).
-	TwilioAccountSID string  // TWILIO_ACCOUNT_SID (required with CARRIER=twilio)
-	TwilioAuthToken  string  // TWILIO_AUTH_TOKEN (required with CARRIER=twilio); also verifies status callbacks
-	TwilioAPIURL     string  // TWILIO_API_URL, Twilio's REST API base URL (tests point it at a fake)
+	TwilioAccountSID string // TWILIO_ACCOUNT_SID (required with CARRIER=twilio)
+	TwilioAuthToken  string // TWILIO_AUTH_TOKEN (required with CARRIER=twilio); also verifies status callbacks
+	TwilioAPIURL     string // TWILIO_API_URL, Twilio's REST API base URL (tests point it at a fake)
 	// TwilioRate (TWILIO_RATE) is a sending number's throughput unless the
 	// admin set its own: SMS segments per second, across all nodes together.
 	TwilioRate float64
@@ -183,6 +183,11 @@ func Load(getenv func(string) string, need Need) (Config, error) {
 	if err := c.loadTwilio(get); err != nil {
 		return c, err
 	}
+	switch c.SimulatorProfile = get("SIMULATOR_PROFILE", "instant"); c.SimulatorProfile {
+	case "instant", "realistic":
+	default:
+		return c, &Error{"SIMULATOR_PROFILE", fmt.Sprintf("must be instant or realistic, got %q", c.SimulatorProfile)}
+	}
 	return c, nil
 }
 
@@ -253,11 +258,6 @@ func (c *Config) loadTwilio(get func(name, def string) string) error {
 		return &Error{"TWILIO_RATE", "must be SMS segments per second per number, greater than 0 and at most 1000 (e.g. 1 or 0.5)"}
 	}
 	c.TwilioRate = r
-	switch c.SimulatorProfile = get("SIMULATOR_PROFILE", "instant"); c.SimulatorProfile {
-	case "instant", "realistic":
-	default:
-		return &Error{"SIMULATOR_PROFILE", fmt.Sprintf("must be instant or realistic, got %q", c.SimulatorProfile)}
-	}
 	if c.Carrier != "twilio" {
 		return nil
 	}

@@ -24,6 +24,13 @@ func TestLoadDefaults(t *testing.T) {
 	require.Equal(t, 50, c.JobWorkers)
 	require.Equal(t, 200, c.WebhookWorkers)
 	require.Equal(t, 10*time.Millisecond, c.JobFetchCooldown)
+	require.Equal(t, 30*time.Second, c.JobTimeout)
+	require.Equal(t, time.Minute, c.JobRescueAfter, "a crashed node's jobs run again within about 1.5 minutes")
+	require.Equal(t, 20, c.OutboundWorkers)
+	require.Equal(t, 10, c.StatusWorkers)
+	require.Equal(t, 10, c.InboundWorkers)
+	require.Equal(t, 1.0, c.TwilioRate)
+	require.Equal(t, "instant", c.SimulatorProfile)
 }
 
 func TestLoadNamesTheBadVariable(t *testing.T) {
@@ -33,7 +40,8 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		"DATABASE_URL": "mysql://x", "ADDR": "8080", "ADMIN_ADDR": "nope", "PUBLIC_BASE_URL": "ftp://x",
 		"CARRIER": "pigeon", "CLOCK": "slow", "LOG_LEVEL": "chatty", "SHUTDOWN_TIMEOUT": "5", "DB_MAX_CONNS": "2",
 		"MAX_BODY_BYTES": "10", "ADMIN_TOKEN": "short", "JOB_WORKERS": "0", "JOB_TIMEOUT": "10ms",
-		"JOB_RESCUE_AFTER": "1s", "JOB_FETCH_COOLDOWN": "0s", "WEBHOOK_WORKERS": "1001",
+		"JOB_RESCUE_AFTER": "1s", "JOB_FETCH_COOLDOWN": "0s", "WEBHOOK_WORKERS": "1001", "OUTBOUND_WORKERS": "0",
+		"STATUS_WORKERS": "x", "INBOUND_WORKERS": "1001", "SIMULATOR_PROFILE": "slow", "TWILIO_RATE": "0",
 	} {
 		m := map[string]string{}
 		for k, v := range base {

@@ -95,7 +95,14 @@ func deadlock(t *testing.T, d *db.DB, run func(context.Context, func(context.Con
 	victim := run(ctx, func(ctx context.Context) error {
 		tries++
 		if tries > 1 {
-			return exec(ctx, `UPDATE locks SET v = v + 1`)
+			// Row 2 first, as the other side takes them: this waits for the
+			// other side to commit without holding row 1 meanwhile (updating
+			// both at once could take row 1 before the other side, slowed by
+			// a busy machine, has it, and deadlock again).
+			if err := exec(ctx, `UPDATE locks SET v = v + 1 WHERE id = 2`); err != nil {
+				return err
+			}
+			return exec(ctx, `UPDATE locks SET v = v + 1 WHERE id = 1`)
 		}
 		if err := exec(ctx, `SET LOCAL deadlock_timeout = '50ms'`); err != nil {
 			return err

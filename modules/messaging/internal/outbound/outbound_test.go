@@ -95,7 +95,7 @@ type sentText struct {
 	at time.Time
 }
 
-func (c *texts) Name() string                          { return "test" }
+func (c *texts) Name() string                        { return "test" }
 func (c *texts) Paced(context.Context) (bool, error) { return c.paced, nil }
 func (c *texts) Send(_ context.Context, m carrier.Message) (carrier.Receipt, error) {
 	c.mu.Lock()

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -492,8 +491,8 @@ func (s *OutboundStore) Backlogs(ctx context.Context) (map[string]int64, error) 
 		}
 		return rows.Err()
 	})
-	if err != nil && !errors.Is(err, context.Canceled) {
+	if err != nil {
 		return nil, fmt.Errorf("backlogs: %w", err)
 	}
-	return out, err
+	return out, nil
 }
