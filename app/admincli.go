@@ -113,8 +113,13 @@ func newAdminCmd(getenv func(string) string, stdout io.Writer) *cobra.Command {
 			"-F key=value (JSON value: true, 42, [\"a\"]), or --data '{...}'. Exit status 1 on a non-2xx answer.",
 	}
 	admin.PersistentFlags().StringVar(&url, "url", firstNonEmpty(getenv("ADMIN_URL"), "http://127.0.0.1:8081"), "admin API base URL (ADMIN_URL)")
-	admin.PersistentFlags().StringVar(&token, "token", getenv("ADMIN_TOKEN"), "admin token (ADMIN_TOKEN)")
+	// A secret is never a flag's default: help would print it. The flag
+	// stays empty and the environment is read when a command runs.
+	admin.PersistentFlags().StringVar(&token, "token", "", "admin token (from ADMIN_TOKEN)")
 	client := func() (*adminClient, error) {
+		if token == "" {
+			token = getenv("ADMIN_TOKEN")
+		}
 		if token == "" {
 			return nil, &ExitError{Code: 2, Err: fmt.Errorf("config: ADMIN_TOKEN is required for admin commands")}
 		}
