@@ -30,7 +30,7 @@ type CreateBody struct {
 	Audience string     `json:"audience" enum:"all,staff,families,group" doc:"Who every step goes to, resolved when each step runs."`
 	GroupID  string     `json:"group_id,omitempty" doc:"Required with audience group (400 invalid_group otherwise, or if it is not a group of the team)."`
 	Steps    []StepBody `json:"steps" doc:"1 to 50 steps; position follows this order."`
-	MemberID string     `json:"member_id" doc:"The staff member creating the campaign: an active head coach or team director who may send broadcasts (403 forbidden otherwise; 404 not_found if not on the team). Steps send on their behalf."`
+	MemberID string     `json:"member_id,omitempty" doc:"Optional: the staff member creating the campaign, an active head coach or team director who may send broadcasts (403 forbidden otherwise; 404 not_found if not on the team); steps send on their behalf. Without it the campaign is the dashboard's own: created_by is empty and steps send on no one's behalf."`
 }
 
 type campaignPath struct {
@@ -47,9 +47,9 @@ func Register(api huma.API, svc *service.Service) {
 		Summary: "Create a campaign",
 		Description: "Creates a drip campaign in status scheduled (201). Each step is a job at its due time (send_at, or now + delay_seconds), " +
 			"inserted in the same transaction. Urgent-alert steps are allowed here (never through the API). When a step's time comes it is sent " +
-			"through messaging like any send (gates, approval rules and billing included) on behalf of member_id; a refused step becomes failed " +
+			"through messaging like any send (gates, approval rules and billing included), on behalf of member_id when given; a refused step becomes failed " +
 			"with the refusal's code and the campaign goes on. After the last step the campaign is completed. " +
-			"Errors: 404 not_found (team, or member_id not on the team); 403 forbidden (member_id is not an active head coach or team director " +
+			"Errors: 404 not_found (team, or a given member_id not on the team); 403 forbidden (a given member_id is not an active head coach or team director " +
 			"who may send broadcasts); 400 invalid_request (name; steps: 1 to 50, each with exactly one of send_at and delay_seconds and exactly " +
 			"one of text and template_id); 400 invalid_group (group_id missing with audience group, given with another audience, or not the team's).",
 	}, func(ctx context.Context, in *struct {

@@ -40,7 +40,7 @@ type Campaign struct {
 	GroupID       *string    `json:"group_id" doc:"With audience group."`
 	Status        string     `json:"status" enum:"scheduled,paused,cancelled,completed" doc:"scheduled: steps go out at their due_at. paused: nothing is sent until it is resumed. cancelled: final; steps not yet sent never go out. completed: final; every step was sent, failed or skipped."`
 	HasUrgentStep bool       `json:"has_urgent_step" doc:"Whether a step is an urgent alert; such a campaign is resumed from the dashboard only."`
-	CreatedBy     string     `json:"created_by" doc:"Member id of the head coach or team director who made it in the dashboard."`
+	CreatedBy     string     `json:"created_by" doc:"Member id of the head coach or team director who made it in the dashboard; empty when the dashboard made it without naming one."`
 	CreatedAt     time.Time  `json:"created_at"`
 	StartedAt     time.Time  `json:"started_at" doc:"The start delay_seconds count from (the creation time)."`
 	PausedAt      *time.Time `json:"paused_at" doc:"When it was paused; null unless paused."`

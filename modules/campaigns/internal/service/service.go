@@ -83,7 +83,7 @@ func (v *View) HasUrgent() bool {
 // NewCampaign is a campaign as the dashboard creates it.
 type NewCampaign struct {
 	TeamID   string
-	MemberID string // the staff member creating it: head coach or team director
+	MemberID string // the staff member creating it (head coach or team director); "" for the dashboard itself
 	Name     string
 	Audience string
 	GroupID  string
@@ -92,22 +92,25 @@ type NewCampaign struct {
 
 // Create stores a campaign in status scheduled and, in the same
 // transaction, one River job per step at its due time. Checks, in order:
-// the team exists (404), member_id is an active head coach or team director
-// who may send broadcasts (404 if not on the team, else 403 forbidden), the
-// name and steps (400), and the audience (400 invalid_request or
-// invalid_group, resolved through the roster as a send does).
+// the team exists (404), member_id, when given, is an active head coach or
+// team director who may send broadcasts (404 if not on the team, else 403
+// forbidden), the name and steps (400), and the audience (400
+// invalid_request or invalid_group, resolved through the roster as a send
+// does).
 func (s *Service) Create(ctx context.Context, in NewCampaign) (*View, error) {
 	var out *View
 	err := s.d.DB.Tx(ctx, func(ctx context.Context) error {
 		if _, err := s.d.Teams.Team(ctx, in.TeamID); err != nil {
 			return err
 		}
-		m, err := s.d.Members.Member(ctx, in.TeamID, in.MemberID)
-		if err != nil {
-			return err
-		}
-		if !m.KeyOwner() {
-			return fault.New(fault.Forbidden, fault.CodeForbidden, "only an active head coach or team director who may send broadcasts can create campaigns")
+		if in.MemberID != "" { // optional (ADMIN-API.md): without it the campaign is the dashboard's own
+			m, err := s.d.Members.Member(ctx, in.TeamID, in.MemberID)
+			if err != nil {
+				return err
+			}
+			if !m.KeyOwner() {
+				return fault.New(fault.Forbidden, fault.CodeForbidden, "only an active head coach or team director who may send broadcasts can create campaigns")
+			}
 		}
 		name, err := domain.CheckName(in.Name)
 		if err != nil {

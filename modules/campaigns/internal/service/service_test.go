@@ -546,3 +546,20 @@ func TestOtherTeamsIDs(t *testing.T) {
 	require.Len(t, vs, 1)
 	require.Len(t, vs[0].Steps, 1)
 }
+
+// TestCreateWithoutMember: member_id is optional (ADMIN-API.md lists name,
+// audience, group_id and steps): the campaign is the dashboard's own, and
+// its steps send on no one's behalf.
+func TestCreateWithoutMember(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	v, err := b.svc.Create(context.Background(), service.NewCampaign{TeamID: teamA, Name: "Dashboard's own",
+		Audience: "families", Steps: []domain.StepInput{{DelaySeconds: delay(0), Text: "from the dashboard"}}})
+	require.NoError(t, err)
+	require.Empty(t, v.Campaign.CreatedBy)
+	b.run(t, v.Campaign.ID)
+	require.Equal(t, []string{"sent"}, statuses(b.get(t, v.Campaign.ID)))
+	var member string
+	require.NoError(t, b.db.Bun.NewRaw(`SELECT member_id FROM test_sends WHERE text = ?`, "from the dashboard").Scan(context.Background(), &member))
+	require.Empty(t, member, "sent on no one's behalf")
+}
