@@ -12,6 +12,7 @@ import (
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
+	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/httpapi"
 )
 
@@ -68,7 +69,7 @@ func memberFrom(m *postgres.Member) Member {
 type Key struct {
 	ID            string     `json:"id"`
 	Name          string     `json:"name"`
-	Prefix        string     `json:"prefix" doc:"The key's first characters, to recognise it."`
+	Prefix        string     `json:"prefix" doc:"The key's first 12 characters (tt_live_ and four more), a real prefix of the key, to recognise it in a list." example:"tt_live_neo4"`
 	MemberID      string     `json:"member_id" doc:"The creator; the key acts on their behalf."`
 	CreatedAt     time.Time  `json:"created_at"`
 	RevokedAt     *time.Time `json:"revoked_at"`
@@ -81,8 +82,13 @@ type CreatedKey struct {
 	Value string `json:"key" doc:"The key itself. Shown only in this response."`
 }
 
+// keyDisplayLen is how many characters of the lookup part a list shows: the
+// key's own first characters, enough to tell keys apart at a glance, far
+// too few to guess the rest.
+const keyDisplayLen = 4
+
 func keyFrom(k *postgres.APIKey) Key {
-	return Key{ID: k.ID, Name: k.Name, Prefix: k.Lookup[:8], MemberID: k.MemberID, CreatedAt: k.CreatedAt,
+	return Key{ID: k.ID, Name: k.Name, Prefix: auth.KeyPrefix + k.Lookup[:keyDisplayLen], MemberID: k.MemberID, CreatedAt: k.CreatedAt,
 		RevokedAt: k.RevokedAt, RevokedReason: k.RevokedReason}
 }
 
