@@ -223,12 +223,19 @@ func TestOptOutRules(t *testing.T) {
 	r = do(t, api, "GET", "/opt-outs", nil)
 	require.Equal(t, 200, r.Status)
 	var list []struct {
-		Phone string `json:"phone"`
+		Phone            string   `json:"phone"`
+		MemberIDs        []string `json:"member_ids"`
+		RemovedMemberIDs []string `json:"removed_member_ids"`
 	}
 	require.NoError(t, r.Data(&list))
 	require.Len(t, list, 2)
 	require.Equal(t, "+12025550139", list[0].Phone, "newest first")
+	require.Empty(t, list[0].MemberIDs, "a number never on the roster")
+	require.Equal(t, "+12025550130", list[1].Phone)
+	require.ElementsMatch(t, []string{a.ID, b.ID}, list[1].MemberIDs, "the removed member is still listed")
+	require.Equal(t, []string{a.ID}, list[1].RemovedMemberIDs, "and marked removed from the roster")
 	requireCode(t, do(t, api, "POST", "/members", map[string]any{"name": "Kid One", "phone": "2025550130"}), 409, "opted_out")
+	requireCode(t, do(t, api, "POST", "/members", map[string]any{"name": "Someone Else", "phone": "(202) 555-0130"}), 409, "opted_out")
 }
 
 func TestBulkOptOutAndValidate(t *testing.T) {

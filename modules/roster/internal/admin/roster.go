@@ -92,7 +92,7 @@ func registerRoster(api huma.API, svc *service.Service) {
 			Phone    string `json:"phone,omitempty"`
 			MemberID string `json:"member_id,omitempty"`
 		}
-	}) (*httpapi.DataOutput[map[string]any], error) {
+	}) (*httpapi.DataOutput[rosterhttp.OptOut], error) {
 		var r *service.OptOutResult
 		var err error
 		switch {
@@ -106,6 +106,6 @@ func registerRoster(api huma.API, svc *service.Service) {
 		if err != nil {
 			return nil, err
 		}
-		return httpapi.Data(map[string]any{"phone": r.Phone, "member_ids": r.MemberIDs, "source": r.Source, "opted_out_at": r.OptedOutAt}), nil
+		return httpapi.Data(rosterhttp.OptOutFrom(r)), nil
 	}, http.StatusForbidden)
 }

@@ -43,18 +43,25 @@ func FieldFrom(f *postgres.CustomField) CustomField {
 
 // OptOut is an opted-out number.
 type OptOut struct {
-	Phone      string    `json:"phone" doc:"E.164."`
-	MemberIDs  []string  `json:"member_ids" doc:"Roster entries with this number (none if it is not on the roster)."`
-	Source     string    `json:"source" enum:"api,sms,support" doc:"api: recorded through the API; sms: the member texted STOP; support: recorded by staff."`
-	OptedOutAt time.Time `json:"opted_out_at"`
+	Phone     string   `json:"phone" doc:"E.164."`
+	MemberIDs []string `json:"member_ids" doc:"Roster entries with this number (none if it is not on the roster). In GET /opt-outs, entries removed from the roster are listed too: they are kept on record so the opt-out stays (spec §3)."`
+	// RemovedMemberIDs marks the removed entries of MemberIDs.
+	RemovedMemberIDs []string  `json:"removed_member_ids" doc:"The entries of member_ids removed from the roster (DELETE /members/{member_id}) and kept on record because they opted out; they are not in member lists or reads."`
+	Source           string    `json:"source" enum:"api,sms,support" doc:"api: recorded through the API; sms: the member texted STOP; support: recorded by staff."`
+	OptedOutAt       time.Time `json:"opted_out_at"`
 }
 
-func optOutFrom(r *service.OptOutResult) OptOut {
-	ids := r.MemberIDs
+// OptOutFrom renders an opt-out record.
+func OptOutFrom(r *service.OptOutResult) OptOut {
+	return OptOut{Phone: r.Phone, MemberIDs: nonNil(r.MemberIDs), RemovedMemberIDs: nonNil(r.RemovedMemberIDs), Source: r.Source, OptedOutAt: r.OptedOutAt}
+}
+
+// nonNil makes an absent list [] on the wire (the document says array, not null).
+func nonNil(ids []string) []string {
 	if ids == nil {
-		ids = []string{}
+		return []string{}
 	}
-	return OptOut{Phone: r.Phone, MemberIDs: ids, Source: r.Source, OptedOutAt: r.OptedOutAt}
+	return ids
 }
 
 // ItemError is a bulk item's failure.
@@ -69,7 +76,7 @@ type BulkResult struct {
 	Phone     string     `json:"phone" doc:"The phone as sent."`
 	Status    string     `json:"status" enum:"opted_out,already_opted_out,failed"`
 	MemberIDs []string   `json:"member_ids"`
-	Error     *ItemError `json:"error" doc:"Present when status is failed: invalid_phone or staff_member_protected."`
+	Error     *ItemError `json:"error" doc:"The failure when status is failed (invalid_phone or staff_member_protected); null otherwise."`
 }
 
 // Check is one number of POST /recipients/validate.
@@ -219,7 +226,7 @@ func registerRoster(api huma.API, svc *service.Service) {
 		}
 		out := make([]OptOut, len(rs))
 		for i := range rs {
-			out[i] = optOutFrom(&rs[i])
+			out[i] = OptOutFrom(&rs[i])
 		}
 		return httpapi.List(in.PageParams, out), nil
 	})
@@ -228,7 +235,8 @@ func registerRoster(api huma.API, svc *service.Service) {
 		Summary: "Record an opt-out",
 		Description: "Opts out every roster entry with the number, for good (only the member can opt back in, by texting START); one member.opted_out per entry. " +
 			"A number not on the roster is recorded so the API will not add it later. No text is sent. Send phone or member_id. " +
-			"Staff numbers give 403 staff_member_protected. Recording an opted-out number again answers the existing record. Works on any plan.",
+			"Staff numbers give 403 staff_member_protected; a member_id that is not on the team's roster gives 404 not_found. " +
+			"Recording an opted-out number again answers the existing record. Works on any plan.",
 	}, httpapi.Access{AnyPlan: true, NoCard: true}), func(ctx context.Context, in *struct {
 		Body struct {
 			Phone    string `json:"phone,omitempty"`
@@ -249,8 +257,8 @@ func registerRoster(api huma.API, svc *service.Service) {
 		if err != nil {
 			return nil, err
 		}
-		return httpapi.Data(optOutFrom(r)), nil
-	}, http.StatusForbidden)
+		return httpapi.Data(OptOutFrom(r)), nil
+	}, http.StatusForbidden, http.StatusNotFound)
 	httpapi.Register(api, httpapi.WithAccess(huma.Operation{
 		OperationID: "bulk-opt-out", Method: http.MethodPost, Path: "/opt-outs/bulk", Tags: otags,
 		Summary: "Record opt-outs in bulk",

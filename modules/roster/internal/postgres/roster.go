@@ -108,6 +108,21 @@ func (r *Repo) MembersByPhones(ctx context.Context, teamID string, phones []stri
 	return ms, nil
 }
 
+// MembersOnRecordByPhones is MembersByPhones with the entries removed from
+// the roster but kept on record (opted-out members, spec §3) included.
+func (r *Repo) MembersOnRecordByPhones(ctx context.Context, teamID string, phones []string) ([]Member, error) {
+	var ms []Member
+	if len(phones) == 0 {
+		return ms, nil
+	}
+	err := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND phone IN (?)", teamID, bun.In(phones)).
+		OrderExpr("created_at, id").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("members on record by phones: %w", err)
+	}
+	return ms, nil
+}
+
 // LockPhone serialises writes about one number of a team (adds, opt-outs)
 // for the rest of the transaction.
 func (r *Repo) LockPhone(ctx context.Context, teamID, phone string) error {

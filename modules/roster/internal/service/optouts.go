@@ -20,11 +20,14 @@ const (
 
 // OptOutResult is the record of an opted-out number.
 type OptOutResult struct {
-	Phone      string
-	MemberIDs  []string
-	Source     string
-	OptedOutAt time.Time
-	New        bool // false when the number was opted out already
+	Phone     string
+	MemberIDs []string
+	// RemovedMemberIDs are the entries of MemberIDs removed from the roster
+	// (kept on record because they opted out); set by OptOuts only.
+	RemovedMemberIDs []string
+	Source           string
+	OptedOutAt       time.Time
+	New              bool // false when the number was opted out already
 }
 
 // OptOut opts a number out for good: every roster entry with it becomes
@@ -112,7 +115,7 @@ func (s *Service) OptIn(ctx context.Context, teamID, phone string) (bool, error)
 }
 
 // OptOuts lists a team's opt-outs, newest first (limit+1 rows), with the
-// roster entries of each number.
+// roster entries of each number, those removed from the roster included.
 func (s *Service) OptOuts(ctx context.Context, teamID string, limit, offset int) ([]OptOutResult, error) {
 	recs, err := s.repo.OptOuts(ctx, teamID, limit, offset)
 	if err != nil {
@@ -122,20 +125,22 @@ func (s *Service) OptOuts(ctx context.Context, teamID string, limit, offset int)
 	for i, r := range recs {
 		phones[i] = r.Phone
 	}
-	ms, err := s.repo.MembersByPhones(ctx, teamID, phones)
+	// Removed members stay listed (spec §3: kept on record so the opt-out
+	// stays), marked as removed.
+	ms, err := s.repo.MembersOnRecordByPhones(ctx, teamID, phones)
 	if err != nil {
 		return nil, err
 	}
-	byPhone := map[string][]string{}
+	byPhone, removed := map[string][]string{}, map[string][]string{}
 	for _, m := range ms {
 		byPhone[m.Phone] = append(byPhone[m.Phone], m.ID)
+		if m.DeletedAt != nil {
+			removed[m.Phone] = append(removed[m.Phone], m.ID)
+		}
 	}
 	out := make([]OptOutResult, len(recs))
 	for i, r := range recs {
-		out[i] = OptOutResult{Phone: r.Phone, Source: r.Source, OptedOutAt: r.CreatedAt, MemberIDs: byPhone[r.Phone]}
-		if out[i].MemberIDs == nil {
-			out[i].MemberIDs = []string{}
-		}
+		out[i] = OptOutResult{Phone: r.Phone, Source: r.Source, OptedOutAt: r.CreatedAt, MemberIDs: byPhone[r.Phone], RemovedMemberIDs: removed[r.Phone]}
 	}
 	return out, nil
 }
