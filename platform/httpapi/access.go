@@ -78,10 +78,7 @@ func documentAccess(_ *huma.OpenAPI, op *huma.Operation) {
 	}
 	for _, s := range []int{http.StatusForbidden, http.StatusTooManyRequests} {
 		if _, ok := op.Responses[fmt.Sprint(s)]; !ok {
-			op.Responses[fmt.Sprint(s)] = &huma.Response{
-				Description: http.StatusText(s),
-				Content:     map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Ref: "#/components/schemas/Error"}}},
-			}
+			op.Responses[fmt.Sprint(s)] = errorResponse(s)
 		}
 	}
 }

@@ -25,12 +25,12 @@ type APIOptions struct {
 const BearerScheme = "bearer"
 
 // NewAPI returns a huma API on mux under o.Prefix, with the OpenAPI document
-// at <prefix>/openapi.json (.yaml, -3.0.json), no docs UI, no $schema
-// fields in bodies, and the bearer scheme declared.
+// at <prefix>/openapi.json (.yaml, -3.0.json, -3.0.yaml), no docs UI, no
+// $schema fields in bodies, and the bearer scheme declared.
 func NewAPI(mux *http.ServeMux, o APIOptions) huma.API {
 	installErrorModel()
 	cfg := huma.DefaultConfig(o.Title, o.Version)
-	cfg.OpenAPIPath = "/openapi"
+	cfg.OpenAPIPath = "" // served by serveDocuments, which completes huma's description
 	cfg.DocsPath = ""
 	cfg.SchemasPath = ""
 	cfg.CreateHooks = nil
@@ -44,7 +44,10 @@ func NewAPI(mux *http.ServeMux, o APIOptions) huma.API {
 	if o.PublicAccess {
 		cfg.OnAddOperation = append(cfg.OnAddOperation, documentAccess)
 	}
-	return humago.NewWithPrefix(mux, o.Prefix, cfg)
+	cfg.OnAddOperation = append(cfg.OnAddOperation, documentAnswers(o.PublicAccess))
+	api := humago.NewWithPrefix(mux, o.Prefix, cfg)
+	serveDocuments(mux, o.Prefix, api)
+	return api
 }
 
 // Register adds an operation, filling in what every operation documents: the
@@ -137,3 +140,59 @@ type Public struct{ huma.API }
 
 // Admin is the admin API (/admin/v1), behind the admin token.
 type Admin struct{ huma.API }
+
+// Response headers the edge and the gate send, as the documents declare them.
+var (
+	requestIDHeader = &huma.Param{Description: "The request's id: the client's X-Request-Id when it is 1 to 64 characters of [A-Za-z0-9._-], else a generated one. The request log line carries it.",
+		Required: true, Schema: &huma.Schema{Type: "string"}}
+	rateLimitPolicyHeader = &huma.Param{Description: "The limits checked for this request (IETF draft RateLimit header fields): each policy's quota (q) and window in seconds (w).",
+		Schema: &huma.Schema{Type: "string"}}
+	rateLimitHeader = &huma.Param{Description: "What is left of each limit checked: remaining requests (r) and seconds until the window frees one (t).",
+		Schema: &huma.Schema{Type: "string"}}
+	retryAfterHeader = &huma.Param{Description: "Seconds to wait before retrying.", Required: true,
+		Schema: &huma.Schema{Type: "string", Pattern: "^[0-9]+$"}}
+)
+
+// documentAnswers is an OnAddOperation hook that makes an operation's
+// responses say what the edge can answer: 400 for any operation with query
+// parameters (a bad value, an empty enum value, a NUL); no 422 (huma adds
+// it, the edge turns every validation failure into 400); the headers of
+// every answer; text request bodies (CSV) as text, not binary.
+func documentAnswers(public bool) func(*huma.OpenAPI, *huma.Operation) {
+	return func(_ *huma.OpenAPI, op *huma.Operation) {
+		delete(op.Responses, "422")
+		for _, p := range op.Parameters {
+			if p.In == "query" && op.Responses["400"] == nil {
+				op.Responses["400"] = errorResponse(http.StatusBadRequest)
+			}
+		}
+		if op.RequestBody != nil {
+			for mt, c := range op.RequestBody.Content {
+				if strings.HasPrefix(mt, "text/") && c.Schema != nil && c.Schema.Format == "binary" {
+					c.Schema.Format = ""
+				}
+			}
+		}
+		for status, r := range op.Responses {
+			if r.Headers == nil {
+				r.Headers = map[string]*huma.Param{}
+			}
+			r.Headers[RequestIDHeader] = requestIDHeader
+			if public {
+				r.Headers["RateLimit-Policy"] = rateLimitPolicyHeader
+				r.Headers["RateLimit"] = rateLimitHeader
+			}
+			if status == "429" || status == "503" {
+				r.Headers["Retry-After"] = retryAfterHeader
+			}
+		}
+	}
+}
+
+// errorResponse is a response with the envelope, as huma's own error responses.
+func errorResponse(status int) *huma.Response {
+	return &huma.Response{
+		Description: http.StatusText(status),
+		Content:     map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Ref: "#/components/schemas/Error"}}},
+	}
+}

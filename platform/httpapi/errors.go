@@ -23,6 +23,26 @@ type ErrorDetail struct {
 	Fields  map[string]any `json:"-"`
 }
 
+// ExtraErrorMembers are the members some codes add next to code and
+// message, as the documents declare them. A fault's Fields must use these
+// names (the e2e contract test holds them to it: the envelope allows no other member).
+func ExtraErrorMembers() map[string]string {
+	return map[string]string{
+		"existing_member_id":   "With 409 member_exists: the id of the member with the same phone and name.",
+		"existing_template_id": "With 409 template_exists: the id of the template with that name.",
+		"existing_field_id":    "With 409 field_exists: the id of the custom field with that label or key.",
+	}
+}
+
+// TransformSchema declares the extra members (huma.SchemaTransformer):
+// Fields is a map, which huma cannot describe member by member.
+func (ErrorDetail) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	for name, doc := range ExtraErrorMembers() {
+		s.Properties[name] = &huma.Schema{Type: huma.TypeString, Description: doc}
+	}
+	return s
+}
+
 // MarshalJSON flattens Fields next to code and message.
 func (d ErrorDetail) MarshalJSON() ([]byte, error) {
 	m := make(map[string]any, len(d.Fields)+2)
@@ -197,8 +217,9 @@ func describe(details []*huma.ErrorDetail, fallback string) string {
 var installOnce sync.Once
 
 // installErrorModel replaces huma's package-level error constructors (huma
-// offers no per-API hook) so that both APIs speak the spec's envelope. It
-// also records 5xx causes on the request for the request log.
+// offers no per-API hook) so that both APIs speak the spec's envelope, and
+// sets huma's other process-wide switches. It also records 5xx causes on
+// the request for the request log.
 func installErrorModel() {
 	installOnce.Do(func() {
 		huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
@@ -214,5 +235,8 @@ func installErrorModel() {
 			return e
 		}
 		huma.ValidateStrictCasing = true
+		// A list is an array, never null: every list the service sends is
+		// one ([] when empty), and a request's null list is refused.
+		huma.DefaultArrayNullable = false
 	})
 }

@@ -134,9 +134,15 @@ func (b SendBody) input() service.SendInput {
 	return in
 }
 
-// SendResult is a send's answer: a message (kind message) or a scheduled send (kind scheduled).
+// SendResult is a send's answer: a message (kind message) or a scheduled
+// send (kind scheduled). Its kind, status and encoding shadow the message's
+// (for encoding/json and huma alike) because a scheduled send has values a
+// message does not: kind scheduled, status pending, no encoding yet.
 type SendResult struct {
 	Message
+	Kind         string     `json:"kind" enum:"message,scheduled" doc:"message: sent now (or waiting for approval); scheduled: a scheduled send, see scheduled_for."`
+	Status       string     `json:"status" enum:"pending_approval,queued,sent,rejected,expired,pending" doc:"As a message's status for kind message; pending for kind scheduled."`
+	Encoding     string     `json:"encoding,omitempty" enum:"GSM-7,UCS-2" doc:"kind message only: the text's encoding. Absent for kind scheduled, whose text is encoded when it is sent."`
 	ScheduledFor *time.Time `json:"scheduled_for,omitempty" doc:"kind scheduled only."`
 	Repeat       *RepeatOut `json:"repeat,omitempty" doc:"kind scheduled only."`
 }
@@ -190,7 +196,7 @@ func Register(api huma.API, svc *service.Service) {
 		Description: "Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; " +
 			"or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; " +
 			"402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time " +
-			"(409 conflict when it has no one to text). One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer " +
+			"(409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer " +
 			"(header Idempotent-Replayed: true); the same key with another body gives 409 conflict.",
 	}, httpapi.Access{Send: true}), func(ctx context.Context, in *struct {
 		IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" doc:"Optional; see the description."`
@@ -219,7 +225,7 @@ func Register(api huma.API, svc *service.Service) {
 			return nil, err
 		}
 		return sendOutput(status, b, replay)
-	}, http.StatusConflict, http.StatusPaymentRequired)
+	}, http.StatusConflict, http.StatusPaymentRequired, http.StatusNotFound)
 
 	httpapi.Register(api, httpapi.WithAccess(huma.Operation{
 		OperationID: "estimate-message", Method: http.MethodPost, Path: "/messages/estimate", Tags: tags,
@@ -234,7 +240,7 @@ func Register(api huma.API, svc *service.Service) {
 		return httpapi.Data(Estimate{Recipients: len(p.Phones), SegmentsPerRecipient: p.Segments, EstimatedCredits: p.Credits,
 			ApprovalRequired: p.ApprovalRequired, Encoding: string(p.Encoding), RenderedText: p.Rendered,
 			Prefix: domain.Prefix(p.Team.Name), OptOutLine: domain.OptOutLine, EstimatedCompletion: p.Completion}), nil
-	}, http.StatusConflict, http.StatusPaymentRequired)
+	}, http.StatusConflict, http.StatusPaymentRequired, http.StatusNotFound)
 
 	httpapi.Register(api, huma.Operation{
 		OperationID: "list-messages", Method: http.MethodGet, Path: "/messages", Tags: tags,
@@ -315,10 +321,11 @@ func Register(api huma.API, svc *service.Service) {
 func resultFrom(o *service.Outcome) SendResult {
 	if o.Scheduled != nil {
 		s := ScheduledFrom(o.Scheduled)
-		return SendResult{Message: Message{ID: s.ID, Kind: "scheduled", Status: "pending", Audience: s.Audience, GroupID: s.GroupID,
-			TemplateID: s.TemplateID, Text: s.Text, CreatedAt: s.CreatedAt}, ScheduledFor: &s.ScheduledFor, Repeat: s.Repeat}
+		return SendResult{Message: Message{ID: s.ID, Audience: s.Audience, GroupID: s.GroupID,
+			TemplateID: s.TemplateID, Text: s.Text, CreatedAt: s.CreatedAt}, Kind: "scheduled", Status: "pending", ScheduledFor: &s.ScheduledFor, Repeat: s.Repeat}
 	}
-	return SendResult{Message: MessageFrom(o.Message)}
+	m := MessageFrom(o.Message)
+	return SendResult{Message: m, Kind: m.Kind, Status: m.Status, Encoding: m.Encoding}
 }
 
 func sendOutput(status int, b []byte, replay bool) (*SendOutput, error) {
