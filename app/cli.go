@@ -103,7 +103,7 @@ func NewRoot(version string, getenv func(string) string, stdout, stderr io.Write
 		Short: "Print the version",
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(stdout, version) },
 	}
-	root.AddCommand(serve, migrate, newAdminCmd(getenv, stdout), ver)
+	root.AddCommand(serve, migrate, newAdminCmd(getenv, stdout), newOpenAPICmd(version, getenv, stdout), ver)
 	return root
 }
 

@@ -52,8 +52,12 @@ type muxes struct {
 	admin  *http.ServeMux
 }
 
+// openDB opens the process's database: db.Open for `serve`, db.OpenLazy
+// for `openapi`, which builds the graph but never queries.
+type openDB func(ctx context.Context, url string, maxConns int32) (*db.DB, error)
+
 // platformOptions provides the technical capabilities every module uses.
-func platformOptions(cfg config.Config, log *slog.Logger, version string) fx.Option {
+func platformOptions(cfg config.Config, log *slog.Logger, version string, open openDB) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg, log),
 		fx.WithLogger(func() fxevent.Logger {
@@ -67,7 +71,7 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string) fx.Opt
 			func(lc fx.Lifecycle, m *metrics.Metrics) (*db.DB, error) {
 				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 				defer cancel()
-				d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
+				d, err := open(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
 				if err != nil {
 					return nil, err
 				}
@@ -142,7 +146,7 @@ const publicDescription = `The Team Texting Service API v1 (see the specificatio
 // Serve builds the whole service and runs it until SIGINT/SIGTERM.
 func newServeApp(cfg config.Config, log *slog.Logger, version string, extra ...fx.Option) *fx.App {
 	return fx.New(
-		platformOptions(cfg, log, version),
+		platformOptions(cfg, log, version, db.Open),
 		modules(),
 		fx.Invoke(func(lc fx.Lifecycle, mx muxes, pub httpapi.Public, adm httpapi.Admin, d *db.DB, j *jobs.Jobs, m *metrics.Metrics,
 			carrierRoutes messaging.CarrierRoutes) {

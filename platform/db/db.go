@@ -27,6 +27,21 @@ type DB struct {
 
 // Open connects to url with at most maxConns connections and pings it.
 func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
+	d, err := OpenLazy(ctx, url, maxConns)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Pool.Ping(ctx); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("ping database: %w", err)
+	}
+	return d, nil
+}
+
+// OpenLazy is Open without the ping: the pool dials on first use. It lets
+// `teamtext openapi` build the service's graph, which only registers
+// operations, without a database.
+func OpenLazy(ctx context.Context, url string, maxConns int32) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
@@ -35,10 +50,6 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open pool: %w", err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("ping database: %w", err)
 	}
 	sqldb := sql.OpenDB(simpleConnector{stdlib.GetPoolConnector(pool)})
 	return &DB{Pool: pool, SQLDB: sqldb, Bun: bun.NewDB(sqldb, pgdialect.New())}, nil
