@@ -123,6 +123,7 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string, open o
 					PublicAccess: true,
 				})
 				api.UseMiddleware(auth.NewGate(api, a, acc, lim, log).Middleware)
+				api.UseMiddleware(httpapi.Guard(api)) // after the gate: 401/403/429 come before 400
 				return httpapi.Public{API: api}
 			},
 			func(mx muxes) httpapi.Admin {
@@ -132,6 +133,7 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string, open o
 					Description: "Everything the spec leaves to the dashboard. Bearer ADMIN_TOKEN.",
 				})
 				api.UseMiddleware(auth.AdminMiddleware(api, cfg.AdminToken))
+				api.UseMiddleware(httpapi.Guard(api))
 				return httpapi.Admin{API: api}
 			},
 		),
