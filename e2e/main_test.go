@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -51,7 +52,11 @@ func run(m *testing.M) int {
 		return 1
 	}
 	env.admin = harness.NewClient(env.svc.AdminURL+"/admin/v1", harness.AdminToken)
+	rec := harness.Record()
 	code := m.Run()
+	if c := contract(context.Background(), rec); c != 0 {
+		code = c
+	}
 	if err := env.svc.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: stop:", err)
 		code = 1
@@ -65,6 +70,38 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, logs)
 	}
 	return code
+}
+
+// contract validates every recorded exchange against the served documents
+// (contract_test.go) and prints what it covered; 1 on any mismatch.
+func contract(ctx context.Context, rec *harness.Recorder) int {
+	exchanges := rec.Exchanges()
+	if out := os.Getenv("E2E_EXCHANGES"); out != "" { // for working on the check itself
+		if b, err := json.Marshal(exchanges); err == nil {
+			_ = os.WriteFile(out, b, 0o644)
+		}
+	}
+	docs, err := harness.LoadContractDocs(ctx, env.svc)
+	if err != nil {
+		fmt.Println("--- FAIL: contract:", err)
+		return 1
+	}
+	r := harness.CheckContract(ctx, docs, exchanges)
+	fmt.Println(r.Summary())
+	if out := os.Getenv("E2E_CONTRACT_REPORT"); out != "" {
+		report := r.Summary() + "\n\nmismatches:\n" + strings.Join(r.Failures(), "\n") + "\n\nnot covered:\n" + strings.Join(r.Uncovered(docs), "\n") + "\n"
+		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
+			fmt.Println("contract: write report:", err)
+		}
+	}
+	if f := r.Failures(); len(f) > 0 {
+		fmt.Printf("--- FAIL: contract: %d ways the wire disagrees with the OpenAPI documents\n", len(f))
+		for _, line := range f {
+			fmt.Println("    " + line)
+		}
+		return 1
+	}
+	return 0
 }
 
 // startService runs an extra service on the suite's database, stopped at test end.

@@ -52,7 +52,7 @@ type Client struct {
 
 // NewClient returns a client for base (e.g. svc.PublicURL+"/api/v1").
 func NewClient(base, token string) *Client {
-	return &Client{Base: base, Token: token, HTTP: &http.Client{Timeout: 60 * time.Second}}
+	return &Client{Base: base, Token: token, HTTP: HTTPClient()}
 }
 
 // Do sends a request. A non-nil body that is not []byte or string is sent as JSON.
