@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/text"
 )
 
 // CodeCampaignState is the spec's 409 for an action the campaign's status
@@ -180,11 +181,15 @@ type NewStep struct {
 	Urgent       bool
 }
 
-// CheckName trims and checks a campaign name (1 to 100 characters).
+// CheckName trims and checks a campaign name (1 to 100 characters, one
+// of them visible: text.Visible).
 func CheckName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > MaxNameRunes {
 		return "", fault.Invalidf("name is required, at most %d characters", MaxNameRunes)
+	}
+	if !text.Visible(name) {
+		return "", fault.Invalidf("name must have a visible character (not only spaces or zero-width characters)")
 	}
 	return name, nil
 }

@@ -148,7 +148,7 @@ func TestCheckName(t *testing.T) {
 	n, err := CheckName("  Tryout countdown ")
 	require.NoError(t, err)
 	require.Equal(t, "Tryout countdown", n)
-	for _, bad := range []string{"", "   ", string(make([]rune, MaxNameRunes+1))} {
+	for _, bad := range []string{"", "   ", string(make([]rune, MaxNameRunes+1)), "\u200b\u200d", " \ufeff "} {
 		_, err := CheckName(bad)
 		require.Equal(t, fault.CodeInvalidRequest, code(err))
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
+	"github.com/teamtext/teamtext/platform/text"
 )
 
 // Templates lists live templates (limit+1 rows).
@@ -70,6 +71,9 @@ func (s *Service) CreateTemplate(ctx context.Context, teamID, name, body, messag
 func validTemplate(name, body, messageType string, dashboard bool) (string, string, string, error) {
 	if name == "" || len([]rune(name)) > 100 {
 		return "", "", "", fault.Invalidf("name must be 1 to 100 characters")
+	}
+	if !text.Visible(name) {
+		return "", "", "", fault.Invalidf("name must have a visible character (not only spaces or zero-width characters)")
 	}
 	body, err := domain.ValidText(body)
 	if err != nil {

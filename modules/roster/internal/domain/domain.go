@@ -12,6 +12,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/phone"
+	"github.com/teamtext/teamtext/platform/text"
 )
 
 // Error codes owned by the roster (spec §7).
@@ -39,11 +40,16 @@ const (
 
 var codeRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,31}$`)
 
-// ValidName checks a team, member, group or key name.
+// ValidName checks a team, member, group or key name, or a field label:
+// trimmed, 1 to 100 characters, at least one of them visible (a name of
+// zero-width characters alone is refused; text.Visible).
 func ValidName(field, s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || utf8.RuneCountInString(s) > 100 {
 		return "", fault.Invalidf("%s must be 1 to 100 characters", field)
+	}
+	if !text.Visible(s) {
+		return "", fault.Invalidf("%s must have a visible character (not only spaces or zero-width characters)", field)
 	}
 	return s, nil
 }

@@ -1,0 +1,27 @@
+package text
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestVisible(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"Ann":                      true,
+		" Ann\u200b ":              true, // visible with an invisible inside
+		"李":                        true,
+		"🏈":                        true,
+		".":                        true,
+		"":                         false,
+		"   \t\n":                  false,
+		"\u200b":                   false, // zero-width space
+		"\u200c\u200d\u2060\ufeff": false, // joiners, word joiner, BOM
+		"\u200e\u202e":             false, // bidi marks
+		"\u3164\u2800":             false, // Hangul filler, braille blank
+		"\u00a0\u3000":             false, // no-break and ideographic spaces
+	} {
+		require.Equal(t, want, Visible(s), "%q", s)
+	}
+}
