@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,7 +31,29 @@ func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
 
+// sharedEnv names the variable through which `go test -fuzz`'s worker
+// processes find the coordinator's database and service instead of
+// starting their own.
+const sharedEnv = "TEAMTEXT_E2E_SHARED"
+
+// shared is what a fuzz worker needs of the coordinator's suite.
+type shared struct {
+	DatabaseURL, PublicURL, AdminURL, Bin string
+}
+
 func run(m *testing.M) int {
+	flag.Parse()
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		var sh shared
+		if err := json.Unmarshal([]byte(os.Getenv(sharedEnv)), &sh); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: fuzz worker without", sharedEnv, err)
+			return 1
+		}
+		env.pg, env.bin = &harness.Postgres{URL: sh.DatabaseURL}, sh.Bin
+		env.svc = &harness.Service{PublicURL: sh.PublicURL, AdminURL: sh.AdminURL}
+		env.admin = harness.NewClient(env.svc.AdminURL+"/admin/v1", harness.AdminToken)
+		return m.Run()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var err error
@@ -52,6 +75,8 @@ func run(m *testing.M) int {
 		return 1
 	}
 	env.admin = harness.NewClient(env.svc.AdminURL+"/admin/v1", harness.AdminToken)
+	sh, _ := json.Marshal(shared{DatabaseURL: env.pg.URL, PublicURL: env.svc.PublicURL, AdminURL: env.svc.AdminURL, Bin: env.bin})
+	os.Setenv(sharedEnv, string(sh)) // inherited by fuzz workers
 	rec := harness.Record()
 	code := m.Run()
 	if c := contract(context.Background(), rec); c != 0 {

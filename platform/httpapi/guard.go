@@ -20,7 +20,8 @@ import (
 //
 //   - a path holding NUL or invalid UTF-8: 404 not_found (no such id exists);
 //   - a declared query or header parameter holding NUL or invalid UTF-8, or
-//     an empty value for a parameter with an enum: 400 invalid_request;
+//     an empty value for one that is not free text (an enum, a number, a
+//     date): 400 invalid_request (an empty free-text filter is left out);
 //   - a JSON body that is not UTF-8, or holds an unpaired surrogate escape
 //     (\uD800 to \uDFFF): 400 invalid_json (Go would store U+FFFD instead);
 //   - a string in a JSON body (a key or a value) holding NUL: 400
@@ -96,8 +97,8 @@ func checkParams(ctx huma.Context, op *huma.Operation) *Error {
 				if !storable(v) {
 					return fault400("query parameter " + p.Name + " holds a NUL character or invalid UTF-8")
 				}
-				if v == "" && present && p.Schema != nil && len(p.Schema.Enum) > 0 {
-					return fault400("query parameter " + p.Name + " is empty: give one of its values or leave it out")
+				if v == "" && present && p.Schema != nil && (len(p.Schema.Enum) > 0 || p.Schema.Type != huma.TypeString) {
+					return fault400("query parameter " + p.Name + " is empty: give a value or leave it out")
 				}
 			}
 		case "header":

@@ -41,6 +41,7 @@ func guardServer(t *testing.T) *httptest.Server {
 		func(_ context.Context, in *struct {
 			Sort string `query:"sort" enum:"name,-name"`
 			Q    string `query:"q"`
+			N    int    `query:"n"`
 			Key  string `header:"X-Key"`
 		}) (*DataOutput[map[string]string], error) {
 			return Data(map[string]string{"sort": in.Sort, "q": in.Q, "key": in.Key}), nil
@@ -84,6 +85,7 @@ func TestGuard(t *testing.T) {
 		{"NUL in a query value", "GET", "/v1/things?q=a%00b", "", nil, 400, "invalid_request"},
 		{"invalid UTF-8 in a query value", "GET", "/v1/things?q=%FF", "", nil, 400, "invalid_request"},
 		{"empty enum value", "GET", "/v1/things?sort=", "", nil, 400, "invalid_request"},
+		{"empty number", "GET", "/v1/things?n=", "", nil, 400, "invalid_request"},
 		{"an enum value", "GET", "/v1/things?sort=-name&q=", "", nil, 200, ""},
 		{"an undeclared parameter is ignored", "GET", "/v1/things?other=%00", "", nil, 200, ""},
 		{"invalid UTF-8 in a declared header", "GET", "/v1/things", "", []string{"X-Key", "a\xffb"}, 400, "invalid_request"},
