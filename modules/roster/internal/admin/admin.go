@@ -5,6 +5,7 @@ package admin
 import (
 	"context"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -176,26 +177,33 @@ func Register(api huma.API, svc *service.Service) {
 	mtags := []string{"Members"}
 	httpapi.Register(api, huma.Operation{
 		OperationID: "admin-create-member", Method: http.MethodPost, Path: "/teams/{team_id}/members", Tags: mtags, DefaultStatus: http.StatusCreated,
-		Summary: "Add a member", Description: "Adds a member; staff roles, dashboard_login, can_send_broadcasts (default true for staff) and status (pending or active) are dashboard-only. An active member emits member.joined.",
+		Summary: "Add a member", Description: "Adds a member with the public POST /members's fields (role athlete when omitted; group_ids: 400 invalid_group for a group the team does not have); staff roles, dashboard_login, can_send_broadcasts (default true for staff) and status (pending or active) are dashboard-only. An active member emits member.joined.",
 	}, func(ctx context.Context, in *struct {
 		TeamID string `path:"team_id"`
 		Body   struct {
-			Name              string `json:"name"`
-			Phone             string `json:"phone"`
-			Email             string `json:"email,omitempty"`
-			Role              string `json:"role"`
-			DashboardLogin    bool   `json:"dashboard_login,omitempty"`
-			CanSendBroadcasts *bool  `json:"can_send_broadcasts,omitempty"`
-			Status            string `json:"status,omitempty" enum:"pending,active"`
+			Name              string   `json:"name"`
+			Phone             string   `json:"phone"`
+			Email             string   `json:"email,omitempty"`
+			Role              string   `json:"role,omitempty" doc:"athlete when omitted; staff roles allowed here."`
+			GroupIDs          []string `json:"group_ids,omitempty"`
+			DashboardLogin    bool     `json:"dashboard_login,omitempty"`
+			CanSendBroadcasts *bool    `json:"can_send_broadcasts,omitempty"`
+			Status            string   `json:"status,omitempty" enum:"pending,active"`
 		}
 	}) (*httpapi.DataOutput[Member], error) {
 		b := in.Body
 		m, err := svc.CreateMember(ctx, in.TeamID, service.NewMember{Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role,
-			Status: b.Status, DashboardLogin: b.DashboardLogin, CanSendBroadcasts: b.CanSendBroadcasts}, true)
+			Status: b.Status, DashboardLogin: b.DashboardLogin, CanSendBroadcasts: b.CanSendBroadcasts, GroupIDs: b.GroupIDs}, true)
 		if err != nil {
 			return nil, err
 		}
-		return httpapi.Data(memberFrom(m)), nil
+		out := memberFrom(m)
+		for _, g := range b.GroupIDs { // the groups joined, each once, as given
+			if !slices.Contains(out.GroupIDs, g) {
+				out.GroupIDs = append(out.GroupIDs, g)
+			}
+		}
+		return httpapi.Data(out), nil
 	}, http.StatusConflict)
 
 	httpapi.Register(api, huma.Operation{

@@ -182,12 +182,13 @@ type NewMember struct {
 	Name, Phone, Email, Role string
 	Status                   string // dashboard only: pending or active (default active)
 	DashboardLogin           bool
-	CanSendBroadcasts        *bool // default: true for staff
+	CanSendBroadcasts        *bool    // default: true for staff
+	GroupIDs                 []string // CreateMember: groups of the team to join (AddMember takes them apart)
 }
 
-// CreateMember adds a member. Staff roles and dashboard attributes are
-// accepted only from the dashboard (dashboard=true). An active member
-// publishes member.joined.
+// CreateMember adds a member (role athlete unless given) to in.GroupIDs.
+// Staff roles and dashboard attributes are accepted only from the dashboard
+// (dashboard=true). An active member publishes member.joined.
 func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember, dashboard bool) (*postgres.Member, error) {
 	now := s.clock.Now().UTC()
 	m := &postgres.Member{ID: id.New("mem"), TeamID: teamID, Status: domain.StatusActive, CreatedAt: now, UpdatedAt: now}
@@ -201,7 +202,11 @@ func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember,
 	if m.Email, err = domain.ValidEmail(in.Email); err != nil {
 		return nil, err
 	}
-	if m.Role, err = domain.ValidRole(in.Role, dashboard); err != nil {
+	role := in.Role
+	if role == "" {
+		role = string(rosterapi.RoleAthlete)
+	}
+	if m.Role, err = domain.ValidRole(role, dashboard); err != nil {
 		return nil, err
 	}
 	if dashboard {
@@ -222,11 +227,23 @@ func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember,
 		if _, err := s.repo.Team(ctx, teamID); err != nil {
 			return mapNotFound(err, errTeamNotFound)
 		}
+		var groups []string
+		if len(in.GroupIDs) > 0 { // imports name none: no statements for them
+			var err error
+			if groups, err = s.checkGroups(ctx, teamID, in.GroupIDs); err != nil {
+				return err
+			}
+		}
 		if err := s.checkNewEntry(ctx, teamID, m.Phone, m.Name, ""); err != nil {
 			return err
 		}
 		if err := s.repo.InsertMember(ctx, m); err != nil {
 			return err
+		}
+		if len(groups) > 0 {
+			if err := s.repo.SetGroups(ctx, teamID, m.ID, groups); err != nil {
+				return err
+			}
 		}
 		if m.Status == domain.StatusActive {
 			return s.publishMember(ctx, events.MemberJoined, m)
