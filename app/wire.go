@@ -130,7 +130,7 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string, open o
 				api := httpapi.NewAPI(mx.admin, httpapi.APIOptions{
 					Title: "teamtext admin API", Version: version, Prefix: "/admin/v1",
 					ServerURL:   "http://" + cfg.AdminAddr + "/admin/v1",
-					Description: "Everything the spec leaves to the dashboard. Bearer ADMIN_TOKEN.",
+					Description: "Everything the spec leaves to the dashboard. Bearer ADMIN_TOKEN. " + inputRules,
 				})
 				api.UseMiddleware(auth.AdminMiddleware(api, cfg.AdminToken))
 				api.UseMiddleware(httpapi.Guard(api))
@@ -142,8 +142,18 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string, open o
 }
 
 const publicDescription = `The Team Texting Service API v1 (see the specification). Every request carries ` +
-	"`Authorization: Bearer <API_KEY>`" + `. Errors are {"error":{"code","message"}}. Lists carry pagination ` +
-	`(limit 1-200, default 50). The OpenAPI document and the Postman collection are served without a key.`
+	"`Authorization: Bearer <API_KEY>`" + `. Errors are {"error":{"code","message"}}, plus the members a code documents ` +
+	`(existing_member_id, existing_template_id, existing_field_id). Lists carry pagination (limit 1-200, default 50). ` +
+	inputRules + ` The OpenAPI document and the Postman collection are served without a key.`
+
+// inputRules are the request rules both APIs share (platform/httpapi.Guard).
+const inputRules = `Null: a body field accepts null only where this document declares it nullable; ` +
+	`anywhere else null is 400 invalid_request (leave the field out instead). Text: a NUL character (\u0000) in a body ` +
+	`string or a query value is 400 invalid_request, and in a path 404 not_found; a body that is not UTF-8 or holds an ` +
+	`unpaired surrogate (\uD800-\uDFFF) is 400 invalid_json. An empty query value is 400 invalid_request for a parameter ` +
+	`that is not free text (an enum, a number, a date); an empty free-text filter is the same as leaving it out. ` +
+	`Names (of members, groups, templates, custom fields, campaigns, teams) need a visible character: one made only of ` +
+	`spaces or zero-width characters is 400 invalid_request.`
 
 // Serve builds the whole service and runs it until SIGINT/SIGTERM.
 func newServeApp(cfg config.Config, log *slog.Logger, version string, extra ...fx.Option) *fx.App {
