@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -25,12 +24,7 @@ func TestIntegratorDayWithGeneratedClient(t *testing.T) {
 	f, err := harness.NewTeam(ctx, h.admin, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})
 	require.NoError(t, err)
 
-	c, err := client.NewClientWithResponses(h.svc.PublicURL+"/api/v1",
-		client.WithHTTPClient(harness.HTTPClient()),
-		client.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
-			req.Header.Set("Authorization", "Bearer "+f.Key)
-			return nil
-		}))
+	c, err := client.NewClientWithResponses(h.svc.PublicURL+"/api/v1", client.WithKey(f.Key), client.WithHTTPClient(harness.HTTPClient()))
 	require.NoError(t, err)
 
 	member, err := c.CreateMemberWithResponse(ctx, client.CreateMemberRequest{Name: "Jordan Lee", Phone: "(202) 555-0401", Role: ptr("athlete")})
