@@ -169,17 +169,15 @@ func CheckContract(ctx context.Context, docs []*ContractDoc, exchanges []Exchang
 	r := &ContractReport{operations: map[string]int{}, declared: map[string]int{}, mismatches: map[string]*mismatch{}}
 	for _, d := range docs {
 		if d.version == "3.1" {
-			r.declared[d.api] = len(d.doc.Paths.Map()) // replaced below by operations
-			n := 0
 			for _, item := range d.doc.Paths.Map() {
-				n += len(item.Operations())
+				r.declared[d.api] += len(item.Operations())
 			}
-			r.declared[d.api] = n
 		}
 	}
 	for _, ex := range exchanges {
 		u, err := url.Parse(ex.URL)
 		if err != nil {
+			r.fail("-", ex.Method+" "+ex.URL, "unparseable URL", "")
 			continue
 		}
 		validated := false
@@ -187,7 +185,7 @@ func CheckContract(ctx context.Context, docs []*ContractDoc, exchanges []Exchang
 			if !strings.HasPrefix(u.Path, d.prefix+"/") {
 				continue
 			}
-			if ok := checkExchange(ctx, r, d, ex, u); ok && !validated {
+			if checkExchange(ctx, r, d, ex, u) {
 				validated = true
 			}
 		}
