@@ -96,29 +96,26 @@ func (r *Repo) MembersByPhone(ctx context.Context, teamID, phone string, forUpda
 
 // MembersByPhones returns a team's (not deleted) entries with any of phones.
 func (r *Repo) MembersByPhones(ctx context.Context, teamID string, phones []string) ([]Member, error) {
-	var ms []Member
-	if len(phones) == 0 {
-		return ms, nil
-	}
-	err := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND phone IN (?) AND deleted_at IS NULL", teamID, bun.In(phones)).
-		OrderExpr("created_at, id").Scan(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("members by phones: %w", err)
-	}
-	return ms, nil
+	return r.membersByPhones(ctx, teamID, phones, false)
 }
 
 // MembersOnRecordByPhones is MembersByPhones with the entries removed from
 // the roster but kept on record (opted-out members, spec §3) included.
 func (r *Repo) MembersOnRecordByPhones(ctx context.Context, teamID string, phones []string) ([]Member, error) {
+	return r.membersByPhones(ctx, teamID, phones, true)
+}
+
+func (r *Repo) membersByPhones(ctx context.Context, teamID string, phones []string, removed bool) ([]Member, error) {
 	var ms []Member
 	if len(phones) == 0 {
 		return ms, nil
 	}
-	err := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND phone IN (?)", teamID, bun.In(phones)).
-		OrderExpr("created_at, id").Scan(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("members on record by phones: %w", err)
+	q := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND phone IN (?)", teamID, bun.In(phones))
+	if !removed {
+		q = q.Where("deleted_at IS NULL")
+	}
+	if err := q.OrderExpr("created_at, id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("members by phones: %w", err)
 	}
 	return ms, nil
 }
