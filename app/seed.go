@@ -41,7 +41,9 @@ func seedDemo(ctx context.Context, adminURL, token string, out io.Writer) error 
 	}, &key); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\n  Demo team %s seeded.\n  API key (shown once):   %s\n  Admin token:            %s\n  Try: curl -H 'Authorization: Bearer %s' http://localhost:8080/api/v1/team\n\n",
-		team.ID, key.Key, token, key.Key)
+	// The admin token is a secret the operator already has: it is never
+	// printed (stdout is also the service's log stream).
+	fmt.Fprintf(out, "\n  Demo team %s seeded.\n  API key (shown once):   %s\n  Admin token:            the ADMIN_TOKEN serve was started with (make run keeps it in .run/admin-token)\n  Try: curl -H 'Authorization: Bearer %s' http://localhost:8080/api/v1/team\n\n",
+		team.ID, key.Key, key.Key)
 	return nil
 }
