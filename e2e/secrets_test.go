@@ -18,8 +18,16 @@ func TestAdminHelpHidesToken(t *testing.T) {
 		require.NotContains(t, stdout+stderr, harness.AdminToken, "%v prints the token", args)
 		require.Contains(t, stdout, "(from ADMIN_TOKEN)", "%v says where the token comes from", args)
 	}
-	f, _ := newTeam(t, harness.TeamOptions{})
+	f, api := newTeam(t, harness.TeamOptions{})
 	code, stdout, stderr := runCLI(t, "admin", "teams", "get", "--team", f.TeamID)
 	require.Equal(t, 0, code, "the environment's token is still used: %s", stderr)
 	require.Contains(t, stdout, f.TeamID)
+
+	// Nor do the service's logs, whatever was asked of it: no admin token, no key.
+	requireCode(t, do(t, harness.NewClient(env.svc.PublicURL+"/api/v1", f.Key+"x"), "GET", "/team", nil), 401, "unauthorized")
+	require.Equal(t, 200, getTeam(t, api).Status)
+	logs := env.svc.Logs()
+	require.NotContains(t, logs, harness.AdminToken)
+	require.NotContains(t, logs, f.Key)
+	require.NotRegexp(t, `tt_live_[0-9A-Za-z]{40}`, logs)
 }

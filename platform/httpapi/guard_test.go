@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -138,4 +139,58 @@ func TestScanJSON(t *testing.T) {
 	require.Equal(t, jsonScan{nul: true}, scanJSON([]byte(`["\u0000"]`)))
 	require.Equal(t, jsonScan{loneSurrogate: true}, scanJSON([]byte(`["\uDBFF\u0041"]`)))
 	require.Equal(t, jsonScan{}, scanJSON([]byte(`["\uDBFF\uDFFF"]`)))
+}
+
+// BenchmarkGuard measures what the guard adds to a request through the
+// edge and huma, in process (no network, no database): a GET like
+// /api/v1/team (no parameters, no body), a list GET with query
+// parameters, and a PUT with a JSON body.
+func BenchmarkGuard(b *testing.B) {
+	for _, guarded := range []bool{false, true} {
+		mux := http.NewServeMux()
+		api := NewAPI(mux, APIOptions{Title: "t", Version: "1", Prefix: "/v1", ServerURL: "http://x/v1"})
+		if guarded {
+			api.UseMiddleware(Guard(api))
+		}
+		Register(api, huma.Operation{OperationID: "get-team", Method: http.MethodGet, Path: "/team"},
+			func(context.Context, *struct{}) (*DataOutput[map[string]string], error) {
+				return Data(map[string]string{"name": "Lions"}), nil
+			})
+		Register(api, huma.Operation{OperationID: "list-things", Method: http.MethodGet, Path: "/things"},
+			func(_ context.Context, in *struct {
+				Sort  string `query:"sort" enum:"name,-name"`
+				Email string `query:"email"`
+				PageParams
+			}) (*DataOutput[map[string]string], error) {
+				return Data(map[string]string{"sort": in.Sort}), nil
+			})
+		Register(api, huma.Operation{OperationID: "put-thing", Method: http.MethodPut, Path: "/things/{id}"},
+			func(_ context.Context, in *struct {
+				ID   string `path:"id"`
+				Body guardThing
+			}) (*DataOutput[guardThing], error) {
+				return Data(in.Body), nil
+			})
+		h := Edge(mux, EdgeOptions{Name: "bench", MaxBodyBytes: 1 << 20})
+		body := `{"name":"` + strings.Repeat("Ann Lee ", 100) + `","tags":["a","b","c"],"values":{"size":"M"}}`
+		for _, r := range []struct{ name, method, target, body string }{
+			{"GET /team", "GET", "/v1/team", ""},
+			{"GET /things?query", "GET", "/v1/things?sort=-name&email=a@b.org&limit=20&offset=40", ""},
+			{"PUT /things/{id} 0.8KB", "PUT", "/v1/things/abc", body},
+		} {
+			b.Run(fmt.Sprintf("%s/guard=%v", r.name, guarded), func(b *testing.B) {
+				for b.Loop() {
+					req := httptest.NewRequest(r.method, r.target, strings.NewReader(r.body))
+					if r.body != "" {
+						req.Header.Set("Content-Type", "application/json")
+					}
+					rec := httptest.NewRecorder()
+					h.ServeHTTP(rec, req)
+					if rec.Code != http.StatusOK {
+						b.Fatalf("%d %s", rec.Code, rec.Body)
+					}
+				}
+			})
+		}
+	}
 }
