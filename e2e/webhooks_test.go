@@ -288,7 +288,10 @@ func TestWebhookDelivery(t *testing.T) {
 	require.NotEqual(t, ra.Header.Get("X-Service-Delivery"), ra2.Header.Get("X-Service-Delivery"))
 	require.Contains(t, string(env2.Data), pending.ID)
 
-	// webhook.test goes to that webhook only.
+	// webhook.test goes to that webhook only. (First the second member.joined
+	// must have reached b: deliveries are concurrent jobs, so on a busy machine
+	// it could otherwise arrive after the test event.)
+	rcv.waitRequests(t, "/b", 2)
 	var sent struct {
 		EventID    string `json:"event_id"`
 		DeliveryID string `json:"delivery_id"`
