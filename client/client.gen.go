@@ -952,7 +952,10 @@ type ErrorDetail struct {
 type Estimate struct {
 	ApprovalRequired bool             `json:"approval_required"`
 	Encoding         EstimateEncoding `json:"encoding"`
-	EstimatedCredits int64            `json:"estimated_credits"`
+
+	// EstimatedCompletion When the last text would be handed to the carrier if sent now, given the team's sending numbers' backlogs and pace (an addition to v1).
+	EstimatedCompletion time.Time `json:"estimated_completion"`
+	EstimatedCredits    int64     `json:"estimated_credits"`
 
 	// OptOutLine Added on a new line at the end.
 	OptOutLine string `json:"opt_out_line"`
@@ -1157,9 +1160,13 @@ type Message struct {
 	Credits        int64           `json:"credits"`
 	DeliveryCounts Counts          `json:"delivery_counts"`
 	Encoding       MessageEncoding `json:"encoding"`
-	GroupId        *string         `json:"group_id"`
-	Id             string          `json:"id"`
-	Kind           MessageKind     `json:"kind"`
+
+	// EstimatedCompletion When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired).
+	EstimatedCompletion *time.Time  `json:"estimated_completion"`
+	GroupId             *string     `json:"group_id"`
+	Id                  string      `json:"id"`
+	Kind                MessageKind `json:"kind"`
+	Progress            Progress    `json:"progress"`
 
 	// Recipients Distinct phone numbers (a number on the roster twice gets one text).
 	Recipients int64 `json:"recipients"`
@@ -1230,6 +1237,18 @@ type Pagination struct {
 
 	// Offset Items skipped.
 	Offset int64 `json:"offset"`
+}
+
+// Progress defines model for Progress.
+type Progress struct {
+	// HandedOver Texts handed to the carrier (whatever came of them).
+	HandedOver int64 `json:"handed_over"`
+
+	// Skipped Texts never handed over: the recipient opted out after the send was accepted (their deliveries failed with error_code opted_out).
+	Skipped int64 `json:"skipped"`
+
+	// Total Texts of the send: one per recipient number.
+	Total int64 `json:"total"`
 }
 
 // ReadAll defines model for ReadAll.
@@ -1316,11 +1335,15 @@ type SendResult struct {
 
 	// Encoding kind message only: the text's encoding. Absent for kind scheduled, whose text is encoded when it is sent.
 	Encoding *SendResultEncoding `json:"encoding,omitempty"`
-	GroupId  *string             `json:"group_id"`
-	Id       string              `json:"id"`
+
+	// EstimatedCompletion When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired).
+	EstimatedCompletion *time.Time `json:"estimated_completion"`
+	GroupId             *string    `json:"group_id"`
+	Id                  string     `json:"id"`
 
 	// Kind message: sent now (or waiting for approval); scheduled: a scheduled send, see scheduled_for.
-	Kind SendResultKind `json:"kind"`
+	Kind     SendResultKind `json:"kind"`
+	Progress Progress       `json:"progress"`
 
 	// Recipients Distinct phone numbers (a number on the roster twice gets one text).
 	Recipients int64 `json:"recipients"`
