@@ -33,13 +33,13 @@ type adminRow struct {
 }
 
 // TestAdminContract drives every row of ADMIN-API.md with exactly the
-// fields it lists. The team's sending numbers (POST/GET/PATCH/DELETE
-// /teams/{team_id}/numbers) are added by their own issue.
+// fields it lists.
 func TestAdminContract(t *testing.T) {
 	t.Parallel()
 	rcv := newHookReceiver(t)
 	h := startHookService(t, "admin_contract", rcv, "CLOCK=test")
 	number, when := teamNumber(), time.Now().Add(72*time.Hour).Format(time.RFC3339)
+	second := teamNumber()
 	ids := map[string]string{"number": number}
 	// Rows a public API call sets up for (a key's send, a STOP, a pause).
 	public := func(method, path string, body any, save string) adminRow {
@@ -60,6 +60,13 @@ func TestAdminContract(t *testing.T) {
 		{method: "PATCH", path: "/teams/{team}", body: fields{"disabled": false}, status: 200},
 		{method: "PATCH", path: "/teams/{team}", body: fields{"locked": true}, status: 200, check: wantField("locked", true)},
 		{method: "PATCH", path: "/teams/{team}", body: fields{"locked": false}, status: 200},
+		{method: "POST", path: "/teams/{team}/numbers", body: fields{"number": second, "kind": "toll_free", "throughput": 3}, status: 201, save: "number2", check: wantField("kind", "toll_free")},
+		{method: "POST", path: "/teams/{team}/numbers", body: fields{"number": teamNumber()}, status: 201, save: "number3", check: wantField("throughput_default", true)},
+		{method: "GET", path: "/teams/{team}/numbers", status: 200, check: numbersListed(number, second)},
+		{method: "GET", path: "/teams/{team}/numbers/{number2}", status: 200, check: wantField("number", second)},
+		{method: "PATCH", path: "/teams/{team}/numbers/{number2}", body: fields{"throughput": 2}, status: 200, check: wantField("throughput", float64(2))},
+		{method: "PATCH", path: "/teams/{team}/numbers/{number2}", body: fields{"kind": "long_code"}, status: 200, check: wantField("kind", "long_code")},
+		{method: "DELETE", path: "/teams/{team}/numbers/{number3}", status: 204},
 		{method: "POST", path: "/teams/{team}/groups", body: fields{"name": "U14"}, status: 201, save: "group", check: wantField("name", "U14")},
 		{method: "PATCH", path: "/teams/{team}/groups/{group}", body: fields{"name": "U15"}, status: 200, check: wantField("name", "U15")},
 		{method: "POST", path: "/teams/{team}/members", body: fields{"name": "Coach Contract", "phone": "2025550301", "email": "coach@example.org", "role": "head_coach", "group_ids": []any{ref("group")}, "dashboard_login": true, "can_send_broadcasts": true, "status": "active"}, status: 201, save: "coach"},
@@ -190,6 +197,24 @@ func wantField(name string, want any) func(*testing.T, map[string]any, map[strin
 	return func(t *testing.T, d map[string]any, _ map[string]string) {
 		t.Helper()
 		require.Equal(t, want, d[name], "%s in %v", name, d)
+	}
+}
+
+// numbersListed checks that the team's numbers list the primary (the
+// team's own number) and the added ones.
+func numbersListed(primary string, added ...string) func(*testing.T, map[string]any, map[string]string) {
+	return func(t *testing.T, d map[string]any, _ map[string]string) {
+		t.Helper()
+		got := map[string]bool{}
+		for _, it := range d["list"].([]any) {
+			n := it.(map[string]any)
+			got[n["number"].(string)] = n["primary"].(bool)
+		}
+		require.True(t, got[primary], "the team's number is listed as primary: %v", got)
+		for _, a := range added {
+			primary, ok := got[a]
+			require.True(t, ok && !primary, "%s is listed, not primary: %v", a, got)
+		}
 	}
 }
 
