@@ -107,6 +107,19 @@ func TestTwilioInbound(t *testing.T) {
 	require.Equal(t, 200, post(form, good).StatusCode)
 	require.Equal(t, 1, countRowsIn(t, dbURL, `SELECT count(*) FROM messaging_inbound WHERE provider_message_id = 'SMtwilioinbound0001'`))
 	require.Equal(t, 1, countRowsIn(t, dbURL, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.received'`, f.TeamID))
+
+	// A text Postgres could not store as sent (a NUL, bytes that are not
+	// UTF-8) is kept as it can be, and acknowledged: refusing it would make
+	// Twilio retry it forever.
+	odd := url.Values{"MessageSid": {"SMtwilioinbound0002"}, "AccountSid": {"AC0123456789abcdef0123456789abcdef"},
+		"From": {"+12025550601"}, "To": {number}, "Body": {"late\x00 caf\xe9"}, "NumMedia": {"0"}}
+	require.Equal(t, 200, post(odd, twilioSignature(token, base+"/carrier/twilio/inbound", odd)).StatusCode)
+	waitFor(t, 30*time.Second, func() bool {
+		return countRowsIn(t, dbURL, `SELECT count(*) FROM messaging_inbound WHERE team_id = $1`, f.TeamID) == 2
+	})
+	require.NoError(t, do(t, api, "GET", "/inbound-messages", nil).Data(&texts))
+	bodies := []string{texts[0].Body, texts[1].Body}
+	require.Contains(t, bodies, "late caf\uFFFD")
 }
 
 // fakeTwilioAPI accepts Twilio's Create Message calls and remembers each

@@ -21,6 +21,7 @@ import (
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/text"
 )
 
 // depsIn gathers the service's collaborators from the graph.
@@ -81,7 +82,12 @@ type carrierSink struct {
 	jobs *jobs.Jobs
 }
 
+// Report and Receive keep what the carrier sent as Postgres can store it
+// (text.Storable): a carrier's text is kept, not refused, and a NUL in it
+// must not fail the callback forever (the carrier would retry it).
 func (s carrierSink) Report(ctx context.Context, a carrier.StatusArgs) error {
+	a.ProviderMessageID, a.CarrierStatus = text.Storable(a.ProviderMessageID), text.Storable(a.CarrierStatus)
+	a.ErrorCode, a.ErrorMessage = text.Storable(a.ErrorCode), text.Storable(a.ErrorMessage)
 	return s.db.Tx(ctx, func(ctx context.Context) error {
 		_, err := s.jobs.Insert(ctx, a, nil)
 		return err
@@ -89,8 +95,8 @@ func (s carrierSink) Report(ctx context.Context, a carrier.StatusArgs) error {
 }
 
 func (s carrierSink) Receive(ctx context.Context, t carrier.InboundText) error {
-	return inbound.Enqueue(ctx, s.db, s.jobs, inbound.Args{From: t.From, To: t.To, Body: t.Body,
-		ProviderMessageID: t.ProviderMessageID, ReceivedAt: t.ReceivedAt})
+	return inbound.Enqueue(ctx, s.db, s.jobs, inbound.Args{From: t.From, To: t.To, Body: text.Storable(t.Body),
+		ProviderMessageID: text.Storable(t.ProviderMessageID), ReceivedAt: t.ReceivedAt})
 }
 
 // inboundOptions wire inbound: the service, its workers and operations, and

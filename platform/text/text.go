@@ -2,7 +2,11 @@
 // shares.
 package text
 
-import "unicode"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Visible reports whether s shows anything to a reader: at least one
 // character that is neither white space nor invisible — format controls
@@ -28,4 +32,15 @@ func blank(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// Storable returns s as Postgres can store it: NUL characters dropped and
+// invalid UTF-8 replaced with U+FFFD. It is for text someone else wrote
+// that must be kept rather than refused — a carrier's inbound texts and
+// report fields — where the API's own input is refused at the edge.
+func Storable(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }

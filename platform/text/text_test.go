@@ -1,7 +1,9 @@
 package text
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -23,5 +25,21 @@ func TestVisible(t *testing.T) {
 		"\u00a0\u3000":             false, // no-break and ideographic spaces
 	} {
 		require.Equal(t, want, Visible(s), "%q", s)
+	}
+}
+
+func TestStorable(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"Running late":          "Running late",
+		"a\x00b":                "ab",
+		"\x00":                  "",
+		"caf\xe9 ok":            "caf\uFFFD ok",
+		"\xed\xa0\x80 lone":     "\uFFFD lone", // an encoded lone surrogate is invalid UTF-8
+		"Olá ⚽\x00\xff":         "Olá ⚽\uFFFD",
+	} {
+		got := Storable(in)
+		require.Equal(t, want, got, "Storable(%q)", in)
+		require.True(t, utf8.ValidString(got) && !strings.ContainsRune(got, 0), "Storable(%q) = %q", in, got)
 	}
 }
