@@ -31,12 +31,12 @@ func TestVisible(t *testing.T) {
 func TestStorable(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"Running late":          "Running late",
-		"a\x00b":                "ab",
-		"\x00":                  "",
-		"caf\xe9 ok":            "caf\uFFFD ok",
-		"\xed\xa0\x80 lone":     "\uFFFD lone", // an encoded lone surrogate is invalid UTF-8
-		"Olá ⚽\x00\xff":         "Olá ⚽\uFFFD",
+		"Running late":      "Running late",
+		"a\x00b":            "ab",
+		"\x00":              "",
+		"caf\xe9 ok":        "caf\uFFFD ok",
+		"\xed\xa0\x80 lone": "\uFFFD lone", // an encoded lone surrogate is invalid UTF-8
+		"Olá ⚽\x00\xff":     "Olá ⚽\uFFFD",
 	} {
 		got := Storable(in)
 		require.Equal(t, want, got, "Storable(%q)", in)
