@@ -20,14 +20,14 @@ import (
 )
 
 const (
-	engineTeams   = 1000 // teams, each with one number at 1 segment/s
+	engineTeams   = 1000 // teams, each with one number at 1 segment/s (-engine-teams)
 	engineMembers = 199  // athletes per team: with the head coach, 200 recipients
 	engineStops   = 100  // STOPs sent while the backlog is being handed over
 	enginePace    = 1.0  // each number's throughput (the service's TWILIO_RATE default)
-	engineWorkers = 16   // concurrent admin and API clients while setting up and sending
+	engineWorkers = 16   // concurrent API clients while sending
+	setupWorkers  = 4    // concurrent admin clients while setting up (imports are heavy: more only queue in Postgres)
 
-	engineRateTarget = 950.0       // issue 13: aggregate hand-over rate
-	enginePaceTarget = 0.95        // issue 13: every number at ≥ 95% of its pace
+	enginePaceTarget = 0.95        // issue 13: every number at ≥ 95% of its pace, so ≥ 950 texts/s from 1,000 numbers
 	engineStopTarget = time.Second // issue 13: STOP to opt-out recorded, p99
 )
 
@@ -98,6 +98,9 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 		return nil, err
 	}
 	admin := env.admin()
+	nTeams := env.engineTeams
+	nStops := min(engineStops, nTeams)
+	rateTarget := enginePaceTarget * float64(nTeams) * enginePace
 	if err := waitQuiet(ctx, pool, "engine"); err != nil {
 		return nil, err
 	}
@@ -111,14 +114,14 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 		return nil, err
 	}
 
-	progress("engine: creating %d teams of %d members…", engineTeams, engineMembers+1)
-	teams := make([]engineTeam, engineTeams)
+	progress("engine: creating %d teams of %d members…", nTeams, engineMembers+1)
+	teams := make([]engineTeam, nTeams)
 	rows := teamRows(blockEngine, engineMembers, nil)
 	for i := range rows {
 		rows[i].role = "athlete"
 	}
 	setupStart := time.Now()
-	err = parallel(ctx, engineTeams, engineWorkers, func(ctx context.Context, i int) error {
+	err = parallel(ctx, nTeams, setupWorkers, func(ctx context.Context, i int) error {
 		number := benchPhone(blockEngineNumbers, i)
 		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": number}})
 		if err != nil {
@@ -145,10 +148,10 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 		return nil, err
 	}
 
-	progress("engine: %d broadcasts…", engineTeams)
-	accepted := make([]time.Time, engineTeams)
+	progress("engine: %d broadcasts…", nTeams)
+	accepted := make([]time.Time, nTeams)
 	sendStart := time.Now()
-	err = parallel(ctx, engineTeams, engineWorkers, func(ctx context.Context, i int) error {
+	err = parallel(ctx, nTeams, engineWorkers, func(ctx context.Context, i int) error {
 		resp, err := env.api(teams[i].key).Do(ctx, http.MethodPost, "/messages", map[string]any{"text": "Game on Saturday at 10", "audience": "all"})
 		if err != nil {
 			return err
@@ -164,14 +167,14 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	}
 	lastAccept := slices.MaxFunc(accepted, func(a, b time.Time) int { return a.Compare(b) })
 	spread := lastAccept.Sub(sendStart)
-	progress("engine: all %d accepted within %s", engineTeams, spread.Round(time.Millisecond))
+	progress("engine: all %d accepted within %s", nTeams, spread.Round(time.Millisecond))
 
 	// STOPs behind the backlog: texted late in each roster (position 180
 	// goes out three minutes in), one every 100 ms for 10 s.
 	stopPhone := benchPhone(blockEngine, 180)
-	stops := make([]time.Time, engineStops)
+	stops := make([]time.Time, nStops)
 	go func() {
-		for i := range engineStops {
+		for i := range nStops {
 			stops[i] = time.Now()
 			_, _ = admin.Do(ctx, http.MethodPost, "/simulator/inbound", map[string]any{"from": stopPhone, "to": teams[i].number, "body": "STOP"})
 			select {
@@ -229,30 +232,30 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 		return nil, err
 	}
 	slices.Sort(paces)
-	if len(paces) < engineTeams {
-		return nil, fmt.Errorf("engine: %d of %d numbers handed texts over", len(paces), engineTeams)
+	if len(paces) < nTeams {
+		return nil, fmt.Errorf("engine: %d of %d numbers handed texts over", len(paces), nTeams)
 	}
 	minPace, p5, p50 := paces[0], paces[len(paces)*5/100], paces[len(paces)/2]
 
 	items := int(n1 - n0)
-	hr := result{Requests: engineTeams, Concurrency: engineWorkers, Elapsed: window, Items: items, Unit: "texts", Use: use,
-		Counts: map[string]int64{"teams": engineTeams}, Detail: map[string]time.Duration{"accept_spread": spread}}
+	hr := result{Requests: nTeams, Concurrency: engineWorkers, Elapsed: window, Items: items, Unit: "texts", Use: use,
+		Counts: map[string]int64{"teams": int64(nTeams)}, Detail: map[string]time.Duration{"accept_spread": spread}}
 	hr.Desc = fmt.Sprintf("%d teams, each with one number at %g segment/s and a %d-recipient broadcast (realistic simulator), "+
 		"all accepted within %s: texts handed to the carrier per second over the steady %s window; CPU per text",
-		engineTeams, enginePace, engineMembers+1, spread.Round(10*time.Millisecond), window.Round(time.Second))
+		nTeams, enginePace, engineMembers+1, spread.Round(10*time.Millisecond), window.Round(time.Second))
 	hr.Note = fmt.Sprintf("each number's pace over its whole broadcast: min %.1f%%, p5 %.1f%%, p50 %.1f%% of %g/s",
 		100*minPace, 100*p5, 100*p50, enginePace)
-	hr.Target = "≥ 950 texts/s; every number ≥ 95% of its pace"
-	hr.Met = hr.Throughput() >= engineRateTarget && minPace >= enginePaceTarget
+	hr.Target = fmt.Sprintf("≥ %.0f texts/s; every number ≥ 95%% of its pace", rateTarget)
+	hr.Met = hr.Throughput() >= rateTarget && minPace >= enginePaceTarget
 
-	lat, err := stopLatencies(ctx, env, teams[:engineStops], stopPhone, stops)
+	lat, err := stopLatencies(ctx, env, teams[:nStops], stopPhone, stops)
 	if err != nil {
 		return nil, err
 	}
-	sr := result{Requests: len(lat), Concurrency: 1, Stats: computeStats(lat), Elapsed: time.Duration(engineStops) * 100 * time.Millisecond}
+	sr := result{Requests: len(lat), Concurrency: 1, Stats: computeStats(lat), Elapsed: time.Duration(nStops) * 100 * time.Millisecond}
 	sr.Desc = fmt.Sprintf("`POST /admin/v1/simulator/inbound` STOP (the carrier's callback) to one of the %d teams' numbers, one every "+
-		"100 ms while their backlog is handed over: time to the opt-out's row (`roster_opt_outs.created_at`)", engineTeams)
-	sr.Target, sr.Met = "p99 < 1 s", sr.Stats.N == engineStops && sr.Stats.P99 < engineStopTarget
+		"100 ms while their backlog is handed over: time to the opt-out's row (`roster_opt_outs.created_at`)", nTeams)
+	sr.Target, sr.Met = "p99 < 1 s", sr.Stats.N == nStops && sr.Stats.P99 < engineStopTarget
 	return &engineRun{handover: hr, stop: sr}, nil
 }
 
@@ -323,7 +326,11 @@ func stopLatencies(ctx context.Context, env *benchEnv, teams []engineTeam, phone
 	return out, rows.Err()
 }
 
-func engineBullets(reportMeta, []result) []string {
+func engineBullets(_ reportMeta, rs []result) []string {
+	engineTeams := engineTeams
+	if h, ok := findResult(rs, "engine-teams"); ok {
+		engineTeams = int(h.Counts["teams"])
+	}
 	return []string{
 		fmt.Sprintf("Fixture: %d new Team Plus teams, each with its own number (throughput %g segment/s, the `TWILIO_RATE` default) "+
 			"and %d athletes imported through the admin CSV import (the same numbers on every roster), plus the head coach; the "+
@@ -332,7 +339,7 @@ func engineBullets(reportMeta, []result) []string {
 		fmt.Sprintf("Load: one broadcast per team to `all`, %d at a time; the rate is read from the simulator's outbox (its "+
 			"hand-over timestamps) over a window in which every number is busy; each number's pace is its texts after the first "+
 			"over the time from its first to its last; %d STOPs from a member late in %d rosters while the backlog is handed over",
-			engineWorkers, engineStops, engineStops),
+			engineWorkers, engineStops, min(engineStops, engineTeams)),
 	}
 }
 
@@ -343,9 +350,11 @@ func engineReading(meta reportMeta, rs []result) string {
 		return ""
 	}
 	met := map[bool]string{true: "met", false: "**not met**"}
+	engineTeams := int(h.Counts["teams"])
+	engineRateTarget := enginePaceTarget * float64(engineTeams) * enginePace
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Reading.** %d numbers at %g segment/s can hand over at most %.0f texts/s together; they handed over "+
-		"**%s** (target %.0f: %s). %s.", engineTeams, enginePace, engineTeams*enginePace, fmtRate(h.Throughput(), "texts"),
+		"**%s** (target %.0f: %s). %s.", engineTeams, enginePace, float64(engineTeams)*enginePace, fmtRate(h.Throughput(), "texts"),
 		engineRateTarget, met[h.Met], strings.ToUpper(h.Note[:1])+h.Note[1:])
 	if h.Use.HasService && h.Use.HasPostgres && h.units() > 0 {
 		fmt.Fprintf(&b, " Per text handed over (its ingestion, events and reports included): %s of service CPU and %s of Postgres CPU.",

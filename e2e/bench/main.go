@@ -61,13 +61,14 @@ type benchEnv struct {
 	pool     *pgxpool.Pool
 	poolErr  error
 
-	members  int // roster and messaging teams' size (-members)
-	ipMu     sync.Mutex
-	ipNext   int // next client address handed out by takeIPs
-	rosterFx fixtureOnce[*rosterTeam]
-	msgFx    fixtureOnce[*msgTeam]
-	riverFx  fixtureOnce[*river.Client[pgx.Tx]]
-	engineFx fixtureOnce[*engineRun]
+	members     int // roster and messaging teams' size (-members)
+	engineTeams int // the engine scenarios' teams (-engine-teams)
+	ipMu        sync.Mutex
+	ipNext      int // next client address handed out by takeIPs
+	rosterFx    fixtureOnce[*rosterTeam]
+	msgFx       fixtureOnce[*msgTeam]
+	riverFx     fixtureOnce[*river.Client[pgx.Tx]]
+	engineFx    fixtureOnce[*engineRun]
 }
 
 // fixtureOnce builds a fixture shared by a group's scenarios the first time
@@ -220,6 +221,7 @@ func run() int {
 		out         = flag.String("out", "", "Markdown file whose bench sections are written or replaced")
 		keys        = flag.Int("keys", 0, "API keys the HTTP scenarios spread requests over; 0: enough that none exceeds the per-key limit the service announces in RateLimit-Policy")
 		list        = flag.Bool("list", false, "list the scenarios and exit")
+		engTeams    = flag.Int("engine-teams", engineTeams, "teams of the engine scenarios (issue 13 asks for 1,000; fewer for a quick look)")
 		members     = flag.Int("members", 10000, "members of the roster and messaging scenarios' teams (issues 4 and 6 ask for 10,000)")
 	)
 	flag.Parse()
@@ -238,7 +240,7 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 2
 	}
-	if *requests <= 0 || *concurrency <= 0 || *warmup < 0 || *keys < 0 || *maxDuration <= 0 || *pgMaxConns <= 0 || *members < 4000 {
+	if *requests <= 0 || *concurrency <= 0 || *warmup < 0 || *keys < 0 || *maxDuration <= 0 || *pgMaxConns <= 0 || *members < 4000 || *engTeams < 1 {
 		fmt.Fprintln(os.Stderr, "bench: -requests, -concurrency, -max-duration and -pg-max-conns must be positive, -warmup and -keys not negative, -members at least 4000")
 		return 2
 	}
@@ -258,7 +260,7 @@ func run() int {
 	}()
 
 	env := &benchEnv{requests: *requests, concurrency: *concurrency, warmup: *warmup,
-		maxDuration: *maxDuration, pgMaxConns: *pgMaxConns, members: *members}
+		maxDuration: *maxDuration, pgMaxConns: *pgMaxConns, members: *members, engineTeams: *engTeams}
 	results, facts, err := runAll(ctx, env, selected, *keys)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -79,7 +79,6 @@ var Module = fx.Module("messaging",
 		fx.Annotate(func(cfg config.Config) jobs.Queue {
 			return jobs.Queue{Name: inbound.Queue, MaxWorkers: cfg.InboundWorkers}
 		}, fx.ResultTags(`group:"queues"`)),
-		fx.Annotate(worker.EnsureSchedule, fx.ResultTags(`group:"periodic"`)),
 	),
 	fx.Provide(fx.Private, func(in depsIn) service.Deps {
 		return service.Deps{DB: in.DB, Repo: in.Repo, Jobs: in.Jobs, Clock: in.Clock, Teams: in.Teams, Members: in.Members,
@@ -95,28 +94,32 @@ var Module = fx.Module("messaging",
 			admin.Register(api.API, s, simulatorOnly(c, sim))
 			admin.RegisterNumbers(api.API, ob)
 		},
-		startPumps,
+		startEngine,
 	),
 	inboundOptions, // inbound texts, keywords, inbox, analytics (deps.go)
 )
 
-// pumpPoll is how often the queues of pumps look for jobs that came due
-// without a notification: a snoozed pump's wake-up is late by at most this.
+// pumpPoll is how often the engine's and status queues look for jobs that
+// came due without a notification (the simulator's report pump, snoozed).
 const pumpPoll = 50 * time.Millisecond
 
-// startPumps makes sure, at start, that the pumps exist (the leader checks
-// again every minute), and the simulated carrier's report pump when the
-// simulator is the carrier.
-func startPumps(lc fx.Lifecycle, ob *outbound.Service, c carrier.Carrier, sim *simulator.Simulator) {
-	lc.Append(fx.StartHook(func(ctx context.Context) error {
-		if err := ob.EnsurePumps(ctx); err != nil {
-			return err
-		}
-		if simulatorOnly(c, sim) != nil {
-			return sim.EnsureReportPump(ctx)
-		}
-		return nil
-	}))
+// startEngine starts this node's hand-over loops (and stops them before
+// the database closes), and makes sure the simulated carrier's report
+// pump exists when the simulator is the carrier.
+func startEngine(lc fx.Lifecycle, ob *outbound.Service, c carrier.Carrier, sim *simulator.Simulator, log *slog.Logger) {
+	d := outbound.NewDispatcher(ob, log)
+	lc.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			if simulatorOnly(c, sim) != nil {
+				if err := sim.EnsureReportPump(ctx); err != nil {
+					return err
+				}
+			}
+			d.Start()
+			return nil
+		},
+		OnStop: d.Stop,
+	})
 }
 
 // simulatorOnly is sim when it is the carrier, else nil: the admin API's

@@ -25,6 +25,10 @@ type Message struct {
 type Receipt struct {
 	ProviderMessageID string
 	Status            string // the carrier's own status at acceptance (e.g. "queued")
+	// At is when the carrier took the text by its own account, when it
+	// says (the simulator does; Twilio's API does not). Pacing counts a
+	// number's next window from it; without it, from the end of the call.
+	At time.Time
 }
 
 // Carrier sends texts. Send must be safe to call again for the same

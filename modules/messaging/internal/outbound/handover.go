@@ -199,7 +199,7 @@ func (s *Service) send(ctx context.Context, texts []outgoing, res *handedOver, a
 			} else {
 				results[i] = rs[i]
 			}
-			s.noteCall(res, texts[i].NumberID, done, results[i].Err)
+			s.noteCall(res, texts[i].NumberID, takenAt(results[i], done), results[i].Err)
 		}
 		return results
 	}
@@ -229,11 +229,23 @@ func (s *Service) send(ctx context.Context, texts []outgoing, res *handedOver, a
 			if r.Err != nil && !isPermanent(r.Err) {
 				stopped[num] = true
 			}
-			s.noteCall(res, num, done, r.Err)
+			s.noteCall(res, num, takenAt(r, done), r.Err)
 		}()
 	}
 	wg.Wait()
 	return results
+}
+
+// takenAt is when the carrier took a text: when it says so, else when its
+// call ended (the latest it can have taken it). The number's next window
+// counts from there, so the pace is exact at the carrier, and the time a
+// pass spends after the carrier took its texts (its writes, its commit)
+// does not slow the number down.
+func takenAt(r carrier.Result, done time.Time) time.Time {
+	if r.Err == nil && !r.Receipt.At.IsZero() && r.Receipt.At.Before(done) {
+		return r.Receipt.At
+	}
+	return done
 }
 
 // noteCall records a carrier call's end for its number (callers serialise).

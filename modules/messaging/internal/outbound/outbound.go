@@ -9,13 +9,14 @@
 // and is advanced under that row's lock, so two nodes never overbook a
 // number. Each slot is a row naming the send's deliveries by position.
 //
-// Pumps hand slots over. A pump is a River job that works every number
-// whose next slot is due (selected with SKIP LOCKED, so pumps on any
-// number of nodes share the work and never hand one number over twice),
-// then snoozes until the earliest instant any number is due again. No
-// worker sleeps for pace, and one team's backlog never holds the slots or
-// the turn of another team's texts: a pump takes every due number in one
-// run, and a send whose first slot is due now kicks a pump at once.
+// Loops hand slots over (Dispatcher). Every node runs a few; each runs a
+// pass over every number whose next slot is due (selected with SKIP
+// LOCKED, so loops on any number of nodes share the work and never hand
+// one number over twice), then waits on a timer until the earliest instant
+// any number is due again. No worker sleeps for pace, and one team's
+// backlog never holds the slots or the turn of another team's texts: a
+// pass takes every due number, and a send whose first slot is due now
+// kicks a pass at once (a River job, KickArgs).
 //
 // When the carrier does not pace (the simulator's instant profile), a send
 // is not planned: it is cut into batches handed over at once by parallel
@@ -44,7 +45,7 @@ import (
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
-// Queue is the River queue of the engine's jobs (pumps, kicks, fan-outs),
+// Queue is the River queue of the engine's jobs (kicks, fan-outs),
 // with slots of its own.
 const Queue = "outbound"
 
@@ -64,7 +65,7 @@ type Number struct {
 	Throughput *float64
 	Primary    bool
 	Schedule   domain.Schedule // Pace is filled in by the service
-	NextAt     time.Time       // when a pump should look at it; zero: nothing planned
+	NextAt     time.Time       // when a pass should look at it; zero: nothing planned
 	Backlog    int64           // segments planned and not yet handed over
 	CreatedAt  time.Time
 	UpdatedAt  time.Time

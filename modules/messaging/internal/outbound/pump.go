@@ -6,29 +6,20 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 )
 
-// Pumps is how many pumps share the hand-over work. Several, so that a
-// node that dies while running one leaves the others working: the dead
-// pump's transaction rolls back, its numbers are free again, and River
-// rescues its job after JOB_RESCUE_AFTER.
-const Pumps = 4
-
-// MaxSnooze is the longest a pump waits before looking again, even with
-// nothing planned; it bounds how long a send whose kick was lost waits.
-const MaxSnooze = time.Second
-
-// Per pump run: how many numbers it takes, and how many slots per number
+// Per pass: how many numbers it takes, and how many slots per number
 // while a stalled number catches up.
 const (
 	numbersPerRun = 200
 	catchUpSlots  = 500
 )
 
-// PumpArgs is one of the Pumps perpetual pumps; Slot names which.
+// PumpArgs is the perpetual pump job of versions before the Dispatcher
+// (Slot named which). Its worker now runs one pass and ends the job, so a
+// database upgraded under running pumps retires them.
 type PumpArgs struct {
 	Slot int `json:"slot"`
 }
@@ -36,17 +27,12 @@ type PumpArgs struct {
 // Kind names the job.
 func (PumpArgs) Kind() string { return "messaging.pump" }
 
-// InsertOpts keeps one job per pump slot alive (a pump never completes: it
-// snoozes), in the engine's queue.
-func (PumpArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: Queue, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
-		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateRunning,
-		rivertype.JobStateScheduled,
-	}}}
-}
+// InsertOpts puts the job in the engine's queue.
+func (PumpArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: Queue} }
 
-// KickArgs runs one pump pass now: a send whose first slot is due kicks
-// one, so its texts leave without waiting for a pump to wake.
+// KickArgs runs one pass now: a send whose first slot is due kicks one,
+// so its texts leave without waiting for a loop to wake, on whichever
+// node River hands the job to.
 type KickArgs struct{}
 
 // Kind names the job.
@@ -72,32 +58,14 @@ func (FanoutArgs) Kind() string { return "messaging.fanout" }
 // InsertOpts puts the job in the engine's queue.
 func (FanoutArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: Queue} }
 
-// EnsurePumps inserts the pumps that are missing (each is unique). Every
-// node calls it at start, and the leader every minute.
-func (s *Service) EnsurePumps(ctx context.Context) error {
-	params := make([]river.InsertManyParams, Pumps)
-	for i := range params {
-		params[i] = river.InsertManyParams{Args: PumpArgs{Slot: i}}
-	}
-	return s.DB.Tx(ctx, func(ctx context.Context) error {
-		for _, p := range params { // one at a time: unique inserts skip the pumps that exist
-			if _, err := s.Jobs.Insert(ctx, p.Args, nil); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// stagger spaces the pumps' wake-ups: pump i wakes i × stagger after the
-// instant a number is due. The first pump is on time; the others, woken
-// one by one, are fetched by whichever node polls first, so the pumps do
-// not all end up running on one node (whose death would leave none).
+// stagger spaces the loops' wake-ups: loop i wakes i × stagger after the
+// instant a number is due. The first loop is on time; the next takes what
+// the first left (numbers another pass held, or more than a pass takes).
 const stagger = 25 * time.Millisecond
 
-// Pump runs one pass for pump slot and says when it should run again: now
+// Pump runs one pass for loop slot and says when it should run again: now
 // if it left due numbers behind, else the earliest instant a number is due
-// (staggered by slot), but no later than MaxSnooze from now.
+// (staggered by slot), but no later than MaxWait from now.
 func (s *Service) Pump(ctx context.Context, slot int) (time.Time, error) {
 	more, err := s.Pass(ctx)
 	if err != nil {
@@ -112,8 +80,8 @@ func (s *Service) Pump(ctx context.Context, slot int) (time.Time, error) {
 		return time.Time{}, err
 	}
 	offset := time.Duration(slot) * stagger
-	if next.IsZero() || next.After(now.Add(MaxSnooze)) {
-		return now.Add(MaxSnooze + offset), nil
+	if next.IsZero() || next.After(now.Add(MaxWait)) {
+		return now.Add(MaxWait), nil
 	}
 	return later(next, now).Add(offset), nil
 }

@@ -35,18 +35,22 @@ func loop[T river.JobArgs](clk clock.Clock, f func(context.Context, T) (time.Tim
 	})
 }
 
-// Outbound registers the sending side: sends' fan-out and the pumps that
-// hand paced slots over, status ingestion, the unconfirmed timeout,
+// Outbound registers the sending side: sends' fan-out and the kicked
+// passes that hand paced slots over (outbound.Dispatcher runs the rest),
+// status ingestion, the unconfirmed timeout,
 // approval expiry and scheduled sends.
 func Outbound(svc *service.Service, ob *outbound.Service, in *ingest.Service, clk clock.Clock) jobs.Registration {
 	return func(w *river.Workers) {
 		river.AddWorker(w, use[outbound.FanoutArgs](ob.Fanout))
-		river.AddWorker(w, loop(clk, func(ctx context.Context, a outbound.PumpArgs) (time.Time, error) { return ob.Pump(ctx, a.Slot) }))
+		river.AddWorker(w, use[outbound.PumpArgs](func(ctx context.Context, _ outbound.PumpArgs) error { // retires an earlier version's pump
+			_, err := ob.Pass(ctx)
+			return err
+		}))
 		river.AddWorker(w, use[outbound.KickArgs](func(ctx context.Context, _ outbound.KickArgs) error {
 			_, err := ob.Pass(ctx)
 			return err
 		}))
-		river.AddWorker(w, use[EnsureArgs](func(ctx context.Context, _ EnsureArgs) error { return ob.EnsurePumps(ctx) }))
+		river.AddWorker(w, use[EnsureArgs](func(context.Context, EnsureArgs) error { return nil }))
 		river.AddWorker(w, use[carrier.StatusArgs](in.Ingest))
 		river.AddWorker(w, use[carrier.StatusBatchArgs](in.IngestBatch))
 		river.AddWorker(w, use[ingest.UnconfirmArgs](in.Unconfirm))
@@ -55,18 +59,12 @@ func Outbound(svc *service.Service, ob *outbound.Service, in *ingest.Service, cl
 	}
 }
 
-// EnsureArgs is the leader's periodic check that every pump exists.
+// EnsureArgs was the leader's periodic check that every pump exists,
+// before the Dispatcher; a job of it left in the queue ends at once.
 type EnsureArgs struct{}
 
 // Kind names the job.
 func (EnsureArgs) Kind() string { return "messaging.ensure_pumps" }
-
-// EnsureSchedule runs EnsureArgs every minute, and at start.
-func EnsureSchedule() *river.PeriodicJob {
-	return river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
-		func() (river.JobArgs, *river.InsertOpts) { return EnsureArgs{}, nil },
-		&river.PeriodicJobOpts{RunOnStart: true})
-}
 
 // Simulator registers the simulated carrier's report pump.
 func Simulator(sim *simulator.Simulator, clk clock.Clock) jobs.Registration {

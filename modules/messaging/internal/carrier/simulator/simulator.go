@@ -134,6 +134,7 @@ func (s *Simulator) SendMany(ctx context.Context, ms []carrier.Message) ([]carri
 				return err
 			}
 		}
+		now := s.clock.Now().UTC()
 		var take []carrier.Message
 		for i, m := range ms {
 			switch {
@@ -142,14 +143,13 @@ func (s *Simulator) SendMany(ctx context.Context, ms []carrier.Message) ([]carri
 			case stopped[[2]string{m.To, m.From}]:
 				out[i] = carrier.Result{Err: &carrier.PermanentError{Code: "21610", Message: "the recipient unsubscribed (replied STOP)"}}
 			default:
-				out[i] = carrier.Result{Receipt: carrier.Receipt{ProviderMessageID: providerID(m.DeliveryID), Status: "queued"}}
+				out[i] = carrier.Result{Receipt: carrier.Receipt{ProviderMessageID: providerID(m.DeliveryID), Status: "queued", At: now}}
 				take = append(take, m)
 			}
 		}
 		if len(take) == 0 {
 			return nil
 		}
-		now := s.clock.Now().UTC()
 		fresh, err := s.record(ctx, take, now)
 		if err != nil {
 			return err
