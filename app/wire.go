@@ -115,14 +115,14 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string, open o
 			fx.Annotate(ratelimit.SweepSchedule, fx.ResultTags(`group:"periodic"`)),
 			func() muxes { return muxes{public: http.NewServeMux(), admin: http.NewServeMux()} },
 			func(d *db.DB, clk clock.Clock) *ratelimit.Limiter { return ratelimit.New(d.Pool, clk) },
-			func(mx muxes, a auth.Authenticator, acc auth.Accounts, lim *ratelimit.Limiter) httpapi.Public {
+			func(mx muxes, a auth.Authenticator, lim *ratelimit.Limiter) httpapi.Public {
 				api := httpapi.NewAPI(mx.public, httpapi.APIOptions{
 					Title: "Team Texting Service API", Version: "1.1.0", Prefix: "/api/v1",
 					ServerURL:    cfg.PublicBaseURL + "/api/v1",
 					Description:  publicDescription,
 					PublicAccess: true,
 				})
-				api.UseMiddleware(auth.NewGate(api, a, acc, lim, log).Middleware)
+				api.UseMiddleware(auth.NewGate(api, a, lim, log).Middleware)
 				api.UseMiddleware(httpapi.Guard(api)) // after the gate: 401/403/429 come before 400
 				return httpapi.Public{API: api}
 			},

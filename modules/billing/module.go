@@ -3,7 +3,6 @@
 package billing
 
 import (
-	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/db"
 	"go.uber.org/fx"
 
@@ -18,6 +17,6 @@ func Migrations() db.MigrationSet { return postgres.Migrations() }
 // Module wires billing.
 var Module = fx.Module("billing",
 	fx.Provide(
-		fx.Annotate(service.New, fx.ParamTags(``, ``, `group:"payment_recovered"`), fx.As(new(billingapi.Accounts)), fx.As(new(auth.Accounts))),
+		fx.Annotate(service.New, fx.ParamTags(``, ``, `group:"payment_recovered"`), fx.As(new(billingapi.Accounts))),
 	),
 )

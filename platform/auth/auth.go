@@ -7,11 +7,34 @@ import (
 )
 
 // Principal is who a request acts for: the key, its team and its creator.
+// The Authenticator reads it in one statement with the team's state and
+// billing account, which handlers showing them (GET /team) reuse instead
+// of reading them again.
 type Principal struct {
 	TeamID   string
 	TeamCode string
 	KeyID    string
 	MemberID string // the key's creator; a key acts on their behalf
+	Team     TeamInfo
+	Account  AccountAccess
+}
+
+// TeamInfo is the key's team as the gate read it.
+type TeamInfo struct {
+	Name     string
+	Number   string // E.164, or "" when the team has none
+	TimeZone string
+}
+
+// AccountAccess is the team's billing account as the gate read it: what the
+// plan and card checks need, and what GET /team shows besides credits.
+type AccountAccess struct {
+	Plan         string
+	APIIncluded  bool // the plan includes the API (Team Plus and above)
+	CardOnFile   bool
+	PaymentState string
+	Trial        bool
+	TrialCredits int
 }
 
 type principalKey struct{}

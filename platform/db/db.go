@@ -47,6 +47,7 @@ func OpenLazy(ctx context.Context, url string, maxConns int32) (*DB, error) {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
 	}
 	cfg.MaxConns = maxConns
+	cfg.ConnConfig.Tracer = counting{}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open pool: %w", err)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/metrics"
 )
 
@@ -29,6 +30,8 @@ type reqState struct {
 	attrs  []slog.Attr
 	route  string
 	status int
+	// statements counts what the request sent to Postgres (db_statements in its log line).
+	statements *db.StatementCounter
 }
 
 type stateKey struct{}
@@ -66,7 +69,9 @@ func Edge(mux *http.ServeMux, o EdgeOptions) http.Handler {
 		start := time.Now()
 		st := &reqState{id: requestID(r)}
 		w.Header().Set(RequestIDHeader, st.id)
-		r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
+		ctx, stmts := db.WithStatementCounter(context.WithValue(r.Context(), stateKey{}, st))
+		st.statements = stmts
+		r = r.WithContext(ctx)
 		rw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
@@ -130,6 +135,7 @@ func finish(o EdgeOptions, r *http.Request, rw *statusWriter, st *reqState, star
 		slog.Int("status", status),
 		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
 		slog.Int64("bytes", rw.bytes),
+		slog.Int64("db_statements", st.statements.Count()),
 	}, st.attrs...)
 	level := slog.LevelInfo
 	if st.err != nil {

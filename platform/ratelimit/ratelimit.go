@@ -2,13 +2,17 @@
 // window" means at most N admitted in ANY rolling window, the state lives in
 // Postgres, and each check is one statement (one round trip).
 //
-// Why a sliding log: a token bucket or GCRA with burst N admits up to 2N
-// inside one window (a full bucket, then its refill), which the spec's
-// wording forbids. A sliding log of admitted timestamps is exact. Its cost
-// is bounded by the largest limit (at most 200 timestamps per row), so the
-// log stays small. Each bucket is one row; INSERT ... ON CONFLICT DO UPDATE
-// locks that row, so concurrent checks from any number of nodes serialise
-// on it and the decision and the append happen atomically.
+// Why not a token bucket or GCRA: with burst N they admit up to 2N inside
+// one window (a full bucket, then its refill), which the spec's wording
+// forbids. "At most N in any rolling window" holds if and only if the N-th
+// most recent admitted hit is older than the window, so a bucket keeps a
+// fixed ring of its last M admitted timestamps (M = the policy's largest
+// limit) and a counter: a check reads one ring element per rule and writes
+// one, whatever M is. Each bucket is one row; INSERT ... ON CONFLICT DO
+// UPDATE locks that row, so concurrent checks from any number of nodes
+// serialise on it and the decision and the write happen atomically. (The
+// ring replaced a sliding log whose check counted every logged hit; the
+// log survives as the property test's oracle.)
 package ratelimit
 
 import (
@@ -19,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/teamtext/teamtext/platform/clock"
@@ -66,44 +71,66 @@ type Limiter struct {
 // New returns a limiter over pool. With a test clock, windows follow it.
 func New(pool *pgxpool.Pool, clk clock.Clock) *Limiter { return &Limiter{pool: pool, clock: clk} }
 
-// check: admit iff no rule has reached its limit within its window; the log
-// keeps only hits inside the largest window. $2 NULL means "the database's
-// clock", so that nodes with the real clock agree on time.
+// check: admit iff, for every rule, the lim-th most recent admitted hit is
+// at or before now - window. The ring (hits) has M = $5 slots; pos counts
+// admissions, so hits[((pos - k) % M) + 1] is the k-th most recent hit and
+// hits[(pos % M) + 1] the next slot to write. A row whose ring does not have M
+// slots (a sliding-log row, or a policy whose largest limit changed) is first
+// rebuilt from its latest M hits. A written timestamp is never earlier than
+// the previous one (greatest), so the ring stays ordered even when a node's
+// now was taken before it waited for the row lock; that only errs towards
+// refusing. $2 NULL means "the database's clock", so that nodes with the
+// real clock agree on time.
 const check = `
 WITH t AS (SELECT coalesce($2::timestamptz, clock_timestamp()) AS now)
-INSERT INTO platform_rate_limits AS r (bucket, hits, admitted)
-SELECT $1, ARRAY[t.now], true FROM t
-ON CONFLICT (bucket) DO UPDATE SET
-    hits = CASE WHEN NOT EXISTS (
-                SELECT 1 FROM unnest($3::int[], $4::bigint[]) AS rule(lim, win_us), t
-                WHERE (SELECT count(*) FROM unnest(r.hits) h WHERE h > t.now - make_interval(secs => rule.win_us / 1e6)) >= rule.lim)
-           THEN ARRAY(SELECT h FROM unnest(r.hits) h, t WHERE h > t.now - make_interval(secs => $5::bigint / 1e6) ORDER BY h) || (SELECT now FROM t)
-           ELSE ARRAY(SELECT h FROM unnest(r.hits) h, t WHERE h > t.now - make_interval(secs => $5::bigint / 1e6) ORDER BY h)
-           END,
-    admitted = NOT EXISTS (
-                SELECT 1 FROM unnest($3::int[], $4::bigint[]) AS rule(lim, win_us), t
-                WHERE (SELECT count(*) FROM unnest(r.hits) h WHERE h > t.now - make_interval(secs => rule.win_us / 1e6)) >= rule.lim)
-RETURNING r.admitted, r.hits, (SELECT now FROM t)`
+INSERT INTO platform_rate_limits AS r (bucket, hits, pos, admitted)
+SELECT $1, array_fill(NULL::timestamptz, ARRAY[$5::int - 1]) || t.now, $5::int, true FROM t
+ON CONFLICT (bucket) DO UPDATE SET (hits, pos, admitted) = (
+    SELECT CASE WHEN c.ok THEN n.ring[:n.at - 1] || greatest((SELECT now FROM t), n.ring[n.last]) || n.ring[n.at + 1:]
+                ELSE n.ring END,
+           n.pos + c.ok::int,
+           c.ok
+    FROM (SELECT CASE WHEN r.pos IS NULL OR cardinality(r.hits) <> $5::int THEN ARRAY(
+                     SELECT x.h FROM generate_series(1, $5::int) g
+                     LEFT JOIN (SELECT h, row_number() OVER (ORDER BY h DESC) AS rn FROM unnest(r.hits) h WHERE h IS NOT NULL) x
+                       ON x.rn = $5::int - g + 1
+                     ORDER BY g)
+                 ELSE r.hits END AS ring,
+                 CASE WHEN r.pos IS NULL OR cardinality(r.hits) <> $5::int THEN $5::int ELSE r.pos END AS pos) n0,
+         LATERAL (SELECT n0.ring, n0.pos, (n0.pos % $5::int)::int + 1 AS at, ((n0.pos - 1) % $5::int)::int + 1 AS last) n,
+         LATERAL (SELECT NOT EXISTS (
+                     SELECT 1 FROM unnest($3::int[], $4::bigint[]) AS rule(lim, win_us)
+                     WHERE n.ring[((n.pos - rule.lim) % $5::int)::int + 1] > (SELECT now FROM t) - rule.win_us * interval '1 microsecond') AS ok) c)
+RETURNING r.admitted, r.hits, r.pos, (SELECT now FROM t)`
 
 // Allow records a hit on bucket if policy admits it.
 func (l *Limiter) Allow(ctx context.Context, bucket string, policy Policy) (Decision, error) {
 	limits := make([]int32, len(policy))
 	windows := make([]int64, len(policy))
+	ring := 0
 	for i, r := range policy {
 		if r.Limit < 1 || r.Window <= 0 {
 			return Decision{}, fmt.Errorf("ratelimit: invalid rule %+v", r)
 		}
 		limits[i], windows[i] = int32(r.Limit), r.Window.Microseconds()
+		ring = max(ring, r.Limit)
 	}
 	var (
 		admitted bool
-		hits     []time.Time
+		slots    []pgtype.Timestamptz
+		pos      int64
 		now      time.Time
 	)
-	err := l.pool.QueryRow(ctx, check, bucket, l.clock.NowOrNil(), limits, windows, policy.maxWindow().Microseconds()).
-		Scan(&admitted, &hits, &now)
+	err := l.pool.QueryRow(ctx, check, bucket, l.clock.NowOrNil(), limits, windows, int32(ring)).
+		Scan(&admitted, &slots, &pos, &now)
 	if err != nil {
 		return Decision{}, fmt.Errorf("ratelimit %s: %w", bucket, err)
+	}
+	hits := make([]time.Time, 0, len(slots))
+	for _, s := range slots {
+		if s.Valid {
+			hits = append(hits, s.Time)
+		}
 	}
 	return decide(policy, admitted, hits, now), nil
 }
@@ -164,7 +191,7 @@ func ceilSeconds(d time.Duration) int {
 // (olderThan), so idle keys and one-off client addresses do not pile up.
 func (l *Limiter) Sweep(ctx context.Context, olderThan time.Duration) (int64, error) {
 	tag, err := l.pool.Exec(ctx, `DELETE FROM platform_rate_limits
-WHERE coalesce(hits[array_upper(hits, 1)], '-infinity') < coalesce($1::timestamptz, clock_timestamp()) - make_interval(secs => $2::bigint / 1e6)`,
+WHERE coalesce((SELECT max(h) FROM unnest(hits) h), '-infinity') < coalesce($1::timestamptz, clock_timestamp()) - $2::bigint * interval '1 microsecond'`,
 		l.clock.NowOrNil(), olderThan.Microseconds())
 	if err != nil {
 		return 0, fmt.Errorf("sweep rate limits: %w", err)

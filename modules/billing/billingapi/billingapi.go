@@ -97,6 +97,15 @@ type Accounts interface {
 	// serialised: a trial team can never go below zero (402 trial_limit).
 	// Paid plans may go over their allowance (overage is reported, not refused).
 	Consume(ctx context.Context, teamID, ref string, credits int) error
+	// AccessSQL is billing's part of the API gate's one statement: a
+	// sub-select over billing's own tables giving, for the team whose id is
+	// the SQL expression teamID, one row with the columns plan (text),
+	// card_on_file, payment_state, trial and trial_credits (integer). The
+	// caller joins it LATERAL, so the tables stay billing's alone.
+	AccessSQL(teamID string) string
+	// WithCredits fills acc's credit figures (CreditsUsed, TrialUsed,
+	// CreditsIncluded) for an account read through AccessSQL: one statement.
+	WithCredits(ctx context.Context, acc Account) (Account, error)
 }
 
 // CodeTrialLimit is the refusal when a trial send exceeds the remaining trial credits.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/billing/internal/postgres"
-	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -119,14 +118,7 @@ func (a *Accounts) Get(ctx context.Context, teamID string) (billingapi.Account, 
 	if err != nil {
 		return acc, err
 	}
-	err = a.db.IDB(ctx).QueryRowContext(ctx, `SELECT
-  coalesce(sum(credits) FILTER (WHERE period = ? AND NOT trial), 0),
-  coalesce(sum(credits) FILTER (WHERE trial), 0)
-FROM billing_credit_entries WHERE team_id = ?`, Period(a.clock.Now()), teamID).Scan(&acc.CreditsUsed, &acc.TrialUsed)
-	if err != nil {
-		return billingapi.Account{}, fmt.Errorf("credits used: %w", err)
-	}
-	return acc, nil
+	return a.WithCredits(ctx, acc)
 }
 
 // Consume implements billingapi.Accounts.
@@ -157,11 +149,25 @@ VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (team_id, ref) DO NOTHING`, teamID, Period
 	})
 }
 
-// Access implements auth.Accounts for the public API's gate.
-func (a *Accounts) Access(ctx context.Context, teamID string) (auth.AccountAccess, error) {
-	acc, err := a.Status(ctx, teamID)
+// AccessSQL implements billingapi.Accounts.
+func (a *Accounts) AccessSQL(teamID string) string {
+	return `SELECT plan, card_on_file, payment_state, trial, trial_credits FROM billing_accounts WHERE team_id = ` + teamID
+}
+
+// creditsUsed sums this period's paid credits and all trial credits.
+const creditsUsed = `SELECT
+  coalesce(sum(credits) FILTER (WHERE period = $1 AND NOT trial), 0)::int,
+  coalesce(sum(credits) FILTER (WHERE trial), 0)::int
+FROM billing_credit_entries WHERE team_id = $2`
+
+// WithCredits implements billingapi.Accounts.
+func (a *Accounts) WithCredits(ctx context.Context, acc billingapi.Account) (billingapi.Account, error) {
+	acc.CreditsIncluded = CreditsIncluded[strings.TrimSuffix(string(acc.Plan), "_season")]
+	err := a.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		return q.QueryRow(ctx, creditsUsed, Period(a.clock.Now()), acc.TeamID).Scan(&acc.CreditsUsed, &acc.TrialUsed)
+	})
 	if err != nil {
-		return auth.AccountAccess{}, err
+		return billingapi.Account{}, fmt.Errorf("credits used: %w", err)
 	}
-	return auth.AccountAccess{APIIncluded: acc.Plan.IncludesAPI(), CardOnFile: acc.CardOnFile}, nil
+	return acc, nil
 }

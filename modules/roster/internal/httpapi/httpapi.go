@@ -40,7 +40,7 @@ func Register(api huma.API, svc *service.Service) {
 		Description: "Returns the key's team: name, code, number, plan, and credits used and included in the current period.",
 	}, func(ctx context.Context, _ *struct{}) (*httpapi.DataOutput[Team], error) {
 		p := auth.MustPrincipal(ctx)
-		v, err := svc.TeamView(ctx, p.TeamID)
+		v, err := svc.TeamViewOf(ctx, p)
 		if err != nil {
 			return nil, err
 		}

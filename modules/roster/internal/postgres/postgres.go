@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
@@ -78,18 +79,28 @@ type APIKey struct {
 
 // KeyAuth is what authenticating a key needs, in one round trip.
 type KeyAuth struct {
-	KeyID       string     `bun:"key_id"`
-	Hash        []byte     `bun:"hash"`
-	RevokedAt   *time.Time `bun:"revoked_at"`
-	TeamID      string     `bun:"team_id"`
-	TeamCode    string     `bun:"team_code"`
-	Disabled    bool       `bun:"disabled"`
-	Locked      bool       `bun:"locked"`
-	MemberID    string     `bun:"member_id"`
-	Blocked     bool       `bun:"is_blocked"`
-	Role        string     `bun:"role"`
-	CanBroadcst bool       `bun:"can_send_broadcasts"`
-	MemberGone  bool       `bun:"member_gone"`
+	KeyID       string
+	Hash        []byte
+	RevokedAt   *time.Time
+	TeamID      string
+	TeamCode    string
+	TeamName    string
+	TeamNumber  string
+	TimeZone    string
+	Disabled    bool
+	Locked      bool
+	MemberID    string
+	Blocked     bool
+	Role        string
+	CanBroadcst bool
+	MemberGone  bool
+	// The team's billing account, through billing's sub-select; nil fields
+	// when the team has none.
+	Plan         *string
+	CardOnFile   *bool
+	PaymentState *string
+	Trial        *bool
+	TrialCredits *int32
 }
 
 // Repo is the roster's repository. Every read that takes an id also takes the team id.
@@ -205,18 +216,35 @@ func (r *Repo) RevokeKey(ctx context.Context, k *APIKey) error {
 	return nil
 }
 
-// KeyAuth loads a key by lookup prefix with its team and creator.
-func (r *Repo) KeyAuth(ctx context.Context, lookup string) (*KeyAuth, error) {
-	a := new(KeyAuth)
-	err := r.db.IDB(ctx).NewRaw(`
-SELECT k.id AS key_id, k.hash, k.revoked_at, t.id AS team_id, t.code AS team_code, t.disabled, t.locked,
-       m.id AS member_id, m.is_blocked, m.role, m.can_send_broadcasts, (m.deleted_at IS NOT NULL) AS member_gone
+// KeyAuthSQL is the API gate's one statement: a key by lookup prefix ($1)
+// with its team and creator, and the team's billing account through
+// account, billing's own sub-select for k.team_id
+// (billingapi.Accounts.AccessSQL). Build it once: the text is then the
+// same for every request and pgx prepares it once per connection.
+func KeyAuthSQL(account string) string {
+	return `SELECT k.id, k.hash, k.revoked_at, t.id, t.code, t.name, t.number, t.time_zone, t.disabled, t.locked,
+       m.id, m.is_blocked, m.role, m.can_send_broadcasts, (m.deleted_at IS NOT NULL),
+       a.plan, a.card_on_file, a.payment_state, a.trial, a.trial_credits
 FROM roster_api_keys k
 JOIN roster_teams t ON t.id = k.team_id
 JOIN roster_members m ON m.id = k.member_id
-WHERE k.lookup = ?`, lookup).Scan(ctx, a)
+LEFT JOIN LATERAL (` + account + `) a ON true
+WHERE k.lookup = $1`
+}
+
+// KeyAuth runs query, built by KeyAuthSQL, for a key's lookup prefix.
+func (r *Repo) KeyAuth(ctx context.Context, query, lookup string) (*KeyAuth, error) {
+	a := new(KeyAuth)
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		return q.QueryRow(ctx, query, lookup).Scan(&a.KeyID, &a.Hash, &a.RevokedAt, &a.TeamID, &a.TeamCode, &a.TeamName, &a.TeamNumber,
+			&a.TimeZone, &a.Disabled, &a.Locked, &a.MemberID, &a.Blocked, &a.Role, &a.CanBroadcst, &a.MemberGone,
+			&a.Plan, &a.CardOnFile, &a.PaymentState, &a.Trial, &a.TrialCredits)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
 	if err != nil {
-		return nil, notFound(err, "select key")
+		return nil, fmt.Errorf("select key: %w", err)
 	}
 	return a, nil
 }

@@ -31,12 +31,15 @@ type Service struct {
 	clock     clock.Clock
 	listeners []rosterapi.KeyRevokedListener
 	inactive  []rosterapi.OwnerInactiveListener
+	// keyAuthSQL is the gate's one statement (postgres.KeyAuthSQL).
+	keyAuthSQL string
 }
 
 // New builds the service.
 func New(d *db.DB, repo *postgres.Repo, billing billingapi.Accounts, pub events.Publisher, clk clock.Clock,
 	listeners []rosterapi.KeyRevokedListener, inactive []rosterapi.OwnerInactiveListener) *Service {
-	return &Service{db: d, repo: repo, billing: billing, events: pub, clock: clk, listeners: listeners, inactive: inactive}
+	return &Service{db: d, repo: repo, billing: billing, events: pub, clock: clk, listeners: listeners, inactive: inactive,
+		keyAuthSQL: postgres.KeyAuthSQL(billing.AccessSQL("k.team_id"))}
 }
 
 var (
@@ -125,6 +128,18 @@ func (s *Service) TeamView(ctx context.Context, teamID string) (*TeamView, error
 		return nil, fmt.Errorf("team %s account: %w", teamID, err)
 	}
 	return &TeamView{Team: *t, Account: acc}, nil
+}
+
+// TeamViewOf is GET /team's view from what the gate read (the principal's
+// team and account) and this period's credits: one statement.
+func (s *Service) TeamViewOf(ctx context.Context, p auth.Principal) (*TeamView, error) {
+	acc, err := s.billing.WithCredits(ctx, billingapi.Account{TeamID: p.TeamID, Plan: billingapi.Plan(p.Account.Plan),
+		CardOnFile: p.Account.CardOnFile, PaymentState: p.Account.PaymentState, Trial: p.Account.Trial, TrialCredits: p.Account.TrialCredits})
+	if err != nil {
+		return nil, fmt.Errorf("team %s account: %w", p.TeamID, err)
+	}
+	t := postgres.Team{ID: p.TeamID, Name: p.Team.Name, Code: p.TeamCode, Number: p.Team.Number, TimeZone: p.Team.TimeZone}
+	return &TeamView{Team: t, Account: acc}, nil
 }
 
 // TeamPatch is the admin's team change; nil fields are left alone.
@@ -448,7 +463,7 @@ var dummyHash = auth.Hash(auth.KeyPrefix + strings.Repeat("0", 40))
 // hash and not be revoked; its creator must not be blocked, and its team
 // must be neither disabled nor locked.
 func (s *Service) Authenticate(ctx context.Context, key string) (auth.Principal, error) {
-	a, err := s.repo.KeyAuth(ctx, auth.Lookup(key))
+	a, err := s.repo.KeyAuth(ctx, s.keyAuthSQL, auth.Lookup(key))
 	if errors.Is(err, postgres.ErrNotFound) {
 		auth.Verify(key, dummyHash)
 		return auth.Principal{}, auth.ErrInvalidKey
@@ -459,7 +474,8 @@ func (s *Service) Authenticate(ctx context.Context, key string) (auth.Principal,
 	if !auth.Verify(key, a.Hash) || a.RevokedAt != nil {
 		return auth.Principal{}, auth.ErrInvalidKey
 	}
-	p := auth.Principal{TeamID: a.TeamID, TeamCode: a.TeamCode, KeyID: a.KeyID, MemberID: a.MemberID}
+	p := auth.Principal{TeamID: a.TeamID, TeamCode: a.TeamCode, KeyID: a.KeyID, MemberID: a.MemberID,
+		Team: auth.TeamInfo{Name: a.TeamName, Number: a.TeamNumber, TimeZone: a.TimeZone}}
 	switch {
 	case a.MemberGone:
 		return p, fault.New(fault.Forbidden, domain.CodeKeyOwnerInactive, "the key's creator is no longer on the roster")
@@ -469,6 +485,11 @@ func (s *Service) Authenticate(ctx context.Context, key string) (auth.Principal,
 		return p, fault.New(fault.Forbidden, domain.CodeTeamDisabled, "the team is disabled")
 	case a.Locked:
 		return p, fault.New(fault.Forbidden, domain.CodeTeamLocked, "the team is locked")
+	case a.Plan == nil:
+		return p, fmt.Errorf("team %s has no billing account", a.TeamID)
 	}
+	plan := billingapi.Plan(*a.Plan)
+	p.Account = auth.AccountAccess{Plan: *a.Plan, APIIncluded: plan.IncludesAPI(), CardOnFile: *a.CardOnFile,
+		PaymentState: *a.PaymentState, Trial: *a.Trial, TrialCredits: int(*a.TrialCredits)}
 	return p, nil
 }

@@ -1,0 +1,70 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/e2e/harness"
+)
+
+// statementsOf sends a request with its own request id and returns how many
+// statements it sent to Postgres, from db_statements on its log line (the
+// edge counts them through the pool's tracer).
+func statementsOf(t *testing.T, c *harness.Client, path string) int {
+	t.Helper()
+	id := fmt.Sprintf("stmts-%d", time.Now().UnixNano())
+	r, err := c.Do(context.Background(), "GET", path, nil, "X-Request-Id", id)
+	require.NoError(t, err)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	n := -1
+	waitFor(t, 10*time.Second, func() bool {
+		sc := bufio.NewScanner(strings.NewReader(env.svc.Logs()))
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if !strings.Contains(line, `"request_id":"`+id+`"`) {
+				continue
+			}
+			var rec struct {
+				Statements *int `json:"db_statements"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(line), &rec), line)
+			require.NotNil(t, rec.Statements, line)
+			n = *rec.Statements
+			return true
+		}
+		return false
+	})
+	return n
+}
+
+// TestStatementsPerRequest holds the hot reads to their statement budget:
+// GET /team reads the key, its team, creator and account in one statement,
+// checks the limiter in one, and the credits used in one; a members page
+// adds at most two (the page, its group ids) to the gate's two.
+func TestStatementsPerRequest(t *testing.T) {
+	t.Parallel()
+	f, api := newTeam(t, harness.TeamOptions{})
+	u14 := adminGroup(t, f.TeamID, "U14")
+	var csv strings.Builder
+	csv.WriteString("name,phone,groups\n")
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&csv, "Player %d,20255504%02d,%s\n", i, i, u14)
+	}
+	r := importCSV(t, f.TeamID, csv.String())
+	require.Equal(t, 200, r.Status, string(r.Body))
+
+	team := statementsOf(t, api, "/team")
+	require.LessOrEqual(t, team, 3, "GET /team")
+	page := statementsOf(t, api, "/members?limit=200")
+	gate := 2 // the key with its team, creator and account; the limiter
+	require.LessOrEqual(t, page-gate, 2, "GET /members?limit=200 beyond the gate's %d", gate)
+	t.Logf("statements: GET /team %d, GET /members?limit=200 %d", team, page)
+}
