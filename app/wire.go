@@ -173,8 +173,11 @@ func newServeApp(cfg config.Config, log *slog.Logger, version string, extra ...f
 				mx.public.Handle(pattern, h)
 				formRoutes[pattern] = []string{"application/x-www-form-urlencoded"}
 			}
-			publicSrv := newServer(httpapi.Edge(mx.public, httpapi.EdgeOptions{Name: "public", MaxBodyBytes: cfg.MaxBodyBytes,
-				MediaTypes: formRoutes, Log: log, Metrics: m}))
+			// Behind TRUSTED_PROXIES the client's address replaces the
+			// proxy's before anything (limits, logs) reads it.
+			clientAddr := httpapi.ClientAddressOptions{Trusted: cfg.TrustedProxies, Header: httpapi.ClientHeader(cfg.TrustedProxyHeader)}
+			publicSrv := newServer(httpapi.ClientAddress(httpapi.Edge(mx.public, httpapi.EdgeOptions{Name: "public", MaxBodyBytes: cfg.MaxBodyBytes,
+				MediaTypes: formRoutes, Log: log, Metrics: m}), clientAddr))
 			adminSrv := newServer(httpapi.Edge(mx.admin, httpapi.EdgeOptions{Name: "admin", MaxBodyBytes: cfg.MaxBodyBytes,
 				BodyLimit:  map[string]int64{"POST /admin/v1/teams/{team_id}/members/import": 16 << 20},
 				MediaTypes: map[string][]string{"POST /admin/v1/teams/{team_id}/members/import": {"text/csv"}},

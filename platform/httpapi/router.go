@@ -130,6 +130,7 @@ func finish(o EdgeOptions, r *http.Request, rw *statusWriter, st *reqState, star
 		slog.Int("status", status),
 		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
 		slog.Int64("bytes", rw.bytes),
+		slog.String("client_ip", remoteHost(r.RemoteAddr)),
 	}, st.attrs...)
 	level := slog.LevelInfo
 	if st.err != nil {
