@@ -10,7 +10,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= localhost
 export PG_IMAGE
 
-.PHONY: all build test test-unit test-e2e vet fmt fuzz bench run pg-image clean client
+.PHONY: all build test test-unit test-e2e vet fmt fuzz bench run pg-image clean client image up down test-deploy
 
 all: build
 
@@ -19,6 +19,9 @@ build: ## bin/teamtext
 
 pg-image: ## the Postgres image tests and `make run` use (pull, else build from Debian packages)
 	@scripts/postgres-image.sh
+
+image: ## teamtext's container image (IMAGE, default teamtext:latest): ./Dockerfile, else a host-built binary on scratch
+	@scripts/image.sh
 
 client: ## regenerate the Go client (client/) from the 3.0 document the service serves, rendered offline
 	PUBLIC_BASE_URL= $(GO) run ./app/teamtext openapi --openapi 3.0 > client/openapi-3.0.json

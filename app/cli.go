@@ -103,12 +103,30 @@ func NewRoot(version string, getenv func(string) string, stdout, stderr io.Write
 		Short: "Print the version",
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(stdout, version) },
 	}
-	root.AddCommand(serve, migrate, newAdminCmd(getenv, stdout), newOpenAPICmd(version, getenv, stdout), ver)
+	root.AddCommand(serve, migrate, newAdminCmd(getenv, stdout), newOpenAPICmd(version, getenv, stdout), newHealthcheckCmd(getenv, stdout), ver)
 	return root
 }
 
+// drainFor marks the process not ready and keeps serving for delay, so a
+// load balancer's health check sees the 503 and stops sending before the
+// listeners close. A second signal (or the parent's end) cuts it short.
+func drainFor(parent context.Context, drain *draining, delay time.Duration, sig <-chan os.Signal) {
+	drain.Store(true)
+	if delay <= 0 {
+		return
+	}
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-sig:
+	case <-parent.Done():
+	}
+}
+
 func runServe(parent context.Context, cfg config.Config, log *slog.Logger, version string, seed bool, stdout io.Writer) error {
-	app := newServeApp(cfg, log, version)
+	drain := &draining{}
+	app := newServeApp(cfg, log, version, drain)
 	if err := app.Err(); err != nil {
 		return fmt.Errorf("build service: %w", err)
 	}
@@ -130,7 +148,8 @@ func runServe(parent context.Context, cfg config.Config, log *slog.Logger, versi
 	}
 	select {
 	case s := <-sig:
-		log.Info("shutting down", "signal", s.String())
+		log.Info("shutting down", "signal", s.String(), "drain_delay", cfg.DrainDelay.String())
+		drainFor(parent, drain, cfg.DrainDelay, sig)
 	case <-parent.Done():
 	}
 	stopCtx, cancelStop := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -156,13 +157,13 @@ const inputRules = `Null: a body field accepts null only where this document dec
 	`spaces or zero-width characters is 400 invalid_request.`
 
 // Serve builds the whole service and runs it until SIGINT/SIGTERM.
-func newServeApp(cfg config.Config, log *slog.Logger, version string, extra ...fx.Option) *fx.App {
+func newServeApp(cfg config.Config, log *slog.Logger, version string, drain *draining, extra ...fx.Option) *fx.App {
 	return fx.New(
 		platformOptions(cfg, log, version, db.Open),
 		modules(),
 		fx.Invoke(func(lc fx.Lifecycle, mx muxes, pub httpapi.Public, adm httpapi.Admin, d *db.DB, j *jobs.Jobs, m *metrics.Metrics,
 			carrierRoutes messaging.CarrierRoutes) {
-			addHealth(mx.public, d)
+			addHealth(mx.public, d, drain)
 			addPostman(mx.public, pub.API, cfg.PublicBaseURL)
 			mx.admin.Handle("GET /metrics", m.Handler())
 			addPprof(mx.admin)
@@ -173,8 +174,11 @@ func newServeApp(cfg config.Config, log *slog.Logger, version string, extra ...f
 				mx.public.Handle(pattern, h)
 				formRoutes[pattern] = []string{"application/x-www-form-urlencoded"}
 			}
-			publicSrv := newServer(httpapi.Edge(mx.public, httpapi.EdgeOptions{Name: "public", MaxBodyBytes: cfg.MaxBodyBytes,
-				MediaTypes: formRoutes, Log: log, Metrics: m}))
+			// Behind TRUSTED_PROXIES the client's address replaces the
+			// proxy's before anything (limits, logs) reads it.
+			clientAddr := httpapi.ClientAddressOptions{Trusted: cfg.TrustedProxies, Header: httpapi.ClientHeader(cfg.TrustedProxyHeader)}
+			publicSrv := newServer(httpapi.ClientAddress(httpapi.Edge(mx.public, httpapi.EdgeOptions{Name: "public", MaxBodyBytes: cfg.MaxBodyBytes,
+				MediaTypes: formRoutes, Log: log, Metrics: m}), clientAddr))
 			adminSrv := newServer(httpapi.Edge(mx.admin, httpapi.EdgeOptions{Name: "admin", MaxBodyBytes: cfg.MaxBodyBytes,
 				BodyLimit:  map[string]int64{"POST /admin/v1/teams/{team_id}/members/import": 16 << 20},
 				MediaTypes: map[string][]string{"POST /admin/v1/teams/{team_id}/members/import": {"text/csv"}},
@@ -226,13 +230,22 @@ func listenHook(srv *http.Server, addr, name string, log *slog.Logger) fx.Hook {
 	}
 }
 
-func addHealth(mux *http.ServeMux, d *db.DB) {
+// draining is set when the process was told to stop: /readyz then answers
+// 503 while everything else still serves, so load balancers take the node
+// out of rotation before its listeners close (SHUTDOWN_DRAIN_DELAY).
+type draining struct{ atomic.Bool }
+
+func addHealth(mux *http.ServeMux, d *db.DB, drain *draining) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]string{"status": "ok"}})
 	})
 	var mu sync.Mutex
 	ready := false
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if drain.Load() {
+			httpapi.WriteError(w, r, httpapi.NewError(http.StatusServiceUnavailable, "not_ready", "shutting down"))
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 		defer cancel()
 		if err := d.Pool.Ping(ctx); err != nil {

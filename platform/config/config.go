@@ -70,6 +70,18 @@ type Config struct {
 	// SimulatorProfile (SIMULATOR_PROFILE) is the carrier simulator's
 	// profile until the admin API sets one: instant or realistic.
 	SimulatorProfile string
+
+	// TrustedProxies (TRUSTED_PROXIES) are the address ranges of reverse
+	// proxies whose report of the client's address is believed; empty: none,
+	// the TCP peer is the client.
+	TrustedProxies []netip.Prefix
+	// TrustedProxyHeader (TRUSTED_PROXY_HEADER) is the header those proxies
+	// report it in: X-Forwarded-For or Forwarded.
+	TrustedProxyHeader string
+	// DrainDelay (SHUTDOWN_DRAIN_DELAY) is how long /readyz answers 503
+	// after SIGTERM before the listeners stop accepting, so that load
+	// balancers take the node out of rotation first.
+	DrainDelay time.Duration
 }
 
 // Error names the variable that made the configuration invalid.
@@ -181,6 +193,9 @@ func Load(getenv func(string) string, need Need) (Config, error) {
 		return c, err
 	}
 	if err := c.loadTwilio(get); err != nil {
+		return c, err
+	}
+	if err := c.loadDeploy(get); err != nil {
 		return c, err
 	}
 	switch c.SimulatorProfile = get("SIMULATOR_PROFILE", "instant"); c.SimulatorProfile {

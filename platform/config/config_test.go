@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -55,4 +56,35 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 	}
 	_, err := Load(env(map[string]string{}), Need{})
 	require.NoError(t, err, "nothing is required when nothing is needed")
+}
+
+func TestLoadDeploySettings(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{"DATABASE_URL": "postgres://u@h/db", "ADMIN_TOKEN": "0123456789abcdef"}
+	c, err := Load(env(base), Need{Database: true, AdminToken: true})
+	require.NoError(t, err)
+	require.Empty(t, c.TrustedProxies, "no proxy is trusted unless named")
+	require.Equal(t, "X-Forwarded-For", c.TrustedProxyHeader)
+	require.Zero(t, c.DrainDelay)
+
+	set := map[string]string{"TRUSTED_PROXIES": " 10.0.0.0/8, 172.18.0.5 ,fd00::/8", "TRUSTED_PROXY_HEADER": "forwarded", "SHUTDOWN_DRAIN_DELAY": "5s"}
+	for k, v := range base {
+		set[k] = v
+	}
+	c, err = Load(env(set), Need{Database: true, AdminToken: true})
+	require.NoError(t, err)
+	require.Equal(t, "[10.0.0.0/8 172.18.0.5/32 fd00::/8]", fmt.Sprint(c.TrustedProxies))
+	require.Equal(t, "Forwarded", c.TrustedProxyHeader)
+	require.Equal(t, 5*time.Second, c.DrainDelay)
+
+	for name, bad := range map[string]string{"TRUSTED_PROXIES": "10.0.0.0/33", "TRUSTED_PROXY_HEADER": "X-Real-IP", "SHUTDOWN_DRAIN_DELAY": "-1s"} {
+		m := map[string]string{name: bad}
+		for k, v := range base {
+			m[k] = v
+		}
+		_, err := Load(env(m), Need{Database: true, AdminToken: true})
+		var ce *Error
+		require.ErrorAs(t, err, &ce, name)
+		require.Equal(t, name, ce.Var)
+	}
 }

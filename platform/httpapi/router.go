@@ -136,6 +136,7 @@ func finish(o EdgeOptions, r *http.Request, rw *statusWriter, st *reqState, star
 		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
 		slog.Int64("bytes", rw.bytes),
 		slog.Int64("db_statements", st.statements.Count()),
+		slog.String("client_ip", remoteHost(r.RemoteAddr)),
 	}, st.attrs...)
 	level := slog.LevelInfo
 	if st.err != nil {
