@@ -60,6 +60,37 @@ type BatchPublisher interface {
 	PublishMany(ctx context.Context, teamID string, evs []Event) error
 }
 
+// TeamsPublisher stores events of any teams at once, in the caller's
+// transaction, at a cost that does not grow with the number of teams.
+type TeamsPublisher interface {
+	PublishTeams(ctx context.Context, evs []Event) error
+}
+
+// PublishAcross publishes evs, of any teams, in one batch when p supports
+// it, else team by team (PublishAll), teams in the order they first appear.
+func PublishAcross(ctx context.Context, p Publisher, evs []Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	if b, ok := p.(TeamsPublisher); ok {
+		return b.PublishTeams(ctx, evs)
+	}
+	byTeam := map[string][]Event{}
+	var teams []string
+	for _, ev := range evs {
+		if _, ok := byTeam[ev.TeamID]; !ok {
+			teams = append(teams, ev.TeamID)
+		}
+		byTeam[ev.TeamID] = append(byTeam[ev.TeamID], ev)
+	}
+	for _, t := range teams {
+		if err := PublishAll(ctx, p, t, byTeam[t]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // PublishAll publishes evs (all of teamID) in one batch when p supports it,
 // else one by one.
 func PublishAll(ctx context.Context, p Publisher, teamID string, evs []Event) error {

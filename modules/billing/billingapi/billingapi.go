@@ -92,6 +92,9 @@ type Accounts interface {
 	// are zero): one indexed row read, for hot paths (every request's plan
 	// and card check, every published event).
 	Status(ctx context.Context, teamID string) (Account, error)
+	// Statuses is Status for several teams in one statement; teams with
+	// no account are absent from the map.
+	Statuses(ctx context.Context, teamIDs []string) (map[string]Account, error)
 	// Consume records credits for one send (ref: the message id) in the
 	// caller's transaction. It locks the account, so concurrent sends are
 	// serialised: a trial team can never go below zero (402 trial_limit).

@@ -60,6 +60,9 @@ type Team struct {
 // Teams reads team identity.
 type Teams interface {
 	Team(ctx context.Context, teamID string) (Team, error)
+	// TeamsByID reads several teams in one statement; ids of no team are
+	// absent from the map.
+	TeamsByID(ctx context.Context, teamIDs []string) (map[string]Team, error)
 }
 
 // KeyRevoked is the signal sent, inside the revoking transaction, when an

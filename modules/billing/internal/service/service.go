@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/billing/internal/postgres"
 	"github.com/teamtext/teamtext/platform/clock"
@@ -107,9 +109,30 @@ func (a *Accounts) Status(ctx context.Context, teamID string) (billingapi.Accoun
 	if err != nil {
 		return billingapi.Account{}, fmt.Errorf("select billing account: %w", err)
 	}
+	return status(row), nil
+}
+
+// status is an account without its credit figures.
+func status(row *postgres.Account) billingapi.Account {
 	base := strings.TrimSuffix(string(row.Plan), "_season")
 	return billingapi.Account{TeamID: row.TeamID, Plan: row.Plan, CardOnFile: row.CardOnFile, PaymentState: row.PaymentState,
-		Trial: row.Trial, TrialCredits: row.TrialCredits, CreditsIncluded: CreditsIncluded[base]}, nil
+		Trial: row.Trial, TrialCredits: row.TrialCredits, CreditsIncluded: CreditsIncluded[base]}
+}
+
+// Statuses implements billingapi.Accounts.
+func (a *Accounts) Statuses(ctx context.Context, teamIDs []string) (map[string]billingapi.Account, error) {
+	out := make(map[string]billingapi.Account, len(teamIDs))
+	if len(teamIDs) == 0 {
+		return out, nil
+	}
+	var rows []postgres.Account
+	if err := a.db.IDB(ctx).NewSelect().Model(&rows).Where("team_id IN (?)", bun.In(teamIDs)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("select billing accounts: %w", err)
+	}
+	for i := range rows {
+		out[rows[i].TeamID] = status(&rows[i])
+	}
+	return out, nil
 }
 
 // Get reads a team's account with this period's credits used and the trial credits used.

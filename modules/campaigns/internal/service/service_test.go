@@ -69,6 +69,16 @@ func (directory) Team(_ context.Context, teamID string) (rosterapi.Team, error) 
 	return rosterapi.Team{ID: teamID, Name: teamID}, nil
 }
 
+func (d directory) TeamsByID(ctx context.Context, teamIDs []string) (map[string]rosterapi.Team, error) {
+	out := map[string]rosterapi.Team{}
+	for _, id := range teamIDs {
+		if t, err := d.Team(ctx, id); err == nil {
+			out[id] = t
+		}
+	}
+	return out, nil
+}
+
 func (directory) Member(_ context.Context, teamID, memberID string) (rosterapi.Member, error) {
 	switch {
 	case teamID == teamA && memberID == coachA:

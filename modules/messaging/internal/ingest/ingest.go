@@ -187,22 +187,13 @@ func (s *Service) Unconfirm(ctx context.Context, a UnconfirmArgs) error {
 
 // publish publishes message.status for each delivery, in one batch per team.
 func (s *Service) publish(ctx context.Context, ds []domain.Delivery) error {
-	byTeam := map[string][]events.Event{}
-	var teams []string
-	for _, d := range ds {
-		if _, ok := byTeam[d.TeamID]; !ok {
-			teams = append(teams, d.TeamID)
-		}
-		byTeam[d.TeamID] = append(byTeam[d.TeamID], events.Event{TeamID: d.TeamID, Type: events.MessageStatus, Data: StatusPayload{
+	evs := make([]events.Event, len(ds))
+	for i, d := range ds {
+		evs[i] = events.Event{TeamID: d.TeamID, Type: events.MessageStatus, Data: StatusPayload{
 			MessageID: d.MessageID, DeliveryID: d.ID, ProviderMessageID: d.ProviderMessageID, To: d.Phone, Status: d.Status,
 			CarrierStatus: d.CarrierStatus, ErrorCode: d.ErrorCode, ErrorMessage: d.ErrorMessage,
 			UpdatedAt: d.UpdatedAt.UTC().Format(time.RFC3339Nano),
-		}})
+		}}
 	}
-	for _, t := range teams {
-		if err := events.PublishAll(ctx, s.events, t, byTeam[t]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return events.PublishAcross(ctx, s.events, evs)
 }

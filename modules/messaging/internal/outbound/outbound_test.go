@@ -51,6 +51,18 @@ func (r *roster) Team(_ context.Context, teamID string) (rosterapi.Team, error) 
 	return t, nil
 }
 
+func (r *roster) TeamsByID(_ context.Context, teamIDs []string) (map[string]rosterapi.Team, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]rosterapi.Team{}
+	for _, id := range teamIDs {
+		if t, ok := r.teams[id]; ok {
+			out[id] = t
+		}
+	}
+	return out, nil
+}
+
 func (r *roster) TeamByNumber(_ context.Context, e164 string) (rosterapi.Team, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -128,6 +128,18 @@ func (r *Repo) Team(ctx context.Context, id string) (*Team, error) {
 	return t, nil
 }
 
+// TeamsByID reads the teams of ids (those that exist).
+func (r *Repo) TeamsByID(ctx context.Context, ids []string) ([]Team, error) {
+	var ts []Team
+	if len(ids) == 0 {
+		return ts, nil
+	}
+	if err := r.db.IDB(ctx).NewSelect().Model(&ts).Where("id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("select teams: %w", err)
+	}
+	return ts, nil
+}
+
 // UpdateTeam writes every column of t.
 func (r *Repo) UpdateTeam(ctx context.Context, t *Team) error {
 	if _, err := r.db.IDB(ctx).NewUpdate().Model(t).WherePK().Exec(ctx); err != nil {

@@ -28,6 +28,19 @@ func (d *Directory) Team(ctx context.Context, teamID string) (rosterapi.Team, er
 	return t.API(), nil
 }
 
+// TeamsByID implements rosterapi.Teams.
+func (d *Directory) TeamsByID(ctx context.Context, teamIDs []string) (map[string]rosterapi.Team, error) {
+	ts, err := d.repo.TeamsByID(ctx, teamIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]rosterapi.Team, len(ts))
+	for i := range ts {
+		out[ts[i].ID] = ts[i].API()
+	}
+	return out, nil
+}
+
 // Member implements rosterapi.Members.
 func (d *Directory) Member(ctx context.Context, teamID, memberID string) (rosterapi.Member, error) {
 	m, err := d.repo.Member(ctx, teamID, memberID, false)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -19,6 +20,7 @@ import (
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
 	"github.com/teamtext/teamtext/platform/jobs"
 )
@@ -126,38 +128,57 @@ func (l *Log) publish(ctx context.Context, ev events.Event, webhookID string) (P
 	return out, nil
 }
 
-// PublishMany implements events.BatchPublisher: the team and its plan are
-// read once, the events are stored in one statement, subscriptions are read
-// once, and every delivery and its job are written in one statement each.
+// PublishMany implements events.BatchPublisher: PublishTeams for events
+// of one team.
 func (l *Log) PublishMany(ctx context.Context, teamID string, evs []events.Event) error {
-	team, api, err := l.teamState(ctx, teamID)
+	for _, ev := range evs {
+		if ev.TeamID != teamID {
+			return fmt.Errorf("publish %d events: an event of team %s in a batch of %s", len(evs), ev.TeamID, teamID)
+		}
+	}
+	return l.PublishTeams(ctx, evs)
+}
+
+// PublishTeams implements events.TeamsPublisher: events of any teams in a
+// fixed number of statements, whatever the number of teams — the teams and
+// their plans read once, the events stored in one statement, the
+// subscriptions of the teams whose plan includes the API read once, and
+// every delivery and its job written in one statement each. Status
+// ingestion publishes the reports of many teams' broadcasts at once.
+func (l *Log) PublishTeams(ctx context.Context, evs []events.Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	states, err := l.teamStates(ctx, evs)
 	if err != nil {
 		return fmt.Errorf("publish %d events: %w", len(evs), err)
 	}
 	now := l.clock.Now().UTC()
 	rows := make([]postgres.Event, len(evs))
+	var apiTeams []string
 	for i, ev := range evs {
-		if ev.TeamID != teamID {
-			return fmt.Errorf("publish %d events: an event of team %s in a batch of %s", len(evs), ev.TeamID, teamID)
-		}
-		if rows[i], err = stored(team, api, now, ev); err != nil {
+		st := states[ev.TeamID]
+		if rows[i], err = stored(st.team, st.api, now, ev); err != nil {
 			return fmt.Errorf("publish %s: %w", ev.Type, err)
+		}
+		if st.api && !slices.Contains(apiTeams, ev.TeamID) {
+			apiTeams = append(apiTeams, ev.TeamID)
 		}
 	}
 	if err := l.repo.InsertEvents(ctx, rows); err != nil {
 		return err
 	}
-	if !api {
+	if len(apiTeams) == 0 {
 		return nil
 	}
-	subs, err := l.repo.Subscriptions(ctx, teamID)
+	subs, err := l.repo.SubscriptionsOf(ctx, apiTeams)
 	if err != nil {
 		return err
 	}
 	var ds []postgres.Delivery
 	var params []river.InsertManyParams
 	for i := range rows {
-		for _, w := range subs[rows[i].Type] {
+		for _, w := range subs[rows[i].TeamID][rows[i].Type] {
 			d, job := pending("", &rows[i], w)
 			ds, params = append(ds, d), append(params, job)
 		}
@@ -166,6 +187,50 @@ func (l *Log) PublishMany(ctx context.Context, teamID string, evs []events.Event
 		return err
 	}
 	return l.jobs.InsertMany(ctx, params)
+}
+
+// teamInfo is what every event of a team needs: the team (for the
+// envelope) and whether its plan includes the API.
+type teamInfo struct {
+	team rosterapi.Team
+	api  bool
+}
+
+// teamStates reads the states of evs' teams, in the publishing
+// transaction, in one statement to each module.
+func (l *Log) teamStates(ctx context.Context, evs []events.Event) (map[string]teamInfo, error) {
+	if _, err := db.MustTx(ctx); err != nil {
+		return nil, err
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, ev := range evs {
+		if !seen[ev.TeamID] {
+			seen[ev.TeamID] = true
+			ids = append(ids, ev.TeamID)
+		}
+	}
+	teams, err := l.teams.TeamsByID(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("teams: %w", err)
+	}
+	accs, err := l.billing.Statuses(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("accounts: %w", err)
+	}
+	out := make(map[string]teamInfo, len(ids))
+	for _, id := range ids {
+		t, ok := teams[id]
+		if !ok {
+			return nil, fmt.Errorf("team %s: %w", id, fault.NotFoundf("team not found"))
+		}
+		acc, ok := accs[id]
+		if !ok {
+			return nil, fmt.Errorf("account of %s: %w", id, fault.NotFoundf("team not found"))
+		}
+		out[id] = teamInfo{team: t, api: acc.Plan.IncludesAPI()}
+	}
+	return out, nil
 }
 
 // teamState reads, in the publishing transaction, what every event of a

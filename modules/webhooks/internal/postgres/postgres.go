@@ -408,6 +408,35 @@ func (r *Repo) Subscriptions(ctx context.Context, teamID string) (map[string][]s
 	return out, nil
 }
 
+// SubscriptionsOf is Subscriptions for several teams in one statement:
+// team → event type → the ids of its enabled webhooks that subscribe to it.
+func (r *Repo) SubscriptionsOf(ctx context.Context, teamIDs []string) (map[string]map[string][]string, error) {
+	out := map[string]map[string][]string{}
+	if len(teamIDs) == 0 {
+		return out, nil
+	}
+	rows, err := r.query(ctx, `SELECT team_id, id, unnest(events) FROM webhooks WHERE team_id = ANY($1::text[]) AND enabled
+		ORDER BY team_id, created_at, id`, teamIDs)
+	if err != nil {
+		return nil, fmt.Errorf("subscriptions: %w", err)
+	}
+	err = rows.each(func(scan func(...any) error) error {
+		var team, id, typ string
+		if err := scan(&team, &id, &typ); err != nil {
+			return err
+		}
+		if out[team] == nil {
+			out[team] = map[string][]string{}
+		}
+		out[team][typ] = append(out[team][typ], id)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("subscriptions: %w", err)
+	}
+	return out, nil
+}
+
 // InsertDeliveries stores new deliveries.
 func (r *Repo) InsertDeliveries(ctx context.Context, ds []Delivery) error {
 	if len(ds) == 0 {

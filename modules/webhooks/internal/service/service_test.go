@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
@@ -507,4 +508,51 @@ func TestPublishManyFansOutLikePublish(t *testing.T) {
 	n, err := e.DB.Bun.NewSelect().Model((*postgres.Event)(nil)).Where("team_id = ? AND skipped", team).Count(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, 3, n)
+}
+
+// TestPublishTeamsAcrossTeams: one call stores events of several teams,
+// each with its own team's envelope and its own team's subscribers only,
+// skipped for a team whose plan has no API; an unknown team fails the
+// whole batch.
+func TestPublishTeamsAcrossTeams(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, a, coachA := setup(t)
+	b, coachB := e.Team("team_b", billingapi.PlanOrganization)
+	c, _ := e.Team("team_c", billingapi.PlanTeam) // no API: stored skipped
+	wa := create(t, e, a, coachA, events.MessageStatus)
+	wb := create(t, e, b, coachB, events.MessageStatus, events.MemberJoined)
+	batch := []events.Event{
+		{TeamID: a, Type: events.MessageStatus, Data: map[string]any{"n": 1}},
+		{TeamID: b, Type: events.MessageStatus, Data: map[string]any{"n": 2}},
+		{TeamID: c, Type: events.MessageStatus, Data: map[string]any{"n": 3}},
+		{TeamID: a, Type: events.MessageStatus, Data: map[string]any{"n": 4}},
+		{TeamID: b, Type: events.MemberJoined, Data: map[string]any{"n": 5}},
+	}
+	require.NoError(t, e.DB.Tx(ctx, func(ctx context.Context) error { return e.Log.PublishTeams(ctx, batch) }))
+
+	da, db := deliveries(t, e, a), deliveries(t, e, b)
+	require.Len(t, da, 2, "team a: its two events, to its one webhook")
+	require.Len(t, db, 2, "team b: its two events, to its one webhook")
+	for _, d := range da {
+		require.Equal(t, wa.Webhook.ID, d.WebhookID)
+	}
+	for _, d := range db {
+		require.Equal(t, wb.Webhook.ID, d.WebhookID)
+	}
+	require.Empty(t, deliveries(t, e, c))
+	require.Len(t, jobs(t, e), 4)
+	var evs []postgres.Event
+	require.NoError(t, e.DB.Bun.NewSelect().Model(&evs).Where("team_id IN (?)", bun.In([]string{a, b, c})).Order("team_id").Scan(ctx))
+	require.Len(t, evs, 5)
+	for _, ev := range evs {
+		require.Contains(t, ev.Body, `"team":{"id":"`+ev.TeamID+`"`, "each event carries its own team")
+		require.Equal(t, ev.TeamID == c, ev.Skipped, "skipped only below Team Plus")
+	}
+
+	err := e.DB.Tx(ctx, func(ctx context.Context) error {
+		return e.Log.PublishTeams(ctx, []events.Event{{TeamID: a, Type: events.MessageStatus}, {TeamID: "team_gone", Type: events.MessageStatus}})
+	})
+	require.Equal(t, "not_found", faultCode(err), "a team that does not exist fails the batch")
+	require.Len(t, deliveries(t, e, a), 2, "and nothing of it is stored")
 }

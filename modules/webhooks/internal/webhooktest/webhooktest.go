@@ -96,6 +96,19 @@ func (d *Directory) Team(_ context.Context, teamID string) (rosterapi.Team, erro
 	return t, nil
 }
 
+// TeamsByID implements rosterapi.Teams.
+func (d *Directory) TeamsByID(_ context.Context, teamIDs []string) (map[string]rosterapi.Team, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := map[string]rosterapi.Team{}
+	for _, id := range teamIDs {
+		if t, ok := d.teams[id]; ok {
+			out[id] = t
+		}
+	}
+	return out, nil
+}
+
 // Member implements rosterapi.Members.
 func (d *Directory) Member(_ context.Context, teamID, memberID string) (rosterapi.Member, error) {
 	d.mu.Lock()
@@ -140,6 +153,15 @@ func (b *Billing) SetPlan(teamID string, p billingapi.Plan) {
 // Status implements billingapi.Accounts (the account without credit figures).
 func (b *Billing) Status(ctx context.Context, teamID string) (billingapi.Account, error) {
 	return b.Get(ctx, teamID)
+}
+
+// Statuses implements billingapi.Accounts.
+func (b *Billing) Statuses(ctx context.Context, teamIDs []string) (map[string]billingapi.Account, error) {
+	out := make(map[string]billingapi.Account, len(teamIDs))
+	for _, id := range teamIDs {
+		out[id], _ = b.Get(ctx, id)
+	}
+	return out, nil
 }
 
 // Get implements billingapi.Accounts.
