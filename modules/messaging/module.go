@@ -186,12 +186,21 @@ func newOutbound(in outboundIn) *outbound.Service {
 // number's throughput as the engine knows it.
 func newSimulator(cfg config.Config, d *db.DB, j *jobs.Jobs, clk clock.Clock, r *postgres.Repo) *simulator.Simulator {
 	store := postgres.NewOutboundStore(d, r)
-	return simulator.New(d, j, clk, cfg.SimulatorProfile, func(ctx context.Context, from string) (float64, error) {
-		n, err := store.NumberByValue(ctx, from)
-		if err != nil || n.Throughput == nil {
-			return cfg.TwilioRate, nil // a number messaging does not know: the default
+	return simulator.New(d, j, clk, cfg.SimulatorProfile, func(ctx context.Context, froms []string) (map[string]float64, error) {
+		ns, err := store.NumbersByValue(ctx, froms)
+		if err != nil {
+			return nil, err
 		}
-		return *n.Throughput, nil
+		out := make(map[string]float64, len(froms))
+		for _, f := range froms {
+			out[f] = cfg.TwilioRate // a number messaging does not know, or without its own: the default
+		}
+		for _, n := range ns {
+			if n.Throughput != nil {
+				out[n.Number] = *n.Throughput
+			}
+		}
+		return out, nil
 	})
 }
 

@@ -110,6 +110,15 @@ func (s *OutboundStore) NumberByValue(ctx context.Context, value string) (outbou
 	return s.number(ctx, "select number by value", `SELECT `+numberColumns+` FROM messaging_numbers WHERE number = $1`, value)
 }
 
+// NumbersByValue loads the numbers of values (those that exist).
+func (s *OutboundStore) NumbersByValue(ctx context.Context, values []string) ([]outbound.Number, error) {
+	ns, err := s.numbers(ctx, `SELECT `+numberColumns+` FROM messaging_numbers WHERE number = ANY($1::text[])`, values)
+	if err != nil {
+		return nil, fmt.Errorf("select numbers by value: %w", err)
+	}
+	return ns, nil
+}
+
 // InsertNumber stores a number; ErrNumberTaken (the transaction goes on)
 // when any team has it, or the team has a primary already and n is one.
 func (s *OutboundStore) InsertNumber(ctx context.Context, n outbound.Number) error {

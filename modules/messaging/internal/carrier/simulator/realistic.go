@@ -122,13 +122,13 @@ func (s *Simulator) queue(ctx context.Context, set settings, ms []carrier.Messag
 	if err != nil {
 		return err
 	}
-	paces := map[string]float64{}
-	for _, m := range ms {
-		if _, ok := paces[m.From]; !ok {
-			if paces[m.From], err = s.paceOf(ctx, m.From); err != nil {
-				return err
-			}
-		}
+	froms := make([]string, 0, len(free))
+	for from := range free {
+		froms = append(froms, from)
+	}
+	paces, err := s.paceOf(ctx, froms)
+	if err != nil {
+		return err
 	}
 	maxQueue := time.Duration(p.MaxQueueSeconds) * time.Second
 	var reports []scheduled

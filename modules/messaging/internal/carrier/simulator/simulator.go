@@ -63,9 +63,10 @@ type Inserter interface {
 	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
 }
 
-// PaceOf is a sending number's throughput in segments per second, as the
-// carrier provisioned it (the realistic profile's queue rate).
-type PaceOf func(ctx context.Context, from string) (float64, error)
+// PaceOf gives sending numbers' throughputs in segments per second, as the
+// carrier provisioned them (the realistic profile's queue rates), for
+// every number of froms, in one look-up.
+type PaceOf func(ctx context.Context, froms []string) (map[string]float64, error)
 
 // Simulator implements carrier.Carrier and carrier.BatchSender.
 type Simulator struct {

@@ -38,7 +38,13 @@ func newHarness(t *testing.T) carriertest.Harness {
 	log := slog.New(slog.DiscardHandler)
 	j, err := jobs.New(d, clock.Real{}, []jobs.Registration{carriertest.StatusWorkers}, metrics.New(), log, jobs.Options{})
 	require.NoError(t, err)
-	sim := simulator.New(d, j, clock.Real{}, simulator.ProfileInstant, func(context.Context, string) (float64, error) { return 1, nil })
+	sim := simulator.New(d, j, clock.Real{}, simulator.ProfileInstant, func(_ context.Context, froms []string) (map[string]float64, error) {
+		out := map[string]float64{}
+		for _, f := range froms {
+			out[f] = 1
+		}
+		return out, nil
+	})
 
 	// The simulator's outcomes are one setting (a default, a per-number map,
 	// one error code); the harness keeps the map it has built so far.
