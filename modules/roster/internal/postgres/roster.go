@@ -8,10 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/db"
 )
 
 // Group is a roster_groups row.
@@ -51,34 +53,76 @@ type MemberFilter struct {
 	Limit, Offset                       int
 }
 
-// Members lists a team's members (not deleted), limit+1 rows.
-func (r *Repo) Members(ctx context.Context, teamID string, f MemberFilter) ([]Member, error) {
-	var ms []Member
-	q := r.db.IDB(ctx).NewSelect().Model(&ms).Where("m.team_id = ? AND m.deleted_at IS NULL", teamID)
+// memberColumns are a Member's columns in scanMember's order.
+const memberColumns = `m.id, m.team_id, m.name, m.phone, m.email, m.role, m.status, m.is_blocked, m.dashboard_login,
+       m.can_send_broadcasts, m.created_at, m.updated_at, m.deleted_at`
+
+func memberDest(m *Member) []any {
+	return []any{&m.ID, &m.TeamID, &m.Name, &m.Phone, &m.Email, &m.Role, &m.Status, &m.IsBlocked, &m.DashboardLogin,
+		&m.CanSendBroadcasts, &m.CreatedAt, &m.UpdatedAt, &m.DeletedAt}
+}
+
+// MemberPage lists a team's members (not deleted), limit+1 rows, with each
+// member's group ids, in one prepared statement: the filters in use pick
+// one of a few fixed texts (each with $n parameters, so pgx prepares each
+// once per connection), and the group ids come from an index-only scan per
+// member (see GroupIDsSQL).
+func (r *Repo) MemberPage(ctx context.Context, teamID string, f MemberFilter) ([]Member, [][]string, error) {
+	var b strings.Builder
+	args := []any{teamID}
+	b.WriteString(`SELECT ` + memberColumns + `,
+       ARRAY(SELECT gm.group_id FROM roster_group_members gm WHERE gm.member_id = m.id ORDER BY gm.group_id)
+FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NULL`)
+	where := func(cond string, v any) {
+		args = append(args, v)
+		fmt.Fprintf(&b, " AND "+cond, len(args))
+	}
 	if f.GroupID != "" {
-		q = q.Where("EXISTS (SELECT 1 FROM roster_group_members gm WHERE gm.member_id = m.id AND gm.group_id = ?)", f.GroupID)
+		where("EXISTS (SELECT 1 FROM roster_group_members gm WHERE gm.member_id = m.id AND gm.group_id = $%d)", f.GroupID)
 	}
 	if f.Role != "" {
-		q = q.Where("m.role = ?", f.Role)
+		where("m.role = $%d", f.Role)
 	}
 	if f.Status != "" {
-		q = q.Where("m.status = ?", f.Status)
+		where("m.status = $%d", f.Status)
 	}
 	if f.Phone != "" {
-		q = q.Where("m.phone = ?", f.Phone)
+		where("m.phone = $%d", f.Phone)
 	}
 	if f.Email != "" {
-		q = q.Where("lower(m.email) = lower(?)", f.Email)
+		where("lower(m.email) = lower($%d)", f.Email)
 	}
 	if f.NewestFirst {
-		q = q.OrderExpr("m.created_at DESC, m.id DESC")
+		b.WriteString(" ORDER BY m.created_at DESC, m.id DESC")
 	} else {
-		q = q.OrderExpr("m.created_at, m.id")
+		b.WriteString(" ORDER BY m.created_at, m.id")
 	}
-	if err := q.Limit(int64(f.Limit + 1)).Offset(int64(f.Offset)).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("list members: %w", err)
+	args = append(args, f.Limit+1, f.Offset)
+	fmt.Fprintf(&b, " LIMIT $%d OFFSET $%d", len(args)-1, len(args))
+	var (
+		ms     []Member
+		groups [][]string
+	)
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		rows, err := q.Query(ctx, b.String(), args...)
+		if err != nil {
+			return err
+		}
+		var (
+			m  Member
+			gs []string
+		)
+		_, err = pgx.ForEachRow(rows, append(memberDest(&m), &gs), func() error {
+			ms, groups = append(ms, m), append(groups, gs)
+			gs = nil
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list members: %w", err)
 	}
-	return ms, nil
+	return ms, groups, nil
 }
 
 // MembersByPhone returns a team's (not deleted) entries with phone, oldest first.
@@ -144,20 +188,36 @@ func (r *Repo) GroupIDs(ctx context.Context, memberIDs []string) (map[string][]s
 	if len(memberIDs) == 0 {
 		return out, nil
 	}
-	var rows []struct {
-		MemberID string `bun:"member_id"`
-		GroupID  string `bun:"group_id"`
-	}
-	err := r.db.IDB(ctx).NewSelect().Table("roster_group_members").Column("member_id", "group_id").
-		Where("member_id IN (?)", bun.In(memberIDs)).OrderExpr("group_id").Scan(ctx, &rows)
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		rows, err := q.Query(ctx, GroupIDsSQL, memberIDs)
+		if err != nil {
+			return err
+		}
+		var (
+			memberID string
+			groupIDs []string
+		)
+		_, err = pgx.ForEachRow(rows, []any{&memberID, &groupIDs}, func() error {
+			if len(groupIDs) > 0 {
+				out[memberID] = groupIDs
+			}
+			groupIDs = nil
+			return nil
+		})
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("group ids: %w", err)
 	}
-	for _, row := range rows {
-		out[row.MemberID] = append(out[row.MemberID], row.GroupID)
-	}
 	return out, nil
 }
+
+// GroupIDsSQL reads the group ids of a page's members ($1): per member, an
+// index-only scan of (member_id, group_id), whatever the planner thinks of
+// the table (a plain member_id = ANY($1) is planned as a sequential scan of
+// every membership). pgx prepares it once per connection.
+const GroupIDsSQL = `SELECT u.id, ARRAY(SELECT gm.group_id FROM roster_group_members gm WHERE gm.member_id = u.id ORDER BY gm.group_id)
+FROM unnest($1::text[]) AS u(id)`
 
 // SetGroups replaces a member's groups.
 func (r *Repo) SetGroups(ctx context.Context, teamID, memberID string, groupIDs []string) error {

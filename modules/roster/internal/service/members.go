@@ -39,11 +39,18 @@ func (s *Service) ListMembers(ctx context.Context, teamID string, f postgres.Mem
 	default:
 		return nil, fault.Invalidf("status must be pending, active or opted_out")
 	}
-	ms, err := s.repo.Members(ctx, teamID, f)
+	ms, groups, err := s.repo.MemberPage(ctx, teamID, f)
 	if err != nil {
 		return nil, err
 	}
-	return s.withGroups(ctx, ms)
+	out := make([]MemberView, len(ms))
+	for i := range ms {
+		out[i] = MemberView{Member: ms[i], GroupIDs: groups[i]}
+		if out[i].GroupIDs == nil {
+			out[i].GroupIDs = []string{}
+		}
+	}
+	return out, nil
 }
 
 func (s *Service) withGroups(ctx context.Context, ms []postgres.Member) ([]MemberView, error) {

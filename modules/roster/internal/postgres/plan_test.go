@@ -1,0 +1,55 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/platform/db/dbtest"
+)
+
+var server *dbtest.Server
+
+func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &server)) }
+
+// TestGroupIDsPlanUsesIndex: on a 10,001-member team with two groups per
+// member and fresh statistics, a page's group ids are read through the
+// (member_id, group_id) index, never by scanning every membership.
+func TestGroupIDsPlanUsesIndex(t *testing.T) {
+	t.Parallel()
+	d := server.Migrated(t, postgres.Migrations())
+	ctx := context.Background()
+	_, err := d.Pool.Exec(ctx, `
+INSERT INTO roster_teams (id, name, code, time_zone, created_at) VALUES ('team_plan', 'Plan', 'plan', 'UTC', now());
+INSERT INTO roster_groups (id, team_id, name, created_at) SELECT 'grp_' || g, 'team_plan', 'G' || g, now() FROM generate_series(1, 20) g;
+INSERT INTO roster_members (id, team_id, name, phone, role, status, created_at, updated_at)
+  SELECT 'mem_' || lpad(i::text, 6, '0'), 'team_plan', 'M' || i, '+1202' || lpad(i::text, 7, '0'), 'athlete', 'active',
+         now() + i * interval '1 millisecond', now()
+  FROM generate_series(1, 10001) i;
+INSERT INTO roster_group_members (group_id, member_id, team_id)
+  SELECT 'grp_' || (1 + (i + k) % 20), 'mem_' || lpad(i::text, 6, '0'), 'team_plan' FROM generate_series(1, 10001) i, generate_series(0, 1) k;
+ANALYZE roster_teams, roster_groups, roster_members, roster_group_members;`)
+	require.NoError(t, err)
+
+	var page []string
+	for i := 5000; i < 5201; i++ { // a page of 200 and the one that says there is more
+		page = append(page, fmt.Sprintf("mem_%06d", i))
+	}
+	rows, err := d.Pool.Query(ctx, "EXPLAIN "+postgres.GroupIDsSQL, page)
+	require.NoError(t, err)
+	var plan []string
+	for rows.Next() {
+		var line string
+		require.NoError(t, rows.Scan(&line))
+		plan = append(plan, line)
+	}
+	require.NoError(t, rows.Err())
+	text := strings.Join(plan, "\n")
+	require.NotContains(t, text, "Seq Scan on roster_group_members", text)
+	require.Contains(t, text, "roster_group_members_member_group", text)
+}
