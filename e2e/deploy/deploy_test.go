@@ -218,7 +218,12 @@ func TestComposeDeployment(t *testing.T) {
 	for i := range athletes {
 		fmt.Fprintf(&csv, "Athlete %d,+1415%03d%04d,athlete\n", i, 200+i/10000, i%10000)
 	}
-	s.compose(t, strings.NewReader(csv.String()), "exec", "-T", "app2", "/teamtext", "admin", "members", "import", "/dev/stdin", "--team", teamID)
+	// The CLI imports a regular file: copy one into the replica.
+	csvFile := filepath.Join(t.TempDir(), "members.csv")
+	require.NoError(t, os.WriteFile(csvFile, []byte(csv.String()), 0o644))
+	app2 := strings.TrimSpace(string(s.compose(t, nil, "ps", "-q", "app2")))
+	s.run(t, nil, "docker", "cp", csvFile, app2+":/members.csv")
+	s.compose(t, nil, "exec", "-T", "app2", "/teamtext", "admin", "members", "import", "/members.csv", "--team", teamID)
 	// Paced at 100 texts a second across both replicas: 20 s of sending,
 	// so the kill below lands mid-send.
 	s.admin(t, nil, "simulator", "profile", "-f", "name=realistic", "-F", "duplicate_rate=0.05", "-F", "reorder_rate=0.1",
@@ -304,4 +309,10 @@ func TestComposeDeployment(t *testing.T) {
 	require.Equal(t, 0, s.psqlInt(t, "SELECT count(*) FROM platform_rate_limits WHERE bucket = 'ip:"+s.proxyIP+"' OR bucket LIKE 'ip:198.51.100.%'"),
 		"neither the proxy nor a forged address was counted")
 	require.Equal(t, 1, s.psqlInt(t, "SELECT count(*) FROM platform_rate_limits WHERE bucket LIKE 'ip:%'"), "one client, one bucket")
+
+	// The restore drill on the quiet database: a backup restored into a
+	// copy holds the same rows and no pending migration.
+	s.compose(t, nil, "stop", "app1", "app2")
+	out := s.run(t, nil, "env", "DRILL_EXPECT_QUIET=1", "scripts/restore-drill.sh")
+	t.Logf("restore drill: %s", out)
 }
