@@ -10,7 +10,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= localhost
 export PG_IMAGE
 
-.PHONY: all build test test-unit test-e2e vet fmt fuzz bench run pg-image clean client image up down test-deploy
+.PHONY: all build test test-unit test-e2e vet fmt fuzz bench run pg-image clean client image haproxy-image up down test-deploy
 
 all: build
 
@@ -23,6 +23,18 @@ pg-image: ## the Postgres image tests and `make run` use (pull, else build from 
 image: ## teamtext's container image (IMAGE, default teamtext:latest): ./Dockerfile, else a host-built binary on scratch
 	@scripts/image.sh
 
+test-deploy: pg-image ## deploy/compose.yaml end to end through HAProxy over TLS (builds the images, SIGKILLs a replica mid-send)
+	$(GO) test -tags deploy -count=1 -timeout 15m -v ./e2e/deploy/
+
+haproxy-image: ## the proxy image deploy/compose.yaml uses, from Debian packages
+	@scripts/haproxy-image.sh
+
+up: image pg-image haproxy-image ## deploy/compose.yaml: Postgres, migrate, 2 replicas, HAProxy on https://localhost:8443
+	@scripts/deploy.sh up
+
+down: ## stop what `make up` started (the database volume stays)
+	@scripts/deploy.sh down
+
 client: ## regenerate the Go client (client/) from the 3.0 document the service serves, rendered offline
 	PUBLIC_BASE_URL= $(GO) run ./app/teamtext openapi --openapi 3.0 > client/openapi-3.0.json
 	$(GO) tool oapi-codegen -config client/oapi-codegen.yaml client/openapi-3.0.json
@@ -30,6 +42,7 @@ client: ## regenerate the Go client (client/) from the 3.0 document the service 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	$(GO) vet -tags deploy ./e2e/deploy/
 
 test: pg-image vet ## everything: unit, integration and e2e, with the race detector
 	$(GO) test -race -count=1 -timeout 25m ./...

@@ -36,6 +36,7 @@ import (
 	"github.com/teamtext/teamtext/platform/metrics"
 	"github.com/teamtext/teamtext/platform/postman"
 	"github.com/teamtext/teamtext/platform/ratelimit"
+	"github.com/teamtext/teamtext/platform/retention"
 )
 
 // Migrations lists every owner's migrations; db.Migrate runs them by Order.
@@ -101,6 +102,7 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string, open o
 				j, err := jobs.New(d, clk, regs, m, log, jobs.Options{
 					MaxWorkers: cfg.JobWorkers, Queues: queues, JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
 					FetchCooldown: cfg.JobFetchCooldown, SoftStopTimeout: cfg.ShutdownTimeout / 2, RunWorkers: true, Periodic: periodic,
+					FinishedRetention: cfg.RetentionJobs,
 				})
 				if err != nil {
 					return nil, err
@@ -114,6 +116,13 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string, open o
 				}
 			}, fx.ResultTags(`group:"workers"`)),
 			fx.Annotate(ratelimit.SweepSchedule, fx.ResultTags(`group:"periodic"`)),
+			fx.Annotate(func(d *db.DB, clk clock.Clock) jobs.Registration {
+				return func(w *river.Workers) {
+					river.AddWorker(w, &retention.Worker{Pool: d.Pool, Clock: clk, Targets: retentionTargets(cfg),
+						Budget: cfg.JobTimeout / 2, Log: log.With("component", "retention")})
+				}
+			}, fx.ResultTags(`group:"workers"`)),
+			fx.Annotate(retention.Schedule, fx.ResultTags(`group:"periodic"`)),
 			func() muxes { return muxes{public: http.NewServeMux(), admin: http.NewServeMux()} },
 			func(d *db.DB, clk clock.Clock) *ratelimit.Limiter { return ratelimit.New(d.Pool, clk) },
 			func(mx muxes, a auth.Authenticator, lim *ratelimit.Limiter) httpapi.Public {
@@ -296,4 +305,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// retentionTargets are the tables that grow with use, pruned by age
+// (RETENTION_*). Attempts go with their webhook delivery (ON DELETE
+// CASCADE); River's finished jobs are pruned by River's own cleaner.
+// Each table's ids are platform/id ids of the prefix named.
+func retentionTargets(cfg config.Config) []retention.Target {
+	return []retention.Target{
+		{Table: "messaging_deliveries", IDPrefix: "dlv", Keep: cfg.RetentionDeliveries},
+		{Table: "webhook_deliveries", IDPrefix: "dlv", Keep: cfg.RetentionWebhooks},
+		{Table: "webhook_events", IDPrefix: "evt", Keep: cfg.RetentionWebhooks},
+	}
 }

@@ -82,6 +82,11 @@ type Config struct {
 	// after SIGTERM before the listeners stop accepting, so that load
 	// balancers take the node out of rotation first.
 	DrainDelay time.Duration
+	// Retention (RETENTION_*): how long rows are kept before the leader's
+	// hourly job deletes them in batches; 0 keeps them forever.
+	RetentionDeliveries time.Duration // RETENTION_DELIVERIES: text deliveries, by their send's time
+	RetentionWebhooks   time.Duration // RETENTION_WEBHOOKS: webhook events, deliveries and their attempts
+	RetentionJobs       time.Duration // RETENTION_JOBS: River's completed and cancelled jobs
 }
 
 // Error names the variable that made the configuration invalid.

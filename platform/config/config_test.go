@@ -66,8 +66,12 @@ func TestLoadDeploySettings(t *testing.T) {
 	require.Empty(t, c.TrustedProxies, "no proxy is trusted unless named")
 	require.Equal(t, "X-Forwarded-For", c.TrustedProxyHeader)
 	require.Zero(t, c.DrainDelay)
+	require.Equal(t, 400*24*time.Hour, c.RetentionDeliveries)
+	require.Equal(t, 30*24*time.Hour, c.RetentionWebhooks)
+	require.Equal(t, 24*time.Hour, c.RetentionJobs)
 
-	set := map[string]string{"TRUSTED_PROXIES": " 10.0.0.0/8, 172.18.0.5 ,fd00::/8", "TRUSTED_PROXY_HEADER": "forwarded", "SHUTDOWN_DRAIN_DELAY": "5s"}
+	set := map[string]string{"TRUSTED_PROXIES": " 10.0.0.0/8, 172.18.0.5 ,fd00::/8", "TRUSTED_PROXY_HEADER": "forwarded", "SHUTDOWN_DRAIN_DELAY": "5s",
+		"RETENTION_DELIVERIES": "0", "RETENTION_WEBHOOKS": "2160h", "RETENTION_JOBS": "7d"}
 	for k, v := range base {
 		set[k] = v
 	}
@@ -76,8 +80,12 @@ func TestLoadDeploySettings(t *testing.T) {
 	require.Equal(t, "[10.0.0.0/8 172.18.0.5/32 fd00::/8]", fmt.Sprint(c.TrustedProxies))
 	require.Equal(t, "Forwarded", c.TrustedProxyHeader)
 	require.Equal(t, 5*time.Second, c.DrainDelay)
+	require.Zero(t, c.RetentionDeliveries, "0 keeps forever")
+	require.Equal(t, 90*24*time.Hour, c.RetentionWebhooks)
+	require.Equal(t, 7*24*time.Hour, c.RetentionJobs)
 
-	for name, bad := range map[string]string{"TRUSTED_PROXIES": "10.0.0.0/33", "TRUSTED_PROXY_HEADER": "X-Real-IP", "SHUTDOWN_DRAIN_DELAY": "-1s"} {
+	for name, bad := range map[string]string{"TRUSTED_PROXIES": "10.0.0.0/33", "TRUSTED_PROXY_HEADER": "X-Real-IP", "SHUTDOWN_DRAIN_DELAY": "-1s",
+		"RETENTION_DELIVERIES": "12h", "RETENTION_WEBHOOKS": "x", "RETENTION_JOBS": "-1d"} {
 		m := map[string]string{name: bad}
 		for k, v := range base {
 			m[k] = v

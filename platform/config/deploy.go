@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -40,5 +41,39 @@ func (c *Config) loadDeploy(get func(name, def string) string) error {
 		return &Error{"SHUTDOWN_DRAIN_DELAY", "must be a Go duration from 0s to 5m, e.g. 5s"}
 	}
 	c.DrainDelay = d
+	for _, r := range []struct {
+		name, def string
+		min       time.Duration
+		dst       *time.Duration
+	}{
+		{"RETENTION_DELIVERIES", "400d", 24 * time.Hour, &c.RetentionDeliveries},
+		{"RETENTION_WEBHOOKS", "30d", 24 * time.Hour, &c.RetentionWebhooks},
+		{"RETENTION_JOBS", "24h", time.Hour, &c.RetentionJobs},
+	} {
+		v, err := parseDays(get(r.name, r.def))
+		if err != nil || (v != 0 && v < r.min) {
+			return &Error{r.name, fmt.Sprintf("must be 0 (keep forever) or a duration of at least %s, in days (30d) or Go form (720h)", r.min)}
+		}
+		*r.dst = v
+	}
 	return nil
+}
+
+// parseDays reads "30d" as 30 days, else a Go duration ("720h", "0").
+func parseDays(s string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 0 || days > 100*365 {
+			return 0, fmt.Errorf("bad day count %q", s)
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	if s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("bad duration %q", s)
+	}
+	return d, nil
 }

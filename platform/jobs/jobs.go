@@ -61,6 +61,10 @@ type Options struct {
 	SoftStopTimeout time.Duration
 	FetchCooldown   time.Duration // 0: DefaultFetchCooldown
 	RunWorkers      bool          // false for processes that only insert (migrate, admin tools)
+	// FinishedRetention is how long completed and cancelled jobs are kept
+	// before River's cleaner (leader only, in batches) deletes them; 0:
+	// River's default (24h). Discarded jobs keep River's 7 days.
+	FinishedRetention time.Duration
 	// Periodic jobs are enqueued by the elected leader only, so N nodes run each once.
 	Periodic []*river.PeriodicJob
 }
@@ -79,13 +83,15 @@ func New(d *db.DB, clk clock.Clock, regs []Registration, m *metrics.Metrics, log
 	}
 	mw := []rivertype.Middleware{&attemptMiddleware{log: log, m: m}}
 	cfg := &river.Config{
-		Logger:               log.With("component", "river"),
-		Workers:              workers,
-		Middleware:           mw,
-		JobTimeout:           opts.JobTimeout,
-		FetchCooldown:        cmp.Or(opts.FetchCooldown, DefaultFetchCooldown),
-		RescueStuckJobsAfter: opts.RescueAfter,
-		Test:                 river.TestConfig{Time: timeGen},
+		Logger:                      log.With("component", "river"),
+		Workers:                     workers,
+		Middleware:                  mw,
+		JobTimeout:                  opts.JobTimeout,
+		FetchCooldown:               cmp.Or(opts.FetchCooldown, DefaultFetchCooldown),
+		RescueStuckJobsAfter:        opts.RescueAfter,
+		CompletedJobRetentionPeriod: opts.FinishedRetention,
+		CancelledJobRetentionPeriod: opts.FinishedRetention,
+		Test:                        river.TestConfig{Time: timeGen},
 	}
 	if opts.RunWorkers {
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.MaxWorkers}}
