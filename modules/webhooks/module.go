@@ -120,10 +120,11 @@ type serviceParams struct {
 	Billing billingapi.Accounts
 	Clock   clock.Clock
 	Logger  *slog.Logger
+	Config  config.Config
 }
 
 func newService(p serviceParams) *service.Service {
 	return service.New(service.Deps{DB: p.DB, Repo: p.Repo, Log: p.Log, Guard: p.Guard, Sender: p.Sender, Jobs: p.Jobs,
 		Mailer: p.Mailer, Teams: p.Teams, Members: p.Members, Billing: p.Billing, Clock: p.Clock,
-		Logger: p.Logger.With("module", "webhooks")})
+		Logger: p.Logger.With("module", "webhooks"), SecretOverlap: p.Config.WebhookSecretOverlap})
 }

@@ -56,6 +56,9 @@ type Config struct {
 	// WebhookDNSServer (WEBHOOK_DNS_SERVER) is the host:port of the DNS
 	// server webhook host names are resolved with; empty: the system's.
 	WebhookDNSServer string
+	// WebhookSecretOverlap (WEBHOOK_SECRET_OVERLAP) is how long a webhook's
+	// rotated-out secret keeps signing deliveries beside the new one.
+	WebhookSecretOverlap time.Duration
 	SMTPAddr         string // SMTP_ADDR, host:port of the mail relay; empty: e-mail is only recorded
 	SMTPFrom         string // SMTP_FROM, sender address (required with SMTP_ADDR)
 	SMTPUsername     string // SMTP_USERNAME, PLAIN auth user (optional)
@@ -242,6 +245,11 @@ func (c *Config) loadWebhooks(getenv func(string) string, get func(name, def str
 			return &Error{"WEBHOOK_DNS_SERVER", fmt.Sprintf("must be host:port of a DNS server, got %q", c.WebhookDNSServer)}
 		}
 	}
+	d, err := time.ParseDuration(get("WEBHOOK_SECRET_OVERLAP", "24h"))
+	if err != nil || d < 0 || d > 30*24*time.Hour {
+		return &Error{"WEBHOOK_SECRET_OVERLAP", "must be a duration from 0s to 720h"}
+	}
+	c.WebhookSecretOverlap = d
 	c.SMTPAddr = get("SMTP_ADDR", "")
 	c.SMTPFrom = get("SMTP_FROM", "")
 	c.SMTPUsername = get("SMTP_USERNAME", "")

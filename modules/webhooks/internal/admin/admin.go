@@ -173,6 +173,24 @@ func Register(api huma.API, svc *service.Service) {
 	}, http.StatusForbidden)
 
 	platformhttp.Register(api, huma.Operation{
+		OperationID: "admin-rotate-webhook-secret", Method: http.MethodPost, Path: "/teams/{team_id}/webhooks/{webhook_id}/rotate-secret", Tags: tags,
+		Summary:     "Rotate a webhook's signing secret",
+		Description: httpapi.RotateDescription + " member_id must be an active head coach or team director who may send broadcasts (else 403 `forbidden`).",
+	}, func(ctx context.Context, in *struct {
+		TeamID    string `path:"team_id"`
+		WebhookID string `path:"webhook_id"`
+		Body      struct {
+			MemberID string `json:"member_id" doc:"The dashboard user rotating the secret."`
+		}
+	}) (*platformhttp.DataOutput[CreatedWebhook], error) {
+		r, err := svc.RotateSecret(ctx, in.TeamID, in.WebhookID, in.Body.MemberID)
+		if err != nil {
+			return nil, err
+		}
+		return platformhttp.Data(CreatedWebhook{Webhook: webhookFrom(&r.Webhook), Secret: r.Secret}), nil
+	}, http.StatusForbidden)
+
+	platformhttp.Register(api, huma.Operation{
 		OperationID: "admin-test-webhook", Method: http.MethodPost, Path: "/teams/{team_id}/webhooks/{webhook_id}/test", Tags: tags,
 		Summary: "Send a test event",
 		Description: "Publishes `webhook.test` with data `{\"message\": ...}` to this webhook only, delivered and retried " +

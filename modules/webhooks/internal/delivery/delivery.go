@@ -28,11 +28,13 @@ const (
 
 // Request is one attempt to send.
 type Request struct {
-	URL        string
-	Secret     string
-	Event      string // event type
-	DeliveryID string
-	Body       []byte // the envelope exactly as stored
+	URL    string
+	Secret string
+	// PreviousSecret ("" none) signs beside Secret: a rotation's overlap.
+	PreviousSecret string
+	Event          string // event type
+	DeliveryID     string
+	Body           []byte // the envelope exactly as stored
 }
 
 // Result is what an attempt gave.
@@ -78,7 +80,11 @@ func (s *Sender) Send(ctx context.Context, r Request) Result {
 	req.Header.Set("User-Agent", "teamtext-webhooks/1")
 	req.Header.Set(HeaderEvent, r.Event)
 	req.Header.Set(HeaderDelivery, r.DeliveryID)
-	req.Header.Set(HeaderSignature, signature.Header(r.Secret, at, r.Body))
+	secrets := []string{r.Secret}
+	if r.PreviousSecret != "" {
+		secrets = append(secrets, r.PreviousSecret)
+	}
+	req.Header.Set(HeaderSignature, signature.Header(at, r.Body, secrets...))
 	start := time.Now()
 	resp, err := s.client.Do(req)
 	if err != nil {

@@ -27,6 +27,8 @@ type Webhook struct {
 	Source         string    `json:"source" enum:"api,dashboard" doc:"Where it was made."`
 	CreatedBy      string    `json:"created_by" doc:"Member id of its creator."`
 	CreatedAt      time.Time `json:"created_at"`
+	// RotationOverlapUntil is additive in v1 (secret rotation).
+	RotationOverlapUntil *time.Time `json:"rotation_overlap_until" doc:"Until when the secret replaced by the last rotation still signs every delivery beside the current one (a second v1 in X-Service-Signature); a past time once that overlap is over; null if the secret was never rotated."`
 }
 
 // From renders a stored webhook.
@@ -36,8 +38,16 @@ func From(w *postgres.Webhook) Webhook {
 		evs = []string{}
 	}
 	return Webhook{ID: w.ID, URL: w.URL, Events: evs, Enabled: w.Enabled, DisabledReason: w.DisabledReason,
-		Source: w.Source, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt}
+		Source: w.Source, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, RotationOverlapUntil: w.PreviousSecretUntil}
 }
+
+// RotateDescription documents the rotation for the API and the admin.
+const RotateDescription = "Gives the webhook a new signing secret, answered in `secret` this once (like creation). " +
+	"For the overlap the operator sets (`WEBHOOK_SECRET_OVERLAP`, 24 hours by default) every delivery, retries " +
+	"included, is signed with both secrets: X-Service-Signature carries two `v1=` values, the new secret's first, so a " +
+	"receiver that checks any `v1` against either secret keeps accepting deliveries while it switches. After the " +
+	"overlap only the new secret signs. Rotating again during an overlap ends the older secret at once. " +
+	"`rotation_overlap_until` says when the overlap ends."
 
 // CreatedWebhook is a new webhook with its signing secret, shown only once.
 type CreatedWebhook struct {
@@ -108,6 +118,20 @@ func Register(api huma.API, svc *service.Service) {
 		}
 		return httpapi.Data(CreatedWebhook{Webhook: From(&c.Webhook), Secret: c.Secret}), nil
 	}, http.StatusForbidden, http.StatusConflict, http.StatusServiceUnavailable)
+
+	httpapi.Register(api, huma.Operation{
+		OperationID: "rotate-webhook-secret", Method: http.MethodPost, Path: "/webhooks/{webhook_id}/rotate-secret", Tags: tags,
+		Summary: "Rotate a webhook's signing secret",
+		Description: RotateDescription + " Only a key whose creator is a head coach or team director (who may send " +
+			"broadcasts) may rotate secrets (else 403 `forbidden`). Another team's webhook id is 404 `not_found`.",
+	}, func(ctx context.Context, in *webhookPath) (*httpapi.DataOutput[CreatedWebhook], error) {
+		p := auth.MustPrincipal(ctx)
+		r, err := svc.RotateSecret(ctx, p.TeamID, in.WebhookID, p.MemberID)
+		if err != nil {
+			return nil, err
+		}
+		return httpapi.Data(CreatedWebhook{Webhook: From(&r.Webhook), Secret: r.Secret}), nil
+	}, http.StatusForbidden)
 
 	httpapi.Register(api, httpapi.WithAccess(huma.Operation{
 		OperationID: "delete-webhook", Method: http.MethodDelete, Path: "/webhooks/{webhook_id}", Tags: tags,

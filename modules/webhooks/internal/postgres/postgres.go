@@ -36,21 +36,25 @@ const (
 
 // Webhook is a webhooks row.
 type Webhook struct {
-	bun.BaseModel       `bun:"table:webhooks"`
-	ID                  string    `bun:"id,pk"`
-	TeamID              string    `bun:"team_id"`
-	URL                 string    `bun:"url"`
-	Events              []string  `bun:"events,array"`
-	Secret              string    `bun:"secret"`
-	Source              string    `bun:"source"`
-	CreatedBy           string    `bun:"created_by"`
-	OwnerID             string    `bun:"owner_id"`
-	KeyID               *string   `bun:"key_id"`
-	Enabled             bool      `bun:"enabled"`
-	DisabledReason      *string   `bun:"disabled_reason"`
-	ConsecutiveFailures int       `bun:"consecutive_failures"`
-	CreatedAt           time.Time `bun:"created_at"`
-	UpdatedAt           time.Time `bun:"updated_at"`
+	bun.BaseModel `bun:"table:webhooks"`
+	ID            string   `bun:"id,pk"`
+	TeamID        string   `bun:"team_id"`
+	URL           string   `bun:"url"`
+	Events        []string `bun:"events,array"`
+	Secret        string   `bun:"secret"`
+	// PreviousSecret is the secret the last rotation replaced; it signs
+	// deliveries beside Secret until PreviousSecretUntil.
+	PreviousSecret      *string    `bun:"previous_secret"`
+	PreviousSecretUntil *time.Time `bun:"previous_secret_until"`
+	Source              string     `bun:"source"`
+	CreatedBy           string     `bun:"created_by"`
+	OwnerID             string     `bun:"owner_id"`
+	KeyID               *string    `bun:"key_id"`
+	Enabled             bool       `bun:"enabled"`
+	DisabledReason      *string    `bun:"disabled_reason"`
+	ConsecutiveFailures int        `bun:"consecutive_failures"`
+	CreatedAt           time.Time  `bun:"created_at"`
+	UpdatedAt           time.Time  `bun:"updated_at"`
 }
 
 // Event is a webhook_events row: the envelope exactly as it is sent.
@@ -122,9 +126,12 @@ type Work struct {
 	WebhookExists bool // false: the webhook was deleted (URL, Secret and Enabled are zero)
 	URL           string
 	Secret        string
-	Enabled       bool
-	EventType     string
-	Body          string
+	// PreviousSecret ("" none) signs too until PreviousUntil (a rotation's overlap).
+	PreviousSecret string
+	PreviousUntil  *time.Time
+	Enabled        bool
+	EventType      string
+	Body           string
 }
 
 // Repo is the module's repository.
@@ -324,6 +331,20 @@ func (r *Repo) Enable(ctx context.Context, teamID, id, ownerID string, now time.
 	return w, nil
 }
 
+// RotateSecret makes secret the webhook's signing secret; the one it
+// replaces keeps signing beside it until until.
+func (r *Repo) RotateSecret(ctx context.Context, teamID, id, secret string, until, now time.Time) (*Webhook, error) {
+	w := new(Webhook)
+	err := r.db.IDB(ctx).NewUpdate().Model(w).
+		Set("previous_secret = secret").Set("previous_secret_until = ?", until).Set("secret = ?", secret).
+		Set("updated_at = ?", now).
+		Where("team_id = ? AND id = ?", teamID, id).Returning("*").Scan(ctx)
+	if err != nil {
+		return nil, notFound(err, "rotate webhook secret")
+	}
+	return w, nil
+}
+
 // Target is an enabled webhook an event goes to, with the delivery made
 // for it; DeliveryID is "" when the statement ran out of the ids it was
 // given (the caller then stores that delivery itself).
@@ -451,12 +472,13 @@ func (r *Repo) InsertDeliveries(ctx context.Context, ds []Delivery) error {
 // workColumns are what Work reads, from d (delivery), w (webhook, left
 // joined) and e (event); scanWork scans them.
 const workColumns = `d.id, d.team_id, d.event_id, d.webhook_id, d.state, d.attempts,
-       w.id IS NOT NULL, coalesce(w.url, ''), coalesce(w.secret, ''), coalesce(w.enabled, false), e.type, e.body::text`
+       w.id IS NOT NULL, coalesce(w.url, ''), coalesce(w.secret, ''), coalesce(w.previous_secret, ''), w.previous_secret_until,
+       coalesce(w.enabled, false), e.type, e.body::text`
 
 func scanWork(scan func(dest ...any) error) (*Work, error) {
 	w := new(Work)
 	err := scan(&w.DeliveryID, &w.TeamID, &w.EventID, &w.WebhookID, &w.State, &w.Attempts,
-		&w.WebhookExists, &w.URL, &w.Secret, &w.Enabled, &w.EventType, &w.Body)
+		&w.WebhookExists, &w.URL, &w.Secret, &w.PreviousSecret, &w.PreviousUntil, &w.Enabled, &w.EventType, &w.Body)
 	return w, err
 }
 

@@ -62,6 +62,9 @@ type Deps struct {
 	Billing billingapi.Accounts
 	Clock   clock.Clock
 	Logger  *slog.Logger
+	// SecretOverlap is how long a rotated-out secret keeps signing
+	// (WEBHOOK_SECRET_OVERLAP, 24h by default; 0: not at all).
+	SecretOverlap time.Duration
 }
 
 // Service is the webhooks module's application layer.
@@ -212,6 +215,42 @@ func (s *Service) Delete(ctx context.Context, teamID, webhookID string) (*postgr
 	return out, nil
 }
 
+// Rotated is a webhook with the new secret a rotation made, shown once.
+type Rotated struct {
+	Webhook postgres.Webhook
+	Secret  string
+}
+
+// RotateSecret gives a webhook a new signing secret for memberID, who must
+// be a key owner. The secret it replaces keeps signing every delivery
+// beside the new one for SecretOverlap (so receivers can switch without
+// losing a delivery); a rotation during an overlap ends the older one.
+func (s *Service) RotateSecret(ctx context.Context, teamID, webhookID, memberID string) (*Rotated, error) {
+	m, err := s.Members.Member(ctx, teamID, memberID)
+	if err != nil {
+		return nil, err
+	}
+	if !m.KeyOwner() {
+		return nil, errNotKeyOwner
+	}
+	secret, err := domain.NewSecret()
+	if err != nil {
+		return nil, err
+	}
+	now := s.Clock.Now().UTC()
+	var out *postgres.Webhook
+	err = s.DB.Tx(ctx, func(ctx context.Context) error {
+		w, err := s.Repo.RotateSecret(ctx, teamID, webhookID, secret, now.Add(s.SecretOverlap), now)
+		out = w
+		return mapNotFound(err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Logger.Info("webhook secret rotated", "team_id", teamID, "webhook_id", webhookID, "previous_valid_until", out.PreviousSecretUntil)
+	return &Rotated{Webhook: *out, Secret: secret}, nil
+}
+
 // Enable turns a webhook on for memberID, who must be a key owner and
 // becomes its owner; the failure count starts again.
 func (s *Service) Enable(ctx context.Context, teamID, webhookID, memberID string) (*postgres.Webhook, error) {
@@ -346,8 +385,11 @@ func (s *Service) Deliver(ctx context.Context, a domain.DeliverArgs) error {
 			return s.Repo.CancelDelivery(ctx, w.TeamID, w.DeliveryID, s.Clock.Now().UTC())
 		})
 	}
-	res := s.Sender.Send(ctx, delivery.Request{URL: w.URL, Secret: w.Secret, Event: w.EventType,
-		DeliveryID: w.DeliveryID, Body: []byte(w.Body)})
+	req := delivery.Request{URL: w.URL, Secret: w.Secret, Event: w.EventType, DeliveryID: w.DeliveryID, Body: []byte(w.Body)}
+	if w.PreviousUntil != nil && s.Clock.Now().Before(*w.PreviousUntil) {
+		req.PreviousSecret = w.PreviousSecret
+	}
+	res := s.Sender.Send(ctx, req)
 	if res.OK() {
 		// The common case in one statement: no transaction round trips.
 		_, err = s.Repo.RecordSuccess(ctx, attemptRow(w, a.Attempt, res), s.Clock.Now().UTC())

@@ -35,10 +35,20 @@ func Sign(secret string, t int64, body []byte) string {
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
-// Header returns the X-Service-Signature value for body sent at t.
-func Header(secret string, t time.Time, body []byte) string {
+// Header returns the X-Service-Signature value for body sent at t, with
+// one v1 signature per secret, in order: during a secret rotation's
+// overlap the new secret and the one it replaced both sign, so a receiver
+// that checks any v1 with either secret accepts the delivery.
+func Header(t time.Time, body []byte, secrets ...string) string {
 	ts := t.Unix()
-	return "t=" + strconv.FormatInt(ts, 10) + ",v1=" + Sign(secret, ts, body)
+	var b strings.Builder
+	b.WriteString("t=")
+	b.WriteString(strconv.FormatInt(ts, 10))
+	for _, s := range secrets {
+		b.WriteString(",v1=")
+		b.WriteString(Sign(s, ts, body))
+	}
+	return b.String()
 }
 
 // Parsed is a decoded signature header.

@@ -27,7 +27,7 @@ func TestSignMatchesTheSpec(t *testing.T) {
 	secret := "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	body := []byte(`{"id":"evt_1","type":"member.joined","created_at":"2026-11-22T10:00:00.123456Z","team":{"id":"team_1","code":"fc"},"data":{}}`)
 	at := time.Unix(1795000000, 0)
-	h := Header(secret, at, body)
+	h := Header(at, body, secret)
 	require.Equal(t, "t=1795000000,v1="+specSignature(secret, 1795000000, body), h)
 
 	// Keyed by the whole string: dropping the prefix or base64-decoding it gives another signature.
@@ -40,7 +40,7 @@ func TestVerify(t *testing.T) {
 	t.Parallel()
 	secret, body := "whsec_abc", []byte(`{"a":1}`)
 	now := time.Unix(1800000000, 0)
-	h := Header(secret, now, body)
+	h := Header(now, body, secret)
 	require.NoError(t, Verify(secret, h, body, now, Tolerance))
 	require.NoError(t, Verify(secret, h, body, now.Add(5*time.Minute), Tolerance))
 	require.ErrorIs(t, Verify(secret, h, body, now.Add(5*time.Minute+time.Second), Tolerance), ErrTimestamp)
@@ -82,7 +82,7 @@ func FuzzParseVerify(f *testing.F) {
 			return
 		}
 		at := time.Unix(ts, 0)
-		h := Header(secret, at, body)
+		h := Header(at, body, secret)
 		if err := Verify(secret, h, body, at, Tolerance); err != nil {
 			t.Fatalf("own header %q does not verify: %v", h, err)
 		}
@@ -93,4 +93,17 @@ func FuzzParseVerify(f *testing.F) {
 			t.Fatalf("a changed body verified")
 		}
 	})
+}
+
+// TestHeaderDuringRotation: with two secrets the header carries a v1 for
+// each, the new one first; a receiver holding either verifies it.
+func TestHeaderDuringRotation(t *testing.T) {
+	t.Parallel()
+	newer, older, body := "whsec_new", "whsec_old", []byte(`{"a":1}`)
+	now := time.Unix(1800000000, 0)
+	h := Header(now, body, newer, older)
+	require.Equal(t, fmt.Sprintf("t=%d,v1=%s,v1=%s", now.Unix(), Sign(newer, now.Unix(), body), Sign(older, now.Unix(), body)), h)
+	require.NoError(t, Verify(newer, h, body, now, Tolerance))
+	require.NoError(t, Verify(older, h, body, now, Tolerance))
+	require.ErrorIs(t, Verify("whsec_third", h, body, now, Tolerance), ErrMismatch)
 }
