@@ -59,10 +59,10 @@ type Config struct {
 	// WebhookSecretOverlap (WEBHOOK_SECRET_OVERLAP) is how long a webhook's
 	// rotated-out secret keeps signing deliveries beside the new one.
 	WebhookSecretOverlap time.Duration
-	SMTPAddr         string // SMTP_ADDR, host:port of the mail relay; empty: e-mail is only recorded
-	SMTPFrom         string // SMTP_FROM, sender address (required with SMTP_ADDR)
-	SMTPUsername     string // SMTP_USERNAME, PLAIN auth user (optional)
-	SMTPPassword     string // SMTP_PASSWORD, PLAIN auth password (optional)
+	SMTPAddr             string // SMTP_ADDR, host:port of the mail relay; empty: e-mail is only recorded
+	SMTPFrom             string // SMTP_FROM, sender address (required with SMTP_ADDR)
+	SMTPUsername         string // SMTP_USERNAME, PLAIN auth user (optional)
+	SMTPPassword         string // SMTP_PASSWORD, PLAIN auth password (optional)
 	// Twilio carrier (CARRIER=twilio).
 	TwilioAccountSID string // TWILIO_ACCOUNT_SID (required with CARRIER=twilio)
 	TwilioAuthToken  string // TWILIO_AUTH_TOKEN (required with CARRIER=twilio); also verifies status callbacks
