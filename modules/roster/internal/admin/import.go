@@ -35,15 +35,15 @@ type ImportResult struct {
 const importBudget = 45 * time.Second
 
 const importDescription = "Imports a roster from CSV (`text/csv`, UTF-8, optional BOM, up to 16 MiB and " +
-	"20,000 data rows). The header row is required; columns are matched case-insensitively, in any order: " +
+	"100,000 data rows). The header row is required; columns are matched case-insensitively, in any order: " +
 	"`name` and `phone` (required), `email`, `role` (default athlete; staff roles allowed), `status` (pending or " +
 	"active, default active), `groups` (group names or ids separated by `;`), and any custom field key of the team " +
 	"(private fields included).\n\n" +
 	"**Atomic per row.** The file is checked first: an empty file, invalid CSV or UTF-8, a missing name or phone " +
 	"column, an unknown column or too many rows answer 400 invalid_request and write nothing. Then each data row " +
-	"is its own transaction with the rules of a single dashboard add (invalid_phone, opted_out, member_exists, " +
+	"gets the outcome of a single dashboard add, with its rules (invalid_phone, opted_out, member_exists, " +
 	"staff_member_protected, invalid_group, ...): a failed row never undoes another, and each active new member " +
-	"emits member.joined. Rows with the same phone are applied in file order. The answer lists every row with its " +
+	"emits member.joined. Rows are applied in file order (rows are written in batches of 2,000, each batch in one transaction). The answer lists every row with its " +
 	"CSV line, status and member_id or error, and the totals. Rows are not started after 45 s of work, so the " +
 	"answer always arrives: such rows fail with import_timeout and can be imported again (rows already imported " +
 	"then answer member_exists)."

@@ -3,15 +3,23 @@
 //
 // Atomicity is per row. The whole file is read and checked first (UTF-8,
 // CSV syntax, header, row count), so a request refused with 400 writes
-// nothing. Then every data row runs in its own transaction through
-// CreateMember, the same use case as a single dashboard add: validation, the
-// opted_out, member_exists and staff_member_protected rules, and
-// member.joined for an active member, together with the row's groups and
-// custom-field values. A failing row rolls back alone and never undoes
-// another; its result names its CSV line. Rows are written by a few workers
-// at once, partitioned by phone number, so rows about one number are
-// applied in file order (the second of two identical rows is member_exists)
-// and the outcome does not depend on scheduling.
+// nothing. Every data row then gets the outcome a single dashboard add
+// (CreateMember) would give it: validation, invalid_group, the opted_out,
+// member_exists and staff_member_protected rules, and member.joined for an
+// active member, together with the row's groups and custom-field values. A
+// failing row never undoes another; its result names its CSV line. Rows are
+// applied in file order, so the second of two identical rows is
+// member_exists.
+//
+// The rows are written in chunks of importChunk, each one transaction of a
+// fixed number of statements whatever its size: lock the chunk's phones,
+// read their opt-outs and entries and the groups still there (three
+// statements), decide every row in memory in file order, COPY the members,
+// their groups and values, and publish the member.joined events in one
+// batch. The cost is linear in rows. A chunk whose transaction fails (a
+// group or custom field deleted meanwhile, say) is rolled back and its rows
+// are written again one transaction each through CreateMember, so one row's
+// problem stays that row's.
 //
 // A time budget bounds the work so that the caller always gets its answer
 // (the admin server's write timeout is 60 s): rows not started when it runs
@@ -26,24 +34,24 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/id"
 )
 
 const (
 	// ImportMaxRows is the most data rows one import may carry.
-	ImportMaxRows = 20000
-	// importWorkers is how many rows are written concurrently. Each holds one
-	// database connection for the length of a row's transaction.
-	importWorkers = 4
+	ImportMaxRows = 100000
+	// importChunk is how many rows one transaction writes.
+	importChunk = 2000
 	// importMaxValue bounds a custom-field value, as PATCH .../custom-fields does.
 	importMaxValue = 1000
 )
@@ -95,9 +103,11 @@ type importRecord struct {
 type importPlan struct {
 	idx    int // index in ImportResult.Rows
 	member NewMember
-	phone  string // E.164; the worker partition key
-	groups []string
-	values []importValue
+	// The checked member as CreateMember would store it.
+	phone, name, email, status string
+	role                       rosterapi.Role
+	groups                     []string
+	values                     []importValue
 }
 
 type importValue struct {
@@ -161,41 +171,125 @@ func (s *Service) ImportMembers(ctx context.Context, teamID string, data []byte,
 	return res, nil
 }
 
-// writeImport writes the planned rows with importWorkers workers, each
-// owning the phones that hash to it and taking its rows in file order. No
-// row is started after stopAt (unless it is zero).
+// writeImport writes the planned rows a chunk at a time, in file order. No
+// chunk is started after stopAt (unless it is zero).
 func (s *Service) writeImport(ctx context.Context, teamID string, plans []importPlan, rows []ImportRow, stopAt time.Time) {
 	timedOut := fault.New(fault.Unavailable, CodeImportTimeout,
 		"not imported: the import ran out of time before this row; import these rows again (rows already imported answer member_exists)")
-	queues := make([][]*importPlan, importWorkers)
-	for i := range plans {
-		h := fnv.New32a()
-		_, _ = h.Write([]byte(plans[i].phone))
-		q := h.Sum32() % importWorkers
-		queues[q] = append(queues[q], &plans[i])
-	}
-	var wg sync.WaitGroup
-	for _, queue := range queues {
-		wg.Go(func() {
-			for _, p := range queue {
-				if ctx.Err() != nil {
-					return // the caller is gone; ImportMembers reports ctx's error
-				}
-				row := &rows[p.idx]
-				if !stopAt.IsZero() && time.Now().After(stopAt) {
-					row.Status, row.Err = ImportFailed, timedOut
-					continue
-				}
-				id, err := s.importRow(ctx, teamID, p)
-				if err != nil {
-					row.Status, row.Err = ImportFailed, rowFault(err)
-					continue
-				}
-				row.Status, row.MemberID = ImportCreated, id
+	for start := 0; start < len(plans); start += importChunk {
+		if ctx.Err() != nil {
+			return // the caller is gone; ImportMembers reports ctx's error
+		}
+		chunk := plans[start:min(start+importChunk, len(plans))]
+		if !stopAt.IsZero() && time.Now().After(stopAt) {
+			for _, p := range plans[start:] {
+				rows[p.idx].Status, rows[p.idx].Err = ImportFailed, timedOut
 			}
-		})
+			return
+		}
+		if err := s.importChunk(ctx, teamID, chunk, rows); err == nil || ctx.Err() != nil {
+			continue
+		}
+		for _, p := range chunk { // the chunk rolled back: one transaction per row
+			row := &rows[p.idx]
+			*row = ImportRow{Line: row.Line}
+			id, err := s.importRow(ctx, teamID, &p)
+			if err != nil {
+				row.Status, row.Err = ImportFailed, rowFault(err)
+				continue
+			}
+			row.Status, row.MemberID = ImportCreated, id
+		}
 	}
-	wg.Wait()
+}
+
+// importChunk decides and writes a chunk's rows in one transaction (see the
+// file comment); rows get their outcomes only once it commits.
+func (s *Service) importChunk(ctx context.Context, teamID string, chunk []importPlan, rows []ImportRow) error {
+	out := make([]ImportRow, len(chunk))
+	err := s.db.Tx(ctx, func(ctx context.Context) error {
+		phones := make([]string, 0, len(chunk))
+		var groupIDs []string
+		for i := range chunk {
+			phones = append(phones, chunk[i].phone)
+			groupIDs = append(groupIDs, chunk[i].groups...)
+		}
+		phones, groupIDs = dedupe(phones), dedupe(groupIDs)
+		if err := s.repo.LockPhones(ctx, teamID, phones); err != nil {
+			return err
+		}
+		st, err := s.repo.ImportState(ctx, teamID, phones, groupIDs)
+		if err != nil {
+			return err
+		}
+		var (
+			members []postgres.Member
+			groups  []postgres.Membership
+			values  []postgres.CustomValue
+			evs     []events.Event
+		)
+		now := s.clock.Now().UTC()
+		for i := range chunk {
+			p := &chunk[i]
+			if ferr := decide(st, p); ferr != nil {
+				out[i].Status, out[i].Err = ImportFailed, ferr
+				continue
+			}
+			m := postgres.Member{ID: id.New("mem"), TeamID: teamID, Name: p.name, Phone: p.phone, Email: p.email, Role: p.role,
+				Status: p.status, CanSendBroadcasts: p.role.IsStaff(), CreatedAt: now, UpdatedAt: now}
+			st.Entries[p.phone] = append(st.Entries[p.phone], postgres.Entry{ID: m.ID, Name: m.Name, Role: m.Role})
+			members = append(members, m)
+			for _, g := range p.groups {
+				groups = append(groups, postgres.Membership{GroupID: g, MemberID: m.ID})
+			}
+			for _, v := range p.values {
+				values = append(values, postgres.CustomValue{FieldID: v.fieldID, MemberID: m.ID, Value: v.value})
+			}
+			if m.Status == domain.StatusActive {
+				evs = append(evs, memberEvent(events.MemberJoined, &m))
+			}
+			out[i].Status, out[i].MemberID = ImportCreated, m.ID
+		}
+		if len(members) == 0 {
+			return nil
+		}
+		if err := s.repo.CopyMembers(ctx, teamID, members, groups, values); err != nil {
+			return err
+		}
+		return events.PublishAll(ctx, s.events, teamID, evs)
+	})
+	if err != nil {
+		return fmt.Errorf("import chunk: %w", err)
+	}
+	for i := range chunk {
+		r := &rows[chunk[i].idx]
+		r.Status, r.MemberID, r.Err = out[i].Status, out[i].MemberID, out[i].Err
+	}
+	return nil
+}
+
+// decide applies CreateMember's checks after validation, in its order, to a
+// row against the chunk's state (which includes the rows before it): its
+// groups must still exist, then the add rules of checkNewEntry.
+func decide(st *postgres.ImportState, p *importPlan) *fault.Error {
+	for _, g := range p.groups {
+		if !st.Groups[g] {
+			return fault.New(fault.Invalid, domain.CodeInvalidGroup, "group_ids names a group that does not exist on this team")
+		}
+	}
+	if st.OptedOut[p.phone] {
+		return fault.New(fault.Conflict, domain.CodeOptedOut, "this number opted out (texted STOP or was recorded); the API cannot add it")
+	}
+	for _, o := range st.Entries[p.phone] {
+		if !domain.SameName(o.Name, p.name) {
+			continue
+		}
+		if domain.Protected(o.Role, o.DashboardLogin) {
+			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "this person is staff or has a dashboard login; change them in the dashboard")
+		}
+		return fault.New(fault.Conflict, domain.CodeMemberExists, "a member with this phone and name exists").With("existing_member_id", o.ID)
+	}
+	return nil
 }
 
 // importRow adds one member with their groups and values in one transaction.
@@ -413,20 +507,23 @@ func (sh *importSheet) plan(rec importRecord, groups importGroups) (importPlan, 
 	if in.Role == "" {
 		in.Role = "athlete"
 	}
-	if _, err = domain.ValidName("name", in.Name); err != nil {
+	if p.name, err = domain.ValidName("name", in.Name); err != nil {
 		return p, asFault(err)
 	}
 	if p.phone, err = domain.ValidPhone("phone", in.Phone); err != nil {
 		return p, asFault(err)
 	}
-	if _, err = domain.ValidEmail(in.Email); err != nil {
+	if p.email, err = domain.ValidEmail(in.Email); err != nil {
 		return p, asFault(err)
 	}
-	if _, err = domain.ValidRole(in.Role, true); err != nil {
+	if p.role, err = domain.ValidRole(in.Role, true); err != nil {
 		return p, asFault(err)
 	}
 	switch in.Status {
-	case "", domain.StatusActive, domain.StatusPending:
+	case "", domain.StatusActive:
+		p.status = domain.StatusActive
+	case domain.StatusPending:
+		p.status = domain.StatusPending
 	default:
 		return p, fault.Invalidf("status must be pending or active")
 	}
