@@ -62,6 +62,9 @@ func TestProxyThroughput(t *testing.T) {
 		" resolvers docker init-addr last,libc,none", "",
 		"    nameserver dns 127.0.0.11:53\n", "    nameserver dns 127.0.0.53:53\n",
 	).Replace(string(cfg))
+	// A plain-HTTP frontend beside the TLS one, to tell TLS's cost from the hop's.
+	plainPort := freePort(t)
+	local += "\nfrontend plain\n    bind 127.0.0.1:" + plainPort + "\n    option forwardfor\n    default_backend teamtext\n"
 	cfgFile := filepath.Join(t.TempDir(), "haproxy.cfg")
 	require.NoError(t, os.WriteFile(cfgFile, []byte(local), 0o644))
 	require.NoError(t, os.Chmod(filepath.Dir(cfgFile), 0o755))
@@ -149,16 +152,20 @@ func TestProxyThroughput(t *testing.T) {
 		return float64(ok.Load()) / float64(secs), int(bad.Load())
 	}
 	direct := &http.Transport{MaxIdleConnsPerHost: workers}
-	var sumSingle, sumProxy float64
+	plain := &http.Transport{MaxIdleConnsPerHost: workers}
+	var sumSingle, sumProxy, sumPlain float64
 	for r := 1; r <= rounds; r++ {
 		single, badS := run(nodes[0].PublicURL, direct, newKeys(perRound/100+1))
 		proxied, badP := run(proxyURL, insecure, newKeys(perRound/100+1))
+		hop, badH := run("http://127.0.0.1:"+plainPort, plain, newKeys(perRound/100+1))
 		sumSingle += single
 		sumProxy += proxied
-		t.Logf("round %d: single node direct %.0f req/s (%d not 200), proxy + 2 replicas over TLS %.0f req/s (%d not 200), ratio %.2f",
-			r, single, badS, proxied, badP, proxied/single)
+		sumPlain += hop
+		t.Logf("round %d: single node direct %.0f req/s (%d not 200); proxy + 2 replicas over TLS %.0f req/s (%d not 200), ratio %.2f; "+
+			"proxy + 2 replicas plain HTTP %.0f req/s (%d not 200), ratio %.2f", r, single, badS, proxied, badP, proxied/single, hop, badH, hop/single)
 	}
-	t.Logf("mean: single %.0f req/s, proxy %.0f req/s, ratio %.2f (%d workers, %d s rounds)", sumSingle/float64(rounds), sumProxy/float64(rounds), sumProxy/sumSingle, workers, secs)
+	t.Logf("mean: single %.0f req/s, proxy TLS %.0f req/s (ratio %.2f), proxy plain %.0f req/s (ratio %.2f); %d workers, %d s rounds",
+		sumSingle/float64(rounds), sumProxy/float64(rounds), sumProxy/sumSingle, sumPlain/float64(rounds), sumPlain/sumSingle, workers, secs)
 	t.Log(rss("after load"))
 	out, err := s.try(nil, "docker", "image", "inspect", "-f", "{{.Size}}", cmpOr(os.Getenv("IMAGE"), "teamtext:latest"))
 	if err == nil {
