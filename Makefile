@@ -10,7 +10,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= localhost
 export PG_IMAGE
 
-.PHONY: all build test test-unit test-e2e vet fmt fuzz bench run pg-image clean client image haproxy-image up down test-deploy
+.PHONY: all build test test-unit test-e2e vet fmt fuzz bench run pg-image clean client image haproxy-image up down test-deploy bench-deploy
 
 all: build
 
@@ -24,7 +24,10 @@ image: ## teamtext's container image (IMAGE, default teamtext:latest): ./Dockerf
 	@scripts/image.sh
 
 test-deploy: pg-image ## deploy/compose.yaml end to end through HAProxy over TLS (builds the images, SIGKILLs a replica mid-send)
-	$(GO) test -tags deploy -count=1 -timeout 15m -v ./e2e/deploy/
+	$(GO) test -tags deploy -count=1 -timeout 15m -v -run TestComposeDeployment ./e2e/deploy/
+
+bench-deploy: pg-image haproxy-image ## GET /api/v1/team through HAProxy + 2 replicas against one replica (figures in the log)
+	$(GO) test -tags deploy -count=1 -timeout 15m -v -run TestProxyThroughput ./e2e/deploy/
 
 haproxy-image: ## the proxy image deploy/compose.yaml uses, from Debian packages
 	@scripts/haproxy-image.sh

@@ -110,3 +110,16 @@ func TestTrustedProxiesPerIPLimit(t *testing.T) {
 	require.Equal(t, 60, count(got, 401))
 	require.Equal(t, []int{429}, spend(exposed, "203.0.113.21", 1), "a forged address gets no fresh budget")
 }
+
+// TestRetentionJobRunsOnTheSchema: the retention job (enqueued by River's
+// leader at start, then hourly) completes against the real tables, so every
+// table and id prefix it names exists. What it deletes is tested on
+// Postgres in platform/retention.
+func TestRetentionJobRunsOnTheSchema(t *testing.T) {
+	t.Parallel()
+	waitFor(t, 60*time.Second, func() bool {
+		return countRowsIn(t, env.pg.URL, `SELECT count(*) FROM river_job WHERE kind = 'platform.retention' AND state = 'completed'`) > 0
+	})
+	require.Zero(t, countRowsIn(t, env.pg.URL, `SELECT count(*) FROM river_job WHERE kind = 'platform.retention' AND errors IS NOT NULL AND cardinality(errors) > 0`),
+		"no attempt failed")
+}

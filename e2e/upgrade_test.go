@@ -1,0 +1,133 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/e2e/harness"
+)
+
+// newestMigration is the path of the newest migration file (by its
+// timestamped name) and the commit that added it.
+func newestMigration(t *testing.T) (path, commit string) {
+	t.Helper()
+	root := harness.RepoRoot()
+	out, err := exec.Command("git", "-C", root, "ls-files", "*.up.sql").Output()
+	require.NoError(t, err)
+	files := strings.Fields(string(out))
+	require.NotEmpty(t, files)
+	sort.Slice(files, func(i, j int) bool { return filepath.Base(files[i]) < filepath.Base(files[j]) })
+	path = files[len(files)-1]
+	out, err = exec.Command("git", "-C", root, "log", "--diff-filter=A", "--format=%H", "-1", "--", path).Output()
+	require.NoError(t, err)
+	commit = strings.TrimSpace(string(out))
+	require.NotEmpty(t, commit, "%s is committed", path)
+	return path, commit
+}
+
+// buildAt builds app/teamtext as it was at rev (a clean tree from git
+// archive; the build cache makes unchanged packages free).
+func buildAt(t *testing.T, rev string) string {
+	t.Helper()
+	dir := t.TempDir()
+	archive := exec.Command("git", "-C", harness.RepoRoot(), "archive", "--format=tar", rev)
+	untar := exec.Command("tar", "-x", "-C", dir)
+	pipe, err := archive.StdoutPipe()
+	require.NoError(t, err)
+	untar.Stdin = pipe
+	require.NoError(t, untar.Start())
+	require.NoError(t, archive.Run())
+	require.NoError(t, untar.Wait())
+	bin := filepath.Join(dir, "teamtext-previous")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./app/teamtext")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	b, err := build.CombinedOutput()
+	require.NoError(t, err, "build %s: %s", rev, b)
+	return bin
+}
+
+// plainClient talks to a service without recording the exchange: the
+// previous build's answers are not held to this build's documents.
+func plainClient(base, token string) *harness.Client {
+	return &harness.Client{Base: base, Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}}
+}
+
+// TestMigrationsUnderPreviousBuild: the rolling-upgrade rule (expand, then
+// contract a release later) held by the newest migration. The build from
+// just before it runs on its own schema; the newest migrations are applied
+// under it while it serves; it keeps serving — reads, writes, a broadcast
+// delivered — and another node of the previous build still starts on the
+// migrated schema (a rollout's old pods restarting, or a rollback).
+func TestMigrationsUnderPreviousBuild(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path, commit := newestMigration(t)
+	t.Logf("newest migration %s, added in %.12s; previous build at its parent", filepath.Base(path), commit)
+	prev := buildAt(t, commit+"^")
+
+	psql(t, "teamtext", "CREATE DATABASE upgrade_prev")
+	url := strings.Replace(env.pg.URL, "/teamtext?", "/upgrade_prev?", 1)
+	require.NoError(t, harness.Migrate(ctx, prev, url))
+	old := startBinOn(t, prev, url)
+	admin := plainClient(old.AdminURL+"/admin/v1", harness.AdminToken)
+
+	serves := func(svc *harness.Service, label string) {
+		t.Helper()
+		f, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})
+		require.NoError(t, err, label)
+		api := plainClient(svc.PublicURL+"/api/v1", f.Key)
+		for i, phone := range []string{"+12025550101", "+12025550102", "+12025550103"} {
+			r, err := api.Do(ctx, "POST", "/members", map[string]any{"name": "Athlete " + string(rune('A'+i)), "phone": phone})
+			require.NoError(t, err)
+			require.Equal(t, 201, r.Status, "%s: %s", label, r.Body)
+		}
+		r, err := api.Do(ctx, "GET", "/team", nil)
+		require.NoError(t, err)
+		require.Equal(t, 200, r.Status, label)
+		r, err = api.Do(ctx, "POST", "/messages", map[string]any{"text": "Practice at 6", "audience": "all"})
+		require.NoError(t, err)
+		require.Equal(t, 201, r.Status, "%s: %s", label, r.Body)
+		var m struct {
+			ID         string `json:"id"`
+			Recipients int    `json:"recipients"`
+		}
+		require.NoError(t, r.Data(&m))
+		require.Positive(t, m.Recipients, label)
+		waitFor(t, 60*time.Second, func() bool { return deliveries(t, url, m.ID, "delivered") == m.Recipients })
+		r, err = plainClient(svc.PublicURL, "").Do(ctx, "GET", "/readyz", nil)
+		require.NoError(t, err)
+		require.Equal(t, 200, r.Status, "%s: %s", label, r.Body)
+	}
+	serves(old, "previous build on its own schema")
+
+	require.NoError(t, harness.Migrate(ctx, env.bin, url), "the newest migrations, applied while the previous build serves")
+	serves(old, "previous build after the newest migrations")
+	restarted := startBinOn(t, prev, url)
+	serves(restarted, "previous build started on the migrated schema")
+	serves(startBinOn(t, env.bin, url), "this build beside it")
+}
+
+// startBinOn runs bin (another build) on url, stopped at test end.
+func startBinOn(t *testing.T, bin, url string) *harness.Service {
+	t.Helper()
+	svc, err := harness.Start(context.Background(), bin, url)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		select {
+		case <-svc.Done():
+		default:
+			_ = svc.Stop()
+		}
+	})
+	return svc
+}
