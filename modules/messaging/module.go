@@ -134,6 +134,7 @@ func simulatorOnly(c carrier.Carrier, sim *simulator.Simulator) *simulator.Simul
 // instruments are messaging's metrics.
 type instruments struct {
 	handover   prometheus.Observer
+	handed     prometheus.Counter
 	statusLag  prometheus.Observer
 	inboundLag prometheus.Observer
 }
@@ -147,8 +148,11 @@ func newInstruments(m *metrics.Metrics) instruments {
 		Name: "teamtext_ingestion_lag_seconds", Help: "Time from a carrier's callback to its ingestion, by kind (status, inbound).",
 		Buckets: []float64{.01, .05, .1, .25, .5, 1, 2, 5, 10, 30, 60},
 	}, []string{"kind"})
-	m.Registry.MustRegister(delay, lag)
-	return instruments{handover: delay, statusLag: lag.WithLabelValues("status"), inboundLag: lag.WithLabelValues("inbound")}
+	handed := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "teamtext_texts_handed_over_total", Help: "Texts this node handed to the carrier (taken or refused by it).",
+	})
+	m.Registry.MustRegister(delay, lag, handed)
+	return instruments{handover: delay, handed: handed, statusLag: lag.WithLabelValues("status"), inboundLag: lag.WithLabelValues("inbound")}
 }
 
 func newIngest(d *db.DB, r *postgres.Repo, ev events.Publisher, clk clock.Clock, log *slog.Logger, ins instruments) *ingest.Service {
@@ -177,7 +181,7 @@ func newOutbound(in outboundIn) *outbound.Service {
 	store := postgres.NewOutboundStore(in.DB, in.Repo)
 	ob := outbound.New(outbound.Deps{DB: in.DB, Store: store, Jobs: in.Jobs, Clock: in.Clock, Carrier: in.Carrier,
 		Teams: in.Teams, Lookup: in.Lookup, OptOuts: in.OptOuts, Ingest: in.Ingest, Log: in.Log.With("component", "outbound"),
-		DefaultPace: domain.Pace(in.Config.TwilioRate), HandoverDelay: in.Ins.handover})
+		DefaultPace: domain.Pace(in.Config.TwilioRate), HandoverDelay: in.Ins.handover, HandedOver: in.Ins.handed})
 	in.Metrics.Registry.MustRegister(&backlogCollector{store: store, log: in.Log})
 	return ob
 }

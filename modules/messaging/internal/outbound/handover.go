@@ -100,6 +100,9 @@ func (s *Service) handOver(ctx context.Context, texts []outgoing, pass passClock
 			if s.HandoverDelay != nil {
 				s.HandoverDelay.Observe(max(now.Sub(t.MessageCreatedAt), 0).Seconds())
 			}
+			if s.HandedOver != nil {
+				s.HandedOver.Inc()
+			}
 		}
 		if pe, ok := carrier.IsPermanent(r.Err); ok {
 			reports = append(reports, carrier.StatusArgs{DeliveryID: t.DeliveryID, Status: domain.DeliveryFailed, CarrierStatus: "rejected",

@@ -223,6 +223,8 @@ type Deps struct {
 	// HandoverDelay observes seconds from a send's acceptance to each of
 	// its texts' hand-over; nil: not measured.
 	HandoverDelay prometheus.Observer
+	// HandedOver counts the texts this node handed to the carrier.
+	HandedOver prometheus.Counter
 }
 
 // Service is the engine.
