@@ -313,6 +313,10 @@ func TestComposeDeployment(t *testing.T) {
 	// The restore drill on the quiet database: a backup restored into a
 	// copy holds the same rows and no pending migration.
 	s.compose(t, nil, "stop", "app1", "app2")
-	out := s.run(t, nil, "env", "DRILL_EXPECT_QUIET=1", "scripts/restore-drill.sh")
-	t.Logf("restore drill: %s", out)
+	drill := exec.Command("scripts/restore-drill.sh")
+	drill.Dir = s.root
+	drill.Env = append(append(os.Environ(), s.env...), "DRILL_EXPECT_QUIET=1")
+	out, err := drill.CombinedOutput()
+	require.NoError(t, err, "restore drill: %s", out)
+	t.Logf("restore drill:\n%s", out)
 }
