@@ -15,6 +15,8 @@ UPSTREAM="${PG_UPSTREAM_IMAGE:-postgres:15}"
 SUITE="${PG_DEBIAN_SUITE:-bookworm}"
 
 log() { printf 'postgres-image: %s\n' "$*" >&2; }
+# shellcheck source=lib/debian.sh
+. "$(dirname "$0")/lib/debian.sh"
 
 if docker image inspect "$IMAGE" >/dev/null 2>&1; then
   exit 0
@@ -28,22 +30,8 @@ if timeout 120 docker pull -q "$UPSTREAM" >/dev/null 2>&1; then
 fi
 
 log "pull failed; building $IMAGE from Debian $SUITE packages (about a minute, once per machine)"
-if ! command -v debootstrap >/dev/null 2>&1; then
-  if [ "$(id -u)" -ne 0 ]; then
-    log "debootstrap is missing and we are not root: install it (apt-get install debootstrap) and retry"
-    exit 1
-  fi
-  apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
-fi
-
-# The mirror apt already uses on this machine, else Debian's default.
-MIRROR="${PG_DEBIAN_MIRROR:-}"
-if [ -z "$MIRROR" ]; then
-  MIRROR=$(grep -hoE '^URIs: *[^ ]+' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n1 | awk '{print $2}' || true)
-  [ -n "$MIRROR" ] || MIRROR=$(grep -hoE '^deb +[^ ]+' /etc/apt/sources.list 2>/dev/null | head -n1 | awk '{print $2}' || true)
-  [ -n "$MIRROR" ] || MIRROR=http://deb.debian.org/debian
-fi
+ensure_debootstrap || exit 1
+MIRROR=$(debian_mirror "${PG_DEBIAN_MIRROR:-}")
 
 ROOT=$(mktemp -d /tmp/teamtext-pgroot.XXXXXX)
 trap 'rm -rf "$ROOT"' EXIT
