@@ -38,7 +38,7 @@ FROM billing_credit_entries WHERE team_id = $2`
 	sqlLeanPage = `SELECT m.id, m.team_id, m.name, m.phone, m.email, m.role, m.status, m.is_blocked, m.dashboard_login,
        m.can_send_broadcasts, m.created_at, m.updated_at, m.deleted_at,
        ARRAY(SELECT gm.group_id FROM roster_group_members gm WHERE gm.member_id = m.id ORDER BY gm.group_id)
-FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NULL ORDER BY m.created_at, m.id LIMIT $2 OFFSET $3`
+FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NULL ORDER BY m.created_at, m.id LIMIT $2 OFFSET $3) m ORDER BY m.created_at, m.id`
 )
 
 // runTeamPgxLean sends GET /team's three statements: the gate's one read,

@@ -53,7 +53,10 @@ func OpenLazy(ctx context.Context, url string, maxConns int32) (*DB, error) {
 		return nil, fmt.Errorf("open pool: %w", err)
 	}
 	sqldb := sql.OpenDB(simpleConnector{stdlib.GetPoolConnector(pool)})
-	return &DB{Pool: pool, SQLDB: sqldb, Bun: bun.NewDB(sqldb, pgdialect.New())}, nil
+	// Columns a row type does not know are skipped, not an error: during a
+	// rolling upgrade the previous build reads rows (RETURNING *) that the
+	// newest migrations widened (docs/OPERATIONS.md, expand/contract).
+	return &DB{Pool: pool, SQLDB: sqldb, Bun: bun.NewDB(sqldb, pgdialect.New(), bun.WithDiscardUnknownColumns())}, nil
 }
 
 // Close releases the pool.

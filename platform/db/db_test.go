@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
@@ -186,4 +187,31 @@ func TestTxRetryOnDeadlock(t *testing.T) {
 		require.ErrorIs(t, err, outer)
 		require.Equal(t, 1, runs, "no retry inside a transaction it does not own")
 	})
+}
+
+// widened is a row type from before a migration added a column.
+type widened struct {
+	bun.BaseModel `bun:"table:widened"`
+	ID            int    `bun:"id,pk"`
+	Name          string `bun:"name"`
+}
+
+// TestPreviousBuildReadsWidenedRows: a build whose row type predates a
+// column the newest migrations added still reads and returns its rows
+// (RETURNING * included), as a rolling upgrade needs.
+func TestPreviousBuildReadsWidenedRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := server.Migrated(t)
+	_, err := d.SQLDB.ExecContext(ctx, `CREATE TABLE widened (id int PRIMARY KEY, name text NOT NULL);
+INSERT INTO widened VALUES (1, 'a');
+ALTER TABLE widened ADD COLUMN added text DEFAULT 'new'`)
+	require.NoError(t, err)
+	w := &widened{ID: 1}
+	_, err = d.Bun.NewUpdate().Model(w).Set("name = 'b'").WherePK().Returning("*").Exec(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "b", w.Name)
+	var ws []widened
+	require.NoError(t, d.Bun.NewRaw(`SELECT * FROM widened`).Scan(ctx, &ws))
+	require.Equal(t, []widened{{ID: 1, Name: "b"}}, ws)
 }

@@ -30,6 +30,19 @@ type ImportState struct {
 	Groups   map[string]bool
 }
 
+// ImportEntriesSQL reads the live entries of a team ($1) with any of
+// phones ($2): one probe per phone (the lateral subquery, kept apart by
+// OFFSET 0, runs for each phone with it as a parameter) of the expression
+// index on team_id || ' ' || phone, the only index that can serve that
+// expression. With team_id = $1 AND phone = p.phone instead, a generic plan
+// over stale statistics took the (team_id, lower(email)) index and filtered
+// every member of the team for each phone: the import slowed down as the
+// team grew.
+const ImportEntriesSQL = `SELECT p.phone, m.id, m.name, m.role, m.dashboard_login, m.created_at
+FROM unnest($2::text[]) AS p(phone)
+CROSS JOIN LATERAL (SELECT id, name, role, dashboard_login, created_at FROM roster_members
+                    WHERE team_id || ' ' || phone = $1 || ' ' || p.phone AND deleted_at IS NULL OFFSET 0) m`
+
 // ImportState reads a chunk's state for phones and groupIDs. Call it in the
 // chunk's transaction after LockPhones, so that it cannot go stale; it
 // turns sequential scans off for the rest of that transaction.
@@ -54,15 +67,9 @@ WHERE EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = $1 AND o.phone =
 		if _, err := pgx.ForEachRow(rows, []any{&phone}, func() error { st.OptedOut[phone] = true; return nil }); err != nil {
 			return fmt.Errorf("opt-outs: %w", err)
 		}
-		// One index probe of (team_id, phone) per phone: the lateral
-		// subquery (kept apart by OFFSET 0) is run for each phone with it as
-		// a parameter. As phone = ANY($2) the planner, misled by a growing
-		// table's old statistics, chose the partial (team_id, created_at, id)
-		// index and compared every member of the team with every phone.
-		rows, err = q.Query(ctx, `SELECT p.phone, m.id, m.name, m.role, m.dashboard_login, m.created_at
-FROM unnest($2::text[]) AS p(phone)
-CROSS JOIN LATERAL (SELECT id, name, role, dashboard_login, created_at FROM roster_members
-                    WHERE team_id = $1 AND phone = p.phone AND deleted_at IS NULL OFFSET 0) m`, teamID, phones)
+		// One probe per phone of the index on team_id || ' ' || phone (see
+		// ImportEntriesSQL).
+		rows, err = q.Query(ctx, ImportEntriesSQL, teamID, phones)
 		if err != nil {
 			return fmt.Errorf("entries: %w", err)
 		}

@@ -70,9 +70,13 @@ func memberDest(m *Member) []any {
 func (r *Repo) MemberPage(ctx context.Context, teamID string, f MemberFilter) ([]Member, [][]string, error) {
 	var b strings.Builder
 	args := []any{teamID}
+	// The page is chosen in a subquery and the group ids read for its rows
+	// only: in one flat SELECT the scan computes the ARRAY for every row
+	// that OFFSET then skips (5,000 of them on an average page of a
+	// 10,000-member team).
 	b.WriteString(`SELECT ` + memberColumns + `,
        ARRAY(SELECT gm.group_id FROM roster_group_members gm WHERE gm.member_id = m.id ORDER BY gm.group_id)
-FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NULL`)
+FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NULL`)
 	where := func(cond string, v any) {
 		args = append(args, v)
 		fmt.Fprintf(&b, " AND "+cond, len(args))
@@ -92,13 +96,12 @@ FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NULL`)
 	if f.Email != "" {
 		where("lower(m.email) = lower($%d)", f.Email)
 	}
+	order := " ORDER BY m.created_at, m.id"
 	if f.NewestFirst {
-		b.WriteString(" ORDER BY m.created_at DESC, m.id DESC")
-	} else {
-		b.WriteString(" ORDER BY m.created_at, m.id")
+		order = " ORDER BY m.created_at DESC, m.id DESC"
 	}
 	args = append(args, f.Limit+1, f.Offset)
-	fmt.Fprintf(&b, " LIMIT $%d OFFSET $%d", len(args)-1, len(args))
+	fmt.Fprintf(&b, "%s LIMIT $%d OFFSET $%d) m%s", order, len(args)-1, len(args), order)
 	var (
 		ms     []Member
 		groups [][]string
