@@ -181,9 +181,19 @@ func newOutbound(in outboundIn) *outbound.Service {
 	store := postgres.NewOutboundStore(in.DB, in.Repo)
 	ob := outbound.New(outbound.Deps{DB: in.DB, Store: store, Jobs: in.Jobs, Clock: in.Clock, Carrier: in.Carrier,
 		Teams: in.Teams, Lookup: in.Lookup, OptOuts: in.OptOuts, Ingest: in.Ingest, Log: in.Log.With("component", "outbound"),
-		DefaultPace: domain.Pace(in.Config.TwilioRate), HandoverDelay: in.Ins.handover, HandedOver: in.Ins.handed})
+		DefaultPace: domain.Pace(in.Config.TwilioRate), HandoverDelay: in.Ins.handover, HandedOver: in.Ins.handed,
+		Lead: leadFor(in.Clock)})
 	in.Metrics.Registry.MustRegister(&backlogCollector{store: store, log: in.Log})
 	return ob
+}
+
+// leadFor is the engine's lead: none with the test clock, which does not
+// move while a pass would wait for it.
+func leadFor(c clock.Clock) time.Duration {
+	if _, real := c.(clock.Real); real {
+		return outbound.Lead
+	}
+	return 0
 }
 
 // newSimulator builds the carrier simulator; its queues send at each

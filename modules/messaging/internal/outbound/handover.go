@@ -22,6 +22,9 @@ import (
 type passClock struct {
 	now   time.Time
 	start time.Time // monotonic
+	// notBefore is the instant the pass's texts may reach the carrier (the
+	// service clock); zero or past: at once.
+	notBefore time.Time
 }
 
 func (s *Service) startPass() passClock {
@@ -29,6 +32,23 @@ func (s *Service) startPass() passClock {
 }
 
 func (c passClock) at() time.Time { return c.now.Add(time.Since(c.start)) }
+
+// waitTurn waits, at most until ctx ends, for the pass's notBefore: never
+// longer than the service's Lead, since no number is taken earlier.
+func (c passClock) waitTurn(ctx context.Context) error {
+	d := c.notBefore.Sub(c.at())
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // outgoing is a text with the number it goes out from.
 type outgoing struct {
@@ -78,6 +98,9 @@ func (s *Service) handOver(ctx context.Context, texts []outgoing, pass passClock
 		if err := s.Store.LockMessages(ctx, ids); err != nil {
 			return res, err
 		}
+	}
+	if err := pass.waitTurn(ctx); err != nil {
+		return res, err
 	}
 	results := s.send(ctx, texts, &res, pass.at)
 

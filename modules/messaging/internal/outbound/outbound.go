@@ -223,6 +223,10 @@ type Deps struct {
 	// HandoverDelay observes seconds from a send's acceptance to each of
 	// its texts' hand-over; nil: not measured.
 	HandoverDelay prometheus.Observer
+	// Lead is how far ahead of a number's turn a pass may take it: its
+	// reads are done by then and its texts wait for the turn. 0 with a
+	// test clock (which does not move by itself).
+	Lead time.Duration
 	// HandedOver counts the texts this node handed to the carrier.
 	HandedOver prometheus.Counter
 }

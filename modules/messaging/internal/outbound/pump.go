@@ -83,7 +83,7 @@ func (s *Service) Pump(ctx context.Context, slot int) (time.Time, error) {
 	if next.IsZero() || next.After(now.Add(MaxWait)) {
 		return now.Add(MaxWait), nil
 	}
-	return later(next, now).Add(offset), nil
+	return later(next.Add(-s.Lead), now).Add(offset), nil
 }
 
 // Pass hands over, in one transaction, what every due number may hand over
@@ -94,11 +94,19 @@ func (s *Service) Pump(ctx context.Context, slot int) (time.Time, error) {
 func (s *Service) Pass(ctx context.Context) (more bool, err error) {
 	err = s.DB.Tx(ctx, func(ctx context.Context) error {
 		pass := s.startPass()
-		now := pass.now
-		ns, err := s.Store.DueNumbers(ctx, now, numbersPerRun)
+		// Numbers due within the lead are taken now, their reads done
+		// ahead, and handed over at the instant the last of them is due
+		// (pass.notBefore): the carrier never sees a text before its
+		// number's turn, and the pass's own work is not added to the wait.
+		ns, err := s.Store.DueNumbers(ctx, pass.now.Add(s.Lead), numbersPerRun)
 		if err != nil || len(ns) == 0 {
 			return err
 		}
+		now := pass.now
+		for _, n := range ns {
+			now = later(now, n.NextAt)
+		}
+		pass.notBefore = now
 		more = len(ns) == numbersPerRun
 		s.withPace(ns)
 		ids := make([]string, len(ns))
