@@ -206,6 +206,9 @@ func TestBacklogDoesNotHoldOtherTeams(t *testing.T) {
 	// Measured as the benchmark does, to the opt-out's row (its created_at,
 	// the service clock when the STOP was honoured), not to when this
 	// test's polling happens to see it.
+	conn, err := pgx.Connect(ctx, p.url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
 	late := rosterPhone(3, 4800)
 	stopAt := time.Now()
 	inject(t, p.admin, late, a.number, "STOP")
@@ -213,7 +216,7 @@ func TestBacklogDoesNotHoldOtherTeams(t *testing.T) {
 		return countRowsIn(t, p.url, `SELECT count(*) FROM roster_opt_outs WHERE team_id = $1 AND phone = $2`, a.TeamID, late) == 1
 	})
 	var honoured time.Time
-	require.NoError(t, pgxQueryRow(t, p.url, `SELECT created_at FROM roster_opt_outs WHERE team_id = $1 AND phone = $2`, a.TeamID, late).Scan(&honoured))
+	require.NoError(t, conn.QueryRow(ctx, `SELECT created_at FROM roster_opt_outs WHERE team_id = $1 AND phone = $2`, a.TeamID, late).Scan(&honoured))
 	require.Less(t, honoured.Sub(stopAt), time.Second, "STOP recorded within a second of the carrier's callback, behind a full backlog")
 
 	// B's broadcast leaves at once.
@@ -234,9 +237,6 @@ func TestBacklogDoesNotHoldOtherTeams(t *testing.T) {
 	waitFor(t, 10*time.Second, func() bool { return deliveries(t, p.url, mb.ID, "delivered") == 5 })
 	seen := time.Now()
 	var newest time.Time
-	conn, err := pgx.Connect(ctx, p.url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
 	require.NoError(t, conn.QueryRow(ctx, `SELECT max(updated_at) FROM messaging_deliveries WHERE message_id = $1`, mb.ID).Scan(&newest))
 	require.Less(t, seen.Sub(newest), 2*time.Second, "the last report's time to its ingestion, seen by polling")
 
@@ -528,13 +528,4 @@ func metricValue(t *testing.T, n *harness.Service, name string) float64 {
 	}
 	t.Fatalf("no %s in /metrics", name)
 	return 0
-}
-
-// pgxQueryRow runs one query on a connection of its own, closed with the test.
-func pgxQueryRow(t *testing.T, url, sql string, args ...any) pgx.Row {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = conn.Close(context.Background()) })
-	return conn.QueryRow(context.Background(), sql, args...)
 }

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -82,11 +81,12 @@ func (l *Log) PublishTo(ctx context.Context, ev events.Event, webhookID string) 
 }
 
 func (l *Log) publish(ctx context.Context, ev events.Event, webhookID string) (Published, error) {
-	team, api, err := l.teamState(ctx, ev.TeamID)
+	states, err := l.teamStates(ctx, []events.Event{ev})
 	if err != nil {
 		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
 	}
-	e, err := stored(team, api, l.clock.Now().UTC(), ev)
+	st := states[ev.TeamID]
+	e, err := stored(st.team, st.api, l.clock.Now().UTC(), ev)
 	if err != nil {
 		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
 	}
@@ -155,14 +155,16 @@ func (l *Log) PublishTeams(ctx context.Context, evs []events.Event) error {
 	}
 	now := l.clock.Now().UTC()
 	rows := make([]postgres.Event, len(evs))
-	var apiTeams []string
 	for i, ev := range evs {
 		st := states[ev.TeamID]
 		if rows[i], err = stored(st.team, st.api, now, ev); err != nil {
 			return fmt.Errorf("publish %s: %w", ev.Type, err)
 		}
-		if st.api && !slices.Contains(apiTeams, ev.TeamID) {
-			apiTeams = append(apiTeams, ev.TeamID)
+	}
+	var apiTeams []string
+	for id, st := range states {
+		if st.api {
+			apiTeams = append(apiTeams, id)
 		}
 	}
 	if err := l.repo.InsertEvents(ctx, rows); err != nil {
@@ -231,24 +233,6 @@ func (l *Log) teamStates(ctx context.Context, evs []events.Event) (map[string]te
 		out[id] = teamInfo{team: t, api: acc.Plan.IncludesAPI()}
 	}
 	return out, nil
-}
-
-// teamState reads, in the publishing transaction, what every event of a
-// team needs: the team (for the envelope) and whether its plan includes
-// the API (below Team Plus events are stored skipped).
-func (l *Log) teamState(ctx context.Context, teamID string) (rosterapi.Team, bool, error) {
-	if _, err := db.MustTx(ctx); err != nil {
-		return rosterapi.Team{}, false, err
-	}
-	team, err := l.teams.Team(ctx, teamID)
-	if err != nil {
-		return rosterapi.Team{}, false, fmt.Errorf("team: %w", err)
-	}
-	acc, err := l.billing.Status(ctx, teamID)
-	if err != nil {
-		return rosterapi.Team{}, false, fmt.Errorf("account: %w", err)
-	}
-	return team, acc.Plan.IncludesAPI(), nil
 }
 
 // stored is ev's row: its envelope, with a new id and created at now,
