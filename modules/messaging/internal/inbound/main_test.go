@@ -46,7 +46,7 @@ type roster struct {
 	optedOut map[string]bool // team|phone
 	calls    []string        // "stop +1…", "start +1…", "help +1…"
 	keywords []rosterapi.KeywordText
-	counts   [2]int          // what Counts answers
+	counts   [2]int // what Counts answers
 }
 
 func (r *roster) Team(_ context.Context, teamID string) (rosterapi.Team, error) {
