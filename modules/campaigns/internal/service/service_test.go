@@ -125,12 +125,13 @@ func setup(t *testing.T) *bundle {
 	require.NoError(t, err)
 	clk := clock.NewFake(time.Date(2027, 1, 4, 12, 0, 0, 0, time.UTC))
 	log := slog.New(slog.DiscardHandler)
-	j, err := jobs.New(d, clk, nil, metrics.New(), log, jobs.Options{})
+	j, err := jobs.New(d, clk, log, jobs.Options{})
 	require.NoError(t, err)
 	b := &bundle{db: d, clock: clk, sender: &sender{refuse: map[string]error{}}}
 	b.svc = service.New(service.Deps{DB: d, Repo: postgres.NewRepo(d), Jobs: j, Clock: clk, Sender: b.sender,
 		Teams: directory{}, Members: directory{}, Audience: directory{}, Log: log})
-	j.Register(worker.Registration(b.svc))
+	_, err = jobs.NewRunner(j, []jobs.Registration{worker.Registration(b.svc)}, metrics.New(), jobs.Options{})
+	require.NoError(t, err)
 	return b
 }
 

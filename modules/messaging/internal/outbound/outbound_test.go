@@ -168,11 +168,13 @@ func build(t *testing.T, d *db.DB) *bundle {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	clk := clock.NewFake(t0)
-	j, err := jobs.New(d, clk, []jobs.Registration{func(w *river.Workers) { // inserted, not worked: the tests run the passes
+	j, err := jobs.New(d, clk, log, jobs.Options{})
+	require.NoError(t, err)
+	_, err = jobs.NewRunner(j, []jobs.Registration{func(w *river.Workers) { // inserted, not worked: the tests run the passes
 		river.AddWorker(w, river.WorkFunc(func(context.Context, *river.Job[outbound.KickArgs]) error { return nil }))
 		river.AddWorker(w, river.WorkFunc(func(context.Context, *river.Job[outbound.FanoutArgs]) error { return nil }))
 		river.AddWorker(w, river.WorkFunc(func(context.Context, *river.Job[ingest.UnconfirmArgs]) error { return nil }))
-	}}, metrics.New(), log, jobs.Options{})
+	}}, metrics.New(), jobs.Options{})
 	require.NoError(t, err)
 	team := rosterapi.Team{ID: "team_1", Name: "Tigers", Number: "+12025550100", CreatedAt: t0}
 	r := &roster{teams: map[string]rosterapi.Team{team.ID: team}, optedOut: map[rosterapi.TeamPhone]bool{}}

@@ -232,10 +232,9 @@ func New(tb testing.TB, srv *dbtest.Server, o Options) *Env {
 		clk = clock.Real{}
 	}
 	log := slog.New(slog.DiscardHandler)
-	dw, mw := worker.NewDeliverWorker(), worker.NewMailWorker()
-	j, err := jobs.New(d, clk, []jobs.Registration{worker.Registration(dw, mw)}, metrics.New(), log,
-		jobs.Options{MaxWorkers: 50, Queues: []jobs.Queue{{Name: domain.Queue, MaxWorkers: cmp.Or(o.WebhookWorkers, 200)}},
-			SoftStopTimeout: time.Second, RunWorkers: o.RunWorkers})
+	opts := jobs.Options{MaxWorkers: 50, Queues: []jobs.Queue{{Name: domain.Queue, MaxWorkers: cmp.Or(o.WebhookWorkers, 200)}},
+		SoftStopTimeout: time.Second, RunWorkers: o.RunWorkers}
+	j, err := jobs.New(d, clk, log, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -251,15 +250,19 @@ func New(tb testing.TB, srv *dbtest.Server, o Options) *Env {
 	}
 	e.Svc = service.New(service.Deps{DB: d, Repo: e.Repo, Log: e.Log, Guard: guard, Sender: sender, Jobs: j,
 		Mailer: mail.NewRecorder(e.Repo, clk), Teams: e.Dir, Members: e.Dir, Billing: e.Billing, Clock: clk, Logger: log})
-	dw.Bind(e.Svc)
+	runner, err := jobs.NewRunner(j, []jobs.Registration{worker.Registration(worker.NewDeliverWorker(e.Svc), worker.NewMailWorker(nil))},
+		metrics.New(), opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	if o.RunWorkers {
-		if err := j.Start(context.Background()); err != nil {
+		if err := runner.Start(context.Background()); err != nil {
 			tb.Fatal(err)
 		}
 		tb.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			_ = j.Stop(ctx)
+			_ = runner.Stop(ctx)
 		})
 	}
 	return e

@@ -106,7 +106,9 @@ func setupCallback(t *testing.T) *callbackBundle {
 	t.Helper()
 	d := server.Migrated(t, db.PlatformMigrations())
 	log := slog.New(slog.DiscardHandler)
-	j, err := jobs.New(d, clock.Real{}, []jobs.Registration{carriertest.StatusWorkers}, metrics.New(), log, jobs.Options{})
+	j, err := jobs.New(d, clock.Real{}, log, jobs.Options{})
+	require.NoError(t, err)
+	_, err = jobs.NewRunner(j, []jobs.Registration{carriertest.StatusWorkers}, metrics.New(), jobs.Options{}) // the kinds, not worked
 	require.NoError(t, err)
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
