@@ -3,6 +3,7 @@ package domain
 import (
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/teamtext/teamtext/platform/fault"
@@ -105,7 +106,7 @@ func ValidEvidence(s string) (string, error) {
 		return "", fault.Invalidf("consent.evidence must be at most %d characters", ConsentEvidenceMax)
 	}
 	for _, r := range s {
-		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f {
+		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' { // C0, DEL and C1
 			return "", fault.Invalidf("consent.evidence must not contain control characters")
 		}
 	}

@@ -41,6 +41,7 @@ func TestValidConsent(t *testing.T) {
 		{name: "before 2000", in: domain.ConsentInput{At: &time.Time{}}, wantErr: "consent.at must not be before 2000-01-01"},
 		{name: "evidence too long", in: domain.ConsentInput{Evidence: strings.Repeat("a", domain.ConsentEvidenceMax+1)}, wantErr: "at most 1000 characters"},
 		{name: "NUL in evidence", in: domain.ConsentInput{Evidence: "a\x00b"}, wantErr: "control characters"},
+		{name: "C1 control in evidence", in: domain.ConsentInput{Evidence: "a\u0085b"}, wantErr: "control characters"},
 		{name: "escape in evidence", in: domain.ConsentInput{Evidence: "a\x1bb"}, wantErr: "control characters"},
 		{name: "invalid UTF-8 in evidence", in: domain.ConsentInput{Evidence: "a\xffb"}, wantErr: "UTF-8"},
 	} {
