@@ -327,6 +327,22 @@ func TestConsentInputs(t *testing.T) {
 		"at": time.Now().Add(2 * time.Minute).Format(time.RFC3339), "evidence": "  " + strings.Repeat("é", 997) + " "}})
 	c := memberConsentOf(t, api, m.ID)
 	require.Equal(t, strings.Repeat("é", 997), *c.Evidence, "trimmed")
+
+	// A change keeps the record and shows it; the record itself is not changed by PATCH.
+	r := do(t, api, "PATCH", "/members/"+m.ID, map[string]any{"name": "Cy Two"})
+	require.Equal(t, 200, r.Status, string(r.Body))
+	var changed struct {
+		Consent *consentRecord `json:"consent"`
+	}
+	require.NoError(t, r.Data(&changed))
+	require.Equal(t, c, changed.Consent)
+	requireCode(t, do(t, api, "PATCH", "/members/"+m.ID, map[string]any{"consent": map[string]any{"source": "api"}}), 400, "unknown_field")
+	// Members from before the consent record show null.
+	psql(t, "teamtext", "UPDATE roster_members SET consent_source = NULL, consent_at = NULL, consent_evidence = NULL WHERE id = '"+m.ID+"'")
+	r = do(t, api, "GET", "/members/"+m.ID, nil)
+	require.Equal(t, 200, r.Status)
+	require.Contains(t, string(r.Body), `"consent":null`)
+	require.Nil(t, getConsent(t, api, "/members/"+m.ID+"/consent").Data.Consent)
 }
 
 // TestConsentOnImportAndBulk: an import sets each member's consent (source
