@@ -69,6 +69,7 @@ type benchEnv struct {
 	msgFx       fixtureOnce[*msgTeam]
 	riverFx     fixtureOnce[*river.Client[pgx.Tx]]
 	engineFx    fixtureOnce[*engineRun]
+	inboundFx   fixtureOnce[*inboundRun]
 }
 
 // fixtureOnce builds a fixture shared by a group's scenarios the first time

@@ -54,6 +54,10 @@ var scenarios = []scenario{
 	{name: "msg-deliver", group: "messaging", desc: "one send through the simulator, from the 201 to every delivery's final status", run: runMsgDeliver},
 	{name: "river-noop", group: "messaging", desc: "River alone: no-op jobs (`platform.noop`) worked by the service's client", run: runRiverNoop},
 
+	// Issue 15, item 6.
+	{name: "inbound-texts", group: "inbound15", desc: "inbound texts from the carrier's callback to `message.received` stored", run: runInboundTexts},
+	{name: "inbound-pgx", group: "inbound15", desc: "raw pgx: the same inserts (staging row per callback, batched filing)", run: runInboundPgx},
+
 	// Issue 13: last, since it leaves 1,000 teams behind.
 	{name: "engine-teams", group: "engine", api: true, desc: "1,000 teams sending at once, each number paced at 1 segment/s", run: runEngineTeams},
 	{name: "engine-stop", group: "engine", desc: "STOP behind the 1,000 teams' backlog: callback to opt-out recorded", run: runEngineStop},
