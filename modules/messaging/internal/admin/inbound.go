@@ -97,7 +97,7 @@ func RegisterInbound(api huma.API, d InboundDeps) {
 			if err := d.Simulator.NoteInbound(ctx, a.From, a.To, a.Body); err != nil {
 				return err
 			}
-			return inbound.Enqueue(ctx, d.DB, d.Jobs, a)
+			return inbound.Enqueue(ctx, d.Service.Repo, a)
 		})
 		if err != nil {
 			return nil, err

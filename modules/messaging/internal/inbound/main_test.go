@@ -96,6 +96,30 @@ func (r *roster) MembersByPhone(_ context.Context, teamID, phone string) ([]rost
 	return out, nil
 }
 
+func (r *roster) TeamsByNumbers(ctx context.Context, e164s []string) (map[string]rosterapi.Team, error) {
+	out := map[string]rosterapi.Team{}
+	for _, n := range e164s {
+		if t, err := r.TeamByNumber(ctx, n); err == nil {
+			out[n] = t
+		}
+	}
+	return out, nil
+}
+
+func (r *roster) MembersByTeamPhones(ctx context.Context, pairs []rosterapi.TeamPhone) (map[rosterapi.TeamPhone][]rosterapi.Member, error) {
+	out := map[rosterapi.TeamPhone][]rosterapi.Member{}
+	for _, p := range pairs {
+		ms, err := r.MembersByPhone(ctx, p.TeamID, p.Phone)
+		if err != nil {
+			return nil, err
+		}
+		if len(ms) > 0 {
+			out[p] = ms
+		}
+	}
+	return out, nil
+}
+
 func (r *roster) CustomFieldKeys(context.Context, string) (map[string]bool, error) {
 	return map[string]bool{}, nil
 }
@@ -165,6 +189,18 @@ func (b *billing) Get(_ context.Context, teamID string) (billingapi.Account, err
 
 func (b *billing) Status(ctx context.Context, teamID string) (billingapi.Account, error) {
 	return b.Get(ctx, teamID)
+}
+
+func (b *billing) Statuses(ctx context.Context, teamIDs []string) (map[string]billingapi.Account, error) {
+	out := map[string]billingapi.Account{}
+	for _, id := range teamIDs {
+		a, err := b.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = a
+	}
+	return out, nil
 }
 
 func (b *billing) Consume(_ context.Context, teamID, _ string, credits int) error {

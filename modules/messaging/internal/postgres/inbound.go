@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/teamtext/teamtext/platform/db"
 )
 
 // This file stores inbound texts, the replies sent in answer to them, the
@@ -399,6 +401,22 @@ func (r *Repo) LockHold(ctx context.Context, teamID string, exclusive bool) erro
 	}
 	if _, err := r.db.IDB(ctx).ExecContext(ctx, `SELECT `+fn+`(hashtextextended(?, 0))`, "messaging_hold:"+teamID); err != nil {
 		return fmt.Errorf("lock hold: %w", err)
+	}
+	return nil
+}
+
+// LockHolds takes the hold locks of several teams, shared, in team order
+// (one statement): a batch of texts to many teams.
+func (r *Repo) LockHolds(ctx context.Context, teamIDs []string) error {
+	ids := append([]string(nil), teamIDs...)
+	sort.Strings(ids)
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		_, err := q.Exec(ctx, `SELECT pg_advisory_xact_lock_shared(hashtextextended('messaging_hold:' || t, 0))
+FROM (SELECT t FROM unnest($1::text[]) WITH ORDINALITY AS v(t, ord) ORDER BY ord) x`, ids)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("lock holds: %w", err)
 	}
 	return nil
 }
