@@ -8,7 +8,7 @@ package httpapi
 import (
 	"time"
 
-	"github.com/teamtext/teamtext/modules/campaigns/internal/postgres"
+	"github.com/teamtext/teamtext/modules/campaigns/internal/domain"
 	"github.com/teamtext/teamtext/modules/campaigns/internal/service"
 )
 
@@ -65,7 +65,7 @@ func From(v *service.View) Campaign {
 	return out
 }
 
-func stepFrom(s *postgres.Step) Step {
+func stepFrom(s *domain.Step) Step {
 	return Step{ID: s.ID, Position: s.Position, SendAt: s.SendAt, DelaySeconds: s.DelaySeconds, DueAt: s.DueAt,
 		Text: opt(s.Text), TemplateID: opt(s.TemplateID), Urgent: s.Urgent, Status: s.Status, MessageID: opt(s.MessageID),
 		SentAt: s.SentAt, ErrorCode: opt(s.ErrorCode), ErrorMessage: opt(s.ErrorMessage)}
