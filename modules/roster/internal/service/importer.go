@@ -409,6 +409,11 @@ func parseImport(data []byte, fields []postgres.CustomField) (*importSheet, erro
 	if !utf8.Valid(data) {
 		return nil, fault.Invalidf("the file is not UTF-8 text; nothing was imported")
 	}
+	// Postgres cannot store NUL in text: such a file is refused whole, like
+	// one that is not UTF-8, before any row reaches the database.
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return nil, fault.Invalidf("line %d holds a NUL character; nothing was imported", bytes.Count(data[:i], []byte("\n"))+1)
+	}
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1 // a short or long row is that row's error, not the file's
 	header, err := cr.Read()
