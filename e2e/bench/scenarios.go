@@ -56,6 +56,7 @@ var scenarios = []scenario{
 
 	// Issue 15, item 6.
 	{name: "inbound-texts", group: "inbound15", desc: "inbound texts from the carrier's callback to `message.received` stored", run: runInboundTexts},
+	{name: "inbound-backlog", group: "inbound15", desc: "filing alone: a staged backlog of texts to `message.received` stored", run: runInboundBacklog},
 	{name: "inbound-pgx", group: "inbound15", desc: "raw pgx: the same inserts (staging row per callback, batched filing)", run: runInboundPgx},
 
 	// Issue 13: last, since it leaves 1,000 teams behind.
