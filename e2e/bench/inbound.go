@@ -218,7 +218,7 @@ func inboundBacklog(ctx context.Context, env *benchEnv, teamID, number string, r
 	defer func() { _ = tx.Rollback(ctx) }()
 	if _, err := tx.Exec(ctx, `INSERT INTO messaging_inbound_pending (provider_message_id, from_phone, to_phone, body, keyword, lane, received_at)
 SELECT 'SMbacklog' || $1::text || '_' || i, p, $2, 'YES', false, i % 8, now() FROM unnest($3::text[]) WITH ORDINALITY AS v(p, i)`,
-		time.Now().UnixNano(), number, phones); err != nil {
+		fmt.Sprint(time.Now().UnixNano()), number, phones); err != nil {
 		return result{}, fmt.Errorf("stage the backlog: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `SELECT pg_notify('teamtext_inbound', '')`); err != nil {
