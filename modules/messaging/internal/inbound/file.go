@@ -2,6 +2,7 @@ package inbound
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"sort"
@@ -53,10 +54,10 @@ func laneOf(from string) int {
 // filed again.
 func Enqueue(ctx context.Context, repo *postgres.Repo, a Args) error {
 	if a.ProviderMessageID == "" || a.From == "" || a.To == "" {
-		return fmt.Errorf("inbound: from, to and provider_message_id are required")
+		return errors.New("inbound: from, to and provider_message_id are required")
 	}
 	if a.ReceivedAt.IsZero() {
-		return fmt.Errorf("inbound: received_at is required")
+		return errors.New("inbound: received_at is required")
 	}
 	from := e164(a.From)
 	return repo.StageInbound(ctx, postgres.PendingInbound{ProviderMessageID: a.ProviderMessageID, FromPhone: from, ToPhone: e164(a.To),
