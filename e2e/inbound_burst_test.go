@@ -88,6 +88,10 @@ func TestInboundBurst(t *testing.T) {
 			countRows(t, `SELECT count(*) FROM messaging_inbound_pending WHERE provider_message_id LIKE $1`, fmt.Sprintf("SMburst%d_%%", run)) == 0
 	})
 
+	// The backlog's metrics are served (other tests' texts may be staged meanwhile).
+	require.GreaterOrEqual(t, metricValue(t, env.svc, "teamtext_inbound_pending_texts"), 0.0)
+	require.Less(t, metricValue(t, env.svc, "teamtext_inbound_pending_oldest_seconds"), 60.0)
+
 	// Exactly once each: one text per provider id, one event per text.
 	require.Equal(t, 0, countRows(t, `SELECT count(*) FROM (SELECT provider_message_id FROM messaging_inbound WHERE provider_message_id LIKE $1
 GROUP BY 1 HAVING count(*) > 1) x`, fmt.Sprintf("SMburst%d_%%", run)))

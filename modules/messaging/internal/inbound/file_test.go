@@ -49,6 +49,13 @@ func TestFileNextKeywordsFirst(t *testing.T) {
 	require.NoError(t, inbound.Enqueue(ctx, b.repo, inbound.Args{From: parent, To: teamNumber, Body: "p0",
 		ProviderMessageID: fmt.Sprintf("SMlane_%s_%d", parent, 0), ReceivedAt: at}))
 
+	// The backlog metrics' source: how many are staged, since when.
+	n, oldest, err := b.repo.PendingStats(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, backlog+3, n)
+	require.NotNil(t, oldest)
+	require.True(t, oldest.Equal(at.Truncate(time.Microsecond)), "%s", oldest)
+
 	lane := inbound.LaneOf(parent)
 	got, err := svc.FileNext(ctx, lane)
 	require.NoError(t, err)
@@ -81,6 +88,10 @@ func TestFileNextKeywordsFirst(t *testing.T) {
 	require.Equal(t, []string{"hello", "STOP", "after"}, bodies(other))
 	require.Equal(t, backlog+3, b.count(t, `SELECT count(*) FROM messaging_inbound`))
 	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM messaging_inbound_pending`))
+	n, oldest, err = b.repo.PendingStats(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.Nil(t, oldest)
 }
 
 // TestFileSkipsStoredAndUnknown: a batch holding a text filed before (a
