@@ -67,17 +67,56 @@ func Enqueue(ctx context.Context, repo *postgres.Repo, a Args) error {
 // FileNext files one batch of a lane's staged texts in one transaction,
 // trying the lanes from first on. It returns when each text it took had
 // arrived (none: no lane had texts that another filer did not hold).
+//
+// A batch that fails is filed again text by text, each in its own
+// transaction, so that a text that cannot be filed does not hold its lane:
+// each failure of a text on its own is counted on its staged row, and at
+// postgres.InboundMaxAttempts it is set aside (logged, kept staged for an
+// operator, no longer taken) and the lane moves on.
 func (s *Service) FileNext(ctx context.Context, first int) ([]time.Time, error) {
+	received, _, err := s.fileBatch(ctx, first, BatchSize)
+	if err == nil || ctx.Err() != nil {
+		return received, err
+	}
+	s.Log.Warn("inbound batch not filed; filing its texts one by one", "err", err)
+	received = received[:0]
+	for range BatchSize {
+		one, taken, err := s.fileBatch(ctx, first, 1)
+		if err == nil {
+			if len(one) == 0 {
+				break
+			}
+			received = append(received, one...)
+			continue
+		}
+		if len(taken) == 0 || ctx.Err() != nil {
+			return received, err // not a text's fault (no text taken): Postgres away
+		}
+		s.Log.Error("inbound text not filed", "provider_message_id", taken[0].ProviderMessageID, "from", phone.Mask(taken[0].FromPhone),
+			"staged_id", taken[0].ID, "err", err)
+		if nerr := s.Repo.NoteInboundFailure(ctx, taken[0].ID, err.Error()); nerr != nil {
+			return received, errors.Join(err, nerr)
+		}
+	}
+	return received, nil
+}
+
+// fileBatch takes up to limit texts of a lane and files them in one
+// transaction; it returns what it took even when filing failed (and the
+// transaction rolled back).
+func (s *Service) fileBatch(ctx context.Context, first, limit int) ([]time.Time, []postgres.PendingInbound, error) {
 	var received []time.Time
+	var taken []postgres.PendingInbound
 	err := s.DB.Tx(ctx, func(ctx context.Context) error {
 		lane, err := s.Repo.LockInboundLane(ctx, Lanes, first)
 		if err != nil || lane < 0 {
 			return err
 		}
-		ps, err := s.Repo.TakeInbound(ctx, lane, BatchSize)
+		ps, err := s.Repo.TakeInbound(ctx, lane, limit)
 		if err != nil {
 			return err
 		}
+		taken = ps
 		as := make([]Args, len(ps))
 		received = make([]time.Time, len(ps))
 		for i, p := range ps {
@@ -87,9 +126,9 @@ func (s *Service) FileNext(ctx context.Context, first int) ([]time.Time, error) 
 		return s.File(ctx, as)
 	})
 	if err != nil {
-		return nil, err
+		return nil, taken, err
 	}
-	return received, nil
+	return received, taken, nil
 }
 
 // File files texts, in arrival order, in one transaction (the caller's, if

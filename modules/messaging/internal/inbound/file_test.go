@@ -113,3 +113,36 @@ func TestFileSkipsStoredAndUnknown(t *testing.T) {
 	require.Equal(t, "two", evs[1].Data["body"])
 	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM messaging_inbound`))
 }
+
+// TestFileNextSetsAsideATextThatFails: a text that cannot be filed (here
+// roster refuses its keyword) does not hold its lane: the batch is filed
+// again text by text, the others are filed in order, and the failing text
+// is set aside after postgres.InboundMaxAttempts tries, kept staged with
+// its error.
+func TestFileNextSetsAsideATextThatFails(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, b := setup(t)
+	poison := sameLane(t, parent)
+	b.roster.failFrom = poison
+	at := time.Now().UTC()
+	for i, tx := range []struct{ from, body string }{{parent, "one"}, {poison, "STOP"}, {parent, "two"}, {poison, "later"}, {parent, "three"}} {
+		require.NoError(t, inbound.Enqueue(ctx, b.repo, inbound.Args{From: tx.from, To: teamNumber, Body: tx.body,
+			ProviderMessageID: fmt.Sprintf("SMpoison_%d", i), ReceivedAt: at.Add(time.Duration(i) * time.Millisecond)}))
+	}
+	got, err := svc.FileNext(ctx, inbound.LaneOf(parent))
+	require.NoError(t, err)
+	require.Len(t, got, 4, "every text but the failing one")
+	var bodies []string
+	for _, e := range b.events(t, "message.received") {
+		bodies = append(bodies, e.Data["from"].(string)+" "+e.Data["body"].(string))
+	}
+	require.Equal(t, []string{parent + " one", parent + " two", poison + " later", parent + " three"}, bodies)
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM messaging_inbound_pending WHERE attempts = 5 AND last_error LIKE '%roster refused%'`))
+	got, err = svc.FileNext(ctx, inbound.LaneOf(parent))
+	require.NoError(t, err)
+	require.Empty(t, got, "set aside: no longer taken")
+	n, _, err := b.repo.PendingStats(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n, "still staged, for an operator")
+}

@@ -3,6 +3,7 @@ package inbound_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"sort"
@@ -47,6 +48,7 @@ type roster struct {
 	calls    []string        // "stop +1…", "start +1…", "help +1…"
 	keywords []rosterapi.KeywordText
 	counts   [2]int // what Counts answers
+	failFrom string // keywords from this number fail (a text that cannot be filed)
 }
 
 func (r *roster) Team(_ context.Context, teamID string) (rosterapi.Team, error) {
@@ -129,6 +131,9 @@ func (r *roster) CustomFieldKeys(context.Context, string) (map[string]bool, erro
 func (r *roster) Keyword(_ context.Context, k rosterapi.KeywordText) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if k.Phone == r.failFrom {
+		return false, errors.New("roster refused the keyword")
+	}
 	r.calls = append(r.calls, k.Keyword+" "+k.Phone)
 	r.keywords = append(r.keywords, k)
 	key := k.TeamID + "|" + k.Phone

@@ -10,12 +10,17 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/text"
 )
 
 // This file is inbound ingestion in batches (issue 15): the staging table
 // carrier callbacks write to, the filers' claim of a lane's texts, and the
 // set-based statements that file a batch. Every statement has bind
 // parameters and a fixed text, and takes its arrays whole.
+
+// InboundMaxAttempts is how many times a text may fail to be filed on its
+// own before it is set aside (kept staged, no longer taken).
+const InboundMaxAttempts = 5
 
 // InboundChannel is the notification channel a staged text wakes the
 // filers with (sent at the callback's commit).
@@ -64,9 +69,9 @@ func (r *Repo) LockInboundLane(ctx context.Context, lanes, first int) (int, erro
 		// pushed into the ordered subquery).
 		err := q.QueryRow(ctx, `SELECT l FROM (
   SELECT l FROM generate_series(0, $1::int - 1) AS l
-  WHERE EXISTS (SELECT 1 FROM messaging_inbound_pending p WHERE p.lane = l)
+  WHERE EXISTS (SELECT 1 FROM messaging_inbound_pending p WHERE p.lane = l AND p.attempts < $3)
   ORDER BY (l - $2::int + $1::int) % $1::int) x
-WHERE pg_try_advisory_xact_lock(hashtextextended('messaging_inbound_lane:' || l, 0)) LIMIT 1`, lanes, first).Scan(&lane)
+WHERE pg_try_advisory_xact_lock(hashtextextended('messaging_inbound_lane:' || l, 0)) LIMIT 1`, lanes, first, InboundMaxAttempts).Scan(&lane)
 		if errors.Is(err, pgx.ErrNoRows) {
 			lane = -1
 			return nil
@@ -88,14 +93,15 @@ func (r *Repo) TakeInbound(ctx context.Context, lane, limit int) ([]PendingInbou
 	var out []PendingInbound
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		rows, err := q.Query(ctx, `WITH kw AS (
-  SELECT from_phone, max(id) AS upto FROM messaging_inbound_pending WHERE lane = $1 AND keyword GROUP BY from_phone),
+  SELECT from_phone, max(id) AS upto FROM messaging_inbound_pending WHERE lane = $1 AND keyword AND attempts < $3 GROUP BY from_phone),
 pick AS (
-  SELECT p.id, 0 AS pri FROM messaging_inbound_pending p JOIN kw ON kw.from_phone = p.from_phone AND p.id <= kw.upto WHERE p.lane = $1
+  SELECT p.id, 0 AS pri FROM messaging_inbound_pending p JOIN kw ON kw.from_phone = p.from_phone AND p.id <= kw.upto
+  WHERE p.lane = $1 AND p.attempts < $3
   UNION ALL
-  (SELECT id, 1 FROM messaging_inbound_pending WHERE lane = $1 ORDER BY id LIMIT $2)),
+  (SELECT id, 1 FROM messaging_inbound_pending WHERE lane = $1 AND attempts < $3 ORDER BY id LIMIT $2)),
 chosen AS (SELECT id FROM pick GROUP BY id ORDER BY min(pri), id LIMIT $2)
 DELETE FROM messaging_inbound_pending p USING chosen c WHERE p.id = c.id
-RETURNING p.id, p.provider_message_id, p.from_phone, p.to_phone, p.body, p.keyword, p.lane, p.received_at`, lane, limit)
+RETURNING p.id, p.provider_message_id, p.from_phone, p.to_phone, p.body, p.keyword, p.lane, p.received_at`, lane, limit, InboundMaxAttempts)
 		if err != nil {
 			return err
 		}
@@ -109,6 +115,21 @@ RETURNING p.id, p.provider_message_id, p.from_phone, p.to_phone, p.body, p.keywo
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// NoteInboundFailure counts a failed attempt to file a staged text on its
+// own and keeps the error (truncated).
+func (r *Repo) NoteInboundFailure(ctx context.Context, id int64, cause string) error {
+	if len(cause) > 1000 {
+		cause = cause[:1000]
+	}
+	return r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		if _, err := q.Exec(ctx, `UPDATE messaging_inbound_pending SET attempts = attempts + 1, last_error = $2 WHERE id = $1`,
+			id, text.Storable(cause)); err != nil {
+			return fmt.Errorf("note inbound failure: %w", err)
+		}
+		return nil
+	})
 }
 
 // PendingStats are the staged texts' count and the oldest one's arrival.

@@ -13,7 +13,12 @@ CREATE TABLE IF NOT EXISTS messaging_inbound_pending (
     body                text NOT NULL,
     keyword             boolean NOT NULL,
     lane                smallint NOT NULL,
-    received_at         timestamptz NOT NULL
+    received_at         timestamptz NOT NULL,
+    -- Times the text failed to be filed on its own (a batch that fails is
+    -- filed again text by text); at MaxAttempts it is set aside, for an
+    -- operator to read last_error, and its lane moves on.
+    attempts            smallint NOT NULL DEFAULT 0,
+    last_error          text
 );
 CREATE UNIQUE INDEX IF NOT EXISTS messaging_inbound_pending_provider ON messaging_inbound_pending (provider_message_id);
 CREATE INDEX IF NOT EXISTS messaging_inbound_pending_lane ON messaging_inbound_pending (lane, id);
