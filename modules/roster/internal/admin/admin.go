@@ -11,6 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	rosterhttp "github.com/teamtext/teamtext/modules/roster/internal/httpapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/platform/auth"
@@ -58,6 +59,7 @@ type Member struct {
 	CanSendBroadcasts bool      `json:"can_send_broadcasts"`
 	GroupIDs          []string  `json:"group_ids"`
 	CreatedAt         time.Time `json:"created_at"`
+	rosterhttp.Deliverability
 }
 
 func memberFrom(m *postgres.Member) Member {
@@ -106,6 +108,7 @@ type memberPath struct {
 func Register(api huma.API, svc *service.Service) {
 	registerRoster(api, svc)
 	registerImport(api, svc)
+	registerUndeliverable(api, svc)
 	tags := []string{"Teams"}
 	httpapi.Register(api, huma.Operation{
 		OperationID: "admin-create-team", Method: http.MethodPost, Path: "/teams", Tags: tags, DefaultStatus: http.StatusCreated,
@@ -197,7 +200,10 @@ func Register(api huma.API, svc *service.Service) {
 		if err != nil {
 			return nil, err
 		}
-		out := memberFrom(m)
+		out, err := markedMember(ctx, svc, m)
+		if err != nil {
+			return nil, err
+		}
 		for _, g := range b.GroupIDs { // the groups joined, each once, as given
 			if !slices.Contains(out.GroupIDs, g) {
 				out.GroupIDs = append(out.GroupIDs, g)
@@ -225,7 +231,7 @@ func Register(api huma.API, svc *service.Service) {
 		if err != nil {
 			return nil, err
 		}
-		return httpapi.Data(memberFrom(m)), nil
+		return markedData(ctx, svc, m)
 	})
 
 	httpapi.Register(api, huma.Operation{
@@ -236,7 +242,7 @@ func Register(api huma.API, svc *service.Service) {
 		if err != nil {
 			return nil, err
 		}
-		return httpapi.Data(memberFrom(m)), nil
+		return markedData(ctx, svc, m)
 	}, http.StatusConflict)
 
 	ktags := []string{"API keys"}

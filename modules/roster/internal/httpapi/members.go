@@ -27,12 +27,26 @@ type Member struct {
 	DashboardLogin bool      `json:"dashboard_login" doc:"Staff and members with a login cannot be changed through the API."`
 	GroupIDs       []string  `json:"group_ids"`
 	CreatedAt      time.Time `json:"created_at"`
+	Deliverability
+}
+
+// Deliverability is issue 18's mark on a member's number, shown on every
+// roster entry with the number.
+type Deliverability struct {
+	Undeliverable      bool       `json:"undeliverable" doc:"The member's number is marked undeliverable: its texts failed with a permanent carrier code (landline, unreachable, invalid, blocked) UNDELIVERABLE_AFTER times in a row. Sends skip it (counted as skipped_undeliverable, charged nothing) until a text to it is delivered, it texts the team, or the dashboard clears the mark. Read-only (an addition to v1)."`
+	UndeliverableSince *time.Time `json:"undeliverable_since" doc:"When the number was marked undeliverable; null when it is not."`
+}
+
+// DeliverabilityFrom renders the mark.
+func DeliverabilityFrom(since *time.Time) Deliverability {
+	return Deliverability{Undeliverable: since != nil, UndeliverableSince: since}
 }
 
 // MemberFrom renders a member view.
 func MemberFrom(v *service.MemberView) Member {
 	return Member{ID: v.ID, Name: v.Name, Phone: v.Phone, Email: v.Email, Role: string(v.Role), Status: v.Status,
-		IsBlocked: v.IsBlocked, DashboardLogin: v.DashboardLogin, GroupIDs: v.GroupIDs, CreatedAt: v.CreatedAt}
+		IsBlocked: v.IsBlocked, DashboardLogin: v.DashboardLogin, GroupIDs: v.GroupIDs, CreatedAt: v.CreatedAt,
+		Deliverability: DeliverabilityFrom(v.UndeliverableSince)}
 }
 
 // ReadOnly are fields the API shows but never takes: setting them gives 400 read_only_field.
