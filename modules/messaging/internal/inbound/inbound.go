@@ -70,6 +70,9 @@ type Deps struct {
 	Events  events.Publisher
 	Carrier carrier.Carrier
 	Log     *slog.Logger
+	// Deliverability clears a number's undeliverable mark when it texts
+	// the team (issue 18); nil: not kept.
+	Deliverability rosterapi.Deliverability
 }
 
 // Service runs the inbound use cases.
