@@ -39,6 +39,7 @@ type depsIn struct {
 	Events   events.Publisher
 	Outbound *outbound.Service
 	Log      *slog.Logger
+	Carrier  carrier.Carrier // its codes: which failures a resend leaves out
 }
 
 // --- Inbound texts, keywords, the inbox and analytics (issue 7) ---

@@ -82,7 +82,8 @@ var Module = fx.Module("messaging",
 	),
 	fx.Provide(fx.Private, func(in depsIn) service.Deps {
 		return service.Deps{DB: in.DB, Repo: in.Repo, Jobs: in.Jobs, Clock: in.Clock, Teams: in.Teams, Members: in.Members,
-			Audience: in.Audience, Lookup: in.Lookup, Billing: in.Billing, Events: in.Events, Outbound: in.Outbound, Log: in.Log}
+			Audience: in.Audience, Lookup: in.Lookup, Billing: in.Billing, Events: in.Events, Outbound: in.Outbound, Log: in.Log,
+			Classify: carrier.Classifier(in.Carrier)}
 	}),
 	fx.Invoke(
 		func(j *jobs.Jobs, s *service.Service, ob *outbound.Service, in *ingest.Service, sim *simulator.Simulator, clk clock.Clock) {
