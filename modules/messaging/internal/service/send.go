@@ -53,22 +53,23 @@ type SendInput struct {
 
 // Plan is a checked send: what would go out, to whom, at what cost.
 type Plan struct {
-	Team       rosterapi.Team
-	Text       string
-	TemplateID string
-	Rendered   string
-	Encoding   domain.Encoding
-	Segments   int
-	Phones     []string            // distinct recipient phones, in roster order
-	MemberIDs  map[string][]string // phone -> roster entries
-	Credits    int
+	Team             rosterapi.Team
+	Text             string
+	TemplateID       string
+	Rendered         string
+	Encoding         domain.Encoding
+	Segments         int
+	Phones           []string            // distinct recipient phones, in roster order
+	MemberIDs        map[string][]string // phone -> roster entries
+	Credits          int
+	ApprovalRequired bool
+	ScheduledFor     *time.Time
+	RepeatUntil      *time.Time
+	Completion       time.Time // estimates: when the last text would reach the carrier
+
 	// SkippedUndeliverable counts the audience's numbers marked
 	// undeliverable: not texted, not charged (issue 18).
 	SkippedUndeliverable int
-	ApprovalRequired     bool
-	ScheduledFor         *time.Time
-	RepeatUntil          *time.Time
-	Completion           time.Time // estimates: when the last text would reach the carrier
 }
 
 // prepare runs every check of a send, in this order: body validation (400),
