@@ -115,12 +115,12 @@ var inboundOptions = fx.Options(
 		},
 		inbound.NewReleaser,
 		fx.Annotate(func(r *inbound.Releaser) billingapi.PaymentListener { return r }, fx.ResultTags(`group:"payment_recovered"`)),
+		fx.Annotate(func(s *inbound.Service, clk clock.Clock, ins instruments) jobs.Registration {
+			return worker.Inbound(s, clk, ins.inboundLag)
+		}, fx.ResultTags(`group:"workers"`)),
 	),
 	fx.Invoke(
 		func(r *inbound.Releaser, p events.Publisher) { r.Bind(p) },
-		func(j *jobs.Jobs, s *inbound.Service, clk clock.Clock, ins instruments) {
-			j.Register(worker.Inbound(s, clk, ins.inboundLag))
-		},
 		func(api httpapi.Public, s *inbound.Service) { msghttp.RegisterInbound(api.API, s) },
 		func(api httpapi.Admin, s *inbound.Service, c carrier.Carrier, sim *simulator.Simulator, d *db.DB, j *jobs.Jobs, clk clock.Clock) {
 			// the simulator's injection only when it is the carrier

@@ -85,11 +85,11 @@ var Module = fx.Module("messaging",
 			Audience: in.Audience, Lookup: in.Lookup, Billing: in.Billing, Events: in.Events, Outbound: in.Outbound, Log: in.Log,
 			Classify: carrier.Classifier(in.Carrier)}
 	}),
+	fx.Provide(
+		fx.Annotate(worker.Outbound, fx.ResultTags(`group:"workers"`)),
+		fx.Annotate(worker.Simulator, fx.ResultTags(`group:"workers"`)),
+	),
 	fx.Invoke(
-		func(j *jobs.Jobs, s *service.Service, ob *outbound.Service, in *ingest.Service, sim *simulator.Simulator, clk clock.Clock) {
-			j.Register(worker.Outbound(s, ob, in, clk))
-			j.Register(worker.Simulator(sim, clk))
-		},
 		func(api httpapi.Public, s *service.Service) { msghttp.Register(api.API, s) },
 		func(api httpapi.Admin, s *service.Service, ob *outbound.Service, c carrier.Carrier, sim *simulator.Simulator) {
 			admin.Register(api.API, s, simulatorOnly(c, sim))

@@ -235,7 +235,7 @@ func setup(t *testing.T) (*inbound.Service, *testBundle) {
 	_, err := d.Bun.ExecContext(context.Background(), `CREATE TABLE test_events (seq bigserial, team_id text, type text, data jsonb)`)
 	require.NoError(t, err)
 	log := slog.New(slog.DiscardHandler)
-	j, err := jobs.New(d, clock.Real{}, nil, metrics.New(), log, jobs.Options{})
+	j, err := jobs.New(d, clock.Real{}, log, jobs.Options{})
 	require.NoError(t, err)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	team := rosterapi.Team{ID: "team_1", Name: "Tigers", Code: "tigers", Number: teamNumber}
@@ -252,7 +252,8 @@ func setup(t *testing.T) (*inbound.Service, *testBundle) {
 	pub := published{db: d}
 	svc := inbound.New(inbound.Deps{DB: d, Repo: repo, Jobs: j, Clock: clock.Real{}, Teams: r, Members: r, Lookup: r, OptOuts: r, Stats: r,
 		Billing: b, Events: pub, Carrier: c, Log: log})
-	j.Register(worker.Inbound(svc, clock.Real{}, nil))
+	_, err = jobs.NewRunner(j, []jobs.Registration{worker.Inbound(svc, clock.Real{}, nil)}, metrics.New(), jobs.Options{})
+	require.NoError(t, err)
 	rel := inbound.NewReleaser(d, repo, clock.Real{}, log)
 	rel.Bind(pub)
 	return svc, &testBundle{db: d, repo: repo, roster: r, billing: b, carrier: c, releaser: rel, team: team}

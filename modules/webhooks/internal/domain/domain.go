@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
 )
@@ -114,7 +112,9 @@ func NextAttempt(n int, failedAt time.Time) (at time.Time, ok bool) {
 	return failedAt.Add(gap), true
 }
 
-// DeliverArgs is the job of one delivery attempt (River args). Attempt n
+// DeliverArgs is the job of one delivery attempt (River args); every
+// attempt, first and retried, is inserted into Queue (the domain names the
+// queue, the inserting adapters pass it: a domain imports no River). Attempt n
 // is recorded only while the delivery has n-1 recorded attempts, so a job
 // that runs twice records and sends at most once after a success.
 type DeliverArgs struct {
@@ -130,6 +130,3 @@ func (DeliverArgs) Kind() string { return "webhooks.deliver" }
 // for the receiver's round trip, so deliveries get slots of their own
 // (WEBHOOK_WORKERS) rather than JOB_WORKERS' shared ones.
 const Queue = "webhooks"
-
-// InsertOpts sends every attempt, first and retried, to Queue.
-func (DeliverArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: Queue} }
