@@ -282,7 +282,7 @@ func TestResendFailed(t *testing.T) {
 	var replay suppressed
 	require.NoError(t, r.Data(&replay))
 	require.Equal(t, rs.ID, replay.ID)
-	requireCode(t, resend(m.ID, only), 409, "conflict") // resent already
+	requireCode(t, resend(m.ID, only), 409, "conflict")  // resent already
 	requireCode(t, resend(rs.ID, only), 409, "conflict") // nothing of the resend failed
 	require.Equal(t, before+1, credits(t, api).CreditsUsed)
 	require.Equal(t, 2, messageCount(t, c.url, f.TeamID))

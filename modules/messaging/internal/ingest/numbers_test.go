@@ -24,7 +24,9 @@ func (r *recorded) NoteOutcomes(_ context.Context, os []rosterapi.NumberOutcome,
 	return nil, nil
 }
 
-func (r *recorded) ClearUndeliverable(context.Context, string, string) (bool, error) { return false, nil }
+func (r *recorded) ClearUndeliverable(context.Context, string, string) (bool, error) {
+	return false, nil
+}
 
 func landline(code string) domain.NumberFault {
 	if code == "30006" {
@@ -47,7 +49,7 @@ func TestNoteNumbersFoldsPerNumber(t *testing.T) {
 
 	require.NoError(t, s.noteNumbers(ctx, []finalWord{
 		{teamID: "team_a", phone: "+1", status: domain.DeliveryFailed, code: "30001", at: t0}, // neutral
-		{teamID: "team_a", phone: "+2", status: domain.DeliveryUnconfirmed, at: t0},          // neutral
+		{teamID: "team_a", phone: "+2", status: domain.DeliveryUnconfirmed, at: t0},           // neutral
 		{teamID: "team_a", phone: "+3", status: domain.DeliveryFailed, code: domain.CodeOptedOut, at: t0},
 	}))
 	require.Empty(t, roster.calls, "nothing to say about any number")
