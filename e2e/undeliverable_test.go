@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -151,9 +154,19 @@ func TestLandlineSuppressed(t *testing.T) {
 	require.False(t, cleared.Undeliverable)
 	require.Nil(t, cleared.UndeliverableSince)
 	require.False(t, markOf(t, api, kid.ID).Undeliverable)
-	require.NoError(t, c.admin.Expect(ctx, 200, "DELETE", "/teams/"+f.TeamID+"/members/"+sib.ID+"/undeliverable", nil, nil), "idempotent")
+	// Idempotent; and the CLI's verb does the same.
+	cli := exec.Command(env.bin, "admin", "members", "clear-undeliverable", "--team", f.TeamID, "--member", sib.ID)
+	cli.Env = append(os.Environ(), "ADMIN_URL="+c.svc.AdminURL, "ADMIN_TOKEN="+harness.AdminToken)
+	out, err := cli.Output()
+	require.NoError(t, err, string(out))
+	var viaCLI struct {
+		Data marked `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(out, &viaCLI), string(out))
+	require.Equal(t, sib.ID, viaCLI.Data.ID)
+	require.False(t, viaCLI.Data.Undeliverable)
 	other, _ := c.team(t, harness.TeamOptions{})
-	r, err := c.admin.Do(ctx, "DELETE", "/teams/"+other.TeamID+"/members/"+kid.ID+"/undeliverable", nil)
+	r, err = c.admin.Do(ctx, "DELETE", "/teams/"+other.TeamID+"/members/"+kid.ID+"/undeliverable", nil)
 	require.NoError(t, err)
 	requireCode(t, r, 404, "not_found")
 	m4 := sendTo(t, api, "Game moved to 7", "families")
