@@ -185,10 +185,10 @@ func TestLandlineSuppressed(t *testing.T) {
 
 	// A delivered text clears it too. It can only be one already on its way
 	// when the mark came (sends skip marked numbers): the realistic carrier
-	// reports 60 s (test clock) after each text, so two failures and then a
-	// delivery to the number are all out before any report arrives.
+	// reports 10 minutes (test clock) after each text, so two failures and
+	// then a delivery to the number are all out before any report arrives.
 	require.NoError(t, c.admin.Expect(ctx, 200, "PUT", "/simulator/profile", map[string]any{"name": "realistic",
-		"duplicate_rate": 0, "reorder_rate": 0, "report_latency_min_ms": 60000, "report_latency_max_ms": 60000}, nil))
+		"duplicate_rate": 0, "reorder_rate": 0, "report_latency_min_ms": 600000, "report_latency_max_ms": 600000}, nil))
 	handedOver := func(id string) func() bool {
 		return func() bool { return deliveries(t, c.url, id, "queued") == 0 }
 	}
@@ -196,15 +196,15 @@ func TestLandlineSuppressed(t *testing.T) {
 	waitFor(t, 30*time.Second, handedOver(a.ID))
 	b := sendTo(t, api, "Late report two", "families")
 	waitFor(t, 30*time.Second, handedOver(b.ID))
-	c.advance(t, 30*time.Second)
+	c.advance(t, 5*time.Minute)   // d goes out 5 minutes after b (its report 5 minutes after b's)
 	outcomes(map[string]string{}) // the next text to the number is delivered
 	d := sendTo(t, api, "Late report three", "families")
 	require.Equal(t, 2, d.Recipients)
 	waitFor(t, 30*time.Second, handedOver(d.ID))
-	c.advance(t, 35*time.Second) // a's and b's reports are due, d's is not
+	c.advance(t, 5*time.Minute+50*time.Second) // a's and b's reports are due, d's is not (for 4 minutes of real time)
 	waitFor(t, 30*time.Second, func() bool { return markOf(t, api, kid.ID).Undeliverable })
 	require.Equal(t, 0, deliveries(t, c.url, d.ID, "delivered"), "d's reports are still to come")
-	c.advance(t, 30*time.Second) // d's reports are due: the landline's text was delivered
+	c.advance(t, 5*time.Minute) // d's reports are due: the landline's text was delivered
 	waitFor(t, 30*time.Second, func() bool { return deliveries(t, c.url, d.ID, "delivered") == 2 })
 	waitFor(t, 10*time.Second, func() bool { return !markOf(t, api, kid.ID).Undeliverable })
 	require.Equal(t, 0, countRowsIn(t, c.url, `SELECT count(*) FROM roster_undeliverable WHERE team_id = $1`, f.TeamID),
