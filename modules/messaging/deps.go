@@ -55,6 +55,7 @@ type inboundIn struct {
 	Members  rosterapi.Members
 	Lookup   rosterapi.Lookup
 	OptOuts  rosterapi.OptOuts
+	Keywords rosterapi.Keywords
 	Stats    rosterapi.Stats
 	Billing  billingapi.Accounts
 	Events   events.Publisher
@@ -110,7 +111,7 @@ var inboundOptions = fx.Options(
 	fx.Provide(
 		func(in inboundIn) *inbound.Service {
 			return inbound.New(inbound.Deps{DB: in.DB, Repo: in.Repo, Jobs: in.Jobs, Clock: in.Clock, Teams: in.Teams, Members: in.Members,
-				Lookup: numberLookup{Lookup: in.Lookup, numbers: in.Outbound}, OptOuts: in.OptOuts, Stats: in.Stats, Billing: in.Billing,
+				Lookup: numberLookup{Lookup: in.Lookup, numbers: in.Outbound}, OptOuts: in.OptOuts, Keywords: in.Keywords, Stats: in.Stats, Billing: in.Billing,
 				Events: in.Events, Carrier: in.Carrier, Log: in.Log, Deliverability: in.Deliverability})
 		},
 		inbound.NewReleaser,

@@ -49,6 +49,7 @@ var Module = fx.Module("roster",
 		fx.Annotate(service.NewDirectory, fx.As(new(rosterapi.Teams)), fx.As(new(rosterapi.Members)), fx.As(new(rosterapi.Audience)), fx.As(new(rosterapi.Lookup)), fx.As(new(rosterapi.Stats))),
 		fx.Annotate(func(s *service.Service) rosterapi.OptOuts { return s }),
 		func(r *postgres.Repo) rosterapi.Deliverability { return service.NewDirectory(r) },
+		fx.Annotate(func(s *service.Service) rosterapi.Keywords { return s }),
 		fx.Annotate(func(s *service.Service) auth.Authenticator { return s }),
 	),
 	fx.Invoke(
