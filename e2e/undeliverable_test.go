@@ -3,8 +3,12 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -299,4 +303,64 @@ func TestResendFailed(t *testing.T) {
 	requireCode(t, resend(rs.ID, only), 409, "conflict") // nothing of the resend failed
 	require.Equal(t, before+1, credits(t, api).CreditsUsed)
 	require.Equal(t, 2, messageCount(t, c.url, f.TeamID))
+}
+
+// TestTwilioLandlineSuppressed: with CARRIER=twilio, two status callbacks
+// with Twilio's landline code (30006) for a number mark it, by Twilio's own
+// code table, and the next send does not hand it to Twilio.
+func TestTwilioLandlineSuppressed(t *testing.T) {
+	t.Parallel()
+	const token, base, sid = "twiliotestauthtoken0123456789ab", "https://teamtext.example.test", "AC0123456789abcdef0123456789abcdef"
+	fake := newFakeTwilioAPI(t)
+	dbURL := freshDatabase(t, "twilio_landline")
+	svc := startServiceOn(t, dbURL, "CARRIER=twilio", "TWILIO_ACCOUNT_SID="+sid, "TWILIO_AUTH_TOKEN="+token,
+		"TWILIO_API_URL="+fake.URL, "PUBLIC_BASE_URL="+base, "TWILIO_RATE=20")
+	admin := harness.NewClient(svc.AdminURL+"/admin/v1", harness.AdminToken)
+	_, api := newTeamOn(t, admin, svc, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})
+	addMember(t, api, map[string]any{"name": "Ada", "phone": "2025550621"})
+	lan := addMember(t, api, map[string]any{"name": "Lan", "phone": "2025550622"})
+	const mobile, landline = "+12025550621", "+12025550622"
+
+	status := func(cb, to, twilioStatus, errorCode string) {
+		t.Helper()
+		require.True(t, strings.HasPrefix(cb, base+"/"), cb)
+		form := url.Values{"MessageSid": {"SMx" + cb[len(cb)-6:]}, "AccountSid": {sid}, "MessageStatus": {twilioStatus},
+			"To": {to}, "From": {"+12025550100"}}
+		if errorCode != "" {
+			form.Set("ErrorCode", errorCode)
+		}
+		req, err := http.NewRequest("POST", svc.PublicURL+strings.TrimPrefix(cb, base), strings.NewReader(form.Encode()))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Twilio-Signature", twilioSignature(token, cb, form))
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, 204, resp.StatusCode)
+	}
+	var seen []string // the landline's callbacks so far: one per text
+	broadcastAndFail := func(text string) {
+		t.Helper()
+		m := sendTo(t, api, text, "families")
+		require.Equal(t, 2, m.Recipients)
+		waitFor(t, 30*time.Second, func() bool {
+			cb := fake.callback(landline)
+			return cb != "" && !slices.Contains(seen, cb) && fake.callback(mobile) != ""
+		})
+		cb := fake.callback(landline)
+		seen = append(seen, cb)
+		status(cb, landline, "undelivered", "30006")
+		waitFor(t, 30*time.Second, func() bool { return deliveries(t, dbURL, m.ID, "failed") == 1 })
+	}
+	broadcastAndFail("Practice at 6")
+	require.False(t, markOf(t, api, lan.ID).Undeliverable)
+	broadcastAndFail("Practice at 7")
+	waitFor(t, 10*time.Second, func() bool { return markOf(t, api, lan.ID).Undeliverable })
+
+	m := sendTo(t, api, "Practice at 8", "families")
+	require.Equal(t, 1, m.Recipients)
+	require.Equal(t, 1, m.SkippedUndeliverable)
+	waitFor(t, 30*time.Second, func() bool { return deliveries(t, dbURL, m.ID, "queued") == 0 })
+	require.Len(t, seen, 2)
+	require.Equal(t, seen[1], fake.callback(landline), "Twilio was not asked to text the landline again")
 }
