@@ -217,6 +217,15 @@ func (s *Service) File(ctx context.Context, as []Args) error {
 		if err != nil {
 			return err
 		}
+		var fresh []postgres.Inbound
+		for i := range ins {
+			if stored[ins[i].ID] {
+				fresh = append(fresh, ins[i])
+			}
+		}
+		if err := s.heardFrom(ctx, fresh); err != nil {
+			return err
+		}
 		var visible []postgres.Inbound
 		for i := range ins {
 			in := &ins[i]
