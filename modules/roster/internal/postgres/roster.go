@@ -143,6 +143,16 @@ func (r *Repo) MembersByPhone(ctx context.Context, teamID, phone string, forUpda
 	return ms, nil
 }
 
+// MembersByTeamPhonesSQL reads the live entries of pairs (teams $1[i],
+// phones $2[i]): one probe per distinct pair (the lateral subquery, kept
+// apart by OFFSET 0) of the expression index on team_id || ' ' || phone,
+// as ImportEntriesSQL does, so its cost follows the pairs, not the table.
+const MembersByTeamPhonesSQL = `SELECT ` + memberColumns + `
+FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::text[])) AS v(team_id, phone)
+CROSS JOIN LATERAL (SELECT * FROM roster_members
+                    WHERE team_id || ' ' || phone = v.team_id || ' ' || v.phone AND deleted_at IS NULL OFFSET 0) m
+ORDER BY m.created_at, m.id`
+
 // MembersByTeamPhones returns the (not deleted) entries of any of the
 // pairs (teams[i], phones[i]), oldest first, in one prepared statement.
 func (r *Repo) MembersByTeamPhones(ctx context.Context, teams, phones []string) ([]Member, error) {
@@ -151,9 +161,7 @@ func (r *Repo) MembersByTeamPhones(ctx context.Context, teams, phones []string) 
 		return ms, nil
 	}
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		rows, err := q.Query(ctx, `SELECT `+memberColumns+` FROM roster_members m
-JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[])) AS v(team_id, phone) ON m.team_id = v.team_id AND m.phone = v.phone
-WHERE m.deleted_at IS NULL ORDER BY m.created_at, m.id`, teams, phones)
+		rows, err := q.Query(ctx, MembersByTeamPhonesSQL, teams, phones)
 		if err != nil {
 			return err
 		}
