@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"time"
 
 	"go.uber.org/fx"
 
@@ -43,12 +44,12 @@ var Module = fx.Module("webhooks",
 		fx.Private, postgres.NewRepo,
 	),
 	fx.Provide(
-		fx.Private, newGuard, newSender, mail.NewRecorder, newMailer, worker.NewDeliverWorker, worker.NewMailWorker,
+		fx.Private, newGuard, newSender, mail.NewRecorder, newMailer, worker.NewDeliverWorker, worker.NewPumpWorker, worker.NewMailWorker,
 	),
 	fx.Provide(
 		fx.Annotate(worker.Registration, fx.ResultTags(`group:"workers"`)),
 		fx.Annotate(func(cfg config.Config) jobs.Queue {
-			return jobs.Queue{Name: domain.Queue, MaxWorkers: cfg.WebhookWorkers}
+			return jobs.Queue{Name: domain.Queue, MaxWorkers: cfg.WebhookWorkers, FetchPollInterval: pumpPoll}
 		}, fx.ResultTags(`group:"queues"`)),
 		func(repo *postgres.Repo, teams rosterapi.Teams, billing billingapi.Accounts, j *jobs.Jobs, clk clock.Clock) *eventlog.Log {
 			return eventlog.New(repo, teams, billing, j, clk)
@@ -61,8 +62,9 @@ var Module = fx.Module("webhooks",
 	fx.Invoke(
 		// Workers are registered with River before the service exists (the
 		// service inserts jobs through River); bind them before River starts.
-		func(d *worker.DeliverWorker, m *worker.MailWorker, s *service.Service, smtp *mail.SMTP) {
+		func(d *worker.DeliverWorker, p *worker.PumpWorker, m *worker.MailWorker, s *service.Service, smtp *mail.SMTP) {
 			d.Bind(s)
+			p.Bind(s)
 			if smtp != nil {
 				m.Bind(smtp)
 			}
@@ -71,6 +73,11 @@ var Module = fx.Module("webhooks",
 		func(api httpapi.Admin, s *service.Service) { admin.Register(api.API, s) },
 	),
 )
+
+// pumpPoll is how often the webhooks queue looks for jobs that came due
+// without a notification: a throttled queue's pump snoozed until its next
+// slot wakes at most this late (and catches up, domain.CatchUp).
+const pumpPoll = 50 * time.Millisecond
 
 // newGuard builds the URL guard from WEBHOOK_ALLOW_CIDRS, WEBHOOK_CA_FILE and
 // WEBHOOK_DNS_SERVER.

@@ -257,8 +257,8 @@ func New(tb testing.TB, srv *dbtest.Server, o Options) *Env {
 		clk = realClock{}
 	}
 	log := slog.New(slog.DiscardHandler)
-	dw, mw := worker.NewDeliverWorker(), worker.NewMailWorker()
-	j, err := jobs.New(d, clk, []jobs.Registration{worker.Registration(dw, mw)}, metrics.New(), log,
+	dw, pw, mw := worker.NewDeliverWorker(), worker.NewPumpWorker(clk, log), worker.NewMailWorker()
+	j, err := jobs.New(d, clk, []jobs.Registration{worker.Registration(dw, pw, mw)}, metrics.New(), log,
 		jobs.Options{MaxWorkers: 50, Queues: []jobs.Queue{{Name: domain.Queue, MaxWorkers: cmp.Or(o.WebhookWorkers, 200)}},
 			SoftStopTimeout: time.Second, RunWorkers: o.RunWorkers})
 	if err != nil {
@@ -277,6 +277,7 @@ func New(tb testing.TB, srv *dbtest.Server, o Options) *Env {
 	e.Svc = service.New(service.Deps{DB: d, Repo: e.Repo, Log: e.Log, Guard: guard, Sender: sender, Jobs: j,
 		Mailer: mail.NewRecorder(e.Repo, clk), Teams: e.Dir, Members: e.Dir, Billing: e.Billing, Clock: clk, Logger: log})
 	dw.Bind(e.Svc)
+	pw.Bind(e.Svc)
 	if o.RunWorkers {
 		if err := j.Start(context.Background()); err != nil {
 			tb.Fatal(err)
