@@ -238,7 +238,7 @@ func Register(api huma.API, svc *service.Service) {
 	}, func(ctx context.Context, in *struct {
 		TeamID    string `path:"team_id"`
 		WebhookID string `path:"webhook_id"`
-		Body      httpapi.ThrottleBody
+		Body      httpapi.WebhookThrottleBody
 	}) (*platformhttp.DataOutput[Webhook], error) {
 		w, err := svc.SetThrottle(ctx, in.TeamID, in.WebhookID, "", in.Body.MaxPerSecond)
 		if err != nil {
@@ -254,7 +254,7 @@ func Register(api huma.API, svc *service.Service) {
 		TeamID    string `path:"team_id"`
 		WebhookID string `path:"webhook_id"`
 		httpapi.DeliveriesQuery
-	}) (*platformhttp.ListOutput[httpapi.Delivery], error) {
+	}) (*platformhttp.ListOutput[httpapi.WebhookDelivery], error) {
 		ls, err := svc.Deliveries(ctx, in.TeamID, in.WebhookID, in.Status, in.Limit, in.Offset)
 		if err != nil {
 			return nil, err
@@ -269,7 +269,7 @@ func Register(api huma.API, svc *service.Service) {
 		TeamID     string `path:"team_id"`
 		WebhookID  string `path:"webhook_id"`
 		DeliveryID string `path:"delivery_id"`
-	}) (*platformhttp.DataOutput[httpapi.Delivery], error) {
+	}) (*platformhttp.DataOutput[httpapi.WebhookDelivery], error) {
 		l, err := svc.Retry(ctx, in.TeamID, in.WebhookID, in.DeliveryID, "")
 		if err != nil {
 			return nil, err
@@ -283,13 +283,13 @@ func Register(api huma.API, svc *service.Service) {
 	}, func(ctx context.Context, in *struct {
 		TeamID    string `path:"team_id"`
 		WebhookID string `path:"webhook_id"`
-		Body      httpapi.RecoverBody
-	}) (*platformhttp.DataOutput[httpapi.Recovered], error) {
+		Body      httpapi.WebhookRecoverBody
+	}) (*platformhttp.DataOutput[httpapi.WebhookRecovery], error) {
 		n, err := svc.Recover(ctx, in.TeamID, in.WebhookID, "", in.Body.Since)
 		if err != nil {
 			return nil, err
 		}
-		return platformhttp.Data(httpapi.Recovered{Requeued: n, Since: in.Body.Since}), nil
+		return platformhttp.Data(httpapi.WebhookRecovery{Requeued: n, Since: in.Body.Since}), nil
 	}, http.StatusConflict)
 
 	platformhttp.Register(api, huma.Operation{

@@ -14,8 +14,8 @@ import (
 	"github.com/teamtext/teamtext/platform/httpapi"
 )
 
-// Attempt is one attempt of a delivery.
-type Attempt struct {
+// DeliveryAttempt is one attempt of a delivery.
+type DeliveryAttempt struct {
 	Attempt       int        `json:"attempt" doc:"1 for the first try; a retried or recovered delivery goes on counting (7, 8, ...)."`
 	AttemptedAt   time.Time  `json:"attempted_at" doc:"When it was sent (also the signature's t)."`
 	Success       bool       `json:"success" doc:"A 2xx answer within 10 seconds."`
@@ -26,22 +26,22 @@ type Attempt struct {
 }
 
 // AttemptFrom renders an attempt.
-func AttemptFrom(a *postgres.Attempt) Attempt {
-	return Attempt{Attempt: a.Attempt, AttemptedAt: a.AttemptedAt, Success: a.Success, StatusCode: a.StatusCode,
+func AttemptFrom(a *postgres.Attempt) DeliveryAttempt {
+	return DeliveryAttempt{Attempt: a.Attempt, AttemptedAt: a.AttemptedAt, Success: a.Success, StatusCode: a.StatusCode,
 		Error: a.Error, DurationMS: float64(a.DurationUS) / 1000, NextAttemptAt: a.NextAttemptAt}
 }
 
-// Delivery is one event's delivery to one webhook, with its attempts.
-type Delivery struct {
-	ID            string     `json:"id" doc:"X-Service-Delivery: one per event and webhook, kept across retries."`
-	EventID       string     `json:"event_id"`
-	EventType     string     `json:"event_type"`
-	Status        string     `json:"status" enum:"pending,failed,delivered,abandoned,cancelled" doc:"pending: waiting for its first attempt of the round, or its turn under the throttle; failed: an attempt failed and the next is planned; delivered: got a 2xx; abandoned: every attempt of the round failed; cancelled: ended unsent because the webhook was turned off."`
-	Queued        bool       `json:"queued" doc:"Waiting its turn in the webhook's queue (a throttle, or a recovery sending in order)."`
-	NextAttemptAt *time.Time `json:"next_attempt_at" doc:"When the next attempt is due; null when none is planned (ended, or queued)."`
-	CreatedAt     time.Time  `json:"created_at" doc:"When the event happened."`
-	UpdatedAt     time.Time  `json:"updated_at"`
-	Attempts      []Attempt  `json:"attempts" doc:"Every attempt, oldest first."`
+// WebhookDelivery is one event's delivery to one webhook, with its attempts.
+type WebhookDelivery struct {
+	ID            string            `json:"id" doc:"X-Service-Delivery: one per event and webhook, kept across retries."`
+	EventID       string            `json:"event_id"`
+	EventType     string            `json:"event_type"`
+	Status        string            `json:"status" enum:"pending,failed,delivered,abandoned,cancelled" doc:"pending: waiting for its first attempt of the round, or its turn under the throttle; failed: an attempt failed and the next is planned; delivered: got a 2xx; abandoned: every attempt of the round failed; cancelled: ended unsent because the webhook was turned off."`
+	Queued        bool              `json:"queued" doc:"Waiting its turn in the webhook's queue (a throttle, or a recovery sending in order)."`
+	NextAttemptAt *time.Time        `json:"next_attempt_at" doc:"When the next attempt is due; null when none is planned (ended, or queued)."`
+	CreatedAt     time.Time         `json:"created_at" doc:"When the event happened."`
+	UpdatedAt     time.Time         `json:"updated_at"`
+	Attempts      []DeliveryAttempt `json:"attempts" doc:"Every attempt, oldest first."`
 }
 
 // StatusDoc explains the delivery statuses.
@@ -67,26 +67,26 @@ func StatusOf(d *postgres.Delivery) string {
 }
 
 // DeliveryFrom renders a listed delivery.
-func DeliveryFrom(l *service.Listed) Delivery {
-	as := make([]Attempt, len(l.Attempts))
+func DeliveryFrom(l *service.Listed) WebhookDelivery {
+	as := make([]DeliveryAttempt, len(l.Attempts))
 	for i := range l.Attempts {
 		as[i] = AttemptFrom(&l.Attempts[i])
 	}
-	return Delivery{ID: l.ID, EventID: l.EventID, EventType: l.EventType, Status: StatusOf(&l.Delivery), Queued: l.Queued,
+	return WebhookDelivery{ID: l.ID, EventID: l.EventID, EventType: l.EventType, Status: StatusOf(&l.Delivery), Queued: l.Queued,
 		NextAttemptAt: l.NextAttemptAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, Attempts: as}
 }
 
 // Deliveries renders a page of deliveries.
-func Deliveries(ls []service.Listed) []Delivery {
-	out := make([]Delivery, len(ls))
+func Deliveries(ls []service.Listed) []WebhookDelivery {
+	out := make([]WebhookDelivery, len(ls))
 	for i := range ls {
 		out[i] = DeliveryFrom(&ls[i])
 	}
 	return out
 }
 
-// Recovered is what a recovery queued.
-type Recovered struct {
+// WebhookRecovery is what a recovery queued.
+type WebhookRecovery struct {
 	Requeued int       `json:"requeued" doc:"How many deliveries were put back in the queue."`
 	Since    time.Time `json:"since" doc:"The since that was asked for."`
 }
@@ -115,13 +115,13 @@ const (
 		"1 to 100, or null for no limit (else 400 `invalid_request`). " + ThrottleDoc
 )
 
-// RecoverBody is the body of a recovery.
-type RecoverBody struct {
+// WebhookRecoverBody is the body of a recovery.
+type WebhookRecoverBody struct {
 	Since time.Time `json:"since" doc:"RFC 3339 time: deliveries of events at or after it are recovered." example:"2026-11-24T00:00:00Z"`
 }
 
-// ThrottleBody is the body of a throttle change.
-type ThrottleBody struct {
+// WebhookThrottleBody is the body of a throttle change.
+type WebhookThrottleBody struct {
 	MaxPerSecond *int `json:"max_per_second" required:"true" nullable:"true" minimum:"1" maximum:"100" doc:"1 to 100, or null for no limit."`
 }
 
@@ -145,7 +145,7 @@ func registerRecovery(api huma.API, svc *service.Service, tags []string) {
 			"broadcasts) may change it (else 403 `forbidden`). Another team's webhook id is 404 `not_found`.",
 	}, func(ctx context.Context, in *struct {
 		WebhookID string `path:"webhook_id" doc:"Webhook id."`
-		Body      ThrottleBody
+		Body      WebhookThrottleBody
 	}) (*httpapi.DataOutput[Webhook], error) {
 		p := auth.MustPrincipal(ctx)
 		w, err := svc.SetThrottle(ctx, p.TeamID, in.WebhookID, p.MemberID, in.Body.MaxPerSecond)
@@ -161,7 +161,7 @@ func registerRecovery(api huma.API, svc *service.Service, tags []string) {
 	}, func(ctx context.Context, in *struct {
 		WebhookID string `path:"webhook_id" doc:"Webhook id."`
 		DeliveriesQuery
-	}) (*httpapi.ListOutput[Delivery], error) {
+	}) (*httpapi.ListOutput[WebhookDelivery], error) {
 		p := auth.MustPrincipal(ctx)
 		ls, err := svc.Deliveries(ctx, p.TeamID, in.WebhookID, in.Status, in.Limit, in.Offset)
 		if err != nil {
@@ -174,7 +174,7 @@ func registerRecovery(api huma.API, svc *service.Service, tags []string) {
 		OperationID: "retry-webhook-delivery", Method: http.MethodPost, Path: "/webhooks/{webhook_id}/deliveries/{delivery_id}/retry",
 		Tags: tags, DefaultStatus: http.StatusAccepted,
 		Summary: "Send a delivery again", Description: RetryDescription + " Only a key whose creator is a head coach or team director may retry (else 403 `forbidden`).",
-	}, func(ctx context.Context, in *deliveryPath) (*httpapi.DataOutput[Delivery], error) {
+	}, func(ctx context.Context, in *deliveryPath) (*httpapi.DataOutput[WebhookDelivery], error) {
 		p := auth.MustPrincipal(ctx)
 		l, err := svc.Retry(ctx, p.TeamID, in.WebhookID, in.DeliveryID, p.MemberID)
 		if err != nil {
@@ -189,13 +189,13 @@ func registerRecovery(api huma.API, svc *service.Service, tags []string) {
 		Summary: "Recover undelivered events", Description: RecoverDescription + " Only a key whose creator is a head coach or team director may recover (else 403 `forbidden`).",
 	}, func(ctx context.Context, in *struct {
 		WebhookID string `path:"webhook_id" doc:"Webhook id."`
-		Body      RecoverBody
-	}) (*httpapi.DataOutput[Recovered], error) {
+		Body      WebhookRecoverBody
+	}) (*httpapi.DataOutput[WebhookRecovery], error) {
 		p := auth.MustPrincipal(ctx)
 		n, err := svc.Recover(ctx, p.TeamID, in.WebhookID, p.MemberID, in.Body.Since)
 		if err != nil {
 			return nil, err
 		}
-		return httpapi.Data(Recovered{Requeued: n, Since: in.Body.Since}), nil
+		return httpapi.Data(WebhookRecovery{Requeued: n, Since: in.Body.Since}), nil
 	}, http.StatusForbidden, http.StatusConflict)
 }

@@ -56,7 +56,7 @@ type Webhook struct {
 	// MaxPerSecond is the webhook's throttle; nil: no limit.
 	MaxPerSecond *int      `bun:"max_per_second"`
 	CreatedAt    time.Time `bun:"created_at"`
-	UpdatedAt           time.Time  `bun:"updated_at"`
+	UpdatedAt    time.Time `bun:"updated_at"`
 }
 
 // Event is a webhook_events row: the envelope exactly as it is sent.

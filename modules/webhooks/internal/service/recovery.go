@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-
 	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -293,4 +292,3 @@ func (s *Service) attempt(ctx context.Context, w *postgres.Work, n int) (bool, e
 	}
 	return disabled, nil
 }
-
