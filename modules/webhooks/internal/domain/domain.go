@@ -153,10 +153,10 @@ func SlotGap(n int) time.Duration { return time.Second / time.Duration(n) }
 
 // CatchUp is how far behind its schedule a busy throttled queue may be and
 // still keep it (sending the slots it was late for back to back): a pump
-// woken a poll interval late then holds the rate exactly. A queue further
-// behind (it was idle) starts afresh at now, so an idle webhook never gets
-// a burst.
-const CatchUp = 200 * time.Millisecond
+// woken late (a poll interval, a busy node) then holds the rate exactly
+// on average. A queue further behind (it was idle) starts afresh at now,
+// so an idle webhook never gets more than a second's worth at once.
+const CatchUp = time.Second
 
 // NextSlot is when the next delivery of a throttled queue may go, given
 // the queue's stored next slot (nil: never used) and now.

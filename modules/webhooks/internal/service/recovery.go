@@ -98,15 +98,15 @@ func (s *Service) Retry(ctx context.Context, teamID, webhookID, deliveryID, memb
 		if err != nil {
 			return mapNotFound(err)
 		}
-		if !w.Enabled {
-			return errWebhookOff
-		}
 		d, err := s.Repo.Delivery(ctx, teamID, webhookID, deliveryID, true)
 		if errors.Is(err, postgres.ErrNotFound) {
 			return errDeliveryNotFound
 		}
 		if err != nil {
 			return err
+		}
+		if !w.Enabled {
+			return errWebhookOff
 		}
 		if d.State == postgres.StatePending {
 			return fault.New(fault.Conflict, fault.CodeConflict,
@@ -218,8 +218,9 @@ func (s *Service) Pump(ctx context.Context, a domain.PumpArgs) (next time.Time, 
 		}
 		return s.Repo.SaveSlot(ctx, a.WebhookID, *slot)
 	}
+	limit := pumpBatch
 	for {
-		batch, err := s.Repo.Queued(ctx, a.TeamID, a.WebhookID, pumpBatch)
+		batch, err := s.Repo.Queued(ctx, a.TeamID, a.WebhookID, limit)
 		if err != nil {
 			return time.Time{}, false, errors.Join(err, save())
 		}
@@ -232,6 +233,9 @@ func (s *Service) Pump(ctx context.Context, a domain.PumpArgs) (next time.Time, 
 				return time.Time{}, done, err
 			}
 			continue // queued meanwhile
+		}
+		if n := batch[0].MaxPerSecond; n != nil {
+			limit = min(pumpBatch, *n/5+1) // a pass sends about one slot's worth
 		}
 		for _, w := range batch {
 			if !w.WebhookExists || !w.Enabled {
