@@ -12,7 +12,6 @@ import (
 	"github.com/teamtext/teamtext/platform/events"
 )
 
-
 // TestRecoverPumpsInOrder: recovery puts the abandoned deliveries back in
 // the webhook's queue with one pump job; the pump sends them one at a
 // time in the order their events happened, each as the first attempt of a
