@@ -32,11 +32,13 @@ type timedHook struct {
 }
 
 // timedReceiver is an integrator's HTTPS endpoint that keeps the time of
-// every request, answering status (settable: 503 while "down").
+// every request, answering status (settable: 503 while "down"); while
+// hold is set, answers wait until it is closed.
 type timedReceiver struct {
 	srv    *httptest.Server
 	pem    string
 	status atomic.Int64
+	hold   atomic.Pointer[chan struct{}]
 	mu     sync.Mutex
 	got    []timedHook
 }
@@ -52,6 +54,13 @@ func newTimedReceiver(t *testing.T) *timedReceiver {
 		r.mu.Lock()
 		r.got = append(r.got, timedHook{hookRequest: hookRequest{Path: req.URL.Path, Header: req.Header.Clone(), Body: body}, At: at, Status: status})
 		r.mu.Unlock()
+		if h := r.hold.Load(); h != nil {
+			select {
+			case <-*h:
+			case <-req.Context().Done():
+				return
+			}
+		}
 		w.WriteHeader(status)
 	}))
 	r.srv.StartTLS()
@@ -146,10 +155,18 @@ func TestWebhookRecover(t *testing.T) {
 	waitFor(t, 30*time.Second, func() bool { return len(whDeliveries(t, api, w.ID, "abandoned")) == 3 })
 	require.True(t, whAdminGet(t, h.admin, f.TeamID, w.ID).Enabled, "18 failures in a row leave it on")
 
-	// Five more: the 20th failure turns the webhook off and ends the rest.
+	// Five more, all published while the webhook is on (their first
+	// attempts are held at the receiver until then): the 20th failure turns
+	// the webhook off and ends the rest.
+	hold := make(chan struct{})
+	rcv.hold.Store(&hold)
+	sent := len(rcv.all())
 	for i := range 5 {
 		members = append(members, whJoin(t, h.admin, f.TeamID, map[string]any{"name": fmt.Sprintf("Late %d", i), "phone": fmt.Sprintf("20255508%02d", i)}))
 	}
+	waitFor(t, 30*time.Second, func() bool { return len(rcv.all()) == sent+5 })
+	rcv.hold.Store(nil)
+	close(hold)
 	waitFor(t, 30*time.Second, func() bool { return !whAdminGet(t, h.admin, f.TeamID, w.ID).Enabled })
 	waitFor(t, 60*time.Second, func() bool {
 		h.advance(t, 5*time.Minute) // retries planned before the turn-off come due and end
