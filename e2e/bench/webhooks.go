@@ -126,15 +126,15 @@ func (e *benchEnv) recoverFixture(ctx context.Context) (*recoverFixture, error) 
 			_, err := pool.Exec(ctx, `
 WITH ev AS (
     INSERT INTO webhook_events (id, team_id, type, created_at, body, skipped)
-    SELECT $1 || '_' || g, $2, 'member.joined', $3::timestamptz + g * interval '1 ms',
-           json_build_object('id', $1 || '_' || g, 'type', 'member.joined', 'created_at', $3::timestamptz + g * interval '1 ms',
-                             'team', json_build_object('id', $2, 'code', 'bench'), 'data', json_build_object('n', g)),
+    SELECT $1::text || '_' || g, $2::text, 'member.joined', $3::timestamptz + g * interval '1 ms',
+           json_build_object('id', $1::text || '_' || g, 'type', 'member.joined', 'created_at', $3::timestamptz + g * interval '1 ms',
+                             'team', json_build_object('id', $2::text, 'code', 'bench'), 'data', json_build_object('n', g)),
            false
     FROM generate_series(1, $5::integer) g
     RETURNING id, created_at
 )
 INSERT INTO webhook_deliveries (id, team_id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
-SELECT 'dlv' || substr(id, 4), $2, id, $4, 'abandoned', 6, NULL, created_at, created_at FROM ev`,
+SELECT 'dlv' || substr(id, 4), $2::text, id, $4::text, 'abandoned', 6, NULL, created_at, created_at FROM ev`,
 				fmt.Sprintf("evt_bench%d_%d", run0, i), e.teamID, fx.since.Add(time.Minute), w.ID, recoverDeliveries)
 			if err != nil {
 				return nil, fmt.Errorf("abandoned deliveries: %w", err)
@@ -242,10 +242,14 @@ func rateRun(ctx context.Context, env *benchEnv, name, path string) (result, err
 		}
 	}
 	first := as[0].at
+	window := rateWindow
+	if len(as) == recoverDeliveries && as[len(as)-1].at.Sub(first) < rateWindow {
+		window = as[len(as)-1].at.Sub(first) // all arrived within it: their own span
+	}
 	in := 0
 	var gaps []time.Duration
 	for i, a := range as {
-		if a.at.Sub(first) < rateWindow {
+		if a.at.Sub(first) <= window {
 			in++
 		}
 		if i > 0 {
@@ -255,7 +259,7 @@ func rateRun(ctx context.Context, env *benchEnv, name, path string) (result, err
 			}
 		}
 	}
-	r := result{Requests: in, Concurrency: 1, Elapsed: rateWindow, Stats: computeStats(gaps), Items: in, Unit: "delivery"}
+	r := result{Requests: in, Concurrency: 1, Elapsed: window, Stats: computeStats(gaps), Items: in, Unit: "delivery"}
 	r.Use = env.sample(ctx).sub(cpu0)
 	r.Use.BenchAcquires = 0
 	r.Acquires = env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
@@ -316,7 +320,8 @@ func webhooksBullets(meta reportMeta, rs []result) []string {
 		"`webhooks-recover-pgx`: the statements the recovery sends (the set-based UPDATE, the queue's upsert), raw through " +
 			"pgx in one transaction on another webhook, put back after each run; the service adds the key check, the webhook's " +
 			"read and River's pump job",
-		fmt.Sprintf("`webhooks-throttle` and `webhooks-pump`: arrivals at the receiver over %s from the first (its own clock); "+
+		fmt.Sprintf("`webhooks-throttle` and `webhooks-pump`: arrivals at the receiver over %s from the first (its own clock), or "+
+			"from the first to the last when all 10,000 came sooner; "+
 			"*p50…max* are the gaps between arrivals; every arrival is checked to be the next event in order", rateWindow),
 	}
 }
