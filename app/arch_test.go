@@ -2,7 +2,16 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,4 +75,259 @@ func TestModuleOf(t *testing.T) {
 	require.Equal(t, "roster", moduleOf(modulePath+"/modules/roster/internal/service"))
 	require.Equal(t, "billing", moduleOf(modulePath+"/modules/billing"))
 	require.Equal(t, "", moduleOf(modulePath+"/platform/db"))
+}
+
+// TestArchitectureRules runs the rules of checkTree over this repository:
+// contracts stay leaves, domains stay pure, and a module's SQL stays in its
+// own tables.
+func TestArchitectureRules(t *testing.T) {
+	t.Parallel()
+	rep, err := checkTree("..")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(rep.prefixes), 5, "the guard found every module's table prefix")
+	require.Positive(t, rep.sqlTexts, "the guard read SQL")
+	require.Empty(t, rep.violations)
+}
+
+// TestArchitectureRulesCatchPlanted runs checkTree over testdata/arch, a
+// tree with one planted violation of each rule (go build ignores testdata),
+// and over testdata/archclean, the same modules without them.
+func TestArchitectureRulesCatchPlanted(t *testing.T) {
+	t.Parallel()
+	rep, err := checkTree("testdata/arch")
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"alpha": "alpha_", "beta": "beta"}, rep.prefixes)
+	require.ElementsMatch(t, []string{
+		`contract: modules/alpha/alphaapi/api.go: alphaapi imports github.com/uptrace/bun (only the standard library and other <m>api packages)`,
+		`contract: modules/alpha/alphaapi/api.go: alphaapi imports github.com/teamtext/teamtext/platform/db (only the standard library and other <m>api packages)`,
+		`domain: modules/alpha/internal/domain/domain.go: imports net/http (a domain package imports no River, bun or net/http)`,
+		`domain: modules/beta/internal/domain/domain.go: imports github.com/riverqueue/river (a domain package imports no River, bun or net/http)`,
+		`domain: modules/beta/internal/domain/domain_test.go: imports github.com/uptrace/bun/dialect/pgdialect (a domain package imports no River, bun or net/http)`,
+		`sql: modules/alpha/internal/postgres/postgres.go: names beta's table "betas"`,
+		`sql: modules/alpha/internal/postgres/postgres.go: names beta's table "beta_items"`,
+		`sql: modules/alpha/internal/postgres/postgres.go: names beta's table "beta_secret"`,
+		`sql: modules/alpha/internal/postgres/migrations/0002_ref.sql: names beta's table "beta_items"`,
+		`sql: modules/beta/internal/postgres/postgres.go: names alpha's table "alpha_things"`,
+	}, rep.violations)
+
+	clean, err := checkTree("testdata/archclean")
+	require.NoError(t, err)
+	require.Empty(t, clean.violations)
+	require.Positive(t, clean.sqlTexts)
+}
+
+// archReport is what checkTree found.
+type archReport struct {
+	prefixes   map[string]string // module → the prefix of its tables
+	sqlTexts   int               // string literals and .sql files read
+	violations []string
+}
+
+// domainForbidden are the imports a domain package may not have (a path
+// and everything below it).
+var domainForbidden = []string{"github.com/riverqueue/river", "github.com/uptrace/bun", "net/http"}
+
+var (
+	createTableRE = regexp.MustCompile(`(?i)\bcreate\s+(?:unlogged\s+)?table\s+(?:if\s+not\s+exists\s+)?"?([a-z_][a-z0-9_]*)`)
+	identRE       = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+	sqlCommentRE  = regexp.MustCompile(`--[^\n]*`)
+)
+
+// tablePosition are the SQL words after which an identifier names a table.
+var tablePosition = map[string]bool{"from": true, "join": true, "into": true, "update": true, "table": true,
+	"references": true, "exists": true, "only": true}
+
+// checkTree applies the three rules of issue 17 to the tree at root (a
+// checkout: root/modules/<m>/...):
+//   - a contract package (modules/<m>/<m>api) imports only the standard
+//     library and other contract packages;
+//   - a domain package (any .../domain directory of a module) imports no
+//     River, bun or net/http;
+//   - a module's SQL (its Go string literals, struct tags included, and its
+//     .sql files) names no table of another module: not another module's
+//     table by name (names with an underscore, which prose does not use),
+//     and no identifier with another module's table prefix where SQL names
+//     a table (after FROM, JOIN, INTO, UPDATE, TABLE, REFERENCES…).
+//
+// A module's table prefix is the common prefix of the tables its .sql files
+// create (roster_, messaging_, billing_, webhook, campaign).
+func checkTree(root string) (*archReport, error) {
+	modsDir := filepath.Join(root, "modules")
+	entries, err := os.ReadDir(modsDir)
+	if err != nil {
+		return nil, fmt.Errorf("read modules: %w", err)
+	}
+	rep := &archReport{prefixes: map[string]string{}}
+	tables := map[string]map[string]bool{} // module → its tables
+	files := map[string][]string{}         // module → its .go and .sql files
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		m := e.Name()
+		tables[m] = map[string]bool{}
+		err := filepath.WalkDir(filepath.Join(modsDir, m), func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if d.Name() == "testdata" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			switch filepath.Ext(path) {
+			case ".sql":
+				b, err := os.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				for _, match := range createTableRE.FindAllStringSubmatch(sqlCommentRE.ReplaceAllString(string(b), ""), -1) {
+					tables[m][strings.ToLower(match[1])] = true
+				}
+				files[m] = append(files[m], path)
+			case ".go":
+				files[m] = append(files[m], path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("walk module %s: %w", m, err)
+		}
+		if len(tables[m]) > 0 {
+			p, err := tablePrefix(tables[m])
+			if err != nil {
+				return nil, fmt.Errorf("module %s: %w", m, err)
+			}
+			rep.prefixes[m] = p
+		}
+	}
+	for m, paths := range files {
+		for _, path := range paths {
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return nil, err
+			}
+			rel = filepath.ToSlash(rel)
+			if strings.HasSuffix(path, ".sql") {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					return nil, err
+				}
+				rep.sqlTexts++
+				rep.scanSQL(m, rel, sqlCommentRE.ReplaceAllString(string(b), ""), tables)
+				continue
+			}
+			if err := rep.checkGo(m, rel, path, tables); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sort.Strings(rep.violations)
+	return rep, nil
+}
+
+// checkGo applies the import rules and reads the string literals of one Go file.
+func (rep *archReport) checkGo(m, rel, path string, tables map[string]map[string]bool) error {
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return fmt.Errorf("parse %s: %w", rel, err)
+	}
+	dir := filepath.ToSlash(filepath.Dir(rel))
+	isContract := dir == "modules/"+m+"/"+m+"api"
+	isDomain := strings.HasPrefix(dir, "modules/"+m+"/") && filepath.Base(dir) == "domain"
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			return fmt.Errorf("%s: import %s: %w", rel, imp.Path.Value, err)
+		}
+		if isContract && !isStandard(p) && !isContractPath(p) {
+			rep.violations = append(rep.violations, fmt.Sprintf("contract: %s: %sapi imports %s (only the standard library and other <m>api packages)", rel, m, p))
+		}
+		if isDomain {
+			for _, bad := range domainForbidden {
+				if p == bad || strings.HasPrefix(p, bad+"/") {
+					rep.violations = append(rep.violations, fmt.Sprintf("domain: %s: imports %s (a domain package imports no River, bun or net/http)", rel, p))
+				}
+			}
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if _, isImport := n.(*ast.ImportSpec); isImport {
+			return false // import paths are not SQL
+		}
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return true
+		}
+		s, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			return true
+		}
+		rep.sqlTexts++
+		rep.scanSQL(m, rel, s, tables)
+		return true
+	})
+	return nil
+}
+
+// scanSQL reports the tables of other modules that text names.
+func (rep *archReport) scanSQL(owner, rel, text string, tables map[string]map[string]bool) {
+	prev := ""
+	seen := map[string]bool{}
+	for _, tok := range identRE.FindAllString(text, -1) {
+		tok = strings.ToLower(tok)
+		for other, p := range rep.prefixes {
+			if other == owner || seen[tok] {
+				continue
+			}
+			named := tables[other][tok] && strings.Contains(tok, "_")
+			if named || (tablePosition[prev] && strings.HasPrefix(tok, p)) {
+				seen[tok] = true
+				rep.violations = append(rep.violations, fmt.Sprintf("sql: %s: names %s's table %q", rel, other, tok))
+			}
+		}
+		prev = tok
+	}
+}
+
+// tablePrefix is the common prefix of a module's tables: up to and with
+// the first "_" when it has one table.
+func tablePrefix(ts map[string]bool) (string, error) {
+	names := make([]string, 0, len(ts))
+	for t := range ts {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	p := names[0]
+	if len(names) == 1 {
+		if i := strings.IndexByte(p, '_'); i > 0 {
+			p = p[:i+1]
+		}
+	}
+	for _, n := range names[1:] {
+		for !strings.HasPrefix(n, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	if len(p) < 4 {
+		return "", fmt.Errorf("tables %v share no prefix of 4 or more characters (the convention is <module>_)", names)
+	}
+	return p, nil
+}
+
+// isStandard tells a standard-library import path: its first element has no dot.
+func isStandard(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	return !strings.Contains(first, ".")
+}
+
+// isContractPath tells an import of a contract package: modules/<m>/<m>api.
+func isContractPath(p string) bool {
+	rest, ok := strings.CutPrefix(p, modulePath+"/modules/")
+	if !ok {
+		return false
+	}
+	m, pkg, ok := strings.Cut(rest, "/")
+	return ok && pkg == m+"api"
 }

@@ -98,18 +98,14 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string, open o
 				t := clock.NewTest(pool)
 				return t, t, nil
 			},
-			fx.Annotate(func(lc fx.Lifecycle, d *db.DB, clk clock.Clock, regs []jobs.Registration, periodic []*river.PeriodicJob, queues []jobs.Queue, m *metrics.Metrics) (*jobs.Jobs, error) {
-				j, err := jobs.New(d, clk, regs, m, log, jobs.Options{
-					MaxWorkers: cfg.JobWorkers, Queues: queues, JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
-					FetchCooldown: cfg.JobFetchCooldown, SoftStopTimeout: cfg.ShutdownTimeout / 2, RunWorkers: true, Periodic: periodic,
-					FinishedRetention: cfg.RetentionJobs,
-				})
-				if err != nil {
-					return nil, err
-				}
-				lc.Append(fx.Hook{OnStart: j.Start, OnStop: j.Stop})
-				return j, nil
-			}, fx.ParamTags(``, ``, ``, `group:"workers"`, `group:"periodic"`, `group:"queues"`)),
+			// The insert client is provided early: use cases depend on it alone.
+			func(d *db.DB, clk clock.Clock) (*jobs.Jobs, error) { return jobs.New(d, clk, log, jobOptions(cfg)) },
+			// The worker client is built last, from every module's workers.
+			fx.Annotate(func(j *jobs.Jobs, regs []jobs.Registration, periodic []*river.PeriodicJob, queues []jobs.Queue, m *metrics.Metrics) (*jobs.Runner, error) {
+				opts := jobOptions(cfg)
+				opts.Queues, opts.Periodic = queues, periodic
+				return jobs.NewRunner(j, regs, m, opts)
+			}, fx.ParamTags(``, `group:"workers"`, `group:"periodic"`, `group:"queues"`)),
 			fx.Annotate(func(l *ratelimit.Limiter) jobs.Registration {
 				return func(w *river.Workers) {
 					river.AddWorker(w, &ratelimit.SweepWorker{Limiter: l, OlderThan: time.Hour})
@@ -148,7 +144,23 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string, open o
 			},
 		),
 		fx.Invoke(registerClock),
+		// In a module of its own, declared before the business modules: fx
+		// runs its Invoke before theirs, so River's hooks are appended where
+		// they always were: started before the modules' own hooks (messaging's
+		// hand-over loops) and the listeners, stopped after them.
+		fx.Module("jobs", fx.Invoke(func(lc fx.Lifecycle, r *jobs.Runner) {
+			lc.Append(fx.Hook{OnStart: r.Start, OnStop: r.Stop})
+		})),
 	)
+}
+
+// jobOptions are River's settings from the configuration.
+func jobOptions(cfg config.Config) jobs.Options {
+	return jobs.Options{
+		MaxWorkers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
+		FetchCooldown: cfg.JobFetchCooldown, SoftStopTimeout: cfg.ShutdownTimeout / 2, RunWorkers: true,
+		FinishedRetention: cfg.RetentionJobs,
+	}
 }
 
 const publicDescription = `The Team Texting Service API v1 (see the specification). Every request carries ` +

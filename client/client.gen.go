@@ -86,6 +86,108 @@ func (e CampaignStatus) Valid() bool {
 	}
 }
 
+// Defines values for ConsentSource.
+const (
+	ConsentSourceApi       ConsentSource = "api"
+	ConsentSourceDashboard ConsentSource = "dashboard"
+	ConsentSourceImport    ConsentSource = "import"
+	ConsentSourceKeyword   ConsentSource = "keyword"
+	ConsentSourceWebSignup ConsentSource = "web_signup"
+)
+
+// Valid indicates whether the value is a known member of the ConsentSource enum.
+func (e ConsentSource) Valid() bool {
+	switch e {
+	case ConsentSourceApi:
+		return true
+	case ConsentSourceDashboard:
+		return true
+	case ConsentSourceImport:
+		return true
+	case ConsentSourceKeyword:
+		return true
+	case ConsentSourceWebSignup:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsentEventChannel.
+const (
+	ConsentEventChannelAdmin  ConsentEventChannel = "admin"
+	ConsentEventChannelApi    ConsentEventChannel = "api"
+	ConsentEventChannelImport ConsentEventChannel = "import"
+	ConsentEventChannelSms    ConsentEventChannel = "sms"
+)
+
+// Valid indicates whether the value is a known member of the ConsentEventChannel enum.
+func (e ConsentEventChannel) Valid() bool {
+	switch e {
+	case ConsentEventChannelAdmin:
+		return true
+	case ConsentEventChannelApi:
+		return true
+	case ConsentEventChannelImport:
+		return true
+	case ConsentEventChannelSms:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsentEventKind.
+const (
+	ConsentEventKindConsentGiven ConsentEventKind = "consent_given"
+	ConsentEventKindHelp         ConsentEventKind = "help"
+	ConsentEventKindOptIn        ConsentEventKind = "opt_in"
+	ConsentEventKindOptOut       ConsentEventKind = "opt_out"
+)
+
+// Valid indicates whether the value is a known member of the ConsentEventKind enum.
+func (e ConsentEventKind) Valid() bool {
+	switch e {
+	case ConsentEventKindConsentGiven:
+		return true
+	case ConsentEventKindHelp:
+		return true
+	case ConsentEventKindOptIn:
+		return true
+	case ConsentEventKindOptOut:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsentInputSource.
+const (
+	ConsentInputSourceApi       ConsentInputSource = "api"
+	ConsentInputSourceDashboard ConsentInputSource = "dashboard"
+	ConsentInputSourceImport    ConsentInputSource = "import"
+	ConsentInputSourceKeyword   ConsentInputSource = "keyword"
+	ConsentInputSourceWebSignup ConsentInputSource = "web_signup"
+)
+
+// Valid indicates whether the value is a known member of the ConsentInputSource enum.
+func (e ConsentInputSource) Valid() bool {
+	switch e {
+	case ConsentInputSourceApi:
+		return true
+	case ConsentInputSourceDashboard:
+		return true
+	case ConsentInputSourceImport:
+		return true
+	case ConsentInputSourceKeyword:
+		return true
+	case ConsentInputSourceWebSignup:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreatedWebhookSource.
 const (
 	CreatedWebhookSourceApi       CreatedWebhookSource = "api"
@@ -756,6 +858,76 @@ type Check struct {
 	Valid bool `json:"valid"`
 }
 
+// Consent defines model for Consent.
+type Consent struct {
+	// At When the member agreed.
+	At time.Time `json:"at"`
+
+	// Evidence What shows it, such as the form's wording or URL; null when none was given.
+	Evidence *string `json:"evidence"`
+
+	// Source How the member agreed: dashboard (added by staff), api (added through the API), import (a roster import), keyword (texted a join keyword), web_signup (a web form).
+	Source ConsentSource `json:"source"`
+}
+
+// ConsentSource How the member agreed: dashboard (added by staff), api (added through the API), import (a roster import), keyword (texted a join keyword), web_signup (a web form).
+type ConsentSource string
+
+// ConsentEvent defines model for ConsentEvent.
+type ConsentEvent struct {
+	// At When it happened: the text's arrival, the opt-out's recording, or the consent's own time.
+	At time.Time `json:"at"`
+
+	// Changed Whether the number's opt-out changed: false for a STOP or an opt-out of a number already opted out, a START from a number that was not, and HELP; true for consent_given.
+	Changed bool `json:"changed"`
+
+	// Channel sms: a text to a team number; api: the public API; admin: the dashboard or support (admin API); import: a roster import.
+	Channel ConsentEventChannel `json:"channel"`
+
+	// Evidence consent_given: the consent record's evidence; sms: the text as received (up to 160 characters); else null.
+	Evidence *string `json:"evidence"`
+	Id       string  `json:"id"`
+
+	// Kind consent_given: a member was added with this number; opt_out: STOP, or an opt-out recorded through the API or by support; opt_in: START; help: HELP or INFO.
+	Kind ConsentEventKind `json:"kind"`
+
+	// MemberId The roster entry it concerns: the member added, the member_id an opt-out named, the entry a text was matched to; null when none (an opt-out by phone, a number not on the roster). An opt-out or START applies to every entry with the number.
+	MemberId *string `json:"member_id"`
+
+	// MessageId sms: the inbound text (GET /inbound-messages); else null.
+	MessageId *string `json:"message_id"`
+
+	// Phone E.164.
+	Phone string `json:"phone"`
+
+	// RecordedAt When teamtext wrote it.
+	RecordedAt time.Time `json:"recorded_at"`
+
+	// Source consent_given: the consent record's source (dashboard, api, import, keyword, web_signup); null for other kinds.
+	Source *string `json:"source"`
+}
+
+// ConsentEventChannel sms: a text to a team number; api: the public API; admin: the dashboard or support (admin API); import: a roster import.
+type ConsentEventChannel string
+
+// ConsentEventKind consent_given: a member was added with this number; opt_out: STOP, or an opt-out recorded through the API or by support; opt_in: START; help: HELP or INFO.
+type ConsentEventKind string
+
+// ConsentInput defines model for ConsentInput.
+type ConsentInput struct {
+	// At When the member agreed (RFC 3339); now when omitted. Not more than 5 minutes ahead of the service's clock, not before 2000.
+	At *time.Time `json:"at,omitempty"`
+
+	// Evidence What shows it, such as the form's wording or URL: up to 1000 characters of text (tab and line breaks allowed, no other control characters); trimmed.
+	Evidence *string `json:"evidence,omitempty"`
+
+	// Source How the member agreed; api when omitted (dashboard in the admin API).
+	Source *ConsentInputSource `json:"source,omitempty"`
+}
+
+// ConsentInputSource How the member agreed; api when omitted (dashboard in the admin API).
+type ConsentInputSource string
+
 // Counts defines model for Counts.
 type Counts struct {
 	Delivered           int64 `json:"delivered"`
@@ -777,6 +949,8 @@ type CreateCustomFieldRequest struct {
 
 // CreateMemberRequest defines model for Create-memberRequest.
 type CreateMemberRequest struct {
+	Consent *ConsentInput `json:"consent,omitempty"`
+
 	// CreatedAt Read-only.
 	CreatedAt *time.Time `json:"created_at,omitempty"`
 	Email     *string    `json:"email,omitempty"`
@@ -1227,6 +1401,8 @@ type ListBodyWebhookDelivery struct {
 
 // Member defines model for Member.
 type Member struct {
+	// Consent How and when the member agreed to receive texts; the number's history is at GET /members/{member_id}/consent. Null for members added before teamtext kept consent records (none is invented for them).
+	Consent   *Consent  `json:"consent"`
 	CreatedAt time.Time `json:"created_at"`
 
 	// DashboardLogin Staff and members with a login cannot be changed through the API.
@@ -1250,6 +1426,25 @@ type MemberRole string
 
 // MemberStatus pending: awaiting approval in the dashboard; active; opted_out: texted STOP or an opt-out was recorded.
 type MemberStatus string
+
+// MemberConsent defines model for MemberConsent.
+type MemberConsent struct {
+	// Consent The member's consent record. Null for members added before teamtext kept consent records (none is invented for them).
+	Consent *Consent `json:"consent"`
+
+	// History A page of the number's consent history, oldest first (limit and offset page through it).
+	History  []ConsentEvent `json:"history"`
+	MemberId string         `json:"member_id"`
+
+	// Phone E.164: the number whose history follows.
+	Phone string `json:"phone"`
+}
+
+// MemberConsentBody defines model for MemberConsentBody.
+type MemberConsentBody struct {
+	Data       MemberConsent `json:"data"`
+	Pagination Pagination    `json:"pagination"`
+}
 
 // Message defines model for Message.
 type Message struct {
@@ -1792,6 +1987,15 @@ type ListMembersParamsStatus string
 // ListMembersParamsSort defines parameters for ListMembers.
 type ListMembersParamsSort string
 
+// GetMemberConsentParams defines parameters for GetMemberConsent.
+type GetMemberConsentParams struct {
+	// Limit Page size, 1 to 200; 50 when omitted.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Offset Number of items to skip.
+	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
+}
+
 // ListMessagesParams defines parameters for ListMessages.
 type ListMessagesParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
@@ -2201,7 +2405,7 @@ type ClientInterface interface {
 
 	// CreateMemberWithBody Add a member
 	//
-	// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id.
+	// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id. consent records how and when the member agreed (source api and now when omitted); it is kept in the number's consent history. An unknown source, a time in the future or before 2000, or evidence that is too long or has control characters is 400 invalid_request, and nothing is written.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 	//
@@ -2212,7 +2416,7 @@ type ClientInterface interface {
 
 	// CreateMember Add a member
 	//
-	// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id.
+	// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id. consent records how and when the member agreed (source api and now when omitted); it is kept in the number's consent history. An unknown source, a time in the future or before 2000, or evidence that is too long or has control characters is 400 invalid_request, and nothing is written.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 	//
@@ -2260,6 +2464,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /members/{member_id} (the `UpdateMember` operationId).
 	UpdateMember(ctx context.Context, memberId string, body UpdateMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetMemberConsent Get a member's consent record
+	//
+	// The member's consent record (how and when they agreed: set when they were added, through the API, the dashboard or an import) and the consent history of their number, oldest first: consent given each time a member was added with it, every STOP, START and HELP text from it, every opt-out recorded through the API (single and bulk) or by support. The history is the number's, so it covers every roster entry with it and numbers texted before they were on the roster. history is paginated with limit and offset, as lists are. A member of another team is 404 not_found.
+	//
+	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required. Limits: 120 requests per minute per key.
+	//
+	// Corresponds with GET /members/{member_id}/consent (the `GetMemberConsent` operationId).
+	GetMemberConsent(ctx context.Context, memberId string, params *GetMemberConsentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetMemberCustomFields Get a member's custom-field values
 	//
@@ -3084,7 +3297,7 @@ func (c *Client) ListMembers(ctx context.Context, params *ListMembersParams, req
 
 // CreateMemberWithBody Add a member
 //
-// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id.
+// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id. consent records how and when the member agreed (source api and now when omitted); it is kept in the number's consent history. An unknown source, a time in the future or before 2000, or evidence that is too long or has control characters is 400 invalid_request, and nothing is written.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 //
@@ -3105,7 +3318,7 @@ func (c *Client) CreateMemberWithBody(ctx context.Context, contentType string, b
 
 // CreateMember Add a member
 //
-// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id.
+// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id. consent records how and when the member agreed (source api and now when omitted); it is kept in the number's consent history. An unknown source, a time in the future or before 2000, or evidence that is too long or has control characters is 400 invalid_request, and nothing is written.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 //
@@ -3194,6 +3407,25 @@ func (c *Client) UpdateMemberWithBody(ctx context.Context, memberId string, cont
 // Corresponds with PATCH /members/{member_id} (the `UpdateMember` operationId).
 func (c *Client) UpdateMember(ctx context.Context, memberId string, body UpdateMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateMemberRequest(c.Server, memberId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMemberConsent Get a member's consent record
+//
+// The member's consent record (how and when they agreed: set when they were added, through the API, the dashboard or an import) and the consent history of their number, oldest first: consent given each time a member was added with it, every STOP, START and HELP text from it, every opt-out recorded through the API (single and bulk) or by support. The history is the number's, so it covers every roster entry with it and numbers texted before they were on the roster. history is paginated with limit and offset, as lists are. A member of another team is 404 not_found.
+//
+// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required. Limits: 120 requests per minute per key.
+//
+// Corresponds with GET /members/{member_id}/consent (the `GetMemberConsent` operationId).
+func (c *Client) GetMemberConsent(ctx context.Context, memberId string, params *GetMemberConsentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMemberConsentRequest(c.Server, memberId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5069,6 +5301,79 @@ func NewUpdateMemberRequestWithBody(server string, memberId string, contentType 
 	return req, nil
 }
 
+// NewGetMemberConsentRequest constructs an http.Request for the GetMemberConsent method
+func NewGetMemberConsentRequest(server string, memberId string, params *GetMemberConsentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "member_id", memberId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/members/%s/consent", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Offset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetMemberCustomFieldsRequest constructs an http.Request for the GetMemberCustomFields method
 func NewGetMemberCustomFieldsRequest(server string, memberId string) (*http.Request, error) {
 	var err error
@@ -6634,7 +6939,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateMemberWithBodyWithResponse Add a member
 	//
-	// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id.
+	// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id. consent records how and when the member agreed (source api and now when omitted); it is kept in the number's consent history. An unknown source, a time in the future or before 2000, or evidence that is too long or has control characters is 400 invalid_request, and nothing is written.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 	//
@@ -6645,7 +6950,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateMemberWithResponse Add a member
 	//
-	// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id.
+	// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id. consent records how and when the member agreed (source api and now when omitted); it is kept in the number's consent history. An unknown source, a time in the future or before 2000, or evidence that is too long or has control characters is 400 invalid_request, and nothing is written.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 	//
@@ -6697,6 +7002,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /members/{member_id} (the `UpdateMember` operationId).
 	UpdateMemberWithResponse(ctx context.Context, memberId string, body UpdateMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateMemberResponse, error)
+
+	// GetMemberConsentWithResponse Get a member's consent record
+	//
+	// The member's consent record (how and when they agreed: set when they were added, through the API, the dashboard or an import) and the consent history of their number, oldest first: consent given each time a member was added with it, every STOP, START and HELP text from it, every opt-out recorded through the API (single and bulk) or by support. The history is the number's, so it covers every roster entry with it and numbers texted before they were on the roster. history is paginated with limit and offset, as lists are. A member of another team is 404 not_found.
+	//
+	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required. Limits: 120 requests per minute per key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /members/{member_id}/consent (the `GetMemberConsent` operationId).
+	GetMemberConsentWithResponse(ctx context.Context, memberId string, params *GetMemberConsentParams, reqEditors ...RequestEditorFn) (*GetMemberConsentResponse, error)
 
 	// GetMemberCustomFieldsWithResponse Get a member's custom-field values
 	//
@@ -9669,6 +9985,113 @@ func (r UpdateMemberResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateMemberResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetMemberConsentResponse200Headers the declared response headers of an HTTP 200 response for GetMemberConsent
+type GetMemberConsentResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetMemberConsentResponse400Headers the declared response headers of an HTTP 400 response for GetMemberConsent
+type GetMemberConsentResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetMemberConsentResponse401Headers the declared response headers of an HTTP 401 response for GetMemberConsent
+type GetMemberConsentResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetMemberConsentResponse403Headers the declared response headers of an HTTP 403 response for GetMemberConsent
+type GetMemberConsentResponse403Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetMemberConsentResponse404Headers the declared response headers of an HTTP 404 response for GetMemberConsent
+type GetMemberConsentResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetMemberConsentResponse429Headers the declared response headers of an HTTP 429 response for GetMemberConsent
+type GetMemberConsentResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      string
+	XRequestId      string
+}
+
+// GetMemberConsentResponse500Headers the declared response headers of an HTTP 500 response for GetMemberConsent
+type GetMemberConsentResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+type GetMemberConsentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MemberConsentBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetMemberConsentResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetMemberConsentResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetMemberConsentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetMemberConsentResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetMemberConsentResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetMemberConsentResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetMemberConsentResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMemberConsentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMemberConsentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMemberConsentResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13148,7 +13571,7 @@ func (c *ClientWithResponses) ListMembersWithResponse(ctx context.Context, param
 
 // CreateMemberWithBodyWithResponse Add a member
 //
-// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id.
+// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id. consent records how and when the member agreed (source api and now when omitted); it is kept in the number's consent history. An unknown source, a time in the future or before 2000, or evidence that is too long or has control characters is 400 invalid_request, and nothing is written.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 //
@@ -13165,7 +13588,7 @@ func (c *ClientWithResponses) CreateMemberWithBodyWithResponse(ctx context.Conte
 
 // CreateMemberWithResponse Add a member
 //
-// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id.
+// Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster). 403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id. consent records how and when the member agreed (source api and now when omitted); it is kept in the number's consent history. An unknown source, a time in the future or before 2000, or evidence that is too long or has control characters is 400 invalid_request, and nothing is written.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 //
@@ -13246,6 +13669,23 @@ func (c *ClientWithResponses) UpdateMemberWithResponse(ctx context.Context, memb
 		return nil, err
 	}
 	return ParseUpdateMemberResponse(rsp)
+}
+
+// GetMemberConsentWithResponse Get a member's consent record
+//
+// The member's consent record (how and when they agreed: set when they were added, through the API, the dashboard or an import) and the consent history of their number, oldest first: consent given each time a member was added with it, every STOP, START and HELP text from it, every opt-out recorded through the API (single and bulk) or by support. The history is the number's, so it covers every roster entry with it and numbers texted before they were on the roster. history is paginated with limit and offset, as lists are. A member of another team is 404 not_found.
+//
+// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required. Limits: 120 requests per minute per key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /members/{member_id}/consent (the `GetMemberConsent` operationId).
+func (c *ClientWithResponses) GetMemberConsentWithResponse(ctx context.Context, memberId string, params *GetMemberConsentParams, reqEditors ...RequestEditorFn) (*GetMemberConsentResponse, error) {
+	rsp, err := c.GetMemberConsent(ctx, memberId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMemberConsentResponse(rsp)
 }
 
 // GetMemberCustomFieldsWithResponse Get a member's custom-field values
@@ -19796,6 +20236,252 @@ func ParseUpdateMemberResponse(rsp *http.Response) (*UpdateMemberResponse, error
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers UpdateMemberResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetMemberConsentResponse parses an HTTP response from a GetMemberConsentWithResponse call
+func ParseGetMemberConsentResponse(rsp *http.Response) (*GetMemberConsentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMemberConsentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MemberConsentBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetMemberConsentResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetMemberConsentResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetMemberConsentResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetMemberConsentResponse403Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetMemberConsentResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetMemberConsentResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetMemberConsentResponse500Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

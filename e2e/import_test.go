@@ -164,6 +164,7 @@ func TestImportRefusesWholeFile(t *testing.T) {
 		{"duplicate column", "name,phone,Name\nA,2025550401,B\n", `"name"`},
 		{"bad CSV", "name,phone\nA,2025550401\n\"B,2025550402\n", "line 3"},
 		{"not UTF-8", "name,phone\n\xff\xfe,2025550401\n", "UTF-8"},
+		{"NUL in a cell", "name,phone,email\nA,2025550401,a@example.com\nB\x00,2025550402,b@example.com\n", "line 3 holds a NUL"},
 		{"too many rows", big.String(), "100000"},
 	} {
 		r := importCSV(t, f.TeamID, tc.body)

@@ -3,20 +3,32 @@
 package billing
 
 import (
-	"github.com/teamtext/teamtext/platform/db"
 	"go.uber.org/fx"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/billing/internal/postgres"
 	"github.com/teamtext/teamtext/modules/billing/internal/service"
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/db"
 )
 
 // Migrations is the billing module's schema history, applied by `teamtext migrate`.
 func Migrations() db.MigrationSet { return postgres.Migrations() }
 
+// serviceParams are billing's collaborators: other modules join the
+// "payment_recovered" group with a billingapi.PaymentListener.
+type serviceParams struct {
+	fx.In
+	DB        *db.DB
+	Clock     clock.Clock
+	Recovered []billingapi.PaymentListener `group:"payment_recovered"`
+}
+
+func newAccounts(p serviceParams) billingapi.Accounts {
+	return service.New(p.DB, p.Clock, p.Recovered)
+}
+
 // Module wires billing.
 var Module = fx.Module("billing",
-	fx.Provide(
-		fx.Annotate(service.New, fx.ParamTags(``, ``, `group:"payment_recovered"`), fx.As(new(billingapi.Accounts))),
-	),
+	fx.Provide(newAccounts),
 )

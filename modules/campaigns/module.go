@@ -41,13 +41,11 @@ func newService(p serviceParams) *service.Service {
 }
 
 // Module wires campaigns: the public and admin operations and the step
-// worker. The worker is registered from an Invoke because the service
-// needs messaging's Sender, which itself needs River (a construction cycle
-// through the "workers" group otherwise).
+// worker (group "workers").
 var Module = fx.Module("campaigns",
 	fx.Provide(fx.Private, newService),
+	fx.Provide(fx.Annotate(worker.Registration, fx.ResultTags(`group:"workers"`))),
 	fx.Invoke(
-		func(j *jobs.Jobs, s *service.Service) { j.Register(worker.Registration(s)) },
 		func(api httpapi.Public, s *service.Service) { campaignshttp.Register(api.API, s) },
 		func(api httpapi.Admin, s *service.Service) { admin.Register(api.API, s) },
 	),

@@ -54,6 +54,7 @@ type inboundIn struct {
 	Members  rosterapi.Members
 	Lookup   rosterapi.Lookup
 	OptOuts  rosterapi.OptOuts
+	Keywords rosterapi.Keywords
 	Stats    rosterapi.Stats
 	Billing  billingapi.Accounts
 	Events   events.Publisher
@@ -107,17 +108,17 @@ var inboundOptions = fx.Options(
 	fx.Provide(
 		func(in inboundIn) *inbound.Service {
 			return inbound.New(inbound.Deps{DB: in.DB, Repo: in.Repo, Jobs: in.Jobs, Clock: in.Clock, Teams: in.Teams, Members: in.Members,
-				Lookup: numberLookup{Lookup: in.Lookup, numbers: in.Outbound}, OptOuts: in.OptOuts, Stats: in.Stats, Billing: in.Billing,
+				Lookup: numberLookup{Lookup: in.Lookup, numbers: in.Outbound}, OptOuts: in.OptOuts, Keywords: in.Keywords, Stats: in.Stats, Billing: in.Billing,
 				Events: in.Events, Carrier: in.Carrier, Log: in.Log})
 		},
 		inbound.NewReleaser,
 		fx.Annotate(func(r *inbound.Releaser) billingapi.PaymentListener { return r }, fx.ResultTags(`group:"payment_recovered"`)),
+		fx.Annotate(func(s *inbound.Service, clk clock.Clock, ins instruments) jobs.Registration {
+			return worker.Inbound(s, clk, ins.inboundLag)
+		}, fx.ResultTags(`group:"workers"`)),
 	),
 	fx.Invoke(
 		func(r *inbound.Releaser, p events.Publisher) { r.Bind(p) },
-		func(j *jobs.Jobs, s *inbound.Service, clk clock.Clock, ins instruments) {
-			j.Register(worker.Inbound(s, clk, ins.inboundLag))
-		},
 		func(api httpapi.Public, s *inbound.Service) { msghttp.RegisterInbound(api.API, s) },
 		func(api httpapi.Admin, s *inbound.Service, c carrier.Carrier, sim *simulator.Simulator, d *db.DB, j *jobs.Jobs, clk clock.Clock) {
 			// the simulator's injection only when it is the carrier

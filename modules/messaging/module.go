@@ -84,11 +84,11 @@ var Module = fx.Module("messaging",
 		return service.Deps{DB: in.DB, Repo: in.Repo, Jobs: in.Jobs, Clock: in.Clock, Teams: in.Teams, Members: in.Members,
 			Audience: in.Audience, Lookup: in.Lookup, Billing: in.Billing, Events: in.Events, Outbound: in.Outbound, Log: in.Log}
 	}),
+	fx.Provide(
+		fx.Annotate(worker.Outbound, fx.ResultTags(`group:"workers"`)),
+		fx.Annotate(worker.Simulator, fx.ResultTags(`group:"workers"`)),
+	),
 	fx.Invoke(
-		func(j *jobs.Jobs, s *service.Service, ob *outbound.Service, in *ingest.Service, sim *simulator.Simulator, clk clock.Clock) {
-			j.Register(worker.Outbound(s, ob, in, clk))
-			j.Register(worker.Simulator(sim, clk))
-		},
 		func(api httpapi.Public, s *service.Service) { msghttp.Register(api.API, s) },
 		func(api httpapi.Admin, s *service.Service, ob *outbound.Service, c carrier.Carrier, sim *simulator.Simulator) {
 			admin.Register(api.API, s, simulatorOnly(c, sim))

@@ -3,20 +3,40 @@
 package roster
 
 import (
-	"github.com/teamtext/teamtext/platform/db"
 	"go.uber.org/fx"
 
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/admin"
 	rosterhttp "github.com/teamtext/teamtext/modules/roster/internal/httpapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/auth"
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/httpapi"
 )
 
 // Migrations is the roster module's schema history, applied by `teamtext migrate`.
 func Migrations() db.MigrationSet { return postgres.Migrations() }
+
+// serviceParams are the roster service's collaborators, the listeners
+// of other modules included.
+type serviceParams struct {
+	fx.In
+	DB            *db.DB
+	Repo          *postgres.Repo
+	Billing       billingapi.Accounts
+	Events        events.Publisher
+	Clock         clock.Clock
+	KeyRevoked    []rosterapi.KeyRevokedListener    `group:"key_revoked"`
+	OwnerInactive []rosterapi.OwnerInactiveListener `group:"owner_inactive"`
+}
+
+func newService(p serviceParams) *service.Service {
+	return service.New(p.DB, p.Repo, p.Billing, p.Events, p.Clock, p.KeyRevoked, p.OwnerInactive)
+}
 
 // Module wires the roster. Other modules join the "key_revoked" group with a
 // rosterapi.KeyRevokedListener to react to revocations.
@@ -25,9 +45,10 @@ var Module = fx.Module("roster",
 		fx.Private, postgres.NewRepo,
 	),
 	fx.Provide(
-		fx.Annotate(service.New, fx.ParamTags(``, ``, ``, ``, ``, `group:"key_revoked"`, `group:"owner_inactive"`)),
+		newService,
 		fx.Annotate(service.NewDirectory, fx.As(new(rosterapi.Teams)), fx.As(new(rosterapi.Members)), fx.As(new(rosterapi.Audience)), fx.As(new(rosterapi.Lookup)), fx.As(new(rosterapi.Stats))),
 		fx.Annotate(func(s *service.Service) rosterapi.OptOuts { return s }),
+		fx.Annotate(func(s *service.Service) rosterapi.Keywords { return s }),
 		fx.Annotate(func(s *service.Service) auth.Authenticator { return s }),
 	),
 	fx.Invoke(

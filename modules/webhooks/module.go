@@ -44,7 +44,7 @@ var Module = fx.Module("webhooks",
 		fx.Private, postgres.NewRepo,
 	),
 	fx.Provide(
-		fx.Private, newGuard, newSender, mail.NewRecorder, newMailer, worker.NewDeliverWorker, worker.NewPumpWorker, worker.NewMailWorker,
+		fx.Private, newGuard, newSender, mail.NewRecorder, newMailer, newDeliverWorker, newPumpWorker, newMailWorker,
 	),
 	fx.Provide(
 		fx.Annotate(worker.Registration, fx.ResultTags(`group:"workers"`)),
@@ -60,15 +60,6 @@ var Module = fx.Module("webhooks",
 		fx.Annotate(func(s *service.Service) rosterapi.OwnerInactiveListener { return s }, fx.ResultTags(`group:"owner_inactive"`)),
 	),
 	fx.Invoke(
-		// Workers are registered with River before the service exists (the
-		// service inserts jobs through River); bind them before River starts.
-		func(d *worker.DeliverWorker, p *worker.PumpWorker, m *worker.MailWorker, s *service.Service, smtp *mail.SMTP) {
-			d.Bind(s)
-			p.Bind(s)
-			if smtp != nil {
-				m.Bind(smtp)
-			}
-		},
 		func(api httpapi.Public, s *service.Service) { webhookshttp.Register(api.API, s) },
 		func(api httpapi.Admin, s *service.Service) { admin.Register(api.API, s) },
 	),
@@ -101,6 +92,21 @@ func newGuard(cfg config.Config, log *slog.Logger) (*guard.Guard, error) {
 
 func newSender(g *guard.Guard, clk clock.Clock) *delivery.Sender {
 	return delivery.NewSender(g.Client(), clk)
+}
+
+func newDeliverWorker(s *service.Service) *worker.DeliverWorker { return worker.NewDeliverWorker(s) }
+
+func newPumpWorker(s *service.Service, clk clock.Clock, log *slog.Logger) *worker.PumpWorker {
+	return worker.NewPumpWorker(s, clk, log)
+}
+
+// newMailWorker hands mail to the relay when SMTP_ADDR is set (a nil
+// *mail.SMTP must not become a non-nil interface).
+func newMailWorker(smtp *mail.SMTP) *worker.MailWorker {
+	if smtp == nil {
+		return worker.NewMailWorker(nil)
+	}
+	return worker.NewMailWorker(smtp)
 }
 
 // newMailer picks the e-mail adapter: SMTP when SMTP_ADDR is set (the

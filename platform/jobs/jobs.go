@@ -24,13 +24,30 @@ import (
 	"github.com/teamtext/teamtext/platform/metrics"
 )
 
-// Registration adds one module's workers to the shared bundle.
+// Registration is one module's contribution to the worker client: it adds
+// the module's workers to River's bundle.
+//
+// The wiring idiom (every module follows it; see the README's layout): a
+// module provides its registrations into the fx group "workers", built from
+// the services they call, and its queues into "queues" and periodic jobs
+// into "periodic":
+//
+//	fx.Provide(fx.Annotate(worker.Registration, fx.ResultTags(`group:"workers"`)))
+//
+// The app builds the Runner last, from those groups. Use cases depend only
+// on *Jobs, the insert client provided early, so a worker may need any
+// service (and that service may insert jobs) without a construction cycle:
+// no Invoke-time registration and no late Bind setters.
 type Registration func(w *river.Workers)
 
-// Jobs is the process's River: Insert inside use cases, Start/Stop from the lifecycle.
+// Jobs is the process's insert client (River's insert-only client): use
+// cases Insert through it inside their transactions. It works nothing;
+// the Runner, built on it, does.
 type Jobs struct {
-	worker  *river.Client[pgx.Tx]
-	workers *river.Workers
+	client  *river.Client[pgx.Tx]
+	workers *river.Workers // the Runner's bundle: an insert of a kind no worker handles fails fast
+	pool    *db.DB
+	clock   clock.Clock
 	log     *slog.Logger
 }
 
@@ -52,7 +69,8 @@ type Queue struct {
 	FetchPollInterval time.Duration
 }
 
-// Options tunes the worker client.
+// Options tunes the clients. New reads FetchCooldown only (it also spaces
+// the insert client's notifications); the rest is the Runner's.
 type Options struct {
 	MaxWorkers      int           // slots of the default queue
 	Queues          []Queue       // further queues, each with its own slots
@@ -60,7 +78,9 @@ type Options struct {
 	RescueAfter     time.Duration // 0: River's default (JobTimeout + 1h)
 	SoftStopTimeout time.Duration
 	FetchCooldown   time.Duration // 0: DefaultFetchCooldown
-	RunWorkers      bool          // false for processes that only insert (migrate, admin tools)
+	// RunWorkers: false builds a Runner that never works jobs (tests that
+	// insert kinds without working them).
+	RunWorkers bool
 	// FinishedRetention is how long completed and cancelled jobs are kept
 	// before River's cleaner (leader only, in batches) deletes them; 0:
 	// River's default (24h). Discarded jobs keep River's 7 days.
@@ -69,23 +89,30 @@ type Options struct {
 	Periodic []*river.PeriodicJob
 }
 
-// New builds the client over the pool. Every registration's workers are
-// known to it, so inserts of unknown kinds fail fast.
-func New(d *db.DB, clk clock.Clock, regs []Registration, m *metrics.Metrics, log *slog.Logger, opts Options) (*Jobs, error) {
+// New builds the insert client over the pool. Its kinds are those of the
+// Runner built on it (NewRunner, before any insert).
+func New(d *db.DB, clk clock.Clock, log *slog.Logger, opts Options) (*Jobs, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &NoopWorker{})
-	for _, r := range regs {
-		r(workers)
+	j := &Jobs{workers: workers, pool: d, clock: clk, log: log}
+	client, err := river.NewClient(riverpgxv5.New(d.Pool), j.config(opts, nil))
+	if err != nil {
+		return nil, fmt.Errorf("river insert client: %w", err)
 	}
+	j.client = client
+	return j, nil
+}
+
+// config is River's configuration shared by both clients, so that inserts
+// behave alike whichever inserts (notifications, the test clock, kinds).
+func (j *Jobs) config(opts Options, m *metrics.Metrics) *river.Config {
 	var timeGen rivertype.TimeGenerator
-	if _, real := clk.(clock.Real); !real {
-		timeGen = clk
+	if _, real := j.clock.(clock.Real); !real {
+		timeGen = j.clock
 	}
-	mw := []rivertype.Middleware{&attemptMiddleware{log: log, m: m}}
 	cfg := &river.Config{
-		Logger:                      log.With("component", "river"),
-		Workers:                     workers,
-		Middleware:                  mw,
+		Logger:                      j.log.With("component", "river"),
+		Workers:                     j.workers,
 		JobTimeout:                  opts.JobTimeout,
 		FetchCooldown:               cmp.Or(opts.FetchCooldown, DefaultFetchCooldown),
 		RescueStuckJobsAfter:        opts.RescueAfter,
@@ -93,6 +120,26 @@ func New(d *db.DB, clk clock.Clock, regs []Registration, m *metrics.Metrics, log
 		CancelledJobRetentionPeriod: opts.FinishedRetention,
 		Test:                        river.TestConfig{Time: timeGen},
 	}
+	if m != nil {
+		cfg.Middleware = []rivertype.Middleware{&attemptMiddleware{log: j.log, m: m}}
+	}
+	return cfg
+}
+
+// Runner is the worker client: built last, from every module's
+// registrations (fx group "workers"), queues ("queues") and periodic jobs
+// ("periodic"); the lifecycle starts and stops it.
+type Runner struct {
+	client *river.Client[pgx.Tx]
+}
+
+// NewRunner adds every registration's workers to j's bundle and builds the
+// client that works them.
+func NewRunner(j *Jobs, regs []Registration, m *metrics.Metrics, opts Options) (*Runner, error) {
+	for _, r := range regs {
+		r(j.workers)
+	}
+	cfg := j.config(opts, m)
 	if opts.RunWorkers {
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.MaxWorkers}}
 		for _, q := range opts.Queues {
@@ -104,18 +151,12 @@ func New(d *db.DB, clk clock.Clock, regs []Registration, m *metrics.Metrics, log
 		cfg.SoftStopTimeout = opts.SoftStopTimeout
 		cfg.PeriodicJobs = opts.Periodic
 	}
-	worker, err := river.NewClient(riverpgxv5.New(d.Pool), cfg)
+	client, err := river.NewClient(riverpgxv5.New(j.pool.Pool), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("river worker client: %w", err)
 	}
-	return &Jobs{worker: worker, workers: workers, log: log}, nil
+	return &Runner{client: client}, nil
 }
-
-// Register adds workers after the clients exist, for modules whose workers
-// need services that themselves insert jobs (which would otherwise be a
-// construction cycle). River looks workers up when it works a job, so this
-// is fine until Start; call it from fx.Invoke, never after start.
-func (j *Jobs) Register(r Registration) { r(j.workers) }
 
 // Insert enqueues a job in the transaction carried by ctx. It refuses to
 // run outside one: a job must commit or roll back with the data it is about.
@@ -123,7 +164,7 @@ func (j *Jobs) Insert(ctx context.Context, args river.JobArgs, opts *river.Inser
 	var res *rivertype.JobInsertResult
 	err := db.PgxTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		res, err = j.worker.InsertTx(ctx, tx, args, opts)
+		res, err = j.client.InsertTx(ctx, tx, args, opts)
 		return err
 	})
 	if err != nil {
@@ -142,7 +183,7 @@ func (j *Jobs) InsertMany(ctx context.Context, params []river.InsertManyParams) 
 		return err
 	}
 	err := db.PgxTx(ctx, func(tx pgx.Tx) error {
-		_, err := j.worker.InsertManyFastTx(ctx, tx, params)
+		_, err := j.client.InsertManyFastTx(ctx, tx, params)
 		return err
 	})
 	if err != nil {
@@ -153,8 +194,8 @@ func (j *Jobs) InsertMany(ctx context.Context, params []river.InsertManyParams) 
 
 // Start starts working jobs. The context is detached from the caller's
 // cancellation: fx cancels its start context, which would hard-stop River.
-func (j *Jobs) Start(ctx context.Context) error {
-	if err := j.worker.Start(context.WithoutCancel(ctx)); err != nil {
+func (r *Runner) Start(ctx context.Context) error {
+	if err := r.client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start river: %w", err)
 	}
 	return nil
@@ -162,15 +203,15 @@ func (j *Jobs) Start(ctx context.Context) error {
 
 // Stop soft-stops River: no new jobs are fetched and running ones finish
 // within SoftStopTimeout before their contexts are cancelled.
-func (j *Jobs) Stop(ctx context.Context) error {
-	if err := j.worker.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
+func (r *Runner) Stop(ctx context.Context) error {
+	if err := r.client.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("stop river: %w", err)
 	}
 	return nil
 }
 
 // Client exposes the worker client for subscriptions in tests and tools.
-func (j *Jobs) Client() *river.Client[pgx.Tx] { return j.worker }
+func (r *Runner) Client() *river.Client[pgx.Tx] { return r.client }
 
 // NoopArgs is a job that does nothing; it measures River's own throughput
 // in the benchmark harness.

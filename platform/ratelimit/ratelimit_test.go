@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
 )
@@ -19,35 +20,15 @@ var server *dbtest.Server
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &server)) }
 
-// manualClock is a clock the test moves by hand.
-type manualClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *manualClock) NowOrNil() *time.Time { t := c.Now(); return &t }
-
-func (c *manualClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 type testBundle struct {
-	clock *manualClock
+	clock *clock.Fake
 	db    *db.DB
 }
 
 func setup(t *testing.T) (*Limiter, *testBundle) {
 	t.Helper()
 	d := server.Migrated(t, db.PlatformMigrations())
-	clk := &manualClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	return New(d.Pool, clk), &testBundle{clock: clk, db: d}
 }
 

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
 	"github.com/teamtext/teamtext/platform/id"
@@ -19,22 +19,9 @@ var server *dbtest.Server
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &server)) }
 
-type fixedClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fixedClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fixedClock) NowOrNil() *time.Time { t := c.Now(); return &t }
-
 type testBundle struct {
 	db    *db.DB
-	clock *fixedClock
+	clock *clock.Fake
 }
 
 // setup makes two tables of platform/id ids, a parent whose children go
@@ -47,7 +34,7 @@ CREATE TABLE parents (id text PRIMARY KEY, note text NOT NULL DEFAULT '');
 CREATE TABLE children (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, parent_id text NOT NULL REFERENCES parents (id) ON DELETE CASCADE);
 CREATE TABLE others (id text PRIMARY KEY)`)
 	require.NoError(t, err)
-	clk := &fixedClock{t: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
+	clk := clock.NewFake(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
 	w := &Worker{Pool: d.Pool, Clock: clk, Batch: 7,
 		Targets: []Target{{Table: "parents", IDPrefix: "par", Keep: 30 * 24 * time.Hour}, {Table: "others", IDPrefix: "oth", Keep: 0}}}
 	return w, &testBundle{db: d, clock: clk}
@@ -98,7 +85,7 @@ func TestPruneDeletesOnlyPastRetentionInBatches(t *testing.T) {
 	require.Empty(t, deleted["parents"])
 
 	// A day later, one more day's rows go.
-	b.clock.t = now.Add(24 * time.Hour)
+	b.clock.Set(now.Add(24 * time.Hour))
 	deleted, err = w.Prune(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, 50, deleted["parents"])

@@ -181,3 +181,24 @@ type Stats interface {
 	// opted out (a START removes the record, so it no longer counts).
 	Counts(ctx context.Context, teamID string, from, to time.Time) (newMembers, optOuts int, err error)
 }
+
+// KeywordText is an inbound STOP, START or HELP text, as the roster's
+// consent history keeps it.
+type KeywordText struct {
+	TeamID    string
+	Phone     string    // the sender, E.164
+	Keyword   string    // "stop", "start" or "help"
+	Body      string    // the text as received, kept as the record's evidence
+	MessageID string    // the inbound text's id
+	MemberID  string    // the roster entry the text was matched to; "" when none
+	At        time.Time // when the carrier received it
+}
+
+// Keywords is how inbound keyword texts reach the roster. Keyword runs in
+// the caller's transaction: stop opts the number out (as
+// OptOuts.OptOutBySMS), start opts it back in (as OptOuts.OptInBySMS), help
+// changes nothing; every one is kept as a row of the number's consent
+// history. changed reports whether the number's opt-out changed.
+type Keywords interface {
+	Keyword(ctx context.Context, k KeywordText) (changed bool, err error)
+}

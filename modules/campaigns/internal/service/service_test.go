@@ -17,6 +17,7 @@ import (
 	"github.com/teamtext/teamtext/modules/campaigns/internal/worker"
 	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -28,29 +29,6 @@ import (
 var srv *dbtest.Server
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &srv)) }
-
-// testClock is a settable clock (River follows it too).
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) NowOrNil() *time.Time {
-	t := c.Now().UTC()
-	return &t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // directory stands in for the roster: one team with a head coach and a coach.
 type directory struct{}
@@ -136,7 +114,7 @@ func (s *sender) Send(ctx context.Context, r messagingapi.SendRequest) (messagin
 type bundle struct {
 	db     *db.DB
 	svc    *service.Service
-	clock  *testClock
+	clock  *clock.Fake
 	sender *sender
 }
 
@@ -145,14 +123,15 @@ func setup(t *testing.T) *bundle {
 	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
 	_, err := d.Bun.ExecContext(context.Background(), `CREATE TABLE test_sends (message_id text PRIMARY KEY, team_id text, member_id text, text text, urgent boolean, source text)`)
 	require.NoError(t, err)
-	clk := &testClock{now: time.Date(2027, 1, 4, 12, 0, 0, 0, time.UTC)}
+	clk := clock.NewFake(time.Date(2027, 1, 4, 12, 0, 0, 0, time.UTC))
 	log := slog.New(slog.DiscardHandler)
-	j, err := jobs.New(d, clk, nil, metrics.New(), log, jobs.Options{})
+	j, err := jobs.New(d, clk, log, jobs.Options{})
 	require.NoError(t, err)
 	b := &bundle{db: d, clock: clk, sender: &sender{refuse: map[string]error{}}}
 	b.svc = service.New(service.Deps{DB: d, Repo: postgres.NewRepo(d), Jobs: j, Clock: clk, Sender: b.sender,
 		Teams: directory{}, Members: directory{}, Audience: directory{}, Log: log})
-	j.Register(worker.Registration(b.svc))
+	_, err = jobs.NewRunner(j, []jobs.Registration{worker.Registration(b.svc)}, metrics.New(), jobs.Options{})
+	require.NoError(t, err)
 	return b
 }
 

@@ -70,6 +70,10 @@ type Deps struct {
 	Events  events.Publisher
 	Carrier carrier.Carrier
 	Log     *slog.Logger
+
+	// Keywords carries out STOP and START and keeps every keyword text in
+	// the number's consent history (roster's consent record).
+	Keywords rosterapi.Keywords
 }
 
 // Service runs the inbound use cases.

@@ -126,10 +126,21 @@ func TestKeywords(t *testing.T) {
 		require.NoError(t, svc.Receive(ctx, text(parent, "stop please")))
 		require.Equal(t, []string{"stop " + parent, "stop " + stranger, "start " + parent}, b.roster.Calls())
 		var kws []any
-		for _, e := range b.events(t, "message.received") {
+		evs := b.events(t, "message.received")
+		for _, e := range evs {
 			kws = append(kws, e.Data["keyword"])
 		}
 		require.Equal(t, []any{"stop", "stop", "start", nil}, kws)
+		// Roster is told what its consent history keeps: the text, its id,
+		// the member it came from (none for a stranger) and when.
+		told := b.roster.Keywords()
+		require.Len(t, told, 3)
+		require.Equal(t, " Stop. ", told[0].Body)
+		require.Equal(t, evs[0].Data["message_id"], told[0].MessageID)
+		require.Equal(t, "mem_a", told[0].MemberID, "the oldest active entry")
+		require.Equal(t, b.team.ID, told[0].TeamID)
+		require.False(t, told[0].At.IsZero())
+		require.Empty(t, told[1].MemberID, "not on the roster")
 		require.Empty(t, b.carrier.Sent(), "no text answers STOP or START")
 		require.Equal(t, 0, b.count(t, `SELECT count(*) FROM messaging_replies`))
 		// Keyword texts are listed but are not inbox items.
@@ -146,6 +157,7 @@ func TestKeywords(t *testing.T) {
 		t.Parallel()
 		svc, b := setup(t)
 		require.NoError(t, svc.Receive(ctx, text(stranger, "help")))
+		require.Equal(t, []string{"help " + stranger}, b.roster.Calls(), "HELP is kept in the consent history too")
 		var rp postgres.Reply
 		require.NoError(t, b.db.Bun.NewSelect().Model(&rp).Scan(ctx))
 		require.Equal(t, inbound.ReplyHelp, rp.Kind)

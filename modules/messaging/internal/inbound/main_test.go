@@ -44,8 +44,9 @@ type roster struct {
 	teams    map[string]rosterapi.Team
 	members  []rosterapi.Member
 	optedOut map[string]bool // team|phone
-	calls    []string        // "stop +1…", "start +1…"
-	counts   [2]int          // what Counts answers
+	calls    []string        // "stop +1…", "start +1…", "help +1…"
+	keywords []rosterapi.KeywordText
+	counts   [2]int // what Counts answers
 }
 
 func (r *roster) Team(_ context.Context, teamID string) (rosterapi.Team, error) {
@@ -99,21 +100,30 @@ func (r *roster) CustomFieldKeys(context.Context, string) (map[string]bool, erro
 	return map[string]bool{}, nil
 }
 
-func (r *roster) OptOutBySMS(_ context.Context, teamID, phone string) error {
+// Keyword is roster's rosterapi.Keywords: stop and start change the
+// opt-outs; every keyword text is kept.
+func (r *roster) Keyword(_ context.Context, k rosterapi.KeywordText) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.optedOut[teamID+"|"+phone] = true
-	r.calls = append(r.calls, "stop "+phone)
-	return nil
+	r.calls = append(r.calls, k.Keyword+" "+k.Phone)
+	r.keywords = append(r.keywords, k)
+	key := k.TeamID + "|" + k.Phone
+	was := r.optedOut[key]
+	switch k.Keyword {
+	case "stop":
+		r.optedOut[key] = true
+		return !was, nil
+	case "start":
+		delete(r.optedOut, key)
+		return was, nil
+	}
+	return false, nil
 }
 
-func (r *roster) OptInBySMS(_ context.Context, teamID, phone string) (bool, error) {
+func (r *roster) Keywords() []rosterapi.KeywordText {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	was := r.optedOut[teamID+"|"+phone]
-	delete(r.optedOut, teamID+"|"+phone)
-	r.calls = append(r.calls, "start "+phone)
-	return was, nil
+	return append([]rosterapi.KeywordText(nil), r.keywords...)
 }
 
 func (r *roster) IsOptedOut(_ context.Context, teamID, phone string) (bool, error) {
@@ -235,7 +245,7 @@ func setup(t *testing.T) (*inbound.Service, *testBundle) {
 	_, err := d.Bun.ExecContext(context.Background(), `CREATE TABLE test_events (seq bigserial, team_id text, type text, data jsonb)`)
 	require.NoError(t, err)
 	log := slog.New(slog.DiscardHandler)
-	j, err := jobs.New(d, clock.Real{}, nil, metrics.New(), log, jobs.Options{})
+	j, err := jobs.New(d, clock.Real{}, log, jobs.Options{})
 	require.NoError(t, err)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	team := rosterapi.Team{ID: "team_1", Name: "Tigers", Code: "tigers", Number: teamNumber}
@@ -251,8 +261,9 @@ func setup(t *testing.T) (*inbound.Service, *testBundle) {
 	repo := postgres.NewRepo(d)
 	pub := published{db: d}
 	svc := inbound.New(inbound.Deps{DB: d, Repo: repo, Jobs: j, Clock: clock.Real{}, Teams: r, Members: r, Lookup: r, OptOuts: r, Stats: r,
-		Billing: b, Events: pub, Carrier: c, Log: log})
-	j.Register(worker.Inbound(svc, clock.Real{}, nil))
+		Billing: b, Events: pub, Carrier: c, Log: log, Keywords: r})
+	_, err = jobs.NewRunner(j, []jobs.Registration{worker.Inbound(svc, clock.Real{}, nil)}, metrics.New(), jobs.Options{})
+	require.NoError(t, err)
 	rel := inbound.NewReleaser(d, repo, clock.Real{}, log)
 	rel.Bind(pub)
 	return svc, &testBundle{db: d, repo: repo, roster: r, billing: b, carrier: c, releaser: rel, team: team}

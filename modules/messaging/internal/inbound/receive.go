@@ -179,20 +179,22 @@ func (s *Service) Receive(ctx context.Context, a Args) error {
 	})
 }
 
-// act carries out a keyword.
+// act carries out a keyword. Roster keeps every keyword text, HELP
+// included, in the number's consent history, in this transaction.
 func (s *Service) act(ctx context.Context, team rosterapi.Team, in *postgres.Inbound, kw Keyword) error {
+	if kw == "" {
+		return nil
+	}
+	changed, err := s.Keywords.Keyword(ctx, rosterapi.KeywordText{TeamID: team.ID, Phone: in.FromPhone, Keyword: string(kw),
+		Body: in.Body, MessageID: in.ID, MemberID: in.MemberID, At: in.ReceivedAt})
+	if err != nil {
+		return fmt.Errorf("inbound %s: %w", kw, err)
+	}
 	switch kw {
 	case KeywordStop:
-		if err := s.OptOuts.OptOutBySMS(ctx, team.ID, in.FromPhone); err != nil {
-			return fmt.Errorf("inbound stop: %w", err)
-		}
 		s.Log.Info("opted out by text", "team_id", team.ID, "from", phone.Mask(in.FromPhone))
 	case KeywordStart:
-		was, err := s.OptOuts.OptInBySMS(ctx, team.ID, in.FromPhone)
-		if err != nil {
-			return fmt.Errorf("inbound start: %w", err)
-		}
-		s.Log.Info("start by text", "team_id", team.ID, "from", phone.Mask(in.FromPhone), "was_opted_out", was)
+		s.Log.Info("start by text", "team_id", team.ID, "from", phone.Mask(in.FromPhone), "was_opted_out", changed)
 	case KeywordHelp:
 		return s.queueHelp(ctx, team, in)
 	}

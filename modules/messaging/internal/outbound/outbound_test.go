@@ -20,6 +20,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
 	"github.com/teamtext/teamtext/platform/events"
@@ -95,7 +96,7 @@ func (r *roster) OptedOutAmong(_ context.Context, ps []rosterapi.TeamPhone) ([]r
 // texts is a pacing carrier that records each text with the time the test
 // clock says it was handed over.
 type texts struct {
-	clk   *testClock
+	clk   *clock.Fake
 	mu    sync.Mutex
 	sent  []sentText
 	paced bool
@@ -125,24 +126,6 @@ func (c *texts) all() []sentText {
 	return append([]sentText(nil), c.sent...)
 }
 
-// testClock is a clock the test moves.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-func (c *testClock) NowOrNil() *time.Time { t := c.Now(); return &t }
-func (c *testClock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
-
 // published stores events in a test table.
 type published struct{}
 
@@ -165,7 +148,7 @@ type bundle struct {
 	svc     *outbound.Service
 	roster  *roster
 	carrier *texts
-	clock   *testClock
+	clock   *clock.Fake
 	team    rosterapi.Team
 }
 
@@ -184,12 +167,14 @@ func setup(t *testing.T) *bundle {
 func build(t *testing.T, d *db.DB) *bundle {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	clk := &testClock{t: t0}
-	j, err := jobs.New(d, clk, []jobs.Registration{func(w *river.Workers) { // inserted, not worked: the tests run the passes
+	clk := clock.NewFake(t0)
+	j, err := jobs.New(d, clk, log, jobs.Options{})
+	require.NoError(t, err)
+	_, err = jobs.NewRunner(j, []jobs.Registration{func(w *river.Workers) { // inserted, not worked: the tests run the passes
 		river.AddWorker(w, river.WorkFunc(func(context.Context, *river.Job[outbound.KickArgs]) error { return nil }))
 		river.AddWorker(w, river.WorkFunc(func(context.Context, *river.Job[outbound.FanoutArgs]) error { return nil }))
 		river.AddWorker(w, river.WorkFunc(func(context.Context, *river.Job[ingest.UnconfirmArgs]) error { return nil }))
-	}}, metrics.New(), log, jobs.Options{})
+	}}, metrics.New(), jobs.Options{})
 	require.NoError(t, err)
 	team := rosterapi.Team{ID: "team_1", Name: "Tigers", Number: "+12025550100", CreatedAt: t0}
 	r := &roster{teams: map[string]rosterapi.Team{team.ID: team}, optedOut: map[rosterapi.TeamPhone]bool{}}
@@ -292,7 +277,7 @@ func (b *bundle) pumpUntil(t *testing.T, until time.Time, late func(i int) time.
 		if countQueued(t, b.db) == 0 {
 			return
 		}
-		b.clock.set(later(next, b.clock.Now()).Add(late(i)))
+		b.clock.Set(later(next, b.clock.Now()).Add(late(i)))
 	}
 }
 
@@ -454,7 +439,7 @@ func TestStalledNumberCatchesUp(t *testing.T) {
 	b := setup(t)
 	_, done := b.send(t, phones(300, 0))
 	require.Equal(t, t0.Add(299*time.Second), done)
-	b.clock.set(t0.Add(3 * time.Hour))
+	b.clock.Set(t0.Add(3 * time.Hour))
 	_, err := b.svc.Pass(context.Background())
 	require.NoError(t, err)
 	require.Len(t, b.carrier.all(), 300, "one pass hands the overdue slots over")

@@ -11,6 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	rosterhttp "github.com/teamtext/teamtext/modules/roster/internal/httpapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/platform/auth"
@@ -58,12 +59,15 @@ type Member struct {
 	CanSendBroadcasts bool      `json:"can_send_broadcasts"`
 	GroupIDs          []string  `json:"group_ids"`
 	CreatedAt         time.Time `json:"created_at"`
+
+	// Consent is the consent record (consent.go).
+	Consent *rosterhttp.Consent `json:"consent" doc:"How and when the member agreed to receive texts. Null for members added before teamtext kept consent records."`
 }
 
 func memberFrom(m *postgres.Member) Member {
 	return Member{ID: m.ID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: string(m.Role), Status: m.Status,
 		IsBlocked: m.IsBlocked, DashboardLogin: m.DashboardLogin, CanSendBroadcasts: m.CanSendBroadcasts,
-		GroupIDs: []string{}, CreatedAt: m.CreatedAt}
+		GroupIDs: []string{}, CreatedAt: m.CreatedAt, Consent: rosterhttp.ConsentFrom(m.MemberConsent)}
 }
 
 // Key is an API key as listed (never its value).
@@ -106,6 +110,7 @@ type memberPath struct {
 func Register(api huma.API, svc *service.Service) {
 	registerRoster(api, svc)
 	registerImport(api, svc)
+	registerConsent(api, svc)
 	tags := []string{"Teams"}
 	httpapi.Register(api, huma.Operation{
 		OperationID: "admin-create-team", Method: http.MethodPost, Path: "/teams", Tags: tags, DefaultStatus: http.StatusCreated,
@@ -177,7 +182,7 @@ func Register(api huma.API, svc *service.Service) {
 	mtags := []string{"Members"}
 	httpapi.Register(api, huma.Operation{
 		OperationID: "admin-create-member", Method: http.MethodPost, Path: "/teams/{team_id}/members", Tags: mtags, DefaultStatus: http.StatusCreated,
-		Summary: "Add a member", Description: "Adds a member with the public POST /members's fields (role athlete when omitted; group_ids: 400 invalid_group for a group the team does not have); staff roles, dashboard_login, can_send_broadcasts (default true for staff) and status (pending or active) are dashboard-only. An active member emits member.joined.",
+		Summary: "Add a member", Description: "Adds a member with the public POST /members's fields (role athlete when omitted; group_ids: 400 invalid_group for a group the team does not have); staff roles, dashboard_login, can_send_broadcasts (default true for staff) and status (pending or active) are dashboard-only. An active member emits member.joined. consent as in the public POST /members, with source dashboard by default; it is kept in the number's consent history (channel admin).",
 	}, func(ctx context.Context, in *struct {
 		TeamID string `path:"team_id"`
 		Body   struct {
@@ -189,11 +194,14 @@ func Register(api huma.API, svc *service.Service) {
 			DashboardLogin    bool     `json:"dashboard_login,omitempty"`
 			CanSendBroadcasts *bool    `json:"can_send_broadcasts,omitempty"`
 			Status            string   `json:"status,omitempty" enum:"pending,active"`
+
+			Consent *rosterhttp.ConsentInput `json:"consent,omitempty" doc:"The consent record; every part optional (source dashboard when omitted)."`
 		}
 	}) (*httpapi.DataOutput[Member], error) {
 		b := in.Body
 		m, err := svc.CreateMember(ctx, in.TeamID, service.NewMember{Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role,
-			Status: b.Status, DashboardLogin: b.DashboardLogin, CanSendBroadcasts: b.CanSendBroadcasts, GroupIDs: b.GroupIDs}, true)
+			Status: b.Status, DashboardLogin: b.DashboardLogin, CanSendBroadcasts: b.CanSendBroadcasts, GroupIDs: b.GroupIDs,
+			Consent: b.Consent.Domain()}, true)
 		if err != nil {
 			return nil, err
 		}

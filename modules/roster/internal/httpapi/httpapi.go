@@ -34,6 +34,7 @@ func TeamFrom(v *service.TeamView) Team {
 func Register(api huma.API, svc *service.Service) {
 	registerMembers(api, svc)
 	registerRoster(api, svc)
+	registerConsent(api, svc)
 	httpapi.Register(api, huma.Operation{
 		OperationID: "get-team", Method: http.MethodGet, Path: "/team", Tags: []string{"Team"},
 		Summary:     "Get the team",

@@ -27,12 +27,16 @@ type Member struct {
 	DashboardLogin bool      `json:"dashboard_login" doc:"Staff and members with a login cannot be changed through the API."`
 	GroupIDs       []string  `json:"group_ids"`
 	CreatedAt      time.Time `json:"created_at"`
+
+	// Consent is the consent record (consent.go).
+	Consent *Consent `json:"consent" doc:"How and when the member agreed to receive texts; the number's history is at GET /members/{member_id}/consent. Null for members added before teamtext kept consent records (none is invented for them)."`
 }
 
 // MemberFrom renders a member view.
 func MemberFrom(v *service.MemberView) Member {
 	return Member{ID: v.ID, Name: v.Name, Phone: v.Phone, Email: v.Email, Role: string(v.Role), Status: v.Status,
-		IsBlocked: v.IsBlocked, DashboardLogin: v.DashboardLogin, GroupIDs: v.GroupIDs, CreatedAt: v.CreatedAt}
+		IsBlocked: v.IsBlocked, DashboardLogin: v.DashboardLogin, GroupIDs: v.GroupIDs, CreatedAt: v.CreatedAt,
+		Consent: ConsentFrom(v.MemberConsent)}
 }
 
 // ReadOnly are fields the API shows but never takes: setting them gives 400 read_only_field.
@@ -93,7 +97,9 @@ func registerMembers(api huma.API, svc *service.Service) {
 		OperationID: "create-member", Method: http.MethodPost, Path: "/members", Tags: tags, DefaultStatus: http.StatusCreated,
 		Summary: "Add a member",
 		Description: "Adds someone to the roster (status active) and emits member.joined. role defaults to athlete; staff roles give 400 role_not_allowed. " +
-			memberExistsDoc + optedOutDoc + "403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id.",
+			memberExistsDoc + optedOutDoc + "403 staff_member_protected when that same person is staff or has a dashboard login. 400 invalid_group for an unknown group id. " +
+			"consent records how and when the member agreed (source api and now when omitted); it is kept in the number's consent history. " +
+			"An unknown source, a time in the future or before 2000, or evidence that is too long or has control characters is 400 invalid_request, and nothing is written.",
 	}, func(ctx context.Context, in *struct {
 		Body struct {
 			Name     string   `json:"name"`
@@ -102,6 +108,7 @@ func registerMembers(api huma.API, svc *service.Service) {
 			Role     string   `json:"role,omitempty" doc:"athlete (default), guardian, outside or emergency_contact."`
 			GroupIDs []string `json:"group_ids,omitempty"`
 			ReadOnly
+			Consent *ConsentInput `json:"consent,omitempty" doc:"The consent record; every part optional."`
 		}
 	}) (*httpapi.DataOutput[Member], error) {
 		if err := in.Body.check(); err != nil {
@@ -109,7 +116,8 @@ func registerMembers(api huma.API, svc *service.Service) {
 		}
 		p := auth.MustPrincipal(ctx)
 		b := in.Body
-		v, err := svc.AddMember(ctx, p.TeamID, service.NewMember{Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role}, b.GroupIDs)
+		v, err := svc.AddMember(ctx, p.TeamID, service.NewMember{Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role,
+			Consent: b.Consent.Domain()}, b.GroupIDs)
 		if err != nil {
 			return nil, err
 		}

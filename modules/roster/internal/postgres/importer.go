@@ -123,10 +123,12 @@ type CustomValue struct{ FieldID, MemberID, Value string }
 func (r *Repo) CopyMembers(ctx context.Context, teamID string, ms []Member, groups []Membership, values []CustomValue) error {
 	return db.PgxTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"roster_members"},
-			[]string{"id", "team_id", "name", "phone", "email", "role", "status", "is_blocked", "dashboard_login", "can_send_broadcasts", "created_at", "updated_at"},
+			[]string{"id", "team_id", "name", "phone", "email", "role", "status", "is_blocked", "dashboard_login", "can_send_broadcasts", "created_at", "updated_at",
+				"consent_source", "consent_at", "consent_evidence"},
 			pgx.CopyFromSlice(len(ms), func(i int) ([]any, error) {
 				m := &ms[i]
-				return []any{m.ID, m.TeamID, m.Name, m.Phone, m.Email, string(m.Role), m.Status, m.IsBlocked, m.DashboardLogin, m.CanSendBroadcasts, m.CreatedAt, m.UpdatedAt}, nil
+				return []any{m.ID, m.TeamID, m.Name, m.Phone, m.Email, string(m.Role), m.Status, m.IsBlocked, m.DashboardLogin, m.CanSendBroadcasts, m.CreatedAt, m.UpdatedAt,
+					m.ConsentSource, m.ConsentAt, m.ConsentEvidence}, nil
 			})); err != nil {
 			return fmt.Errorf("copy members: %w", err)
 		}

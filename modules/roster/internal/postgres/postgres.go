@@ -61,6 +61,8 @@ type Member struct {
 	CreatedAt         time.Time      `bun:"created_at"`
 	UpdatedAt         time.Time      `bun:"updated_at"`
 	DeletedAt         *time.Time     `bun:"deleted_at"`
+	// The consent record (consent.go).
+	MemberConsent
 }
 
 // APIKey is a roster_api_keys row.

@@ -55,11 +55,13 @@ type MemberFilter struct {
 
 // memberColumns are a Member's columns in scanMember's order.
 const memberColumns = `m.id, m.team_id, m.name, m.phone, m.email, m.role, m.status, m.is_blocked, m.dashboard_login,
-       m.can_send_broadcasts, m.created_at, m.updated_at, m.deleted_at`
+       m.can_send_broadcasts, m.created_at, m.updated_at, m.deleted_at,
+       ` + consentColumns
 
 func memberDest(m *Member) []any {
-	return []any{&m.ID, &m.TeamID, &m.Name, &m.Phone, &m.Email, &m.Role, &m.Status, &m.IsBlocked, &m.DashboardLogin,
-		&m.CanSendBroadcasts, &m.CreatedAt, &m.UpdatedAt, &m.DeletedAt}
+	return append([]any{&m.ID, &m.TeamID, &m.Name, &m.Phone, &m.Email, &m.Role, &m.Status, &m.IsBlocked, &m.DashboardLogin,
+		&m.CanSendBroadcasts, &m.CreatedAt, &m.UpdatedAt, &m.DeletedAt},
+		consentDest(&m.MemberConsent)...)
 }
 
 // MemberPage lists a team's members (not deleted), limit+1 rows, with each

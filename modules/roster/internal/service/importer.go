@@ -108,6 +108,7 @@ type importPlan struct {
 	role                       rosterapi.Role
 	groups                     []string
 	values                     []importValue
+	consent                    domain.Consent
 }
 
 type importValue struct {
@@ -149,7 +150,7 @@ func (s *Service) ImportMembers(ctx context.Context, teamID string, data []byte,
 	plans := make([]importPlan, 0, len(sheet.rows))
 	for i, rec := range sheet.rows {
 		res.Rows[i] = ImportRow{Line: rec.line}
-		p, ferr := sheet.plan(rec, groups)
+		p, ferr := sheet.plan(rec, groups, s.clock.Now().UTC())
 		if ferr != nil {
 			res.Rows[i].Status, res.Rows[i].Err = ImportFailed, ferr
 			continue
@@ -227,6 +228,7 @@ func (s *Service) importChunk(ctx context.Context, teamID string, chunk []import
 			groups  []postgres.Membership
 			values  []postgres.CustomValue
 			evs     []events.Event
+			history []postgres.ConsentEvent
 		)
 		now := s.clock.Now().UTC()
 		for i := range chunk {
@@ -237,6 +239,8 @@ func (s *Service) importChunk(ctx context.Context, teamID string, chunk []import
 			}
 			m := postgres.Member{ID: id.New("mem"), TeamID: teamID, Name: p.name, Phone: p.phone, Email: p.email, Role: p.role,
 				Status: p.status, CanSendBroadcasts: p.role.IsStaff(), CreatedAt: now, UpdatedAt: now}
+			setConsent(&m, p.consent)
+			history = append(history, consentGiven(&m, domain.ChannelImport, p.consent, now))
 			st.Entries[p.phone] = append(st.Entries[p.phone], postgres.Entry{ID: m.ID, Name: m.Name, Role: m.Role})
 			members = append(members, m)
 			for _, g := range p.groups {
@@ -254,6 +258,9 @@ func (s *Service) importChunk(ctx context.Context, teamID string, chunk []import
 			return nil
 		}
 		if err := s.repo.CopyMembers(ctx, teamID, members, groups, values); err != nil {
+			return err
+		}
+		if err := s.repo.InsertConsentEvents(ctx, history); err != nil {
 			return err
 		}
 		return events.PublishAll(ctx, s.events, teamID, evs)
@@ -383,6 +390,17 @@ func builtinColumn(h string) bool {
 	return false
 }
 
+// consentColumn reports whether h (lowercased) is one of the consent
+// record's columns. They came after custom fields: a team's custom field
+// with the same key keeps the column.
+func consentColumn(h string) bool {
+	switch h {
+	case "consent_source", "consent_at", "consent_evidence":
+		return true
+	}
+	return false
+}
+
 // parseImport checks the file as a whole: UTF-8 (a BOM is dropped), valid
 // CSV, a header naming name and phone and no unknown column, and at most
 // ImportMaxRows data rows. Any problem is a 400 for the whole request.
@@ -390,6 +408,11 @@ func parseImport(data []byte, fields []postgres.CustomField) (*importSheet, erro
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	if !utf8.Valid(data) {
 		return nil, fault.Invalidf("the file is not UTF-8 text; nothing was imported")
+	}
+	// Postgres cannot store NUL in text: such a file is refused whole, like
+	// one that is not UTF-8, before any row reaches the database.
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return nil, fault.Invalidf("line %d holds a NUL character; nothing was imported", bytes.Count(data[:i], []byte("\n"))+1)
 	}
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1 // a short or long row is that row's error, not the file's
@@ -416,6 +439,8 @@ func parseImport(data []byte, fields []postgres.CustomField) (*importSheet, erro
 			return nil, fault.Invalidf("column %q appears twice in the header; nothing was imported", h)
 		case builtinColumn(h):
 			sheet.builtin[h] = i
+		case consentColumn(h) && !customKey(byKey, h):
+			sheet.builtin[h] = i
 		default:
 			f, ok := byKey[h]
 			if !ok {
@@ -427,7 +452,7 @@ func parseImport(data []byte, fields []postgres.CustomField) (*importSheet, erro
 		seen[h] = true
 	}
 	if len(unknown) > 0 {
-		return nil, fault.Invalidf("unknown column %s: columns are name, phone, email, role, status, groups and the team's custom field keys; nothing was imported",
+		return nil, fault.Invalidf("unknown column %s: columns are name, phone, email, role, status, groups, consent_source, consent_at, consent_evidence and the team's custom field keys; nothing was imported",
 			quoteJoin(unknown))
 	}
 	var missing []string
@@ -480,6 +505,11 @@ func blank(rec []string) bool {
 	return true
 }
 
+func customKey(byKey map[string]postgres.CustomField, h string) bool {
+	_, ok := byKey[h]
+	return ok
+}
+
 func quoteJoin(ss []string) string {
 	q := make([]string, len(ss))
 	for i, s := range ss {
@@ -490,7 +520,7 @@ func quoteJoin(ss []string) string {
 
 // plan checks a row without I/O, in the order CreateMember checks a member
 // (so a row reports the error a single add would), then groups and values.
-func (sh *importSheet) plan(rec importRecord, groups importGroups) (importPlan, *fault.Error) {
+func (sh *importSheet) plan(rec importRecord, groups importGroups, now time.Time) (importPlan, *fault.Error) {
 	var p importPlan
 	if len(rec.cells) != sh.columns {
 		return p, fault.Invalidf("the row has %d fields; the header has %d", len(rec.cells), sh.columns)
@@ -527,6 +557,20 @@ func (sh *importSheet) plan(rec importRecord, groups importGroups) (importPlan, 
 	default:
 		return p, fault.Invalidf("status must be pending or active")
 	}
+	ci := domain.ConsentInput{Source: strings.ToLower(cell("consent_source")), Evidence: cell("consent_evidence")}
+	if v := cell("consent_at"); v != "" {
+		at, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return p, fault.Invalidf("consent_at must be an RFC 3339 time with an offset, such as 2026-11-24T18:00:00Z")
+		}
+		ci.At = &at
+	}
+	if p.consent, err = domain.ValidConsent(ci, domain.ConsentImport, now); err != nil {
+		return p, asFault(err)
+	}
+	// Should the chunk roll back, the row is added alone with the same record.
+	in.Consent = domain.ConsentInput{Source: p.consent.Source, At: &p.consent.At, Evidence: p.consent.Evidence}
+	in.imported = true
 	p.member = in
 	for _, tok := range strings.Split(cell("groups"), ";") {
 		tok = strings.TrimSpace(tok)

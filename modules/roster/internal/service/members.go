@@ -161,6 +161,11 @@ func (s *Service) AddMember(ctx context.Context, teamID string, in NewMember, gr
 	if m.Role, err = domain.ValidRole(role, false); err != nil {
 		return nil, err
 	}
+	consent, err := domain.ValidConsent(in.Consent, domain.ConsentAPI, now)
+	if err != nil {
+		return nil, err
+	}
+	setConsent(m, consent)
 	var out *MemberView
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
 		groups, err := s.checkGroups(ctx, teamID, groupIDs)
@@ -171,6 +176,9 @@ func (s *Service) AddMember(ctx context.Context, teamID string, in NewMember, gr
 			return err
 		}
 		if err := s.repo.InsertMember(ctx, m); err != nil {
+			return err
+		}
+		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{consentGiven(m, domain.ChannelAPI, consent, now)}); err != nil {
 			return err
 		}
 		if err := s.repo.SetGroups(ctx, teamID, m.ID, groups); err != nil {

@@ -36,6 +36,12 @@ type OptOutResult struct {
 // dashboard login on any entry) are refused unless allowStaff (an inbound
 // STOP is always honoured). Opting out an opted-out number is a no-op.
 func (s *Service) OptOut(ctx context.Context, teamID, phone, source string, allowStaff bool) (*OptOutResult, error) {
+	return s.optOut(ctx, teamID, phone, source, allowStaff, consentRef{})
+}
+
+// optOut is OptOut, keeping the opt-out (new or not) in the number's
+// consent history with what ref knows.
+func (s *Service) optOut(ctx context.Context, teamID, phone, source string, allowStaff bool, ref consentRef) (*OptOutResult, error) {
 	var out *OptOutResult
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
 		if err := s.repo.LockPhone(ctx, teamID, phone); err != nil {
@@ -63,6 +69,10 @@ func (s *Service) OptOut(ctx context.Context, teamID, phone, source string, allo
 				return err
 			}
 		}
+		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{
+			historyRow(teamID, phone, domain.HistoryOptOut, optOutChannel(source), isNew, ref, now)}); err != nil {
+			return err
+		}
 		changed, err := s.repo.SetStatusByPhone(ctx, teamID, phone, domain.StatusOptedOut, now)
 		if err != nil {
 			return err
@@ -84,23 +94,37 @@ func (s *Service) OptOutMember(ctx context.Context, teamID, memberID, source str
 	if err != nil {
 		return nil, mapNotFound(err, errMemberNotFound)
 	}
-	return s.OptOut(ctx, teamID, m.Phone, source, false)
+	return s.optOut(ctx, teamID, m.Phone, source, false, consentRef{memberID: m.ID})
 }
 
 // OptIn reverses an opt-out; only an inbound START calls it. Every entry
 // with the number becomes active again (one member.opted_in each). It
 // reports false when the number was not opted out.
 func (s *Service) OptIn(ctx context.Context, teamID, phone string) (bool, error) {
+	return s.optIn(ctx, teamID, phone, consentRef{})
+}
+
+// optIn is OptIn, keeping the START (whether or not the number was opted
+// out) in the number's consent history with what ref knows.
+func (s *Service) optIn(ctx context.Context, teamID, phone string, ref consentRef) (bool, error) {
 	var was bool
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
 		if err := s.repo.LockPhone(ctx, teamID, phone); err != nil {
 			return err
 		}
 		var err error
-		if was, err = s.repo.DeleteOptOut(ctx, teamID, phone); err != nil || !was {
+		if was, err = s.repo.DeleteOptOut(ctx, teamID, phone); err != nil {
 			return err
 		}
-		changed, err := s.repo.SetStatusByPhone(ctx, teamID, phone, domain.StatusActive, s.clock.Now().UTC())
+		now := s.clock.Now().UTC()
+		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{
+			historyRow(teamID, phone, domain.HistoryOptIn, domain.ChannelSMS, was, ref, now)}); err != nil {
+			return err
+		}
+		if !was {
+			return nil
+		}
+		changed, err := s.repo.SetStatusByPhone(ctx, teamID, phone, domain.StatusActive, now)
 		if err != nil {
 			return err
 		}
@@ -200,6 +224,13 @@ func (s *Service) BulkOptOut(ctx context.Context, teamID string, phones []string
 		now := s.clock.Now().UTC()
 		isNew, err := s.repo.InsertOptOuts(ctx, teamID, eligible, SourceAPI, now)
 		if err != nil {
+			return err
+		}
+		history := make([]postgres.ConsentEvent, len(eligible))
+		for i, p := range eligible {
+			history[i] = historyRow(teamID, p, domain.HistoryOptOut, domain.ChannelAPI, isNew[p], consentRef{}, now)
+		}
+		if err := s.repo.InsertConsentEvents(ctx, history); err != nil {
 			return err
 		}
 		changed, err := s.repo.SetStatusByPhones(ctx, teamID, eligible, domain.StatusOptedOut, now)

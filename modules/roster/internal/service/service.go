@@ -199,6 +199,11 @@ type NewMember struct {
 	DashboardLogin           bool
 	CanSendBroadcasts        *bool    // default: true for staff
 	GroupIDs                 []string // CreateMember: groups of the team to join (AddMember takes them apart)
+
+	// Consent is the consent record given; its defaults: source api
+	// (AddMember), dashboard (CreateMember), import (an import's row).
+	Consent  domain.ConsentInput
+	imported bool // a roster import's row: consent source import, history channel import
 }
 
 // CreateMember adds a member (role athlete unless given) to in.GroupIDs.
@@ -238,6 +243,15 @@ func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember,
 			m.CanSendBroadcasts = *in.CanSendBroadcasts
 		}
 	}
+	source, channel := domain.ConsentDashboard, domain.ChannelAdmin
+	if in.imported {
+		source, channel = domain.ConsentImport, domain.ChannelImport
+	}
+	consent, err := domain.ValidConsent(in.Consent, source, now)
+	if err != nil {
+		return nil, err
+	}
+	setConsent(m, consent)
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
 		if _, err := s.repo.Team(ctx, teamID); err != nil {
 			return mapNotFound(err, errTeamNotFound)
@@ -253,6 +267,9 @@ func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember,
 			return err
 		}
 		if err := s.repo.InsertMember(ctx, m); err != nil {
+			return err
+		}
+		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{consentGiven(m, channel, consent, now)}); err != nil {
 			return err
 		}
 		if len(groups) > 0 {

@@ -19,12 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/webhooks/internal/guard"
+	"github.com/teamtext/teamtext/platform/clock"
 )
-
-type fixedClock struct{ t time.Time }
-
-func (c fixedClock) Now() time.Time       { return c.t }
-func (c fixedClock) NowOrNil() *time.Time { return &c.t }
 
 type seen struct {
 	header http.Header
@@ -47,7 +43,7 @@ func setup(t *testing.T, h http.HandlerFunc) (*Sender, *httptest.Server, func() 
 	roots.AddCert(srv.Certificate())
 	g := guard.New(guard.Options{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, RootCAs: roots})
 	at := time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
-	return NewSender(g.Client(), fixedClock{at}), srv, func() []seen {
+	return NewSender(g.Client(), clock.NewFake(at)), srv, func() []seen {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]seen(nil), got...)

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
 )
@@ -114,7 +112,9 @@ func NextAttempt(n int, failedAt time.Time) (at time.Time, ok bool) {
 	return failedAt.Add(gap), true
 }
 
-// DeliverArgs is the job of one delivery attempt (River args). Attempt n
+// DeliverArgs is the job of one delivery attempt (River args); every
+// attempt, first and retried, is inserted into Queue (the domain names the
+// queue, the inserting adapters pass it: a domain imports no River). Attempt n
 // is recorded only while the delivery has n-1 recorded attempts, so a job
 // that runs twice records and sends at most once after a success.
 type DeliverArgs struct {
@@ -130,9 +130,6 @@ func (DeliverArgs) Kind() string { return "webhooks.deliver" }
 // for the receiver's round trip, so deliveries get slots of their own
 // (WEBHOOK_WORKERS) rather than JOB_WORKERS' shared ones.
 const Queue = "webhooks"
-
-// InsertOpts sends every attempt, first and retried, to Queue.
-func (DeliverArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: Queue} }
 
 // MaxPerSecondLimit is the highest throttle a webhook may have: a throttled
 // webhook's deliveries go out one at a time, so a faster one is bound by
@@ -180,8 +177,8 @@ const (
 var Statuses = []string{StatusPending, StatusFailed, StatusDelivered, StatusAbandoned, StatusCancelled}
 
 // PumpArgs is the job that sends a webhook's queued deliveries one at a
-// time, in order, at its throttle. At most one exists per webhook
-// (webhook_queues.pump).
+// time, in order, at its throttle, inserted into Queue. At most one exists
+// per webhook (webhook_queues.pump).
 type PumpArgs struct {
 	TeamID    string `json:"team_id"`
 	WebhookID string `json:"webhook_id"`
@@ -189,6 +186,3 @@ type PumpArgs struct {
 
 // Kind names the job.
 func (PumpArgs) Kind() string { return "webhooks.pump" }
-
-// InsertOpts runs pumps on Queue.
-func (PumpArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: Queue} }

@@ -257,7 +257,8 @@ func pending(deliveryID string, e *postgres.Event, w string) (postgres.Delivery,
 	}
 	d := postgres.Delivery{ID: deliveryID, TeamID: e.TeamID, EventID: e.ID, WebhookID: w,
 		State: postgres.StatePending, NextAttemptAt: &e.CreatedAt, CreatedAt: e.CreatedAt, UpdatedAt: e.CreatedAt}
-	return d, river.InsertManyParams{Args: domain.DeliverArgs{TeamID: e.TeamID, DeliveryID: d.ID, Attempt: 1}}
+	return d, river.InsertManyParams{Args: domain.DeliverArgs{TeamID: e.TeamID, DeliveryID: d.ID, Attempt: 1},
+		InsertOpts: &river.InsertOpts{Queue: domain.Queue}}
 }
 
 // Marshal renders an envelope with created_at in microseconds, UTC.

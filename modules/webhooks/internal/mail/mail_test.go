@@ -133,8 +133,9 @@ func TestRecorderAndSMTP(t *testing.T) {
 	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
 	repo := postgres.NewRepo(d)
 	clk := clock.Real{}
-	j, err := jobs.New(d, clk, []jobs.Registration{func(w *river.Workers) { river.AddWorker(w, &noopMail{}) }},
-		metrics.New(), slog.New(slog.DiscardHandler), jobs.Options{})
+	j, err := jobs.New(d, clk, slog.New(slog.DiscardHandler), jobs.Options{})
+	require.NoError(t, err)
+	_, err = jobs.NewRunner(j, []jobs.Registration{func(w *river.Workers) { river.AddWorker(w, &noopMail{}) }}, metrics.New(), jobs.Options{})
 	require.NoError(t, err)
 	rec := NewRecorder(repo, clk)
 	relay := newSMTPServer(t)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -117,7 +119,8 @@ func (s *Service) Retry(ctx context.Context, teamID, webhookID, deliveryID, memb
 			return err
 		}
 		out = d
-		_, err = s.Jobs.Insert(ctx, domain.DeliverArgs{TeamID: teamID, DeliveryID: d.ID, Attempt: d.Attempts + 1}, nil)
+		_, err = s.Jobs.Insert(ctx, domain.DeliverArgs{TeamID: teamID, DeliveryID: d.ID, Attempt: d.Attempts + 1},
+			&river.InsertOpts{Queue: domain.Queue})
 		return err
 	})
 	if err != nil {
@@ -174,7 +177,7 @@ func (s *Service) claimPump(ctx context.Context, teamID, webhookID string) error
 	if err != nil || !claimed {
 		return err
 	}
-	_, err = s.Jobs.Insert(ctx, domain.PumpArgs{TeamID: teamID, WebhookID: webhookID}, nil)
+	_, err = s.Jobs.Insert(ctx, domain.PumpArgs{TeamID: teamID, WebhookID: webhookID}, &river.InsertOpts{Queue: domain.Queue})
 	return err
 }
 

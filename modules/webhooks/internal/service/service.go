@@ -450,7 +450,7 @@ func (s *Service) recordFailure(ctx context.Context, w *postgres.Work, attempt i
 	}
 	if f.NextAttemptAt != nil {
 		_, err := s.Jobs.Insert(ctx, domain.DeliverArgs{TeamID: w.TeamID, DeliveryID: w.DeliveryID, Attempt: attempt + 1},
-			&river.InsertOpts{ScheduledAt: *f.NextAttemptAt})
+			&river.InsertOpts{Queue: domain.Queue, ScheduledAt: *f.NextAttemptAt})
 		if err != nil {
 			return false, err
 		}

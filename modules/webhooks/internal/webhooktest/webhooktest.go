@@ -22,6 +22,7 @@ import (
 	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/service"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/worker"
+	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -29,34 +30,11 @@ import (
 	"github.com/teamtext/teamtext/platform/metrics"
 )
 
-// Clock is a settable clock (it also drives River's notion of now).
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// Clock is the shared settable test clock (it also drives River's notion of now).
+type Clock = clock.Fake
 
 // NewClock returns a clock at t.
-func NewClock(t time.Time) *Clock { return &Clock{now: t} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// NowOrNil returns the clock's time, so River follows it.
-func (c *Clock) NowOrNil() *time.Time {
-	t := c.Now().UTC()
-	return &t
-}
-
-// Advance moves the clock forward.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+func NewClock(t time.Time) *Clock { return clock.NewFake(t) }
 
 // Directory stands in for the roster's contracts: teams and members.
 type Directory struct {
@@ -249,18 +227,14 @@ func New(tb testing.TB, srv *dbtest.Server, o Options) *Env {
 	e := &Env{DB: d, Repo: postgres.NewRepo(d), Clock: NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
 		Dir: NewDirectory(), Billing: &Billing{}}
 	e.Sender = &Sender{clock: e.Clock}
-	var clk interface {
-		Now() time.Time
-		NowOrNil() *time.Time
-	} = e.Clock
+	var clk clock.Clock = e.Clock
 	if o.RealClock {
-		clk = realClock{}
+		clk = clock.Real{}
 	}
 	log := slog.New(slog.DiscardHandler)
-	dw, pw, mw := worker.NewDeliverWorker(), worker.NewPumpWorker(clk, log), worker.NewMailWorker()
-	j, err := jobs.New(d, clk, []jobs.Registration{worker.Registration(dw, pw, mw)}, metrics.New(), log,
-		jobs.Options{MaxWorkers: 50, Queues: []jobs.Queue{{Name: domain.Queue, MaxWorkers: cmp.Or(o.WebhookWorkers, 200)}},
-			SoftStopTimeout: time.Second, RunWorkers: o.RunWorkers})
+	opts := jobs.Options{MaxWorkers: 50, Queues: []jobs.Queue{{Name: domain.Queue, MaxWorkers: cmp.Or(o.WebhookWorkers, 200)}},
+		SoftStopTimeout: time.Second, RunWorkers: o.RunWorkers}
+	j, err := jobs.New(d, clk, log, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -276,26 +250,23 @@ func New(tb testing.TB, srv *dbtest.Server, o Options) *Env {
 	}
 	e.Svc = service.New(service.Deps{DB: d, Repo: e.Repo, Log: e.Log, Guard: guard, Sender: sender, Jobs: j,
 		Mailer: mail.NewRecorder(e.Repo, clk), Teams: e.Dir, Members: e.Dir, Billing: e.Billing, Clock: clk, Logger: log})
-	dw.Bind(e.Svc)
-	pw.Bind(e.Svc)
+	runner, err := jobs.NewRunner(j, []jobs.Registration{worker.Registration(worker.NewDeliverWorker(e.Svc),
+		worker.NewPumpWorker(e.Svc, clk, log), worker.NewMailWorker(nil))}, metrics.New(), opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	if o.RunWorkers {
-		if err := j.Start(context.Background()); err != nil {
+		if err := runner.Start(context.Background()); err != nil {
 			tb.Fatal(err)
 		}
 		tb.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			_ = j.Stop(ctx)
+			_ = runner.Stop(ctx)
 		})
 	}
 	return e
 }
-
-// realClock is the wall clock, with River using the database's now().
-type realClock struct{}
-
-func (realClock) Now() time.Time       { return time.Now() }
-func (realClock) NowOrNil() *time.Time { return nil }
 
 // Team makes a team on plan with a head coach (with an e-mail address) and
 // returns the team and coach ids.

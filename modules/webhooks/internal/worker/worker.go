@@ -28,13 +28,8 @@ type DeliverWorker struct {
 	svc Deliverer
 }
 
-// NewDeliverWorker returns the delivery worker. The service is bound
-// later (Bind) because it inserts jobs itself: River's client needs the
-// workers before the service can have the client.
-func NewDeliverWorker() *DeliverWorker { return &DeliverWorker{} }
-
-// Bind sets the service the worker calls; it runs before River starts.
-func (w *DeliverWorker) Bind(svc Deliverer) { w.svc = svc }
+// NewDeliverWorker returns the delivery worker calling svc.
+func NewDeliverWorker(svc Deliverer) *DeliverWorker { return &DeliverWorker{svc: svc} }
 
 // Timeout leaves room for the 10 s request and the recording transaction.
 func (*DeliverWorker) Timeout(*river.Job[domain.DeliverArgs]) time.Duration { return 30 * time.Second }
@@ -60,13 +55,10 @@ type PumpWorker struct {
 	log   *slog.Logger
 }
 
-// NewPumpWorker returns the pump worker, bound to the service later (Bind).
-func NewPumpWorker(clk clock.Clock, log *slog.Logger) *PumpWorker {
-	return &PumpWorker{clock: clk, log: log}
+// NewPumpWorker returns the pump worker calling svc.
+func NewPumpWorker(svc Pumper, clk clock.Clock, log *slog.Logger) *PumpWorker {
+	return &PumpWorker{svc: svc, clock: clk, log: log}
 }
-
-// Bind sets the service the worker calls; it runs before River starts.
-func (w *PumpWorker) Bind(svc Pumper) { w.svc = svc }
 
 // Timeout leaves room for a pass (2 s) and its last 10 s request.
 func (*PumpWorker) Timeout(*river.Job[domain.PumpArgs]) time.Duration { return 30 * time.Second }
@@ -99,12 +91,9 @@ type MailWorker struct {
 	smtp MailSender
 }
 
-// NewMailWorker returns the e-mail worker, bound to the relay later (Bind).
-func NewMailWorker() *MailWorker { return &MailWorker{} }
-
-// Bind sets the relay adapter; nil when no relay is configured (the job is
-// then never inserted). It runs before River starts.
-func (w *MailWorker) Bind(smtp MailSender) { w.smtp = smtp }
+// NewMailWorker returns the e-mail worker handing mail to smtp: nil when
+// no relay is configured (the job is then never inserted).
+func NewMailWorker(smtp MailSender) *MailWorker { return &MailWorker{smtp: smtp} }
 
 // Work sends the e-mail; the last attempt marks a failure permanent.
 func (w *MailWorker) Work(ctx context.Context, job *river.Job[mail.SendArgs]) error {

@@ -36,7 +36,9 @@ func newHarness(t *testing.T) carriertest.Harness {
 	ctx := context.Background()
 	d := server.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
 	log := slog.New(slog.DiscardHandler)
-	j, err := jobs.New(d, clock.Real{}, []jobs.Registration{carriertest.StatusWorkers}, metrics.New(), log, jobs.Options{})
+	j, err := jobs.New(d, clock.Real{}, log, jobs.Options{})
+	require.NoError(t, err)
+	_, err = jobs.NewRunner(j, []jobs.Registration{carriertest.StatusWorkers}, metrics.New(), jobs.Options{}) // the kinds, not worked
 	require.NoError(t, err)
 	sim := simulator.New(d, j, clock.Real{}, simulator.ProfileInstant, func(_ context.Context, froms []string) (map[string]float64, error) {
 		out := map[string]float64{}

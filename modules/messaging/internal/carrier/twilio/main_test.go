@@ -35,16 +35,6 @@ const (
 	authToken  = "fedcba9876543210fedcba9876543210"
 )
 
-// fakeClock stands still: callback times are whatever it says.
-type fakeClock struct{ t time.Time }
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time       { return c.t }
-func (c *fakeClock) NowOrNil() *time.Time { t := c.Now(); return &t }
-
 // jobSink is messaging's carrier sink as far as these tests need it: a
 // status report becomes its ingestion job (which the tests then read).
 type jobSink struct {
@@ -106,7 +96,7 @@ func setup(t *testing.T, tune ...func(*twilio.Config)) (*twilio.Carrier, *testBu
 type callbackBundle struct {
 	db      *db.DB
 	url     string // base URL of the server running the handler (its PUBLIC_BASE_URL)
-	clock   *fakeClock
+	clock   *clock.Fake
 	handler *twilio.CallbackHandler
 }
 
@@ -116,11 +106,13 @@ func setupCallback(t *testing.T) *callbackBundle {
 	t.Helper()
 	d := server.Migrated(t, db.PlatformMigrations())
 	log := slog.New(slog.DiscardHandler)
-	j, err := jobs.New(d, clock.Real{}, []jobs.Registration{carriertest.StatusWorkers}, metrics.New(), log, jobs.Options{})
+	j, err := jobs.New(d, clock.Real{}, log, jobs.Options{})
+	require.NoError(t, err)
+	_, err = jobs.NewRunner(j, []jobs.Registration{carriertest.StatusWorkers}, metrics.New(), jobs.Options{}) // the kinds, not worked
 	require.NoError(t, err)
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	clk := newFakeClock()
+	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) // stands still: callback times are whatever it says
 	h := twilio.NewCallbackHandler(jobSink{db: d, jobs: j}, authToken, base, clk, log)
 	mux := http.NewServeMux()
 	mux.Handle(twilio.StatusPath, h)

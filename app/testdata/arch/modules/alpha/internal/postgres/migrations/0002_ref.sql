@@ -1,0 +1,1 @@
+ALTER TABLE alpha_things ADD CONSTRAINT fk FOREIGN KEY (beta_id) REFERENCES beta_items (id);

@@ -1,0 +1,3 @@
+package domain
+
+import _ "github.com/uptrace/bun/dialect/pgdialect"

@@ -1,0 +1,7 @@
+// Package domain is beta's pure rules.
+package domain
+
+import "strings"
+
+// Valid tells a valid name.
+func Valid(s string) bool { return strings.TrimSpace(s) != "" }

@@ -1,0 +1,112 @@
+package jobs_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/db/dbtest"
+	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/metrics"
+)
+
+var server *dbtest.Server
+
+func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &server)) }
+
+type pingArgs struct{ N int }
+
+func (pingArgs) Kind() string { return "test.ping" }
+
+type otherArgs struct{}
+
+func (otherArgs) Kind() string { return "test.other" }
+
+type testBundle struct {
+	db   *db.DB
+	jobs *jobs.Jobs
+}
+
+func setup(t *testing.T) *testBundle {
+	t.Helper()
+	d := server.Migrated(t, db.PlatformMigrations())
+	j, err := jobs.New(d, clock.Real{}, slog.New(slog.DiscardHandler), jobs.Options{})
+	require.NoError(t, err)
+	return &testBundle{db: d, jobs: j}
+}
+
+func (b *testBundle) insert(ctx context.Context, args river.JobArgs) error {
+	return b.db.Tx(ctx, func(ctx context.Context) error {
+		_, err := b.jobs.Insert(ctx, args, nil)
+		return err
+	})
+}
+
+// TestRunnerWorksWhatTheInsertClientInserts: the insert client knows the
+// kinds of the Runner built on it (an unknown kind fails at insert, as
+// with one client), and the Runner works what it inserts.
+func TestRunnerWorksWhatTheInsertClientInserts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+
+	var unknown *river.UnknownJobKindError
+	require.ErrorAs(t, b.insert(ctx, pingArgs{N: 1}), &unknown, "no worker handles test.ping yet")
+
+	worked := make(chan int, 1)
+	reg := func(w *river.Workers) {
+		river.AddWorker(w, river.WorkFunc(func(_ context.Context, j *river.Job[pingArgs]) error {
+			worked <- j.Args.N
+			return nil
+		}))
+	}
+	r, err := jobs.NewRunner(b.jobs, []jobs.Registration{reg}, metrics.New(), jobs.Options{MaxWorkers: 2, RunWorkers: true, SoftStopTimeout: time.Second})
+	require.NoError(t, err)
+	require.NoError(t, r.Start(ctx))
+	t.Cleanup(func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		require.NoError(t, r.Stop(stopCtx))
+	})
+
+	require.NoError(t, b.insert(ctx, pingArgs{N: 7}))
+	select {
+	case n := <-worked:
+		require.Equal(t, 7, n)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the runner did not work the job within 30 s")
+	}
+	require.ErrorAs(t, b.insert(ctx, otherArgs{}), &unknown, "a kind no registration added stays unknown")
+}
+
+// TestInsertNeedsATransaction: a job commits or rolls back with its data.
+func TestInsertNeedsATransaction(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, err := jobs.NewRunner(b.jobs, []jobs.Registration{func(w *river.Workers) {
+		river.AddWorker(w, river.WorkFunc(func(context.Context, *river.Job[pingArgs]) error { return nil }))
+	}}, metrics.New(), jobs.Options{})
+	require.NoError(t, err)
+	_, err = b.jobs.Insert(context.Background(), pingArgs{}, nil)
+	require.Error(t, err)
+
+	rollback := errors.New("roll back")
+	err = b.db.Tx(context.Background(), func(ctx context.Context) error {
+		if _, err := b.jobs.Insert(ctx, pingArgs{N: 2}, nil); err != nil {
+			return err
+		}
+		return rollback
+	})
+	require.ErrorIs(t, err, rollback)
+	var n int
+	require.NoError(t, b.db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job`).Scan(&n))
+	require.Zero(t, n, "the rolled-back job is gone")
+}
