@@ -60,6 +60,7 @@ var Module = fx.Module("webhooks",
 		fx.Annotate(func(s *service.Service) rosterapi.OwnerInactiveListener { return s }, fx.ResultTags(`group:"owner_inactive"`)),
 	),
 	fx.Invoke(
+		registerMetrics,
 		func(api httpapi.Public, s *service.Service) { webhookshttp.Register(api.API, s) },
 		func(api httpapi.Admin, s *service.Service) { admin.Register(api.API, s) },
 	),
