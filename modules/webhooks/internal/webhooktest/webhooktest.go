@@ -232,7 +232,7 @@ func New(tb testing.TB, srv *dbtest.Server, o Options) *Env {
 		clk = clock.Real{}
 	}
 	log := slog.New(slog.DiscardHandler)
-	opts := jobs.Options{MaxWorkers: 50, Queues: []jobs.Queue{{Name: domain.Queue, MaxWorkers: cmp.Or(o.WebhookWorkers, 200)}},
+	opts := jobs.Options{MaxWorkers: 50, Queues: []jobs.Queue{{Name: domain.Queue, MaxWorkers: cmp.Or(o.WebhookWorkers, 200), FetchPollInterval: 50 * time.Millisecond}},
 		SoftStopTimeout: time.Second, RunWorkers: o.RunWorkers}
 	j, err := jobs.New(d, clk, log, opts)
 	if err != nil {
