@@ -404,6 +404,21 @@ func (e RepeatOutEvery) Valid() bool {
 	}
 }
 
+// Defines values for ResendBodyOnly.
+const (
+	ResendBodyOnlyFailed ResendBodyOnly = "failed"
+)
+
+// Valid indicates whether the value is a known member of the ResendBodyOnly enum.
+func (e ResendBodyOnly) Valid() bool {
+	switch e {
+	case ResendBodyOnlyFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ScheduledKind.
 const (
 	ScheduledKindScheduled ScheduledKind = "scheduled"
@@ -854,6 +869,9 @@ type Check struct {
 	// Phone E.164, null when not a valid US number.
 	Phone *string `json:"phone"`
 
+	// Undeliverable The number is marked undeliverable: its texts failed with a permanent carrier code (landline, unreachable, invalid, blocked) UNDELIVERABLE_AFTER times in a row, so sends skip it until a text to it is delivered, it texts the team, or the dashboard clears the mark (an addition to v1).
+	Undeliverable bool `json:"undeliverable"`
+
 	// Valid A valid US number (no carrier is contacted).
 	Valid bool `json:"valid"`
 }
@@ -1237,6 +1255,9 @@ type Estimate struct {
 
 	// SegmentsPerRecipient Counted on rendered_text: the team prefix and the opt-out line included.
 	SegmentsPerRecipient int64 `json:"segments_per_recipient"`
+
+	// SkippedUndeliverable Numbers of the audience that would not be texted because they are marked undeliverable; not among recipients, not in estimated_credits (an addition to v1).
+	SkippedUndeliverable int64 `json:"skipped_undeliverable"`
 }
 
 // EstimateEncoding defines model for Estimate.Encoding.
@@ -1419,6 +1440,12 @@ type Member struct {
 
 	// Status pending: awaiting approval in the dashboard; active; opted_out: texted STOP or an opt-out was recorded.
 	Status MemberStatus `json:"status"`
+
+	// Undeliverable The member's number is marked undeliverable: its texts failed with a permanent carrier code (landline, unreachable, invalid, blocked) UNDELIVERABLE_AFTER times in a row. Sends skip it (counted as skipped_undeliverable, charged nothing) until a text to it is delivered, it texts the team, or the dashboard clears the mark. Read-only (an addition to v1).
+	Undeliverable bool `json:"undeliverable"`
+
+	// UndeliverableSince When the number was marked undeliverable; null when it is not.
+	UndeliverableSince *time.Time `json:"undeliverable_since"`
 }
 
 // MemberRole defines model for Member.Role.
@@ -1469,10 +1496,16 @@ type Message struct {
 	// RenderedText Exactly what each recipient receives: team prefix, text, opt-out line.
 	RenderedText string `json:"rendered_text"`
 
+	// ResendOf The message this one resent to its failed recipients (POST /messages/{message_id}/resend); null otherwise (an addition to v1).
+	ResendOf *string `json:"resend_of"`
+
 	// ScheduledId The scheduled send this message came from, if any.
 	ScheduledId          *string    `json:"scheduled_id"`
 	SegmentsPerRecipient int64      `json:"segments_per_recipient"`
 	SentAt               *time.Time `json:"sent_at"`
+
+	// SkippedUndeliverable Numbers of the audience not texted because they are marked undeliverable (their texts failed with a permanent carrier code UNDELIVERABLE_AFTER times in a row); not among recipients, charged nothing (an addition to v1).
+	SkippedUndeliverable int64 `json:"skipped_undeliverable"`
 
 	// Status pending_approval: waits in the dashboard's approvals (expires after 7 days); queued: being handed to the carrier; sent: every text handed over; rejected/expired: never sent.
 	Status     MessageStatus `json:"status"`
@@ -1575,6 +1608,15 @@ type RepeatOut struct {
 // RepeatOutEvery defines model for RepeatOut.Every.
 type RepeatOutEvery string
 
+// ResendBody defines model for ResendBody.
+type ResendBody struct {
+	// Only Who to text again: failed, the recipients whose delivery failed with a code that says nothing permanent about their number (the only value for now).
+	Only ResendBodyOnly `json:"only"`
+}
+
+// ResendBodyOnly Who to text again: failed, the recipients whose delivery failed with a code that says nothing permanent about their number (the only value for now).
+type ResendBodyOnly string
+
 // Scheduled defines model for Scheduled.
 type Scheduled struct {
 	Audience  string        `json:"audience"`
@@ -1650,6 +1692,9 @@ type SendResult struct {
 	RenderedText string     `json:"rendered_text"`
 	Repeat       *RepeatOut `json:"repeat,omitempty"`
 
+	// ResendOf The message this one resent to its failed recipients (POST /messages/{message_id}/resend); null otherwise (an addition to v1).
+	ResendOf *string `json:"resend_of"`
+
 	// ScheduledFor kind scheduled only.
 	ScheduledFor *time.Time `json:"scheduled_for,omitempty"`
 
@@ -1657,6 +1702,9 @@ type SendResult struct {
 	ScheduledId          *string    `json:"scheduled_id"`
 	SegmentsPerRecipient int64      `json:"segments_per_recipient"`
 	SentAt               *time.Time `json:"sent_at"`
+
+	// SkippedUndeliverable Numbers of the audience not texted because they are marked undeliverable (their texts failed with a permanent carrier code UNDELIVERABLE_AFTER times in a row); not among recipients, charged nothing (an addition to v1).
+	SkippedUndeliverable int64 `json:"skipped_undeliverable"`
 
 	// Status As a message's status for kind message; pending for kind scheduled.
 	Status     SendResultStatus `json:"status"`
@@ -2020,6 +2068,12 @@ type ListDeliveriesParams struct {
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
+// ResendMessageParams defines parameters for ResendMessage.
+type ResendMessageParams struct {
+	// IdempotencyKey Optional; as for POST /messages.
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // ListOptOutsParams defines parameters for ListOptOuts.
 type ListOptOutsParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
@@ -2094,6 +2148,9 @@ type SendMessageJSONRequestBody = SendBody
 
 // EstimateMessageJSONRequestBody defines body for EstimateMessage for application/json ContentType.
 type EstimateMessageJSONRequestBody = SendBody
+
+// ResendMessageJSONRequestBody defines body for ResendMessage for application/json ContentType.
+type ResendMessageJSONRequestBody = ResendBody
 
 // CreateOptOutJSONRequestBody defines body for CreateOptOut for application/json ContentType.
 type CreateOptOutJSONRequestBody = CreateOptOutRequest
@@ -2576,6 +2633,28 @@ type ClientInterface interface {
 	// Corresponds with GET /messages/{message_id}/deliveries (the `ListDeliveries` operationId).
 	ListDeliveries(ctx context.Context, messageId string, params *ListDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ResendMessageWithBody Resend a broadcast to its failed recipients
+	//
+	// With {"only": "failed"} (the only value; anything else is 400 invalid_request): sends the message's text again, as a new message (resend_of names the original), to the recipients whose delivery failed with a code that says nothing permanent about their number — not those whose number is a landline, unreachable, invalid or blocked (the carrier's permanent codes, listed in the README), nor those who opted out. They are texted as they are on the roster now: active members only, and numbers marked undeliverable are skipped (skipped_undeliverable). Everything else is as POST /messages: the same checks, limits (the resend counts toward the send limits), billing (402), approval (status pending_approval when the team's policy requires it) and answer (201, a message). 404 not_found for a message the team does not have. 409 conflict when the message was never sent (pending_approval, rejected, expired), when some of its texts have no final status yet, when none of its deliveries failed that way, or when it was resent already (resend the resend to try its failures again). Idempotency-Key as for POST /messages.
+	//
+	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /messages/{message_id}/resend (the `ResendMessage` operationId).
+	ResendMessageWithBody(ctx context.Context, messageId string, params *ResendMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResendMessage Resend a broadcast to its failed recipients
+	//
+	// With {"only": "failed"} (the only value; anything else is 400 invalid_request): sends the message's text again, as a new message (resend_of names the original), to the recipients whose delivery failed with a code that says nothing permanent about their number — not those whose number is a landline, unreachable, invalid or blocked (the carrier's permanent codes, listed in the README), nor those who opted out. They are texted as they are on the roster now: active members only, and numbers marked undeliverable are skipped (skipped_undeliverable). Everything else is as POST /messages: the same checks, limits (the resend counts toward the send limits), billing (402), approval (status pending_approval when the team's policy requires it) and answer (201, a message). 404 not_found for a message the team does not have. 409 conflict when the message was never sent (pending_approval, rejected, expired), when some of its texts have no final status yet, when none of its deliveries failed that way, or when it was resent already (resend the resend to try its failures again). Idempotency-Key as for POST /messages.
+	//
+	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /messages/{message_id}/resend (the `ResendMessage` operationId).
+	ResendMessage(ctx context.Context, messageId string, params *ResendMessageParams, body ResendMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListOptOuts List opt-outs
 	//
 	// Opted-out numbers, newest first: members who texted STOP and numbers recorded through the API or by support.
@@ -2631,7 +2710,7 @@ type ClientInterface interface {
 
 	// ValidateRecipientsWithBody Check phone numbers
 	//
-	// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), and opted out. Changes nothing.
+	// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), opted out, and marked undeliverable (an addition to v1: sends skip such numbers). Changes nothing.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key; the shared heavy-call pool of 10 per minute per key.
 	//
@@ -2642,7 +2721,7 @@ type ClientInterface interface {
 
 	// ValidateRecipients Check phone numbers
 	//
-	// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), and opted out. Changes nothing.
+	// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), opted out, and marked undeliverable (an addition to v1: sends skip such numbers). Changes nothing.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key; the shared heavy-call pool of 10 per minute per key.
 	//
@@ -3638,6 +3717,48 @@ func (c *Client) ListDeliveries(ctx context.Context, messageId string, params *L
 	return c.Client.Do(req)
 }
 
+// ResendMessageWithBody Resend a broadcast to its failed recipients
+//
+// With {"only": "failed"} (the only value; anything else is 400 invalid_request): sends the message's text again, as a new message (resend_of names the original), to the recipients whose delivery failed with a code that says nothing permanent about their number — not those whose number is a landline, unreachable, invalid or blocked (the carrier's permanent codes, listed in the README), nor those who opted out. They are texted as they are on the roster now: active members only, and numbers marked undeliverable are skipped (skipped_undeliverable). Everything else is as POST /messages: the same checks, limits (the resend counts toward the send limits), billing (402), approval (status pending_approval when the team's policy requires it) and answer (201, a message). 404 not_found for a message the team does not have. 409 conflict when the message was never sent (pending_approval, rejected, expired), when some of its texts have no final status yet, when none of its deliveries failed that way, or when it was resent already (resend the resend to try its failures again). Idempotency-Key as for POST /messages.
+//
+// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /messages/{message_id}/resend (the `ResendMessage` operationId).
+func (c *Client) ResendMessageWithBody(ctx context.Context, messageId string, params *ResendMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResendMessageRequestWithBody(c.Server, messageId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResendMessage Resend a broadcast to its failed recipients
+//
+// With {"only": "failed"} (the only value; anything else is 400 invalid_request): sends the message's text again, as a new message (resend_of names the original), to the recipients whose delivery failed with a code that says nothing permanent about their number — not those whose number is a landline, unreachable, invalid or blocked (the carrier's permanent codes, listed in the README), nor those who opted out. They are texted as they are on the roster now: active members only, and numbers marked undeliverable are skipped (skipped_undeliverable). Everything else is as POST /messages: the same checks, limits (the resend counts toward the send limits), billing (402), approval (status pending_approval when the team's policy requires it) and answer (201, a message). 404 not_found for a message the team does not have. 409 conflict when the message was never sent (pending_approval, rejected, expired), when some of its texts have no final status yet, when none of its deliveries failed that way, or when it was resent already (resend the resend to try its failures again). Idempotency-Key as for POST /messages.
+//
+// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /messages/{message_id}/resend (the `ResendMessage` operationId).
+func (c *Client) ResendMessage(ctx context.Context, messageId string, params *ResendMessageParams, body ResendMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResendMessageRequest(c.Server, messageId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListOptOuts List opt-outs
 //
 // Opted-out numbers, newest first: members who texted STOP and numbers recorded through the API or by support.
@@ -3743,7 +3864,7 @@ func (c *Client) BulkOptOut(ctx context.Context, body BulkOptOutJSONRequestBody,
 
 // ValidateRecipientsWithBody Check phone numbers
 //
-// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), and opted out. Changes nothing.
+// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), opted out, and marked undeliverable (an addition to v1: sends skip such numbers). Changes nothing.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key; the shared heavy-call pool of 10 per minute per key.
 //
@@ -3764,7 +3885,7 @@ func (c *Client) ValidateRecipientsWithBody(ctx context.Context, contentType str
 
 // ValidateRecipients Check phone numbers
 //
-// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), and opted out. Changes nothing.
+// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), opted out, and marked undeliverable (an addition to v1: sends skip such numbers). Changes nothing.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key; the shared heavy-call pool of 10 per minute per key.
 //
@@ -5723,6 +5844,68 @@ func NewListDeliveriesRequest(server string, messageId string, params *ListDeliv
 	return req, nil
 }
 
+// NewResendMessageRequest calls the generic ResendMessage builder with application/json body
+func NewResendMessageRequest(server string, messageId string, params *ResendMessageParams, body ResendMessageJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewResendMessageRequestWithBody(server, messageId, params, "application/json", bodyReader)
+}
+
+// NewResendMessageRequestWithBody constructs an http.Request for the ResendMessage method, with any body, and a specified content type
+func NewResendMessageRequestWithBody(server string, messageId string, params *ResendMessageParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "message_id", messageId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/messages/%s/resend", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListOptOutsRequest constructs an http.Request for the ListOptOuts method
 func NewListOptOutsRequest(server string, params *ListOptOutsParams) (*http.Request, error) {
 	var err error
@@ -7124,6 +7307,28 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /messages/{message_id}/deliveries (the `ListDeliveries` operationId).
 	ListDeliveriesWithResponse(ctx context.Context, messageId string, params *ListDeliveriesParams, reqEditors ...RequestEditorFn) (*ListDeliveriesResponse, error)
 
+	// ResendMessageWithBodyWithResponse Resend a broadcast to its failed recipients
+	//
+	// With {"only": "failed"} (the only value; anything else is 400 invalid_request): sends the message's text again, as a new message (resend_of names the original), to the recipients whose delivery failed with a code that says nothing permanent about their number — not those whose number is a landline, unreachable, invalid or blocked (the carrier's permanent codes, listed in the README), nor those who opted out. They are texted as they are on the roster now: active members only, and numbers marked undeliverable are skipped (skipped_undeliverable). Everything else is as POST /messages: the same checks, limits (the resend counts toward the send limits), billing (402), approval (status pending_approval when the team's policy requires it) and answer (201, a message). 404 not_found for a message the team does not have. 409 conflict when the message was never sent (pending_approval, rejected, expired), when some of its texts have no final status yet, when none of its deliveries failed that way, or when it was resent already (resend the resend to try its failures again). Idempotency-Key as for POST /messages.
+	//
+	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /messages/{message_id}/resend (the `ResendMessage` operationId).
+	ResendMessageWithBodyWithResponse(ctx context.Context, messageId string, params *ResendMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResendMessageResponse, error)
+
+	// ResendMessageWithResponse Resend a broadcast to its failed recipients
+	//
+	// With {"only": "failed"} (the only value; anything else is 400 invalid_request): sends the message's text again, as a new message (resend_of names the original), to the recipients whose delivery failed with a code that says nothing permanent about their number — not those whose number is a landline, unreachable, invalid or blocked (the carrier's permanent codes, listed in the README), nor those who opted out. They are texted as they are on the roster now: active members only, and numbers marked undeliverable are skipped (skipped_undeliverable). Everything else is as POST /messages: the same checks, limits (the resend counts toward the send limits), billing (402), approval (status pending_approval when the team's policy requires it) and answer (201, a message). 404 not_found for a message the team does not have. 409 conflict when the message was never sent (pending_approval, rejected, expired), when some of its texts have no final status yet, when none of its deliveries failed that way, or when it was resent already (resend the resend to try its failures again). Idempotency-Key as for POST /messages.
+	//
+	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /messages/{message_id}/resend (the `ResendMessage` operationId).
+	ResendMessageWithResponse(ctx context.Context, messageId string, params *ResendMessageParams, body ResendMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*ResendMessageResponse, error)
+
 	// ListOptOutsWithResponse List opt-outs
 	//
 	// Opted-out numbers, newest first: members who texted STOP and numbers recorded through the API or by support.
@@ -7181,7 +7386,7 @@ type ClientWithResponsesInterface interface {
 
 	// ValidateRecipientsWithBodyWithResponse Check phone numbers
 	//
-	// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), and opted out. Changes nothing.
+	// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), opted out, and marked undeliverable (an addition to v1: sends skip such numbers). Changes nothing.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key; the shared heavy-call pool of 10 per minute per key.
 	//
@@ -7192,7 +7397,7 @@ type ClientWithResponsesInterface interface {
 
 	// ValidateRecipientsWithResponse Check phone numbers
 	//
-	// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), and opted out. Changes nothing.
+	// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), opted out, and marked undeliverable (an addition to v1: sends skip such numbers). Changes nothing.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key; the shared heavy-call pool of 10 per minute per key.
 	//
@@ -10925,6 +11130,158 @@ func (r ListDeliveriesResponse) ContentType() string {
 	return ""
 }
 
+// ResendMessageResponse201Headers the declared response headers of an HTTP 201 response for ResendMessage
+type ResendMessageResponse201Headers struct {
+	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         string
+}
+
+// ResendMessageResponse400Headers the declared response headers of an HTTP 400 response for ResendMessage
+type ResendMessageResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ResendMessageResponse401Headers the declared response headers of an HTTP 401 response for ResendMessage
+type ResendMessageResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ResendMessageResponse402Headers the declared response headers of an HTTP 402 response for ResendMessage
+type ResendMessageResponse402Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ResendMessageResponse403Headers the declared response headers of an HTTP 403 response for ResendMessage
+type ResendMessageResponse403Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ResendMessageResponse404Headers the declared response headers of an HTTP 404 response for ResendMessage
+type ResendMessageResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ResendMessageResponse409Headers the declared response headers of an HTTP 409 response for ResendMessage
+type ResendMessageResponse409Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ResendMessageResponse413Headers the declared response headers of an HTTP 413 response for ResendMessage
+type ResendMessageResponse413Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ResendMessageResponse415Headers the declared response headers of an HTTP 415 response for ResendMessage
+type ResendMessageResponse415Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ResendMessageResponse429Headers the declared response headers of an HTTP 429 response for ResendMessage
+type ResendMessageResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      string
+	XRequestId      string
+}
+
+// ResendMessageResponse500Headers the declared response headers of an HTTP 500 response for ResendMessage
+type ResendMessageResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+type ResendMessageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *DataBodySendResult
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON402 the response for an HTTP 402 `application/json` response
+	JSON402 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *ResendMessageResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ResendMessageResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ResendMessageResponse401Headers
+	// Headers402 the parsed response headers for an HTTP 402 response
+	Headers402 *ResendMessageResponse402Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ResendMessageResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ResendMessageResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ResendMessageResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ResendMessageResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ResendMessageResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ResendMessageResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ResendMessageResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r ResendMessageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResendMessageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResendMessageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListOptOutsResponse200Headers the declared response headers of an HTTP 200 response for ListOptOuts
 type ListOptOutsResponse200Headers struct {
 	RateLimit       *string
@@ -13858,6 +14215,40 @@ func (c *ClientWithResponses) ListDeliveriesWithResponse(ctx context.Context, me
 	return ParseListDeliveriesResponse(rsp)
 }
 
+// ResendMessageWithBodyWithResponse Resend a broadcast to its failed recipients
+//
+// With {"only": "failed"} (the only value; anything else is 400 invalid_request): sends the message's text again, as a new message (resend_of names the original), to the recipients whose delivery failed with a code that says nothing permanent about their number — not those whose number is a landline, unreachable, invalid or blocked (the carrier's permanent codes, listed in the README), nor those who opted out. They are texted as they are on the roster now: active members only, and numbers marked undeliverable are skipped (skipped_undeliverable). Everything else is as POST /messages: the same checks, limits (the resend counts toward the send limits), billing (402), approval (status pending_approval when the team's policy requires it) and answer (201, a message). 404 not_found for a message the team does not have. 409 conflict when the message was never sent (pending_approval, rejected, expired), when some of its texts have no final status yet, when none of its deliveries failed that way, or when it was resent already (resend the resend to try its failures again). Idempotency-Key as for POST /messages.
+//
+// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /messages/{message_id}/resend (the `ResendMessage` operationId).
+func (c *ClientWithResponses) ResendMessageWithBodyWithResponse(ctx context.Context, messageId string, params *ResendMessageParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResendMessageResponse, error) {
+	rsp, err := c.ResendMessageWithBody(ctx, messageId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResendMessageResponse(rsp)
+}
+
+// ResendMessageWithResponse Resend a broadcast to its failed recipients
+//
+// With {"only": "failed"} (the only value; anything else is 400 invalid_request): sends the message's text again, as a new message (resend_of names the original), to the recipients whose delivery failed with a code that says nothing permanent about their number — not those whose number is a landline, unreachable, invalid or blocked (the carrier's permanent codes, listed in the README), nor those who opted out. They are texted as they are on the roster now: active members only, and numbers marked undeliverable are skipped (skipped_undeliverable). Everything else is as POST /messages: the same checks, limits (the resend counts toward the send limits), billing (402), approval (status pending_approval when the team's policy requires it) and answer (201, a message). 404 not_found for a message the team does not have. 409 conflict when the message was never sent (pending_approval, rejected, expired), when some of its texts have no final status yet, when none of its deliveries failed that way, or when it was resent already (resend the resend to try its failures again). Idempotency-Key as for POST /messages.
+//
+// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /messages/{message_id}/resend (the `ResendMessage` operationId).
+func (c *ClientWithResponses) ResendMessageWithResponse(ctx context.Context, messageId string, params *ResendMessageParams, body ResendMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*ResendMessageResponse, error) {
+	rsp, err := c.ResendMessage(ctx, messageId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResendMessageResponse(rsp)
+}
+
 // ListOptOutsWithResponse List opt-outs
 //
 // Opted-out numbers, newest first: members who texted STOP and numbers recorded through the API or by support.
@@ -13945,7 +14336,7 @@ func (c *ClientWithResponses) BulkOptOutWithResponse(ctx context.Context, body B
 
 // ValidateRecipientsWithBodyWithResponse Check phone numbers
 //
-// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), and opted out. Changes nothing.
+// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), opted out, and marked undeliverable (an addition to v1: sends skip such numbers). Changes nothing.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key; the shared heavy-call pool of 10 per minute per key.
 //
@@ -13962,7 +14353,7 @@ func (c *ClientWithResponses) ValidateRecipientsWithBodyWithResponse(ctx context
 
 // ValidateRecipientsWithResponse Check phone numbers
 //
-// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), and opted out. Changes nothing.
+// Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), opted out, and marked undeliverable (an addition to v1: sends skip such numbers). Changes nothing.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key; the shared heavy-call pool of 10 per minute per key.
 //
@@ -22428,6 +22819,383 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListDeliveriesResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseResendMessageResponse parses an HTTP response from a ResendMessageWithResponse call
+func ParseResendMessageResponse(rsp *http.Response) (*ResendMessageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResendMessageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest DataBodySendResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 402:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON402 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers ResendMessageResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers ResendMessageResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ResendMessageResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 402:
+		var headers ResendMessageResponse402Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers402 = &headers
+	case rsp.StatusCode == 403:
+		var headers ResendMessageResponse403Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ResendMessageResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers ResendMessageResponse409Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers ResendMessageResponse413Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ResendMessageResponse415Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 429:
+		var headers ResendMessageResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ResendMessageResponse500Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
