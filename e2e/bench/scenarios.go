@@ -59,6 +59,12 @@ var scenarios = []scenario{
 	{name: "inbound-backlog", group: "inbound15", desc: "filing alone: a staged backlog of texts to `message.received` stored", run: runInboundBacklog},
 	{name: "inbound-pgx", group: "inbound15", desc: "raw pgx: the same inserts (staging row per callback, batched filing)", run: runInboundPgx},
 
+	// Issue 18.
+	{name: "webhooks-recover", group: "webhooks", api: true, desc: "HTTP `POST /webhooks/{id}/recover` of a webhook's 10,000 abandoned deliveries: one set-based UPDATE and the pump's River job, one transaction", run: runWebhooksRecover},
+	{name: "webhooks-recover-pgx", group: "webhooks", desc: "raw pgx: the same UPDATE and the queue's upsert in one transaction (no River job)", run: runWebhooksRecoverPgx},
+	{name: "webhooks-throttle", group: "webhooks", desc: "recovered deliveries of the webhook throttled at `max_per_second` 50 reaching the receiver, one at a time, in order", run: runWebhooksThrottle},
+	{name: "webhooks-pump", group: "webhooks", desc: "recovered deliveries of an unthrottled webhook reaching the receiver: the pump's own pace, one at a time, in order", run: runWebhooksPump},
+
 	// Issue 13: last, since it leaves 1,000 teams behind.
 	{name: "engine-teams", group: "engine", api: true, desc: "1,000 teams sending at once, each number paced at 1 segment/s", run: runEngineTeams},
 	{name: "engine-stop", group: "engine", desc: "STOP behind the 1,000 teams' backlog: callback to opt-out recorded", run: runEngineStop},
