@@ -146,3 +146,31 @@ func TestFileNextSetsAsideATextThatFails(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n, "still staged, for an operator")
 }
+
+// TestFileNextKeywordLaneFirst: a lane holding a keyword text is taken
+// before the others, whichever lane the filer would look at first.
+func TestFileNextKeywordLaneFirst(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	svc, b := setup(t)
+	var elsewhere string
+	for i := 0; i < 1000 && elsewhere == ""; i++ {
+		if n := fmt.Sprintf("+1202555%04d", 3000+i); inbound.LaneOf(n) != inbound.LaneOf(parent) {
+			elsewhere = n
+		}
+	}
+	at := time.Now().UTC()
+	for i := range 10 {
+		require.NoError(t, inbound.Enqueue(ctx, b.repo, inbound.Args{From: parent, To: teamNumber, Body: fmt.Sprint("p", i),
+			ProviderMessageID: fmt.Sprintf("SMfirst_%d", i), ReceivedAt: at}))
+	}
+	require.NoError(t, inbound.Enqueue(ctx, b.repo, inbound.Args{From: elsewhere, To: teamNumber, Body: "STOP",
+		ProviderMessageID: "SMfirst_stop", ReceivedAt: at}))
+	got, err := svc.FileNext(ctx, inbound.LaneOf(parent))
+	require.NoError(t, err)
+	require.Len(t, got, 1, "the STOP's lane, alone")
+	require.Equal(t, []string{"stop " + elsewhere}, b.roster.Calls())
+	got, err = svc.FileNext(ctx, inbound.LaneOf(parent))
+	require.NoError(t, err)
+	require.Len(t, got, 10)
+}

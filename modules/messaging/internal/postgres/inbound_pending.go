@@ -56,8 +56,9 @@ SELECT pg_notify('`+InboundChannel+`', '') FROM s`, p.ProviderMessageID, p.FromP
 }
 
 // LockInboundLane takes, for the transaction, a lane that has staged texts
-// and that no other filer holds, looking from lane first (so that a
-// node's filers spread over the lanes); -1 when there is none.
+// and that no other filer holds: lanes with a keyword text (STOP, START,
+// HELP) first, then from lane first on (so that a node's filers spread
+// over the lanes); -1 when there is none.
 func (r *Repo) LockInboundLane(ctx context.Context, lanes, first int) (int, error) {
 	if _, err := db.MustTx(ctx); err != nil {
 		return 0, err
@@ -70,7 +71,8 @@ func (r *Repo) LockInboundLane(ctx context.Context, lanes, first int) (int, erro
 		err := q.QueryRow(ctx, `SELECT l FROM (
   SELECT l FROM generate_series(0, $1::int - 1) AS l
   WHERE EXISTS (SELECT 1 FROM messaging_inbound_pending p WHERE p.lane = l AND p.attempts < $3)
-  ORDER BY (l - $2::int + $1::int) % $1::int) x
+  ORDER BY NOT EXISTS (SELECT 1 FROM messaging_inbound_pending p WHERE p.lane = l AND p.keyword AND p.attempts < $3),
+    (l - $2::int + $1::int) % $1::int) x
 WHERE pg_try_advisory_xact_lock(hashtextextended('messaging_inbound_lane:' || l, 0)) LIMIT 1`, lanes, first, InboundMaxAttempts).Scan(&lane)
 		if errors.Is(err, pgx.ErrNoRows) {
 			lane = -1
