@@ -74,17 +74,6 @@ const (
 // not a keyword the service handled itself.
 const inboxWhere = "i.team_id = ? AND NOT i.held AND i.keyword IS NULL"
 
-// InsertInbound stores a text unless one with its provider message id
-// exists; it reports whether it stored it.
-func (r *Repo) InsertInbound(ctx context.Context, in *Inbound) (bool, error) {
-	res, err := r.db.IDB(ctx).NewInsert().Model(in).On("CONFLICT (provider_message_id) DO NOTHING").Exec(ctx)
-	if err != nil {
-		return false, fmt.Errorf("insert inbound: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
-}
-
 // InboundMessages lists a team's visible texts, newest first, limit+1 rows.
 func (r *Repo) InboundMessages(ctx context.Context, teamID string, limit, offset int) ([]Inbound, error) {
 	var out []Inbound
@@ -193,23 +182,6 @@ func (r *Repo) ReleaseInbound(ctx context.Context, teamID string, ids []string, 
 		return fmt.Errorf("release inbound: %w", err)
 	}
 	return nil
-}
-
-// LatestGroupTo returns the group of the latest broadcast the team sent to
-// phone, or "" when that broadcast did not go to a group (or there is none).
-// One lookup: the fan-out records each recipient's latest broadcast before
-// it sends (RecordBroadcast).
-func (r *Repo) LatestGroupTo(ctx context.Context, teamID, phone string) (string, error) {
-	var groupID string
-	err := r.db.IDB(ctx).QueryRowContext(ctx, `SELECT group_id FROM messaging_latest_broadcasts WHERE team_id = ? AND phone = ?`,
-		teamID, phone).Scan(&groupID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("latest group: %w", err)
-	}
-	return groupID, nil
 }
 
 // RecordBroadcast makes m the latest broadcast to each of phones, unless a

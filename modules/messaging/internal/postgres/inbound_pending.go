@@ -150,8 +150,10 @@ func (r *Repo) PendingStats(ctx context.Context) (int64, *time.Time, error) {
 // TeamPhone is a team's number (messaging's own key; rosterapi's is the contract's).
 type TeamPhone struct{ TeamID, Phone string }
 
-// LatestGroupsTo is LatestGroupTo for many numbers in one statement:
-// numbers whose latest broadcast went to a group map to it.
+// LatestGroupsTo returns, for each of the numbers whose latest broadcast
+// from its team went to a group, that group (message.received's
+// group_id), in one statement: the fan-out records each recipient's
+// latest broadcast before it sends (RecordBroadcast).
 func (r *Repo) LatestGroupsTo(ctx context.Context, pairs []TeamPhone) (map[TeamPhone]string, error) {
 	out := map[TeamPhone]string{}
 	if len(pairs) == 0 {
