@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 )
 
 // This file stores inbound texts, the replies sent in answer to them, the
-// per-team messaging settings, and the per-day analytics counters.
+// per-team messaging settings (the analytics counters are in analytics.go).
 
 // Inbound is a messaging_inbound row: a text someone sent to a team number.
 type Inbound struct {
@@ -250,116 +249,6 @@ ON CONFLICT (team_id) DO UPDATE SET help_text = EXCLUDED.help_text, updated_at =
 		return fmt.Errorf("set help text: %w", err)
 	}
 	return nil
-}
-
-// DailyStats are analytics counters, for one day or summed over a range.
-type DailyStats struct {
-	Broadcasts    int64 `bun:"broadcasts"`
-	Deliveries    int64 `bun:"deliveries"`
-	Delivered     int64 `bun:"delivered"`
-	TextsReceived int64 `bun:"texts_received"`
-}
-
-// statShards is how many rows one team's day is spread over.
-const statShards = 8
-
-func shardOf(id string) int {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(id))
-	return int(h.Sum32() % statShards)
-}
-
-// addStats adds s to the team's counters of at's UTC day, in the shard
-// chosen by factID.
-func (r *Repo) addStats(ctx context.Context, teamID, factID string, at time.Time, s DailyStats) error {
-	_, err := r.db.IDB(ctx).ExecContext(ctx, `INSERT INTO messaging_daily_stats AS s
-  (team_id, day, shard, broadcasts, deliveries, delivered, texts_received) VALUES (?, ?::date, ?, ?, ?, ?, ?)
-ON CONFLICT (team_id, day, shard) DO UPDATE SET
-  broadcasts = s.broadcasts + EXCLUDED.broadcasts, deliveries = s.deliveries + EXCLUDED.deliveries,
-  delivered = s.delivered + EXCLUDED.delivered, texts_received = s.texts_received + EXCLUDED.texts_received`,
-		teamID, at.UTC().Format(time.DateOnly), shardOf(factID), s.Broadcasts, s.Deliveries, s.Delivered, s.TextsReceived)
-	if err != nil {
-		return fmt.Errorf("add daily stats: %w", err)
-	}
-	return nil
-}
-
-// CountBroadcast adds a dispatched broadcast and its deliveries to the
-// analytics of the UTC day of at. dispatch calls it in its transaction.
-func (r *Repo) CountBroadcast(ctx context.Context, m *Message, deliveries int, at time.Time) error {
-	return r.addStats(ctx, m.TeamID, m.ID, at, DailyStats{Broadcasts: 1, Deliveries: int64(deliveries)})
-}
-
-// CountFinals adds deliveries that just reached their final status to the
-// analytics, those delivered only. The day is the UTC day the text was
-// handed to the carrier (its status time if it never was), which for
-// almost every delivery is the day it was dispatched and counted. Ingestion
-// calls it in its transaction with the deliveries it finalised (a final
-// status is final, so each is counted once): one counter statement per
-// team and UTC day, taken in (team, day, shard) order so
-// that concurrent batches never deadlock on the shard rows.
-func (r *Repo) CountFinals(ctx context.Context, ds []Delivery) error {
-	type group struct {
-		team, first string
-		at          time.Time
-		n           int64
-	}
-	byKey := map[string]*group{}
-	var gs []*group
-	for i := range ds {
-		d := &ds[i]
-		if d.Status != "delivered" {
-			continue
-		}
-		at := d.UpdatedAt
-		if d.SentAt != nil {
-			at = *d.SentAt
-		}
-		k := d.TeamID + "|" + at.UTC().Format(time.DateOnly)
-		g, ok := byKey[k]
-		if !ok {
-			g = &group{team: d.TeamID, first: d.ID, at: at}
-			byKey[k] = g
-			gs = append(gs, g)
-		}
-		g.n++
-	}
-	sort.Slice(gs, func(i, j int) bool {
-		a, b := gs[i], gs[j]
-		if a.team != b.team {
-			return a.team < b.team
-		}
-		if da, db := a.at.UTC().Format(time.DateOnly), b.at.UTC().Format(time.DateOnly); da != db {
-			return da < db
-		}
-		return shardOf(a.first) < shardOf(b.first)
-	})
-	for _, g := range gs {
-		if err := r.addStats(ctx, g.team, g.first, g.at, DailyStats{Delivered: g.n}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// CountReceived adds a visible inbound text to the analytics of the UTC
-// day it was received.
-func (r *Repo) CountReceived(ctx context.Context, in *Inbound) error {
-	return r.addStats(ctx, in.TeamID, in.ID, in.ReceivedAt, DailyStats{TextsReceived: 1})
-}
-
-// SumStats sums a team's counters over the UTC days from..to inclusive.
-func (r *Repo) SumStats(ctx context.Context, teamID string, from, to time.Time) (DailyStats, error) {
-	var s DailyStats
-	err := r.db.IDB(ctx).QueryRowContext(ctx, `SELECT coalesce(sum(broadcasts), 0), coalesce(sum(deliveries), 0),
-  coalesce(sum(delivered), 0), coalesce(sum(texts_received), 0)
-FROM messaging_daily_stats WHERE team_id = ? AND day BETWEEN ?::date AND ?::date`,
-		teamID, from.UTC().Format(time.DateOnly), to.UTC().Format(time.DateOnly)).
-		Scan(&s.Broadcasts, &s.Deliveries, &s.Delivered, &s.TextsReceived)
-	if err != nil {
-		return DailyStats{}, fmt.Errorf("sum daily stats: %w", err)
-	}
-	return s, nil
 }
 
 // LockHold takes the team's hold lock for the transaction: shared while a
