@@ -29,48 +29,7 @@ import (
 	"github.com/teamtext/teamtext/platform/text"
 )
 
-// depsIn gathers the service's collaborators from the graph.
-type depsIn struct {
-	fx.In
-	DB       *db.DB
-	Repo     *postgres.Repo
-	Jobs     *jobs.Jobs
-	Clock    clock.Clock
-	Teams    rosterapi.Teams
-	Members  rosterapi.Members
-	Audience rosterapi.Audience
-	Lookup   rosterapi.Lookup
-	Billing  billingapi.Accounts
-	Events   events.Publisher
-	Outbound *outbound.Service
-	Log      *slog.Logger
-	Carrier  carrier.Carrier // its codes: which failures a resend leaves out
-}
-
 // --- Inbound texts, keywords, the inbox and analytics (issue 7) ---
-
-// inboundIn gathers the inbound use cases' collaborators from the graph.
-type inboundIn struct {
-	fx.In
-	DB       *db.DB
-	Repo     *postgres.Repo
-	Jobs     *jobs.Jobs
-	Clock    clock.Clock
-	Teams    rosterapi.Teams
-	Members  rosterapi.Members
-	Lookup   rosterapi.Lookup
-	OptOuts  rosterapi.OptOuts
-	Keywords rosterapi.Keywords
-	Stats    rosterapi.Stats
-	Billing  billingapi.Accounts
-	Events   events.Publisher
-	Carrier  carrier.Carrier
-	Outbound *outbound.Service
-	Ins      instruments
-	Log      *slog.Logger
-	// Deliverability: an inbound text clears its number's undeliverable mark.
-	Deliverability rosterapi.Deliverability
-}
 
 // numberLookup is roster's lookup, except that a number finds the team it
 // sends for whether it is the team's own or one added to it: inbound texts
@@ -119,11 +78,7 @@ func (s carrierSink) Receive(ctx context.Context, t carrier.InboundText) error {
 // publisher reads billing accounts, and billing takes the listeners.
 var inboundOptions = fx.Options(
 	fx.Provide(
-		func(in inboundIn) *inbound.Service {
-			return inbound.New(inbound.Deps{DB: in.DB, Repo: in.Repo, Jobs: in.Jobs, Clock: in.Clock, Teams: in.Teams, Members: in.Members,
-				Lookup: numberLookup{Lookup: in.Lookup, numbers: in.Outbound}, OptOuts: in.OptOuts, Keywords: in.Keywords, Stats: in.Stats, Billing: in.Billing,
-				Events: in.Events, Carrier: in.Carrier, Log: in.Log, Deliverability: in.Deliverability})
-		},
+		inbound.New,
 		inbound.NewReleaser,
 		fx.Annotate(func(r *inbound.Releaser) billingapi.PaymentListener { return r }, fx.ResultTags(`group:"payment_recovered"`)),
 		fx.Annotate(func(s *inbound.Service, clk clock.Clock, ins instruments) jobs.Registration {

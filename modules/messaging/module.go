@@ -68,7 +68,7 @@ var Module = fx.Module("messaging",
 		newOutbound,
 		newSimulator,
 		newCarrier, newCarrierRoutes,
-		func(d service.Deps) *service.Service { return service.New(d) },
+		service.New,
 		fx.Annotate(service.NewContract, fx.As(new(messagingapi.Sender))),
 		fx.Annotate(func(cfg config.Config) jobs.Queue {
 			return jobs.Queue{Name: outbound.Queue, MaxWorkers: cfg.OutboundWorkers, FetchPollInterval: pumpPoll}
@@ -80,11 +80,14 @@ var Module = fx.Module("messaging",
 			return jobs.Queue{Name: inbound.Queue, MaxWorkers: cfg.InboundWorkers}
 		}, fx.ResultTags(`group:"queues"`)),
 	),
-	fx.Provide(fx.Private, func(in depsIn) service.Deps {
-		return service.Deps{DB: in.DB, Repo: in.Repo, Jobs: in.Jobs, Clock: in.Clock, Teams: in.Teams, Members: in.Members,
-			Audience: in.Audience, Lookup: in.Lookup, Billing: in.Billing, Events: in.Events, Outbound: in.Outbound, Log: in.Log,
-			Classify: carrier.Classifier(in.Carrier)}
-	}),
+	// what service.Deps and inbound.Deps take in this module's own terms
+	fx.Provide(fx.Private,
+		func(ob *outbound.Service) service.Planner { return ob },
+		func(c carrier.Carrier) domain.Classifier { return carrier.Classifier(c) }, // which failures a resend leaves out
+		fx.Annotate(func(l rosterapi.Lookup, ob *outbound.Service) rosterapi.Lookup {
+			return numberLookup{Lookup: l, numbers: ob}
+		}, fx.ResultTags(`name:"numbers"`)),
+	),
 	fx.Provide(
 		fx.Annotate(worker.Outbound, fx.ResultTags(`group:"workers"`)),
 		fx.Annotate(worker.Simulator, fx.ResultTags(`group:"workers"`)),

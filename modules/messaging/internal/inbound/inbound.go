@@ -34,6 +34,8 @@ package inbound
 import (
 	"log/slog"
 
+	"go.uber.org/fx"
+
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
@@ -58,15 +60,19 @@ const (
 	CodePaymentRequired = "payment_required"
 )
 
-// Deps are the inbound use cases' collaborators.
+// Deps are the inbound use cases' collaborators: the one list of them,
+// filled from the application graph (fx.In) or written out by a test.
 type Deps struct {
+	fx.In
 	DB      *db.DB
 	Repo    *postgres.Repo
 	Jobs    *jobs.Jobs
 	Clock   clock.Clock
 	Teams   rosterapi.Teams
 	Members rosterapi.Members
-	Lookup  rosterapi.Lookup
+	// Lookup finds a team by any of its sending numbers, its own or one
+	// added to it (the module's "numbers" lookup, not roster's alone).
+	Lookup  rosterapi.Lookup `name:"numbers"`
 	OptOuts rosterapi.OptOuts
 	Stats   rosterapi.Stats
 	Billing billingapi.Accounts
@@ -82,10 +88,12 @@ type Deps struct {
 	Keywords rosterapi.Keywords
 }
 
-// Service runs the inbound use cases.
-type Service struct{ Deps }
+// Service runs the inbound use cases. It holds its Deps by pointer: fx
+// refuses a pointer to a struct that embeds fx.In by value, and the graph
+// hands out *Service.
+type Service struct{ *Deps }
 
 // New returns the service.
-func New(d Deps) *Service { return &Service{Deps: d} }
+func New(d Deps) *Service { return &Service{Deps: &d} }
 
 var errTextNotFound = fault.NotFoundf("inbound text not found in the inbox")

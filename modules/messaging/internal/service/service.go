@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.uber.org/fx"
+
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
@@ -20,8 +22,10 @@ import (
 	"github.com/teamtext/teamtext/platform/jobs"
 )
 
-// Deps are the service's collaborators.
+// Deps are the service's collaborators: the one list of them, filled from
+// the application graph (fx.In) or written out by a test.
 type Deps struct {
+	fx.In
 	DB       *db.DB
 	Repo     *postgres.Repo
 	Jobs     *jobs.Jobs
@@ -45,11 +49,13 @@ type Planner interface {
 	Completion(ctx context.Context, team rosterapi.Team, phones []string, segments int) (time.Time, error)
 }
 
-// Service is messaging's application layer.
-type Service struct{ Deps }
+// Service is messaging's application layer. It holds its Deps by pointer:
+// fx refuses a pointer to a struct that embeds fx.In by value, and the
+// graph hands out *Service.
+type Service struct{ *Deps }
 
 // New builds the service.
-func New(d Deps) *Service { return &Service{Deps: d} }
+func New(d Deps) *Service { return &Service{Deps: &d} }
 
 var (
 	errMessageNotFound   = fault.NotFoundf("message not found")
