@@ -98,16 +98,28 @@ var inboundOptions = fx.Options(
 
 // startFiler starts this node's inbound filing loops (stopped before the
 // database closes) and reports the staged backlog at each scrape.
-func startFiler(lc fx.Lifecycle, s *inbound.Service, d *db.DB, r *postgres.Repo, clk clock.Clock, ins instruments, m *metrics.Metrics, log *slog.Logger) {
-	l := log.With("component", "inbound")
-	f := inbound.NewFiler(s, func(ctx context.Context) (*pgx.Conn, error) {
-		return pgx.ConnectConfig(ctx, d.Pool.Config().ConnConfig.Copy())
-	}, clk, ins.inboundLag, l)
-	m.Registry.MustRegister(&pendingCollector{repo: r, clock: clk, log: l})
-	lc.Append(fx.Hook{
+func startFiler(p filerParams) {
+	l := p.Log.With("component", "inbound")
+	f := inbound.NewFiler(p.Inbound, func(ctx context.Context) (*pgx.Conn, error) {
+		return pgx.ConnectConfig(ctx, p.DB.Pool.Config().ConnConfig.Copy())
+	}, p.Clock, p.Ins.inboundLag, l)
+	p.Metrics.Registry.MustRegister(&pendingCollector{repo: p.Repo, clock: p.Clock, log: l})
+	p.Lifecycle.Append(fx.Hook{
 		OnStart: func(context.Context) error { f.Start(); return nil },
 		OnStop:  f.Stop,
 	})
+}
+
+type filerParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Inbound   *inbound.Service
+	DB        *db.DB
+	Repo      *postgres.Repo
+	Clock     clock.Clock
+	Ins       instruments
+	Metrics   *metrics.Metrics
+	Log       *slog.Logger
 }
 
 // pendingCollector reports the inbound texts staged and not yet filed.

@@ -56,13 +56,22 @@ func (k *keyRevoked) OnKeyRevoked(ctx context.Context, ev rosterapi.KeyRevoked) 
 	return err
 }
 
+type keyRevokedParams struct {
+	fx.In
+	Repo  *postgres.Repo
+	Clock clock.Clock
+	Log   *slog.Logger
+}
+
+func newKeyRevoked(p keyRevokedParams) rosterapi.KeyRevokedListener {
+	return &keyRevoked{repo: p.Repo, clock: p.Clock, log: p.Log}
+}
+
 // Module wires messaging.
 var Module = fx.Module("messaging",
 	fx.Provide(
 		postgres.NewRepo,
-		fx.Annotate(func(r *postgres.Repo, clk clock.Clock, log *slog.Logger) rosterapi.KeyRevokedListener {
-			return &keyRevoked{repo: r, clock: clk, log: log}
-		}, fx.ResultTags(`group:"key_revoked"`)),
+		fx.Annotate(newKeyRevoked, fx.ResultTags(`group:"key_revoked"`)),
 		newInstruments,
 		newIngest,
 		newOutbound,
@@ -110,12 +119,12 @@ const pumpPoll = 50 * time.Millisecond
 // startEngine starts this node's hand-over loops (and stops them before
 // the database closes), and makes sure the simulated carrier's report
 // pump exists when the simulator is the carrier.
-func startEngine(lc fx.Lifecycle, ob *outbound.Service, c carrier.Carrier, sim *simulator.Simulator, log *slog.Logger) {
-	d := outbound.NewDispatcher(ob, log)
-	lc.Append(fx.Hook{
+func startEngine(p engineParams) {
+	d := outbound.NewDispatcher(p.Outbound, p.Log)
+	p.Lifecycle.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
-			if simulatorOnly(c, sim) != nil {
-				if err := sim.EnsureReportPump(ctx); err != nil {
+			if simulatorOnly(p.Carrier, p.Simulator) != nil {
+				if err := p.Simulator.EnsureReportPump(ctx); err != nil {
 					return err
 				}
 			}
@@ -124,6 +133,15 @@ func startEngine(lc fx.Lifecycle, ob *outbound.Service, c carrier.Carrier, sim *
 		},
 		OnStop: d.Stop,
 	})
+}
+
+type engineParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Outbound  *outbound.Service
+	Carrier   carrier.Carrier
+	Simulator *simulator.Simulator
+	Log       *slog.Logger
 }
 
 // simulatorOnly is sim when it is the carrier, else nil: the admin API's
@@ -165,16 +183,23 @@ func newInstruments(m *metrics.Metrics) instruments {
 		markedUndeliverable: marked}
 }
 
-func newIngest(d *db.DB, r *postgres.Repo, ev events.Publisher, clk clock.Clock, log *slog.Logger, ins instruments, nb ingestNumbers) *ingest.Service {
-	return ingest.New(d, postgres.NewDeliveryStore(r), ev, clk, log.With("component", "ingest"), ins.statusLag).
-		TrackNumbers(ingest.Numbers{Roster: nb.Roster, Classify: carrier.Classifier(nb.Carrier), MarkAfter: nb.Config.UndeliverableAfter,
-			Marked: ins.markedUndeliverable})
+func newIngest(p ingestParams) *ingest.Service {
+	return ingest.New(p.DB, postgres.NewDeliveryStore(p.Repo), p.Events, p.Clock, p.Log.With("component", "ingest"), p.Ins.statusLag).
+		TrackNumbers(ingest.Numbers{Roster: p.Roster, Classify: carrier.Classifier(p.Carrier), MarkAfter: p.Config.UndeliverableAfter,
+			Marked: p.Ins.markedUndeliverable})
 }
 
-// ingestNumbers are what status ingestion needs to keep numbers' failure
-// streaks (issue 18): roster's mark, the carrier's codes, the threshold.
-type ingestNumbers struct {
+// ingestParams are status ingestion's collaborators; Roster, Carrier and
+// Config keep numbers' failure streaks (issue 18): roster's mark, the
+// carrier's codes, the threshold.
+type ingestParams struct {
 	fx.In
+	DB      *db.DB
+	Repo    *postgres.Repo
+	Events  events.Publisher
+	Clock   clock.Clock
+	Log     *slog.Logger
+	Ins     instruments
 	Roster  rosterapi.Deliverability
 	Carrier carrier.Carrier
 	Config  config.Config
@@ -219,9 +244,10 @@ func leadFor(c clock.Clock) time.Duration {
 
 // newSimulator builds the carrier simulator; its queues send at each
 // number's throughput as the engine knows it.
-func newSimulator(cfg config.Config, d *db.DB, j *jobs.Jobs, clk clock.Clock, r *postgres.Repo) *simulator.Simulator {
-	store := postgres.NewOutboundStore(d, r)
-	return simulator.New(d, j, clk, cfg.SimulatorProfile, func(ctx context.Context, froms []string) (map[string]float64, error) {
+func newSimulator(p simulatorParams) *simulator.Simulator {
+	cfg := p.Config
+	store := postgres.NewOutboundStore(p.DB, p.Repo)
+	return simulator.New(p.DB, p.Jobs, p.Clock, cfg.SimulatorProfile, func(ctx context.Context, froms []string) (map[string]float64, error) {
 		ns, err := store.NumbersByValue(ctx, froms)
 		if err != nil {
 			return nil, err
@@ -239,6 +265,15 @@ func newSimulator(cfg config.Config, d *db.DB, j *jobs.Jobs, clk clock.Clock, r 
 	})
 }
 
+type simulatorParams struct {
+	fx.In
+	Config config.Config
+	DB     *db.DB
+	Jobs   *jobs.Jobs
+	Clock  clock.Clock
+	Repo   *postgres.Repo
+}
+
 // CarrierRoutes are the carrier's HTTP endpoints outside /api/v1 (status
 // callbacks), keyed by ServeMux pattern, all taking form-encoded bodies.
 // The app mounts them on the public mux. Empty with the simulator.
@@ -246,29 +281,48 @@ type CarrierRoutes map[string]http.Handler
 
 // newCarrier picks the adapter CARRIER names. The simulator stays provided
 // either way: the admin API's outbox and outcome endpoints use it.
-func newCarrier(cfg config.Config, sim *simulator.Simulator, log *slog.Logger) (carrier.Carrier, error) {
+func newCarrier(p carrierParams) (carrier.Carrier, error) {
+	cfg := p.Config
 	if cfg.Carrier != "twilio" {
-		return sim, nil
+		return p.Simulator, nil
 	}
 	tw, err := twilio.New(twilio.Config{AccountSID: cfg.TwilioAccountSID, AuthToken: cfg.TwilioAuthToken,
-		APIURL: cfg.TwilioAPIURL, PublicBaseURL: cfg.PublicBaseURL}, log.With("component", "twilio"))
+		APIURL: cfg.TwilioAPIURL, PublicBaseURL: cfg.PublicBaseURL}, p.Log.With("component", "twilio"))
 	if err != nil {
 		return nil, err
 	}
 	return tw, nil
 }
 
+type carrierParams struct {
+	fx.In
+	Config    config.Config
+	Simulator *simulator.Simulator
+	Log       *slog.Logger
+}
+
 // newCarrierRoutes returns Twilio's status callback and incoming-message endpoints when CARRIER=twilio.
-func newCarrierRoutes(cfg config.Config, d *db.DB, j *jobs.Jobs, r *postgres.Repo, clk clock.Clock, log *slog.Logger) CarrierRoutes {
+func newCarrierRoutes(p carrierRoutesParams) CarrierRoutes {
+	cfg := p.Config
 	if cfg.Carrier != "twilio" {
 		return CarrierRoutes{}
 	}
-	l := log.With("component", "twilio")
-	sink := carrierSink{db: d, jobs: j, repo: r}
+	l := p.Log.With("component", "twilio")
+	sink := carrierSink{db: p.DB, jobs: p.Jobs, repo: p.Repo}
 	return CarrierRoutes{
-		http.MethodPost + " " + twilio.StatusPath:  twilio.NewCallbackHandler(sink, cfg.TwilioAuthToken, cfg.PublicBaseURL, clk, l),
-		http.MethodPost + " " + twilio.InboundPath: twilio.NewInboundHandler(sink, cfg.TwilioAuthToken, cfg.PublicBaseURL, clk, l),
+		http.MethodPost + " " + twilio.StatusPath:  twilio.NewCallbackHandler(sink, cfg.TwilioAuthToken, cfg.PublicBaseURL, p.Clock, l),
+		http.MethodPost + " " + twilio.InboundPath: twilio.NewInboundHandler(sink, cfg.TwilioAuthToken, cfg.PublicBaseURL, p.Clock, l),
 	}
+}
+
+type carrierRoutesParams struct {
+	fx.In
+	Config config.Config
+	DB     *db.DB
+	Jobs   *jobs.Jobs
+	Repo   *postgres.Repo
+	Clock  clock.Clock
+	Log    *slog.Logger
 }
 
 // backlogCollector reports each sending number's backlog at scrape time.
