@@ -14,7 +14,6 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/admin"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
-	msghttp "github.com/teamtext/teamtext/modules/messaging/internal/httpapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
@@ -88,7 +87,6 @@ var inboundOptions = fx.Options(
 	fx.Invoke(
 		startFiler,
 		func(r *inbound.Releaser, p events.Publisher) { r.Bind(p) },
-		func(api httpapi.Public, s *inbound.Service) { msghttp.RegisterInbound(api.API, s) },
 		func(api httpapi.Admin, s *inbound.Service, c carrier.Carrier, sim *simulator.Simulator, d *db.DB, j *jobs.Jobs, clk clock.Clock) {
 			// the simulator's injection only when it is the carrier
 			admin.RegisterInbound(api.API, admin.InboundDeps{Service: s, DB: d, Jobs: j, Clock: clk, Simulator: simulatorOnly(c, sim)})

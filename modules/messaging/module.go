@@ -102,7 +102,7 @@ var Module = fx.Module("messaging",
 		fx.Annotate(worker.Simulator, fx.ResultTags(`group:"workers"`)),
 	),
 	fx.Invoke(
-		func(api httpapi.Public, s *service.Service) { msghttp.Register(api.API, s) },
+		func(api httpapi.Public, s *service.Service, in *inbound.Service) { msghttp.Register(api.API, s, in) },
 		func(api httpapi.Admin, s *service.Service, ob *outbound.Service, c carrier.Carrier, sim *simulator.Simulator) {
 			admin.Register(api.API, s, simulatorOnly(c, sim))
 			admin.RegisterNumbers(api.API, ob)

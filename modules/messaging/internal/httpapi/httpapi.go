@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
-
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
@@ -191,145 +189,6 @@ type SendOutput struct {
 	Body     httpapi.DataBody[SendResult]
 }
 
-// Register adds messaging's public operations.
-func Register(api huma.API, svc *service.Service) {
-	registerTemplates(api, svc)
-	defer registerResend(api, svc) // after send-message, whose answer it shares
-	tags := []string{"Messages"}
-	sender := func(ctx context.Context) service.Sender {
-		p := auth.MustPrincipal(ctx)
-		return service.Sender{TeamID: p.TeamID, KeyID: p.KeyID, MemberID: p.MemberID, Source: "api"}
-	}
-
-	httpapi.Register(api, httpapi.WithAccess(huma.Operation{
-		OperationID: "send-message", Method: http.MethodPost, Path: "/messages", Tags: tags, DefaultStatus: http.StatusCreated,
-		Summary: "Send a broadcast",
-		Description: "Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; " +
-			"or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; " +
-			"402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time " +
-			"(409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer " +
-			"(header Idempotent-Replayed: true); the same key with another body gives 409 conflict.",
-	}, httpapi.Access{Send: true}), func(ctx context.Context, in *struct {
-		IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" doc:"Optional; see the description."`
-		Body           SendBody
-	}) (*SendOutput, error) {
-		snd := sender(ctx)
-		run := func(ctx context.Context) (int, []byte, error) {
-			o, err := svc.Send(ctx, snd, in.Body.input())
-			if err != nil {
-				return 0, nil, err
-			}
-			b, err := json.Marshal(resultFrom(o))
-			return http.StatusCreated, b, err
-		}
-		if in.IdempotencyKey == "" {
-			_, b, err := run(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return sendOutput(http.StatusCreated, b, false)
-		}
-		canon, _ := json.Marshal(in.Body)
-		sum := sha256.Sum256(canon)
-		status, b, replay, err := svc.Idempotent(ctx, snd.KeyID, in.IdempotencyKey, sum[:], run)
-		if err != nil {
-			return nil, err
-		}
-		return sendOutput(status, b, replay)
-	}, http.StatusConflict, http.StatusPaymentRequired, http.StatusNotFound)
-
-	httpapi.Register(api, httpapi.WithAccess(huma.Operation{
-		OperationID: "estimate-message", Method: http.MethodPost, Path: "/messages/estimate", Tags: tags,
-		Summary: "Estimate a broadcast",
-		Description: "Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text " +
-			"(prefix \"<team name>: \", the text, a newline and \"Reply STOP to opt out.\"): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.",
-	}, httpapi.Access{NoCard: true}), func(ctx context.Context, in *struct{ Body SendBody }) (*httpapi.DataOutput[Estimate], error) {
-		p, err := svc.Estimate(ctx, sender(ctx), in.Body.input())
-		if err != nil {
-			return nil, err
-		}
-		return httpapi.Data(Estimate{Recipients: len(p.Phones), SegmentsPerRecipient: p.Segments, EstimatedCredits: p.Credits,
-			ApprovalRequired: p.ApprovalRequired, Encoding: string(p.Encoding), RenderedText: p.Rendered,
-			Prefix: domain.Prefix(p.Team.Name), OptOutLine: domain.OptOutLine, EstimatedCompletion: p.Completion,
-			SkippedUndeliverable: p.SkippedUndeliverable}), nil
-	}, http.StatusConflict, http.StatusPaymentRequired, http.StatusNotFound)
-
-	httpapi.Register(api, huma.Operation{
-		OperationID: "list-messages", Method: http.MethodGet, Path: "/messages", Tags: tags,
-		Summary: "List messages", Description: "Broadcasts, newest first, with delivery counts.",
-	}, func(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[Message], error) {
-		vs, err := svc.Messages(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]Message, len(vs))
-		for i := range vs {
-			out[i] = MessageFrom(&vs[i])
-		}
-		return httpapi.List(in.PageParams, out), nil
-	})
-
-	httpapi.Register(api, huma.Operation{
-		OperationID: "get-message", Method: http.MethodGet, Path: "/messages/{message_id}", Tags: tags,
-		Summary: "Get a message", Description: "One broadcast with delivery counts.",
-	}, func(ctx context.Context, in *struct {
-		MessageID string `path:"message_id"`
-	}) (*httpapi.DataOutput[Message], error) {
-		v, err := svc.Message(ctx, auth.MustPrincipal(ctx).TeamID, in.MessageID)
-		if err != nil {
-			return nil, err
-		}
-		return httpapi.Data(MessageFrom(v)), nil
-	})
-
-	httpapi.Register(api, httpapi.WithAccess(huma.Operation{
-		OperationID: "list-deliveries", Method: http.MethodGet, Path: "/messages/{message_id}/deliveries", Tags: tags,
-		Summary: "Delivery report", Description: "One row per recipient number, in the order the recipients were resolved at send time (roster order). A delivery with no final status after 72 hours becomes delivery_unconfirmed.",
-	}, httpapi.Access{Heavy: true}), func(ctx context.Context, in *struct {
-		MessageID string `path:"message_id"`
-		httpapi.PageParams
-	}) (*httpapi.ListOutput[Delivery], error) {
-		ds, err := svc.Deliveries(ctx, auth.MustPrincipal(ctx).TeamID, in.MessageID, in.Limit, in.Offset)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]Delivery, len(ds))
-		for i, d := range ds {
-			out[i] = Delivery{ID: d.ID, MessageID: d.MessageID, MemberIDs: d.MemberIDs, Phone: phone.Mask(d.Phone), Status: d.Status,
-				CarrierStatus: d.CarrierStatus, ErrorCode: opt(d.ErrorCode), ErrorMessage: opt(d.ErrorMessage),
-				ProviderMessageID: opt(d.ProviderMessageID), UpdatedAt: d.UpdatedAt}
-			if out[i].MemberIDs == nil {
-				out[i].MemberIDs = []string{}
-			}
-		}
-		return httpapi.List(in.PageParams, out), nil
-	})
-
-	stags := []string{"Scheduled"}
-	httpapi.Register(api, huma.Operation{
-		OperationID: "list-scheduled", Method: http.MethodGet, Path: "/scheduled", Tags: stags,
-		Summary: "List scheduled messages", Description: "Pending scheduled sends, soonest first; items include repeat (null for one-off sends).",
-	}, func(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[Scheduled], error) {
-		ss, err := svc.ScheduledList(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]Scheduled, len(ss))
-		for i := range ss {
-			out[i] = ScheduledFrom(&ss[i])
-		}
-		return httpapi.List(in.PageParams, out), nil
-	})
-	httpapi.Register(api, huma.Operation{
-		OperationID: "cancel-scheduled", Method: http.MethodDelete, Path: "/scheduled/{scheduled_id}", Tags: stags, DefaultStatus: http.StatusNoContent,
-		Summary: "Cancel a scheduled message", Description: "Cancels it (204); a weekly series ends. 404 if it is not pending.",
-	}, func(ctx context.Context, in *struct {
-		ScheduledID string `path:"scheduled_id"`
-	}) (*struct{}, error) {
-		return nil, svc.CancelScheduled(ctx, auth.MustPrincipal(ctx).TeamID, in.ScheduledID)
-	})
-}
-
 func resultFrom(o *service.Outcome) SendResult {
 	if o.Scheduled != nil {
 		s := ScheduledFrom(o.Scheduled)
@@ -350,4 +209,111 @@ func sendOutput(status int, b []byte, replay bool) (*SendOutput, error) {
 		out.Replayed = "true"
 	}
 	return out, nil
+}
+
+// sendMessage serves send-message.
+func (h *handler) sendMessage(ctx context.Context, in *struct {
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" doc:"Optional; see the description."`
+	Body           SendBody
+}) (*SendOutput, error) {
+	snd := senderOf(ctx)
+	run := func(ctx context.Context) (int, []byte, error) {
+		o, err := h.svc.Send(ctx, snd, in.Body.input())
+		if err != nil {
+			return 0, nil, err
+		}
+		b, err := json.Marshal(resultFrom(o))
+		return http.StatusCreated, b, err
+	}
+	if in.IdempotencyKey == "" {
+		_, b, err := run(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return sendOutput(http.StatusCreated, b, false)
+	}
+	canon, _ := json.Marshal(in.Body)
+	sum := sha256.Sum256(canon)
+	status, b, replay, err := h.svc.Idempotent(ctx, snd.KeyID, in.IdempotencyKey, sum[:], run)
+	if err != nil {
+		return nil, err
+	}
+	return sendOutput(status, b, replay)
+}
+
+// estimateMessage serves estimate-message.
+func (h *handler) estimateMessage(ctx context.Context, in *struct{ Body SendBody }) (*httpapi.DataOutput[Estimate], error) {
+	p, err := h.svc.Estimate(ctx, senderOf(ctx), in.Body.input())
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Data(Estimate{Recipients: len(p.Phones), SegmentsPerRecipient: p.Segments, EstimatedCredits: p.Credits,
+		ApprovalRequired: p.ApprovalRequired, Encoding: string(p.Encoding), RenderedText: p.Rendered,
+		Prefix: domain.Prefix(p.Team.Name), OptOutLine: domain.OptOutLine, EstimatedCompletion: p.Completion,
+		SkippedUndeliverable: p.SkippedUndeliverable}), nil
+}
+
+// listMessages serves list-messages.
+func (h *handler) listMessages(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[Message], error) {
+	vs, err := h.svc.Messages(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Message, len(vs))
+	for i := range vs {
+		out[i] = MessageFrom(&vs[i])
+	}
+	return httpapi.List(in.PageParams, out), nil
+}
+
+// getMessage serves get-message.
+func (h *handler) getMessage(ctx context.Context, in *struct {
+	MessageID string `path:"message_id"`
+}) (*httpapi.DataOutput[Message], error) {
+	v, err := h.svc.Message(ctx, auth.MustPrincipal(ctx).TeamID, in.MessageID)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Data(MessageFrom(v)), nil
+}
+
+// listDeliveries serves list-deliveries.
+func (h *handler) listDeliveries(ctx context.Context, in *struct {
+	MessageID string `path:"message_id"`
+	httpapi.PageParams
+}) (*httpapi.ListOutput[Delivery], error) {
+	ds, err := h.svc.Deliveries(ctx, auth.MustPrincipal(ctx).TeamID, in.MessageID, in.Limit, in.Offset)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Delivery, len(ds))
+	for i, d := range ds {
+		out[i] = Delivery{ID: d.ID, MessageID: d.MessageID, MemberIDs: d.MemberIDs, Phone: phone.Mask(d.Phone), Status: d.Status,
+			CarrierStatus: d.CarrierStatus, ErrorCode: opt(d.ErrorCode), ErrorMessage: opt(d.ErrorMessage),
+			ProviderMessageID: opt(d.ProviderMessageID), UpdatedAt: d.UpdatedAt}
+		if out[i].MemberIDs == nil {
+			out[i].MemberIDs = []string{}
+		}
+	}
+	return httpapi.List(in.PageParams, out), nil
+}
+
+// listScheduled serves list-scheduled.
+func (h *handler) listScheduled(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[Scheduled], error) {
+	ss, err := h.svc.ScheduledList(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Scheduled, len(ss))
+	for i := range ss {
+		out[i] = ScheduledFrom(&ss[i])
+	}
+	return httpapi.List(in.PageParams, out), nil
+}
+
+// cancelScheduled serves cancel-scheduled.
+func (h *handler) cancelScheduled(ctx context.Context, in *struct {
+	ScheduledID string `path:"scheduled_id"`
+}) (*struct{}, error) {
+	return nil, h.svc.CancelScheduled(ctx, auth.MustPrincipal(ctx).TeamID, in.ScheduledID)
 }

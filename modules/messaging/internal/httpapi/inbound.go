@@ -2,14 +2,9 @@ package httpapi
 
 import (
 	"context"
-	"net/http"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
-
-	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
-	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/httpapi"
 )
 
@@ -109,104 +104,74 @@ const keywordDoc = "Keywords: the whole text, trimmed of white space and punctua
 	"\"STOP.\" and \" stop \" match; \"stop please\" does not and is an ordinary text. Every other text has keyword null " +
 	"(there are no join keywords, so keyword_required never applies here)."
 
-// RegisterInbound adds the public operations of inbound texts, the inbox
-// and analytics.
-func RegisterInbound(api huma.API, svc *inbound.Service) {
-	tags := []string{"Inbound texts"}
-	team := func(ctx context.Context) string { return auth.MustPrincipal(ctx).TeamID }
+// listInboundMessages serves list-inbound-messages.
+func (h *handler) listInboundMessages(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[InboundMessage], error) {
+	rows, err := h.inbound.InboundMessages(ctx, teamOf(ctx), in.Limit, in.Offset)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]InboundMessage, len(rows))
+	for i := range rows {
+		out[i] = InboundMessageFrom(&rows[i])
+	}
+	return httpapi.List(in.PageParams, out), nil
+}
 
-	httpapi.Register(api, huma.Operation{
-		OperationID: "list-inbound-messages", Method: http.MethodGet, Path: "/inbound-messages", Tags: tags,
-		Summary: "List inbound texts",
-		Description: "Texts sent to the team number, newest first, with the fields of the message.received event. Texts received while a renewal " +
-			"payment is overdue are held: they appear here, and in the event, only after payment succeeds (in arrival order). " + keywordDoc,
-	}, func(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[InboundMessage], error) {
-		rows, err := svc.InboundMessages(ctx, team(ctx), in.Limit, in.Offset)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]InboundMessage, len(rows))
-		for i := range rows {
-			out[i] = InboundMessageFrom(&rows[i])
-		}
-		return httpapi.List(in.PageParams, out), nil
-	})
+// listInbox serves list-inbox.
+func (h *handler) listInbox(ctx context.Context, in *struct {
+	Filter string `query:"filter" enum:"all,unread,replied" default:"all" doc:"all, unread or replied."`
+	httpapi.PageParams
+}) (*httpapi.ListOutput[InboxItem], error) {
+	rows, err := h.inbound.Inbox(ctx, teamOf(ctx), in.Filter, in.Limit, in.Offset)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]InboxItem, len(rows))
+	for i := range rows {
+		out[i] = InboxItemFrom(&rows[i])
+	}
+	return httpapi.List(in.PageParams, out), nil
+}
 
-	const inboxDoc = " The inbox holds the visible texts that are not keywords: STOP, START and HELP texts are handled by the service " +
-		"and listed only by GET /inbound-messages. Replies are sent from the dashboard only."
-	httpapi.Register(api, huma.Operation{
-		OperationID: "list-inbox", Method: http.MethodGet, Path: "/inbox", Tags: tags,
-		Summary:     "List the inbox",
-		Description: "Inbox items, newest first: all, unread (read_at null) or replied (replied_at set)." + inboxDoc,
-	}, func(ctx context.Context, in *struct {
-		Filter string `query:"filter" enum:"all,unread,replied" default:"all" doc:"all, unread or replied."`
-		httpapi.PageParams
-	}) (*httpapi.ListOutput[InboxItem], error) {
-		rows, err := svc.Inbox(ctx, team(ctx), in.Filter, in.Limit, in.Offset)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]InboxItem, len(rows))
-		for i := range rows {
-			out[i] = InboxItemFrom(&rows[i])
-		}
-		return httpapi.List(in.PageParams, out), nil
-	})
+// inboxUnreadCount serves inbox-unread-count.
+func (h *handler) inboxUnreadCount(ctx context.Context, _ *struct{}) (*httpapi.DataOutput[UnreadCount], error) {
+	n, err := h.inbound.UnreadCount(ctx, teamOf(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Data(UnreadCount{UnreadCount: n}), nil
+}
 
-	httpapi.Register(api, huma.Operation{
-		OperationID: "inbox-unread-count", Method: http.MethodGet, Path: "/inbox/unread-count", Tags: tags,
-		Summary: "Count unread inbox texts", Description: "The number of inbox items not marked read." + inboxDoc,
-	}, func(ctx context.Context, _ *struct{}) (*httpapi.DataOutput[UnreadCount], error) {
-		n, err := svc.UnreadCount(ctx, team(ctx))
-		if err != nil {
-			return nil, err
-		}
-		return httpapi.Data(UnreadCount{UnreadCount: n}), nil
-	})
+// inboxMarkRead serves inbox-mark-read.
+func (h *handler) inboxMarkRead(ctx context.Context, in *struct {
+	MessageID string `path:"message_id"`
+}) (*httpapi.DataOutput[InboxItem], error) {
+	row, err := h.inbound.MarkRead(ctx, teamOf(ctx), in.MessageID)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Data(InboxItemFrom(row)), nil
+}
 
-	httpapi.Register(api, huma.Operation{
-		OperationID: "inbox-mark-read", Method: http.MethodPost, Path: "/inbox/{message_id}/read", Tags: tags,
-		Summary: "Mark an inbox text read",
-		Description: "Marks one inbox item read (staff see it read in the dashboard); marking it again keeps the first read_at. " +
-			"404 not_found for ids that are not inbox items of the team." + inboxDoc,
-	}, func(ctx context.Context, in *struct {
-		MessageID string `path:"message_id"`
-	}) (*httpapi.DataOutput[InboxItem], error) {
-		row, err := svc.MarkRead(ctx, team(ctx), in.MessageID)
-		if err != nil {
-			return nil, err
-		}
-		return httpapi.Data(InboxItemFrom(row)), nil
-	})
+// inboxReadAll serves inbox-read-all.
+func (h *handler) inboxReadAll(ctx context.Context, _ *struct{}) (*httpapi.DataOutput[ReadAll], error) {
+	n, err := h.inbound.MarkAllRead(ctx, teamOf(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Data(ReadAll{Marked: n}), nil
+}
 
-	httpapi.Register(api, huma.Operation{
-		OperationID: "inbox-read-all", Method: http.MethodPost, Path: "/inbox/read-all", Tags: tags,
-		Summary: "Mark every inbox text read", Description: "Marks all unread inbox items read and says how many." + inboxDoc,
-	}, func(ctx context.Context, _ *struct{}) (*httpapi.DataOutput[ReadAll], error) {
-		n, err := svc.MarkAllRead(ctx, team(ctx))
-		if err != nil {
-			return nil, err
-		}
-		return httpapi.Data(ReadAll{Marked: n}), nil
-	})
-
-	httpapi.Register(api, httpapi.WithAccess(huma.Operation{
-		OperationID: "get-analytics", Method: http.MethodGet, Path: "/analytics", Tags: []string{"Analytics"},
-		Summary: "Get analytics totals",
-		Description: "Totals over UTC days from..to, both included: broadcasts, deliveries, delivered, delivery_rate, texts_received, " +
-			"new_members and opt_outs. to defaults to today (UTC) and from to 29 days before to (the last 30 days). At most 366 days; " +
-			"a longer range, from after to, or a date not in YYYY-MM-DD form gives 400 invalid_request. Figures are pre-aggregated per team " +
-			"per UTC day in the transactions that record the facts, so they are current and the answer costs the same for any volume.",
-	}, httpapi.Access{Heavy: true}), func(ctx context.Context, in *struct {
-		From string `query:"from" doc:"First UTC day, YYYY-MM-DD."`
-		To   string `query:"to" doc:"Last UTC day, YYYY-MM-DD, included."`
-	}) (*httpapi.DataOutput[Analytics], error) {
-		t, err := svc.Analytics(ctx, team(ctx), in.From, in.To)
-		if err != nil {
-			return nil, err
-		}
-		return httpapi.Data(Analytics{From: t.From.Format(time.DateOnly), To: t.To.Format(time.DateOnly), Broadcasts: t.Broadcasts,
-			Deliveries: t.Deliveries, Delivered: t.Delivered, DeliveryRate: t.DeliveryRate, TextsReceived: t.TextsReceived,
-			NewMembers: t.NewMembers, OptOuts: t.OptOuts}), nil
-	})
+// getAnalytics serves get-analytics.
+func (h *handler) getAnalytics(ctx context.Context, in *struct {
+	From string `query:"from" doc:"First UTC day, YYYY-MM-DD."`
+	To   string `query:"to" doc:"Last UTC day, YYYY-MM-DD, included."`
+}) (*httpapi.DataOutput[Analytics], error) {
+	t, err := h.inbound.Analytics(ctx, teamOf(ctx), in.From, in.To)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Data(Analytics{From: t.From.Format(time.DateOnly), To: t.To.Format(time.DateOnly), Broadcasts: t.Broadcasts,
+		Deliveries: t.Deliveries, Delivered: t.Delivered, DeliveryRate: t.DeliveryRate, TextsReceived: t.TextsReceived,
+		NewMembers: t.NewMembers, OptOuts: t.OptOuts}), nil
 }
