@@ -11,9 +11,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
-	"github.com/teamtext/teamtext/modules/messaging/internal/admin"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
-	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
@@ -22,7 +20,6 @@ import (
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
-	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/jobs"
 	"github.com/teamtext/teamtext/platform/metrics"
 	"github.com/teamtext/teamtext/platform/text"
@@ -87,10 +84,6 @@ var inboundOptions = fx.Options(
 	fx.Invoke(
 		startFiler,
 		func(r *inbound.Releaser, p events.Publisher) { r.Bind(p) },
-		func(api httpapi.Admin, s *inbound.Service, c carrier.Carrier, sim *simulator.Simulator, d *db.DB, j *jobs.Jobs, clk clock.Clock) {
-			// the simulator's injection only when it is the carrier
-			admin.RegisterInbound(api.API, admin.InboundDeps{Service: s, DB: d, Jobs: j, Clock: clk, Simulator: simulatorOnly(c, sim)})
-		},
 	),
 )
 

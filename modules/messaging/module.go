@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/fx"
 
-	"github.com/teamtext/teamtext/modules/messaging/internal/admin"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
@@ -102,15 +101,31 @@ var Module = fx.Module("messaging",
 		fx.Annotate(worker.Simulator, fx.ResultTags(`group:"workers"`)),
 	),
 	fx.Invoke(
-		func(api httpapi.Public, s *service.Service, in *inbound.Service) { msghttp.Register(api.API, s, in) },
-		func(api httpapi.Admin, s *service.Service, ob *outbound.Service, c carrier.Carrier, sim *simulator.Simulator) {
-			admin.Register(api.API, s, simulatorOnly(c, sim))
-			admin.RegisterNumbers(api.API, ob)
-		},
+		registerRoutes,
 		startEngine,
 	),
 	inboundOptions, // inbound texts, keywords, inbox, analytics (deps.go)
 )
+
+type routesParams struct {
+	fx.In
+	Public    httpapi.Public
+	Admin     httpapi.Admin
+	Send      *service.Service
+	Inbound   *inbound.Service
+	Numbers   *outbound.Service
+	Carrier   carrier.Carrier
+	Simulator *simulator.Simulator
+	DB        *db.DB
+	Clock     clock.Clock
+}
+
+// registerRoutes adds messaging's public and admin operations (one table:
+// httpapi/routes.go); the simulator's operations only when it is the carrier.
+func registerRoutes(p routesParams) {
+	msghttp.Register(p.Public.API, p.Admin.API, msghttp.Services{Send: p.Send, Inbound: p.Inbound, Numbers: p.Numbers,
+		Simulator: simulatorOnly(p.Carrier, p.Simulator), DB: p.DB, Clock: p.Clock})
+}
 
 // pumpPoll is how often the engine's and status queues look for jobs that
 // came due without a notification (the simulator's report pump, snoozed).

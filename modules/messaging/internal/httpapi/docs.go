@@ -46,4 +46,49 @@ const (
 		"404 not_found for a message the team does not have. 409 conflict when the message was never sent (pending_approval, rejected, expired), " +
 		"when some of its texts have no final status yet, when none of its deliveries failed that way, or when it was resent already (resend the resend to try its failures again). " +
 		"Idempotency-Key as for POST /messages."
+
+	// admin
+	adminApproveMessageDoc    = "Approves and sends: recipients are resolved now." + decisionDoc
+	adminRejectMessageDoc     = "Rejects: the message is never sent." + decisionDoc
+	adminListApprovalsDoc     = "Messages in pending_approval, oldest first."
+	adminCreateTemplateDoc    = "Like the API's POST /templates, but message_type may be urgent_alert."
+	adminSimulatorOutcomesDoc = "Carrier simulator only (409 conflict otherwise). default applies to numbers not listed; numbers and error_code are optional. " +
+		"delivered: a delivered report; failed: a failed report (error_code, default 30003); unconfirmed: no final report at all. " +
+		"Additions: refused makes the carrier refuse the text at once, as for an invalid number (the delivery fails with error_code, " +
+		"default 21211, and carrier_status rejected); unreachable, landline and filtered fail with Twilio's codes 30003, 30006 and 30007. " +
+		"An error_code given applies to every failing outcome."
+	adminSimulatorGetProfileDoc = "Carrier simulator only (409 conflict otherwise). The profile in force on every node."
+	adminSimulatorSetProfileDoc = "Carrier simulator only (409 conflict otherwise); every node follows it. instant: texts are taken and reported at once and " +
+		"numbers are not paced. realistic: each sending number's texts are paced at its throughput and go through a carrier queue that " +
+		"sends at that throughput (a text that would wait longer than max_queue_seconds fails with 30001); status reports arrive " +
+		"report_latency_min_ms to report_latency_max_ms after a text leaves the queue, duplicate_rate of them twice and reorder_rate of " +
+		"texts with their 'sent' report after the final one; a recipient who texted STOP to a number is refused by the carrier (21610) " +
+		"until START. Fields left out take their defaults. Texts already planned keep their plan."
+	adminSimulatorOutboxDoc = "Oldest first, optionally for one team."
+	adminAddNumberDoc       = "Adds a number the team sends from (and receives texts and STOP on). A broadcast spreads over the team's numbers, each " +
+		"recipient keeping the number that texted them before; each number sends at its throughput, across all nodes together. " +
+		"400 invalid_phone for a number that is not a US number (or, for a short code, 5 or 6 digits), 400 invalid_request for a bad kind " +
+		"or throughput; 409 conflict when any team already has the number."
+	adminListNumbersDoc  = "The team's numbers, its primary (the team's own number) first, then oldest first."
+	adminGetNumberDoc    = "One number with its backlog and next hand-over."
+	adminUpdateNumberDoc = "Any of number, kind, throughput. A new throughput paces texts planned from now on. 409 conflict when changing the " +
+		"primary's number (it is the team's own), a number with texts still planned, or to a number a team already has."
+	adminRemoveNumberDoc     = "204. 409 conflict for the primary (the team's own number) and for a number with texts still planned."
+	adminSimulatorInboundDoc = "Carrier simulator only (409 conflict otherwise). Like a carrier's inbound callback, it stages the text and answers at once (202); " +
+		"filing, in batches within moments, does the work: the text is stored for the team whose number is to (a number no team has is logged and dropped), " +
+		"the member is matched, keywords act (STOP, START, HELP) and message.received is published (held while the team's renewal is overdue). " +
+		"from and to accept any common US format. provider_message_id is generated unless given; a second text with the same " +
+		"provider_message_id is a carrier retry and is ignored."
+	adminInboxReplyDoc = "Texts the one person who sent the inbox item (never a broadcast): \"<team name>: \" followed by body, from the team number, " +
+		"charged as credits like any text. Sets the item's replied_at (the first reply) and latest_reply, and marks it read. " +
+		"member_id must be active, unblocked staff (head coach, team director, coach or board member; else 403 forbidden). " +
+		"404 not_found when the text is not an inbox item of the team (held and keyword texts are not); 409 opted_out when the number " +
+		"texted STOP; 402 payment_required while the renewal is overdue; 409 no_sender without a team number; 400 for an empty body."
+	adminGetMessagingSettingsDoc   = "The team's HELP reply."
+	adminPatchMessagingSettingsDoc = "help_text is what a HELP (or INFO) text is answered with. It must say how to opt out (contain STOP) and be at most 459 " +
+		"characters; an empty string restores the default (an omitted or null help_text leaves it as it is): \"<team name>: texts from your team's coaches and staff. " +
+		"Msg frequency varies. Msg & data rates may apply. Reply STOP to opt out.\""
 )
+
+// decisionDoc ends the approve and reject operations' descriptions.
+const decisionDoc = " member_id must be a head coach or team director (403 forbidden); 409 conflict if the message is not pending_approval."

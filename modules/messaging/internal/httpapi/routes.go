@@ -6,20 +6,26 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/platform/auth"
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/httpapi"
 )
 
-// Register is messaging's public route table (miniflux api.go style):
-// every operation under /api/v1, one line each, with the handler method
-// that serves it. Descriptions are constants in docs.go. The order is the
-// order of registration before the table (templates, messages, scheduled,
-// resend, inbound texts and the inbox, analytics).
-func Register(api huma.API, svc *service.Service, in *inbound.Service) {
-	h := &handler{svc: svc, inbound: in}
+// Register is messaging's route table (miniflux api.go style): every
+// operation of the public API under /api/v1 (api) and of the admin API
+// (admin), one line each, with the handler method that serves it. Descriptions are constants in docs.go. The order is the
+// order of registration before the table (public: templates, messages,
+// scheduled, resend, inbound texts and the inbox, analytics; admin:
+// approvals, urgent templates, simulator, sending numbers, inbound).
+func Register(api, admin huma.API, s Services) {
+	h := &handler{svc: s.Send, inbound: s.Inbound, numbers: s.Numbers, sim: s.Simulator, db: s.DB, clock: s.Clock}
 	tmpl, msgs, sched, inb := []string{"Templates"}, []string{"Messages"}, []string{"Scheduled"}, []string{"Inbound texts"}
+	approvals, simTags, numbers, settingsTags := []string{"Approvals"}, []string{"Simulator"}, []string{"Sending numbers"}, []string{"Messaging settings"}
 
 	httpapi.Register(api, huma.Operation{OperationID: "list-templates", Method: http.MethodGet, Path: "/templates", Tags: tmpl, Summary: "List templates", Description: listTemplatesDoc}, h.listTemplates)
 	httpapi.Register(api, huma.Operation{OperationID: "create-template", Method: http.MethodPost, Path: "/templates", Tags: tmpl, DefaultStatus: http.StatusCreated, Summary: "Create a template", Description: createTemplateDoc}, h.createTemplate, http.StatusConflict)
@@ -43,14 +49,51 @@ func Register(api huma.API, svc *service.Service, in *inbound.Service) {
 	httpapi.Register(api, huma.Operation{OperationID: "inbox-mark-read", Method: http.MethodPost, Path: "/inbox/{message_id}/read", Tags: inb, Summary: "Mark an inbox text read", Description: inboxMarkReadDoc}, h.inboxMarkRead)
 	httpapi.Register(api, huma.Operation{OperationID: "inbox-read-all", Method: http.MethodPost, Path: "/inbox/read-all", Tags: inb, Summary: "Mark every inbox text read", Description: inboxReadAllDoc}, h.inboxReadAll)
 	httpapi.Register(api, httpapi.WithAccess(huma.Operation{OperationID: "get-analytics", Method: http.MethodGet, Path: "/analytics", Tags: []string{"Analytics"}, Summary: "Get analytics totals", Description: getAnalyticsDoc}, httpapi.Access{Heavy: true}), h.getAnalytics)
+
+	// the admin API (the dashboard): the team is the path's
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-list-approvals", Method: http.MethodGet, Path: "/teams/{team_id}/approvals", Tags: approvals, Summary: "List sends awaiting approval", Description: adminListApprovalsDoc}, h.adminListApprovals)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-approve-message", Method: http.MethodPost, Path: "/teams/{team_id}/approvals/{message_id}/approve", Tags: approvals, Summary: "approve a send", Description: adminApproveMessageDoc}, h.adminApproveMessage, http.StatusForbidden, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-reject-message", Method: http.MethodPost, Path: "/teams/{team_id}/approvals/{message_id}/reject", Tags: approvals, Summary: "reject a send", Description: adminRejectMessageDoc}, h.adminRejectMessage, http.StatusForbidden, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-create-template", Method: http.MethodPost, Path: "/teams/{team_id}/templates", Tags: tmpl, DefaultStatus: http.StatusCreated, Summary: "Create a template (urgent alerts allowed)", Description: adminCreateTemplateDoc}, h.adminCreateTemplate, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-simulator-outcomes", Method: http.MethodPut, Path: "/simulator/outcomes", Tags: simTags, Summary: "Set simulated outcomes", Description: adminSimulatorOutcomesDoc}, h.adminSimulatorOutcomes, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-simulator-get-profile", Method: http.MethodGet, Path: "/simulator/profile", Tags: simTags, Summary: "Read the simulator's profile", Description: adminSimulatorGetProfileDoc}, h.adminSimulatorGetProfile, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-simulator-set-profile", Method: http.MethodPut, Path: "/simulator/profile", Tags: simTags, Summary: "Set the simulator's profile", Description: adminSimulatorSetProfileDoc}, h.adminSimulatorSetProfile, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-simulator-outbox", Method: http.MethodGet, Path: "/simulator/outbox", Tags: simTags, Summary: "Texts handed to the simulator", Description: adminSimulatorOutboxDoc}, h.adminSimulatorOutbox, http.StatusConflict)
+
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-add-number", Method: http.MethodPost, Path: "/teams/{team_id}/numbers", Tags: numbers, DefaultStatus: http.StatusCreated, Summary: "Add a sending number", Description: adminAddNumberDoc}, h.adminAddNumber, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-list-numbers", Method: http.MethodGet, Path: "/teams/{team_id}/numbers", Tags: numbers, Summary: "List sending numbers", Description: adminListNumbersDoc}, h.adminListNumbers)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-get-number", Method: http.MethodGet, Path: "/teams/{team_id}/numbers/{number_id}", Tags: numbers, Summary: "Get a sending number", Description: adminGetNumberDoc}, h.adminGetNumber)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-update-number", Method: http.MethodPatch, Path: "/teams/{team_id}/numbers/{number_id}", Tags: numbers, Summary: "Change a sending number", Description: adminUpdateNumberDoc}, h.adminUpdateNumber, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-remove-number", Method: http.MethodDelete, Path: "/teams/{team_id}/numbers/{number_id}", Tags: numbers, DefaultStatus: http.StatusNoContent, Summary: "Remove a sending number", Description: adminRemoveNumberDoc}, h.adminRemoveNumber, http.StatusConflict)
+
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-simulator-inbound", Method: http.MethodPost, Path: "/simulator/inbound", Tags: simTags, DefaultStatus: http.StatusAccepted, Summary: "Someone texts a team number", Description: adminSimulatorInboundDoc}, h.adminSimulatorInbound, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-inbox-reply", Method: http.MethodPost, Path: "/teams/{team_id}/inbox/{message_id}/reply", Tags: []string{"Inbox"}, Summary: "Reply to an inbox text", Description: adminInboxReplyDoc}, h.adminInboxReply, http.StatusPaymentRequired, http.StatusForbidden, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-get-messaging-settings", Method: http.MethodGet, Path: "/teams/{team_id}/messaging-settings", Tags: settingsTags, Summary: "Get messaging settings", Description: adminGetMessagingSettingsDoc}, h.adminGetMessagingSettings)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-patch-messaging-settings", Method: http.MethodPatch, Path: "/teams/{team_id}/messaging-settings", Tags: settingsTags, Summary: "Change messaging settings", Description: adminPatchMessagingSettingsDoc}, h.adminPatchMessagingSettings)
 }
 
-// handler serves the public operations of the key's team: sends, reports,
-// scheduled sends and templates (svc), inbound texts, the inbox and
-// analytics (inbound).
+// Services are what messaging's operations call.
+type Services struct {
+	Send      *service.Service
+	Inbound   *inbound.Service
+	Numbers   *outbound.Service
+	Simulator *simulator.Simulator // nil unless CARRIER=simulator: its operations answer 409
+	DB        *db.DB               // the simulator's inbound injection: one transaction
+	Clock     clock.Clock
+}
+
+// handler serves both APIs. The public handlers act on the key's team:
+// sends, reports, scheduled sends and templates (svc), inbound texts, the
+// inbox and analytics (inbound). The admin handlers act on the path's team
+// and add approvals, urgent templates, replies, settings, sending numbers
+// (numbers) and the carrier simulator (sim).
 type handler struct {
 	svc     *service.Service
 	inbound *inbound.Service
+	numbers *outbound.Service
+	sim     *simulator.Simulator
+	db      *db.DB
+	clock   clock.Clock
 }
 
 // teamOf is the key's team.

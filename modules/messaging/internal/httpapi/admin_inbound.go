@@ -1,0 +1,125 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+	"unicode/utf8"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/httpapi"
+	"github.com/teamtext/teamtext/platform/phone"
+)
+
+// This file is the admin side of inbound texts: the simulator's injection
+// of a text, staff replies from the inbox, and the HELP reply setting.
+
+// maxInboundBody is the longest text the simulator accepts (a carrier's
+// limit for a concatenated SMS).
+const maxInboundBody = 1600
+
+// SimulatedText is a text injected into the simulator.
+type SimulatedText struct {
+	From              string    `json:"from" doc:"The sender, E.164."`
+	To                string    `json:"to" doc:"The team number texted, E.164."`
+	Body              string    `json:"body"`
+	ProviderMessageID string    `json:"provider_message_id" doc:"The simulated carrier's id: ingestion dedupes on it."`
+	ReceivedAt        time.Time `json:"received_at"`
+}
+
+// Settings are a team's messaging settings.
+type Settings struct {
+	HelpText        string `json:"help_text" doc:"What a HELP (or INFO) text is answered with."`
+	HelpTextDefault bool   `json:"help_text_default" doc:"true when help_text is the default built from the team name."`
+}
+
+// settingsOut renders a team's messaging settings.
+func settingsOut(s *inbound.Settings) *httpapi.DataOutput[Settings] {
+	return httpapi.Data(Settings{HelpText: s.HelpText, HelpTextDefault: s.HelpTextDefault})
+}
+
+// adminSimulatorInbound serves admin-simulator-inbound.
+func (h *handler) adminSimulatorInbound(ctx context.Context, in *struct {
+	Body struct {
+		From              string `json:"from" doc:"The sender's number."`
+		To                string `json:"to" doc:"A team number."`
+		Body              string `json:"body" doc:"The text, up to 1600 characters."`
+		ProviderMessageID string `json:"provider_message_id,omitempty" maxLength:"64" doc:"Optional; to simulate a carrier retrying its callback."`
+	}
+}) (*httpapi.DataOutput[SimulatedText], error) {
+	if h.sim == nil {
+		return nil, fault.New(fault.Conflict, fault.CodeConflict, "the carrier is not the simulator")
+	}
+	from, err := phone.Parse(in.Body.From)
+	if err != nil {
+		return nil, fault.New(fault.Invalid, "invalid_phone", "from is not a valid US phone number")
+	}
+	to, err := phone.Parse(in.Body.To)
+	if err != nil {
+		return nil, fault.New(fault.Invalid, "invalid_phone", "to is not a valid US phone number")
+	}
+	if utf8.RuneCountInString(in.Body.Body) > maxInboundBody {
+		return nil, fault.Invalidf("body must be at most %d characters", maxInboundBody)
+	}
+	a := inbound.Args{From: from.String(), To: to.String(), Body: in.Body.Body, ProviderMessageID: in.Body.ProviderMessageID,
+		ReceivedAt: h.clock.Now().UTC().Truncate(time.Microsecond)}
+	if a.ProviderMessageID == "" {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		a.ProviderMessageID = "SMsim" + hex.EncodeToString(b[:])
+	}
+	err = h.db.Tx(ctx, func(ctx context.Context) error {
+		// The simulated carrier sees STOP and START itself, as carriers with opt-out handling do.
+		if err := h.sim.NoteInbound(ctx, a.From, a.To, a.Body); err != nil {
+			return err
+		}
+		return inbound.Enqueue(ctx, h.inbound.Repo, a)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Data(SimulatedText(a)), nil
+}
+
+// adminInboxReply serves admin-inbox-reply.
+func (h *handler) adminInboxReply(ctx context.Context, in *struct {
+	TeamID    string `path:"team_id"`
+	MessageID string `path:"message_id"`
+	Body      struct {
+		MemberID string `json:"member_id" doc:"The staff member replying."`
+		Body     string `json:"body" doc:"The reply, up to 1200 characters; merge tags are refused."`
+	}
+}) (*httpapi.DataOutput[InboxItem], error) {
+	row, err := h.inbound.Reply(ctx, inbound.ReplyInput{TeamID: in.TeamID, MessageID: in.MessageID, MemberID: in.Body.MemberID, Body: in.Body.Body})
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Data(InboxItemFrom(row)), nil
+}
+
+// adminGetMessagingSettings serves admin-get-messaging-settings.
+func (h *handler) adminGetMessagingSettings(ctx context.Context, in *struct {
+	TeamID string `path:"team_id"`
+}) (*httpapi.DataOutput[Settings], error) {
+	s, err := h.inbound.Settings(ctx, in.TeamID)
+	if err != nil {
+		return nil, err
+	}
+	return settingsOut(s), nil
+}
+
+// adminPatchMessagingSettings serves admin-patch-messaging-settings.
+func (h *handler) adminPatchMessagingSettings(ctx context.Context, in *struct {
+	TeamID string `path:"team_id"`
+	Body   struct {
+		HelpText *string `json:"help_text,omitempty" required:"false" nullable:"true"`
+	}
+}) (*httpapi.DataOutput[Settings], error) {
+	s, err := h.inbound.SetHelpText(ctx, in.TeamID, in.Body.HelpText)
+	if err != nil {
+		return nil, err
+	}
+	return settingsOut(s), nil
+}
