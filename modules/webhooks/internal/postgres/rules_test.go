@@ -39,12 +39,26 @@ func newRuleEnv(t *testing.T) *ruleEnv {
 	c, err := e.Svc.Create(ctx, service.NewWebhook{TeamID: team, URL: "https://hooks.example/a",
 		Events: []string{events.MemberJoined}, Source: domain.SourceAPI, CreatedBy: coach})
 	require.NoError(t, err)
-	require.NoError(t, e.DB.Tx(ctx, func(ctx context.Context) error {
-		return e.Log.Publish(ctx, events.Event{TeamID: team, Type: events.MemberJoined, Data: map[string]int{}})
-	}))
+	publish(t, e, team)
 	ds := e.Deliveries(t, team)
 	require.Len(t, ds, 1)
 	return &ruleEnv{e: e, team: team, webhook: c.Webhook.ID, delivery: ds[0]}
+}
+
+// publish publishes member.joined for team.
+func publish(t *testing.T, e *webhooktest.Env, team string) {
+	t.Helper()
+	require.NoError(t, e.DB.Tx(context.Background(), func(ctx context.Context) error {
+		return e.Log.Publish(ctx, events.Event{TeamID: team, Type: events.MemberJoined, Data: map[string]int{}})
+	}))
+}
+
+// seeded is a random source whose seed the test logs (rerun a failure
+// by fixing it here).
+func seeded(t *testing.T) *rand.Rand {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	return rand.New(rand.NewPCG(seed, seed>>1))
 }
 
 // set stores a webhook state and a delivery state, and clears the attempts.
@@ -114,9 +128,8 @@ func requireSame(t *testing.T, wantW, gotW *domain.Webhook, wantD, gotD *domain.
 // round — and RecordSuccesses what Succeeded says; an attempt that is not
 // due (Delivery.Due) changes nothing.
 func TestRecordedAttemptsFollowTheDomain(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rnd := rand.New(rand.NewPCG(seed, 17))
+	t.Parallel()
+	rnd := seeded(t)
 	r := newRuleEnv(t)
 	ctx := context.Background()
 	states := []string{domain.StatePending, domain.StatePending, domain.StatePending, domain.StateSucceeded, domain.StateAbandoned, domain.StateCancelled}
@@ -195,15 +208,12 @@ func TestRecordedAttemptsFollowTheDomain(t *testing.T) {
 // deliveries list filtered by each API status returns exactly those whose
 // domain.Delivery.Status is that status.
 func TestStatusFilterFollowsTheDomain(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rnd := rand.New(rand.NewPCG(seed, 23))
+	t.Parallel()
+	rnd := seeded(t)
 	r := newRuleEnv(t)
 	ctx := context.Background()
 	for range 40 {
-		require.NoError(t, r.e.DB.Tx(ctx, func(ctx context.Context) error {
-			return r.e.Log.Publish(ctx, events.Event{TeamID: r.team, Type: events.MemberJoined, Data: map[string]int{}})
-		}))
+		publish(t, r.e, r.team)
 	}
 	states := []string{domain.StatePending, domain.StateSucceeded, domain.StateAbandoned, domain.StateCancelled}
 	for _, d := range r.e.Deliveries(t, r.team) {

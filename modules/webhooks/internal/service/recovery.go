@@ -53,13 +53,8 @@ func (s *Service) SetThrottle(ctx context.Context, teamID, webhookID, memberID s
 	if err := s.keyOwner(ctx, teamID, memberID); err != nil {
 		return nil, err
 	}
-	var out *domain.Webhook
-	err := s.DB.Tx(ctx, func(ctx context.Context) error {
-		w, err := s.Repo.UpdateWebhook(ctx, teamID, webhookID, func(w *domain.Webhook) error {
-			return w.SetThrottle(n, s.Clock.Now().UTC())
-		})
-		out = w
-		return mapNotFound(err)
+	out, err := s.updateWebhook(ctx, teamID, webhookID, func(w *domain.Webhook) error {
+		return w.SetThrottle(n, s.Clock.Now().UTC())
 	})
 	if err != nil {
 		return nil, err

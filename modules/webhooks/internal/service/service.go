@@ -323,14 +323,9 @@ func (s *Service) RotateSecret(ctx context.Context, teamID, webhookID, memberID 
 		return nil, err
 	}
 	now := s.Clock.Now().UTC()
-	var out *domain.Webhook
-	err = s.DB.Tx(ctx, func(ctx context.Context) error {
-		w, err := s.Repo.UpdateWebhook(ctx, teamID, webhookID, func(w *domain.Webhook) error {
-			w.Rotate(secret, now.Add(s.SecretOverlap), now)
-			return nil
-		})
-		out = w
-		return mapNotFound(err)
+	out, err := s.updateWebhook(ctx, teamID, webhookID, func(w *domain.Webhook) error {
+		w.Rotate(secret, now.Add(s.SecretOverlap), now)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -345,20 +340,27 @@ func (s *Service) Enable(ctx context.Context, teamID, webhookID, memberID string
 	if err := s.requireKeyOwner(ctx, teamID, memberID); err != nil {
 		return nil, err
 	}
-	var out *domain.Webhook
-	err := s.DB.Tx(ctx, func(ctx context.Context) error {
-		w, err := s.Repo.UpdateWebhook(ctx, teamID, webhookID, func(w *domain.Webhook) error {
-			w.Enable(memberID, s.Clock.Now().UTC())
-			return nil
-		})
-		out = w
-		return mapNotFound(err)
+	out, err := s.updateWebhook(ctx, teamID, webhookID, func(w *domain.Webhook) error {
+		w.Enable(memberID, s.Clock.Now().UTC())
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.Logger.Info("webhook enabled", "team_id", teamID, "webhook_id", webhookID)
 	return out, nil
+}
+
+// updateWebhook changes one of a team's webhooks through change, in a
+// transaction of its own (unknown or another team's: 404).
+func (s *Service) updateWebhook(ctx context.Context, teamID, webhookID string, change func(*domain.Webhook) error) (*domain.Webhook, error) {
+	var out *domain.Webhook
+	err := s.DB.Tx(ctx, func(ctx context.Context) error {
+		w, err := s.Repo.UpdateWebhook(ctx, teamID, webhookID, change)
+		out = w
+		return mapNotFound(err)
+	})
+	return out, err
 }
 
 // TestSent tells what a test event became.
