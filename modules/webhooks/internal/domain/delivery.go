@@ -185,7 +185,10 @@ type Work struct {
 }
 
 // Due reports whether attempt is the delivery's next one (Delivery.Due).
-func (w *Work) Due(attempt int) bool { return w.State == StatePending && w.Attempts == attempt-1 }
+func (w *Work) Due(attempt int) bool {
+	d := Delivery{State: w.State, Attempts: w.Attempts}
+	return d.Due(attempt)
+}
 
 // Listed is a delivery as the deliveries list shows it: with its event's
 // type and its attempts, oldest first.

@@ -1,6 +1,9 @@
 // Package postgres stores the webhooks module's subscriptions, event log,
 // deliveries, attempts and e-mail notices through bun, and embeds the
 // module's migrations. Every query that takes an id also takes the team id.
+// Its rows are unexported (rows.go maps them): callers see the domain's
+// types. Where a statement encodes a domain rule in SQL for speed, its
+// constants come from the domain and rules_test.go holds it to the rule.
 package postgres
 
 import (

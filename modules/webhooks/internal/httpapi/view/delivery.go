@@ -47,15 +47,6 @@ func DeliveryFrom(l *domain.Listed) WebhookDelivery {
 		NextAttemptAt: l.NextAttemptAt, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, Attempts: as}
 }
 
-// Deliveries renders a page of deliveries.
-func Deliveries(ls []domain.Listed) []WebhookDelivery {
-	out := make([]WebhookDelivery, len(ls))
-	for i := range ls {
-		out[i] = DeliveryFrom(&ls[i])
-	}
-	return out
-}
-
 // WebhookRecovery is what a recovery queued.
 type WebhookRecovery struct {
 	Requeued int       `json:"requeued" doc:"How many deliveries were put back in the queue."`
