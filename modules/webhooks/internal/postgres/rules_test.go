@@ -244,3 +244,49 @@ func TestStatusFilterFollowsTheDomain(t *testing.T) {
 		require.NotEmpty(t, got, "the random deliveries reached status %s", status)
 	}
 }
+
+// TestRecoverFollowsTheDomain: over random deliveries, Recover takes
+// exactly those domain.Delivery.Recoverable says (since inclusive) and
+// leaves each as domain.Delivery.Recover does; the others are untouched.
+func TestRecoverFollowsTheDomain(t *testing.T) {
+	t.Parallel()
+	rnd := seeded(t)
+	r := newRuleEnv(t)
+	ctx := context.Background()
+	for range 30 {
+		r.e.Clock.Advance(time.Duration(1+rnd.IntN(5000)) * time.Millisecond)
+		publish(t, r.e, r.team)
+	}
+	states := []string{domain.StatePending, domain.StateSucceeded, domain.StateAbandoned, domain.StateCancelled}
+	for _, d := range r.e.Deliveries(t, r.team) {
+		attempts := rnd.IntN(2*domain.MaxAttempts + 1)
+		_, err := r.e.DB.Bun.NewUpdate().Table("webhook_deliveries").Set("state = ?", states[rnd.IntN(len(states))]).
+			Set("attempts = ?", attempts).Set("round_from = ?", attempts-attempts%domain.MaxAttempts).Where("id = ?", d.ID).Exec(ctx)
+		require.NoError(t, err)
+	}
+	before := r.e.Deliveries(t, r.team)
+	since := before[rnd.IntN(len(before)/2)].CreatedAt // an event exactly at since is recovered
+	now := r.e.Clock.Now().UTC().Truncate(time.Microsecond).Add(time.Hour)
+	want := 0
+	for i := range before {
+		if before[i].Recoverable(since) {
+			before[i].Recover(now)
+			want++
+		}
+	}
+	require.Positive(t, want, "some deliveries at or after since ended unsent")
+	n, err := r.e.Repo.Recover(ctx, r.team, r.webhook, since, now)
+	require.NoError(t, err)
+	require.Equal(t, want, n)
+	after := r.e.Deliveries(t, r.team)
+	require.Len(t, after, len(before))
+	for i := range after {
+		w, g := before[i], after[i]
+		require.Equal(t, w.ID, g.ID)
+		require.Equal(t, w.State, g.State, w.ID)
+		require.Equal(t, w.RoundFrom, g.RoundFrom, w.ID)
+		require.Equal(t, w.Queued, g.Queued, w.ID)
+		sameTime(t, w.NextAttemptAt, g.NextAttemptAt, w.ID+": next_attempt_at")
+		sameTime(t, &w.UpdatedAt, &g.UpdatedAt, w.ID+": updated_at")
+	}
+}
