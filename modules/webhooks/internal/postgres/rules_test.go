@@ -290,3 +290,28 @@ func TestRecoverFollowsTheDomain(t *testing.T) {
 		sameTime(t, &w.UpdatedAt, &g.UpdatedAt, w.ID+": updated_at")
 	}
 }
+
+// TestCancelFollowsTheDomain: over random delivery states, CancelDelivery
+// leaves what domain.Delivery.Cancel says: only a pending delivery ends
+// cancelled, unqueued, with no next attempt.
+func TestCancelFollowsTheDomain(t *testing.T) {
+	t.Parallel()
+	rnd := seeded(t)
+	r := newRuleEnv(t)
+	ctx := context.Background()
+	states := []string{domain.StatePending, domain.StateSucceeded, domain.StateAbandoned, domain.StateCancelled}
+	base := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	for i := range 60 {
+		state := states[rnd.IntN(len(states))]
+		attempts := rnd.IntN(domain.MaxAttempts)
+		r.set(t, true, 0, state, attempts, 0, state == domain.StatePending && rnd.IntN(2) == 0)
+		wantW, wantD := r.load(t)
+		now := base.Add(time.Duration(i) * time.Minute)
+		cancelled := wantD.Cancel(now)
+		require.NoError(t, r.e.DB.Tx(ctx, func(ctx context.Context) error {
+			return r.e.Repo.CancelDelivery(ctx, r.team, r.delivery.ID, now)
+		}))
+		gotW, gotD := r.load(t)
+		requireSame(t, wantW, gotW, wantD, gotD, fmt.Sprintf("trial %d (%s, cancelled %v)", i, state, cancelled))
+	}
+}
