@@ -96,9 +96,10 @@ type ImportResult struct {
 
 // importSheet is a parsed file: where each column is, and the data rows.
 type importSheet struct {
-	columns int            // header width
-	builtin map[string]int // name, phone, ... → cell index
-	fields  []importField  // custom-field columns
+	phones  map[string]string // each distinct valid phone cell, checked once: its E.164
+	columns int               // header width
+	builtin map[string]int    // name, phone, ... → cell index
+	fields  []importField     // custom-field columns
 	rows    []importRecord
 }
 
@@ -642,6 +643,24 @@ func quoteJoin(ss []string) string {
 	return strings.Join(q, ", ")
 }
 
+// validPhone is domain.ValidPhone, parsed once per distinct cell: parsing
+// is most of a row's checking, and a family's number is often on several
+// rows (the guardian's and each child's).
+func (sh *importSheet) validPhone(cell string) (string, error) {
+	if e164, ok := sh.phones[cell]; ok {
+		return e164, nil
+	}
+	e164, err := domain.ValidPhone("phone", cell)
+	if err != nil {
+		return "", err // each invalid row gets its own fault
+	}
+	if sh.phones == nil {
+		sh.phones = map[string]string{}
+	}
+	sh.phones[cell] = e164
+	return e164, nil
+}
+
 // plan checks a row without I/O, in the order CreateMember checks a member
 // (so a row reports the error a single add would), then groups and values.
 func (sh *importSheet) plan(rec importRecord, groups importGroups, now time.Time) (importPlan, *fault.Error) {
@@ -664,7 +683,7 @@ func (sh *importSheet) plan(rec importRecord, groups importGroups, now time.Time
 	if p.name, err = domain.ValidName("name", in.Name); err != nil {
 		return p, asFault(err)
 	}
-	if p.phone, err = domain.ValidPhone("phone", in.Phone); err != nil {
+	if p.phone, err = sh.validPhone(in.Phone); err != nil {
 		return p, asFault(err)
 	}
 	if p.email, err = domain.ValidEmail(in.Email); err != nil {
