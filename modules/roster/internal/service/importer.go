@@ -200,12 +200,38 @@ var errPrevChunk = errors.New("the chunk before did not commit")
 // them in file order, importInFlight chunks at once (see the file comment).
 // No chunk is started after stopAt (unless it is zero).
 func (s *Service) writeImport(ctx context.Context, teamID string, sheet *importSheet, groups importGroups, rows []ImportRow, stopAt time.Time) {
+	runImport(ctx, importRun{
+		sheet: sheet, groups: groups, rows: rows, stopAt: stopAt,
+		now:    func() time.Time { return s.clock.Now().UTC() },
+		write:  func(ctx context.Context, j *importJob) { s.importChunk(ctx, teamID, j) },
+		addRow: func(ctx context.Context, p *importPlan) (string, error) { return s.importRow(ctx, teamID, p) },
+	})
+}
+
+// importRun is what runImport needs: the sheet and where its outcomes go,
+// and how to write a chunk (write closes j.locked once the chunk's phones
+// are locked and j.finished once it committed or rolled back, committing
+// only after j.prev committed) and a failed chunk's rows (addRow, one
+// transaction each).
+type importRun struct {
+	sheet  *importSheet
+	groups importGroups
+	rows   []ImportRow
+	stopAt time.Time
+	now    func() time.Time
+	write  func(ctx context.Context, j *importJob)
+	addRow func(ctx context.Context, p *importPlan) (string, error)
+}
+
+// runImport plans and writes the sheet's rows (see writeImport).
+func runImport(ctx context.Context, r importRun) {
+	sheet, groups, rows, stopAt := r.sheet, r.groups, r.rows, r.stopAt
 	timedOut := fault.New(fault.Unavailable, CodeImportTimeout,
 		"not imported: the import ran out of time before this row; import these rows again (rows already imported answer member_exists)")
 	// plan checks the sheet's rows [from, to) without I/O; the rows that
 	// pass get their member ids now, in file order.
 	plan := func(from, to int) []importPlan {
-		now := s.clock.Now().UTC()
+		now := r.now()
 		plans := make([]importPlan, 0, to-from)
 		for i := from; i < to; i++ {
 			p, ferr := sheet.plan(sheet.rows[i], groups, now)
@@ -251,7 +277,7 @@ func (s *Service) writeImport(ctx context.Context, teamID string, sheet *importS
 		for _, p := range j.plans { // the chunk rolled back: one transaction per row
 			row := &rows[p.idx]
 			*row = ImportRow{Line: row.Line}
-			id, err := s.importRow(ctx, teamID, &p)
+			id, err := r.addRow(ctx, &p)
 			if err != nil {
 				row.Status, row.Err = ImportFailed, rowFault(err)
 				continue
@@ -299,7 +325,7 @@ func (s *Service) writeImport(ctx context.Context, teamID string, sheet *importS
 			}
 			break
 		}
-		j := &importJob{plans: queue[0], now: s.clock.Now().UTC(), locked: make(chan struct{}), finished: make(chan struct{})}
+		j := &importJob{plans: queue[0], now: r.now(), locked: make(chan struct{}), finished: make(chan struct{})}
 		queue = queue[1:]
 		if n := len(inFlight); n > 0 {
 			j.prev = inFlight[n-1]
@@ -309,7 +335,7 @@ func (s *Service) writeImport(ctx context.Context, teamID string, sheet *importS
 			<-j.prev.locked
 		}
 		inFlight = append(inFlight, j)
-		go s.importChunk(ctx, teamID, j)
+		go r.write(ctx, j)
 	}
 	for len(inFlight) > 0 {
 		settle()
