@@ -91,6 +91,7 @@ var adminRoutes = []adminRoute{
 	{"members", "create", "POST", "/teams/{team}/members", "Add a member, staff included"},
 	{"members", "patch", "PATCH", "/teams/{team}/members/{member}", "Change role, dashboard_login, can_send_broadcasts, is_blocked"},
 	{"members", "approve", "POST", "/teams/{team}/members/{member}/approve", "Approve a pending member"},
+	{"members", "clear-undeliverable", "DELETE", "/teams/{team}/members/{member}/undeliverable", "Clear the undeliverable mark of the member's number (every entry with it)"},
 	{"keys", "create", "POST", "/teams/{team}/api-keys", "Create an API key (-f member_id= -f name=)"},
 	{"keys", "list", "GET", "/teams/{team}/api-keys", "List API keys"},
 	{"keys", "revoke", "DELETE", "/teams/{team}/api-keys/{key}", "Revoke an API key"},

@@ -82,7 +82,7 @@ func TestModuleOf(t *testing.T) {
 // own tables.
 func TestArchitectureRules(t *testing.T) {
 	t.Parallel()
-	rep, err := checkTree("..")
+	rep, err := checkTree("..", bunConfined)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(rep.prefixes), 5, "the guard found every module's table prefix")
 	require.Positive(t, rep.sqlTexts, "the guard read SQL")
@@ -94,7 +94,7 @@ func TestArchitectureRules(t *testing.T) {
 // and over testdata/archclean, the same modules without them.
 func TestArchitectureRulesCatchPlanted(t *testing.T) {
 	t.Parallel()
-	rep, err := checkTree("testdata/arch")
+	rep, err := checkTree("testdata/arch", map[string]bool{"alpha": true})
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"alpha": "alpha_", "beta": "beta"}, rep.prefixes)
 	require.ElementsMatch(t, []string{
@@ -108,9 +108,11 @@ func TestArchitectureRulesCatchPlanted(t *testing.T) {
 		`sql: modules/alpha/internal/postgres/postgres.go: names beta's table "beta_secret"`,
 		`sql: modules/alpha/internal/postgres/migrations/0002_ref.sql: names beta's table "beta_items"`,
 		`sql: modules/beta/internal/postgres/postgres.go: names alpha's table "alpha_things"`,
+		`storage: modules/alpha/alphaapi/api.go: imports github.com/uptrace/bun (in alpha only internal/postgres imports bun)`,
+		`storage: modules/alpha/internal/service/service.go: imports github.com/uptrace/bun (in alpha only internal/postgres imports bun)`,
 	}, rep.violations)
 
-	clean, err := checkTree("testdata/archclean")
+	clean, err := checkTree("testdata/archclean", map[string]bool{"alpha": true})
 	require.NoError(t, err)
 	require.Empty(t, clean.violations)
 	require.Positive(t, clean.sqlTexts)
@@ -122,6 +124,11 @@ type archReport struct {
 	sqlTexts   int               // string literals and .sql files read
 	violations []string
 }
+
+// bunConfined are the modules whose storage is behind their domain (issue
+// 17, item 1): in them only internal/postgres imports bun. Add a module
+// when its rows stop travelling above its postgres package.
+var bunConfined = map[string]bool{"billing": true, "campaigns": true}
 
 // domainForbidden are the imports a domain package may not have (a path
 // and everything below it).
@@ -139,19 +146,25 @@ var tablePosition = map[string]bool{"from": true, "join": true, "into": true, "u
 
 // checkTree applies the three rules of issue 17 to the tree at root (a
 // checkout: root/modules/<m>/...):
+//
 //   - a contract package (modules/<m>/<m>api) imports only the standard
 //     library and other contract packages;
+//
 //   - a domain package (any .../domain directory of a module) imports no
 //     River, bun or net/http;
+//
 //   - a module's SQL (its Go string literals, struct tags included, and its
 //     .sql files) names no table of another module: not another module's
 //     table by name (names with an underscore, which prose does not use),
 //     and no identifier with another module's table prefix where SQL names
 //     a table (after FROM, JOIN, INTO, UPDATE, TABLE, REFERENCES…).
 //
+//   - in a module of confined (bunConfined), no package but
+//     internal/postgres imports bun.
+//
 // A module's table prefix is the common prefix of the tables its .sql files
 // create (roster_, messaging_, billing_, webhook, campaign).
-func checkTree(root string) (*archReport, error) {
+func checkTree(root string, confined map[string]bool) (*archReport, error) {
 	modsDir := filepath.Join(root, "modules")
 	entries, err := os.ReadDir(modsDir)
 	if err != nil {
@@ -218,7 +231,7 @@ func checkTree(root string) (*archReport, error) {
 				rep.scanSQL(m, rel, sqlCommentRE.ReplaceAllString(string(b), ""), tables)
 				continue
 			}
-			if err := rep.checkGo(m, rel, path, tables); err != nil {
+			if err := rep.checkGo(m, rel, path, tables, confined[m]); err != nil {
 				return nil, err
 			}
 		}
@@ -228,7 +241,7 @@ func checkTree(root string) (*archReport, error) {
 }
 
 // checkGo applies the import rules and reads the string literals of one Go file.
-func (rep *archReport) checkGo(m, rel, path string, tables map[string]map[string]bool) error {
+func (rep *archReport) checkGo(m, rel, path string, tables map[string]map[string]bool, bunConfined bool) error {
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
 	if err != nil {
 		return fmt.Errorf("parse %s: %w", rel, err)
@@ -236,6 +249,7 @@ func (rep *archReport) checkGo(m, rel, path string, tables map[string]map[string
 	dir := filepath.ToSlash(filepath.Dir(rel))
 	isContract := dir == "modules/"+m+"/"+m+"api"
 	isDomain := strings.HasPrefix(dir, "modules/"+m+"/") && filepath.Base(dir) == "domain"
+	isStorage := dir == "modules/"+m+"/internal/postgres" || strings.HasPrefix(dir, "modules/"+m+"/internal/postgres/")
 	for _, imp := range f.Imports {
 		p, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
@@ -243,6 +257,9 @@ func (rep *archReport) checkGo(m, rel, path string, tables map[string]map[string
 		}
 		if isContract && !isStandard(p) && !isContractPath(p) {
 			rep.violations = append(rep.violations, fmt.Sprintf("contract: %s: %sapi imports %s (only the standard library and other <m>api packages)", rel, m, p))
+		}
+		if bunConfined && !isStorage && (p == "github.com/uptrace/bun" || strings.HasPrefix(p, "github.com/uptrace/bun/")) {
+			rep.violations = append(rep.violations, fmt.Sprintf("storage: %s: imports %s (in %s only internal/postgres imports bun)", rel, p, m))
 		}
 		if isDomain {
 			for _, bad := range domainForbidden {

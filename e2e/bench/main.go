@@ -69,6 +69,8 @@ type benchEnv struct {
 	msgFx       fixtureOnce[*msgTeam]
 	riverFx     fixtureOnce[*river.Client[pgx.Tx]]
 	engineFx    fixtureOnce[*engineRun]
+	hooks       *hookSink // the webhook scenarios' receiver
+	recoverFx   fixtureOnce[*recoverFixture]
 }
 
 // fixtureOnce builds a fixture shared by a group's scenarios the first time
@@ -345,8 +347,17 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	if err := harness.Migrate(ctx, bin, pg.URL); err != nil {
 		return nil, facts, err
 	}
+	svcEnv := []string{"LOG_LEVEL=warn"}
+	if slices.ContainsFunc(selected, func(s scenario) bool { return s.group == "webhooks" }) {
+		progress("starting the webhook receiver…")
+		if env.hooks, err = newHookSink(); err != nil {
+			return nil, facts, err
+		}
+		defer env.hooks.close()
+		svcEnv = append(svcEnv, env.hooks.env()...)
+	}
 	progress("starting teamtext serve (LOG_LEVEL=warn)…")
-	svc, err := harness.Start(ctx, bin, pg.URL, "LOG_LEVEL=warn")
+	svc, err := harness.Start(ctx, bin, pg.URL, svcEnv...)
 	if err != nil {
 		return nil, facts, err
 	}

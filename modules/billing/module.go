@@ -24,11 +24,18 @@ type serviceParams struct {
 	Recovered []billingapi.PaymentListener `group:"payment_recovered"`
 }
 
-func newAccounts(p serviceParams) billingapi.Accounts {
-	return service.New(p.DB, p.Clock, p.Recovered)
+func newAccounts(p serviceParams) *service.Accounts {
+	return service.New(service.Deps{Tx: p.DB, Store: postgres.NewStore(p.DB), AccessSQL: postgres.AccessSQL,
+		Clock: p.Clock, Listeners: p.Recovered})
 }
 
-// Module wires billing.
+// Module wires billing: billingapi.Accounts and billingapi.Standings.
 var Module = fx.Module("billing",
-	fx.Provide(newAccounts),
+	fx.Provide(
+		fx.Private, newAccounts,
+	),
+	fx.Provide(
+		func(a *service.Accounts) billingapi.Accounts { return a },
+		func(a *service.Accounts) billingapi.Standings { return a },
+	),
 )

@@ -7,7 +7,6 @@ import (
 
 	"go.uber.org/fx"
 
-	"github.com/teamtext/teamtext/modules/campaigns/internal/admin"
 	campaignshttp "github.com/teamtext/teamtext/modules/campaigns/internal/httpapi"
 	"github.com/teamtext/teamtext/modules/campaigns/internal/postgres"
 	"github.com/teamtext/teamtext/modules/campaigns/internal/service"
@@ -46,7 +45,8 @@ var Module = fx.Module("campaigns",
 	fx.Provide(fx.Private, newService),
 	fx.Provide(fx.Annotate(worker.Registration, fx.ResultTags(`group:"workers"`))),
 	fx.Invoke(
-		func(api httpapi.Public, s *service.Service) { campaignshttp.Register(api.API, s) },
-		func(api httpapi.Admin, s *service.Service) { admin.Register(api.API, s) },
+		func(pub httpapi.Public, adm httpapi.Admin, s *service.Service) {
+			campaignshttp.Register(pub.API, adm.API, s)
+		},
 	),
 )

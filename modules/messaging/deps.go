@@ -39,6 +39,7 @@ type depsIn struct {
 	Events   events.Publisher
 	Outbound *outbound.Service
 	Log      *slog.Logger
+	Carrier  carrier.Carrier // its codes: which failures a resend leaves out
 }
 
 // --- Inbound texts, keywords, the inbox and analytics (issue 7) ---
@@ -62,6 +63,8 @@ type inboundIn struct {
 	Outbound *outbound.Service
 	Ins      instruments
 	Log      *slog.Logger
+	// Deliverability: an inbound text clears its number's undeliverable mark.
+	Deliverability rosterapi.Deliverability
 }
 
 // numberLookup is roster's lookup, except that a number finds the team it
@@ -109,7 +112,7 @@ var inboundOptions = fx.Options(
 		func(in inboundIn) *inbound.Service {
 			return inbound.New(inbound.Deps{DB: in.DB, Repo: in.Repo, Jobs: in.Jobs, Clock: in.Clock, Teams: in.Teams, Members: in.Members,
 				Lookup: numberLookup{Lookup: in.Lookup, numbers: in.Outbound}, OptOuts: in.OptOuts, Keywords: in.Keywords, Stats: in.Stats, Billing: in.Billing,
-				Events: in.Events, Carrier: in.Carrier, Log: in.Log})
+				Events: in.Events, Carrier: in.Carrier, Log: in.Log, Deliverability: in.Deliverability})
 		},
 		inbound.NewReleaser,
 		fx.Annotate(func(r *inbound.Releaser) billingapi.PaymentListener { return r }, fx.ResultTags(`group:"payment_recovered"`)),

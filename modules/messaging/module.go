@@ -82,7 +82,8 @@ var Module = fx.Module("messaging",
 	),
 	fx.Provide(fx.Private, func(in depsIn) service.Deps {
 		return service.Deps{DB: in.DB, Repo: in.Repo, Jobs: in.Jobs, Clock: in.Clock, Teams: in.Teams, Members: in.Members,
-			Audience: in.Audience, Lookup: in.Lookup, Billing: in.Billing, Events: in.Events, Outbound: in.Outbound, Log: in.Log}
+			Audience: in.Audience, Lookup: in.Lookup, Billing: in.Billing, Events: in.Events, Outbound: in.Outbound, Log: in.Log,
+			Classify: carrier.Classifier(in.Carrier)}
 	}),
 	fx.Provide(
 		fx.Annotate(worker.Outbound, fx.ResultTags(`group:"workers"`)),
@@ -137,6 +138,8 @@ type instruments struct {
 	handed     prometheus.Counter
 	statusLag  prometheus.Observer
 	inboundLag prometheus.Observer
+	// markedUndeliverable counts numbers marked undeliverable (issue 18).
+	markedUndeliverable prometheus.Counter
 }
 
 func newInstruments(m *metrics.Metrics) instruments {
@@ -151,12 +154,27 @@ func newInstruments(m *metrics.Metrics) instruments {
 	handed := prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "teamtext_texts_handed_over_total", Help: "Texts this node handed to the carrier (taken or refused by it).",
 	})
-	m.Registry.MustRegister(delay, lag, handed)
-	return instruments{handover: delay, handed: handed, statusLag: lag.WithLabelValues("status"), inboundLag: lag.WithLabelValues("inbound")}
+	marked := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "teamtext_numbers_marked_undeliverable_total", Help: "Numbers marked undeliverable after UNDELIVERABLE_AFTER permanent delivery failures in a row.",
+	})
+	m.Registry.MustRegister(delay, lag, handed, marked)
+	return instruments{handover: delay, handed: handed, statusLag: lag.WithLabelValues("status"), inboundLag: lag.WithLabelValues("inbound"),
+		markedUndeliverable: marked}
 }
 
-func newIngest(d *db.DB, r *postgres.Repo, ev events.Publisher, clk clock.Clock, log *slog.Logger, ins instruments) *ingest.Service {
-	return ingest.New(d, postgres.NewDeliveryStore(r), ev, clk, log.With("component", "ingest"), ins.statusLag)
+func newIngest(d *db.DB, r *postgres.Repo, ev events.Publisher, clk clock.Clock, log *slog.Logger, ins instruments, nb ingestNumbers) *ingest.Service {
+	return ingest.New(d, postgres.NewDeliveryStore(r), ev, clk, log.With("component", "ingest"), ins.statusLag).
+		TrackNumbers(ingest.Numbers{Roster: nb.Roster, Classify: carrier.Classifier(nb.Carrier), MarkAfter: nb.Config.UndeliverableAfter,
+			Marked: ins.markedUndeliverable})
+}
+
+// ingestNumbers are what status ingestion needs to keep numbers' failure
+// streaks (issue 18): roster's mark, the carrier's codes, the threshold.
+type ingestNumbers struct {
+	fx.In
+	Roster  rosterapi.Deliverability
+	Carrier carrier.Carrier
+	Config  config.Config
 }
 
 // outboundIn gathers the delivery engine's collaborators.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"time"
 
 	"go.uber.org/fx"
 
@@ -43,12 +44,12 @@ var Module = fx.Module("webhooks",
 		fx.Private, postgres.NewRepo,
 	),
 	fx.Provide(
-		fx.Private, newGuard, newSender, mail.NewRecorder, newMailer, newDeliverWorker, newMailWorker,
+		fx.Private, newGuard, newSender, mail.NewRecorder, newMailer, newDeliverWorker, newPumpWorker, newMailWorker,
 	),
 	fx.Provide(
 		fx.Annotate(worker.Registration, fx.ResultTags(`group:"workers"`)),
 		fx.Annotate(func(cfg config.Config) jobs.Queue {
-			return jobs.Queue{Name: domain.Queue, MaxWorkers: cfg.WebhookWorkers}
+			return jobs.Queue{Name: domain.Queue, MaxWorkers: cfg.WebhookWorkers, FetchPollInterval: pumpPoll}
 		}, fx.ResultTags(`group:"queues"`)),
 		func(repo *postgres.Repo, teams rosterapi.Teams, billing billingapi.Accounts, j *jobs.Jobs, clk clock.Clock) *eventlog.Log {
 			return eventlog.New(repo, teams, billing, j, clk)
@@ -59,10 +60,16 @@ var Module = fx.Module("webhooks",
 		fx.Annotate(func(s *service.Service) rosterapi.OwnerInactiveListener { return s }, fx.ResultTags(`group:"owner_inactive"`)),
 	),
 	fx.Invoke(
+		registerMetrics,
 		func(api httpapi.Public, s *service.Service) { webhookshttp.Register(api.API, s) },
 		func(api httpapi.Admin, s *service.Service) { admin.Register(api.API, s) },
 	),
 )
+
+// pumpPoll is how often the webhooks queue looks for jobs that came due
+// without a notification: a throttled queue's pump snoozed until its next
+// slot wakes at most this late (and catches up, domain.CatchUp).
+const pumpPoll = 50 * time.Millisecond
 
 // newGuard builds the URL guard from WEBHOOK_ALLOW_CIDRS, WEBHOOK_CA_FILE and
 // WEBHOOK_DNS_SERVER.
@@ -89,6 +96,10 @@ func newSender(g *guard.Guard, clk clock.Clock) *delivery.Sender {
 }
 
 func newDeliverWorker(s *service.Service) *worker.DeliverWorker { return worker.NewDeliverWorker(s) }
+
+func newPumpWorker(s *service.Service, clk clock.Clock, log *slog.Logger) *worker.PumpWorker {
+	return worker.NewPumpWorker(s, clk, log)
+}
 
 // newMailWorker hands mail to the relay when SMTP_ADDR is set (a nil
 // *mail.SMTP must not become a non-nil interface).

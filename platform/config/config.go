@@ -73,6 +73,10 @@ type Config struct {
 	// SimulatorProfile (SIMULATOR_PROFILE) is the carrier simulator's
 	// profile until the admin API sets one: instant or realistic.
 	SimulatorProfile string
+	// UndeliverableAfter (UNDELIVERABLE_AFTER) is how many permanent
+	// delivery failures in a row (landline, unreachable, invalid, blocked)
+	// mark a number undeliverable, so that sends skip it (issue 18).
+	UndeliverableAfter int
 
 	// TrustedProxies (TRUSTED_PROXIES) are the address ranges of reverse
 	// proxies whose report of the client's address is believed; empty: none,
@@ -205,6 +209,9 @@ func Load(getenv func(string) string, need Need) (Config, error) {
 	}
 	if err := c.loadDeploy(get); err != nil {
 		return c, err
+	}
+	if c.UndeliverableAfter, err = strconv.Atoi(get("UNDELIVERABLE_AFTER", "2")); err != nil || c.UndeliverableAfter < 1 || c.UndeliverableAfter > 100 {
+		return c, &Error{"UNDELIVERABLE_AFTER", "must be a whole number from 1 to 100"}
 	}
 	switch c.SimulatorProfile = get("SIMULATOR_PROFILE", "instant"); c.SimulatorProfile {
 	case "instant", "realistic":

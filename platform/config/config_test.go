@@ -32,6 +32,7 @@ func TestLoadDefaults(t *testing.T) {
 	require.Equal(t, 10, c.InboundWorkers)
 	require.Equal(t, 1.0, c.TwilioRate)
 	require.Equal(t, "instant", c.SimulatorProfile)
+	require.Equal(t, 2, c.UndeliverableAfter, "two permanent failures in a row mark a number undeliverable")
 }
 
 func TestLoadNamesTheBadVariable(t *testing.T) {
@@ -42,7 +43,7 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		"CARRIER": "pigeon", "CLOCK": "slow", "LOG_LEVEL": "chatty", "SHUTDOWN_TIMEOUT": "5", "DB_MAX_CONNS": "2",
 		"MAX_BODY_BYTES": "10", "ADMIN_TOKEN": "short", "JOB_WORKERS": "0", "JOB_TIMEOUT": "10ms",
 		"JOB_RESCUE_AFTER": "1s", "JOB_FETCH_COOLDOWN": "0s", "WEBHOOK_WORKERS": "1001", "OUTBOUND_WORKERS": "0",
-		"STATUS_WORKERS": "x", "INBOUND_WORKERS": "1001", "SIMULATOR_PROFILE": "slow", "TWILIO_RATE": "0",
+		"STATUS_WORKERS": "x", "INBOUND_WORKERS": "1001", "SIMULATOR_PROFILE": "slow", "UNDELIVERABLE_AFTER": "0", "TWILIO_RATE": "0",
 	} {
 		m := map[string]string{}
 		for k, v := range base {

@@ -65,6 +65,37 @@ type Account struct {
 // TrialRemaining is what a trial team may still send.
 func (a Account) TrialRemaining() int { return max(0, a.TrialCredits-a.TrialUsed) }
 
+// Standing is a team's account without its credit figures: what one
+// indexed row holds, and all the gates read (plan, card on file, payment
+// state, trial). Unlike the Account that Status returns, it has no field
+// left zero for want of a read.
+type Standing struct {
+	TeamID          string
+	Plan            Plan
+	CardOnFile      bool
+	PaymentState    string
+	Trial           bool
+	TrialCredits    int
+	CreditsIncluded int // the plan's monthly allowance
+}
+
+// Account is s as Status answers it: CreditsUsed and TrialUsed zero.
+func (s Standing) Account() Account {
+	return Account{TeamID: s.TeamID, Plan: s.Plan, CardOnFile: s.CardOnFile, PaymentState: s.PaymentState,
+		Trial: s.Trial, TrialCredits: s.TrialCredits, CreditsIncluded: s.CreditsIncluded}
+}
+
+// Standings reads accounts' standings for hot paths (every request's plan
+// and card check, every published event). Billing provides it beside
+// Accounts; new callers use it rather than Status, whose Account leaves
+// the credit figures zero.
+type Standings interface {
+	Standing(ctx context.Context, teamID string) (Standing, error)
+	// Standings is Standing for several teams in one statement; teams
+	// with no account are absent from the map.
+	Standings(ctx context.Context, teamIDs []string) (map[string]Standing, error)
+}
+
 // Settings open an account (team creation).
 type Settings struct {
 	Plan         Plan
@@ -90,7 +121,8 @@ type Accounts interface {
 	Get(ctx context.Context, teamID string) (Account, error)
 	// Status is Get without the credit figures (CreditsUsed and TrialUsed
 	// are zero): one indexed row read, for hot paths (every request's plan
-	// and card check, every published event).
+	// and card check, every published event). Standings.Standing reads the
+	// same in a type without those fields.
 	Status(ctx context.Context, teamID string) (Account, error)
 	// Statuses is Status for several teams in one statement; teams with
 	// no account are absent from the map.

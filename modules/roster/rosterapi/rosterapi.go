@@ -132,6 +132,9 @@ type Recipient struct {
 	Phone    string // E.164
 	Name     string
 	Role     Role
+	// Undeliverable: the number is marked undeliverable (see
+	// Deliverability); sends count it and do not text it.
+	Undeliverable bool
 }
 
 // Audience resolves a send's audience. "all": every member; "staff": head
@@ -180,6 +183,34 @@ type Stats interface {
 	// the numbers whose opt-out was recorded in the range and that are still
 	// opted out (a START removes the record, so it no longer counts).
 	Counts(ctx context.Context, teamID string, from, to time.Time) (newMembers, optOuts int, err error)
+}
+
+// NumberOutcome is what a team's deliveries to one number said, as status
+// ingestion folded them (issue 18): Reset when one was delivered (the
+// streak of permanent failures, and any undeliverable mark, is dropped),
+// then Failures more permanent failures in a row (a landline, no such
+// number...), the last with LastCode.
+type NumberOutcome struct {
+	TeamID   string
+	Phone    string // E.164
+	Reset    bool
+	Failures int
+	LastCode string
+	At       time.Time
+}
+
+// Deliverability is roster's record of numbers that cannot take texts: a
+// number whose deliveries failed permanently MarkAfter times in a row is
+// undeliverable on every roster entry of the team with it, audiences say
+// so (Recipient.Undeliverable), and sends skip it until it is cleared.
+type Deliverability interface {
+	// NoteOutcomes records outcomes in the caller's transaction, in one
+	// statement per kind whatever their number, and returns the numbers it
+	// newly marked undeliverable. Rows are locked in (team, phone) order.
+	NoteOutcomes(ctx context.Context, outcomes []NumberOutcome, markAfter int) ([]TeamPhone, error)
+	// ClearUndeliverable drops a team's number's mark and streak (an
+	// inbound text from it); it reports whether the number was marked.
+	ClearUndeliverable(ctx context.Context, teamID, phone string) (bool, error)
 }
 
 // KeywordText is an inbound STOP, START or HELP text, as the roster's

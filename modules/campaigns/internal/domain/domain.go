@@ -114,12 +114,6 @@ func CheckResume(status string, hasUrgent, dashboard bool) error {
 	return nil
 }
 
-// Step is what the rules need to know of a step.
-type Step struct {
-	Status string
-	DueAt  time.Time
-}
-
 // PlanResume decides, at now, what a resume does with each step: a pending
 // step whose due time has come (due at or before now) is skipped, because
 // its time passed while the campaign was paused and a late text (a

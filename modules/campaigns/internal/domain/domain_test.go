@@ -76,12 +76,12 @@ func TestPlanResume(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2027, 1, 1, 12, 0, 0, 0, time.UTC)
 	steps := []Step{
-		{StepSent, now.Add(-time.Hour)},
-		{StepPending, now.Add(-time.Minute)}, // passed while paused
-		{StepPending, now},                   // due exactly now: passed too
-		{StepPending, now.Add(time.Second)},
-		{StepFailed, now.Add(-time.Hour)},
-		{StepPending, now.Add(time.Hour)},
+		{Status: StepSent, DueAt: now.Add(-time.Hour)},
+		{Status: StepPending, DueAt: now.Add(-time.Minute)}, // passed while paused
+		{Status: StepPending, DueAt: now},                   // due exactly now: passed too
+		{Status: StepPending, DueAt: now.Add(time.Second)},
+		{Status: StepFailed, DueAt: now.Add(-time.Hour)},
+		{Status: StepPending, DueAt: now.Add(time.Hour)},
 	}
 	re, skip, done := PlanResume(steps, now)
 	require.Equal(t, []int{3, 5}, re)

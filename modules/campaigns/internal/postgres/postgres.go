@@ -1,5 +1,6 @@
 // Package postgres stores campaigns and their steps, and embeds the
 // campaigns module's migrations. Every query by id also takes the team id.
+// Its rows are unexported: callers see domain.Campaign and domain.Step.
 package postgres
 
 import (
@@ -11,6 +12,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/teamtext/teamtext/modules/campaigns/internal/domain"
 	"github.com/teamtext/teamtext/platform/db"
 )
 
@@ -20,13 +22,10 @@ var migrationFiles embed.FS
 // Migrations is the campaigns module's schema history.
 func Migrations() db.MigrationSet { return db.Embedded("campaigns", 40, migrationFiles, "migrations") }
 
-// ErrNotFound means no row matched (for this team).
-var ErrNotFound = errors.New("campaigns: not found")
+func notFound(err error, what string) error { return db.NotFound(err, domain.ErrNotFound, what) }
 
-func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
-
-// Campaign is a campaigns row.
-type Campaign struct {
+// campaignRow is a campaigns row.
+type campaignRow struct {
 	bun.BaseModel `bun:"table:campaigns,alias:c"`
 	ID            string     `bun:"id,pk"`
 	TeamID        string     `bun:"team_id"`
@@ -44,8 +43,8 @@ type Campaign struct {
 	CompletedAt   *time.Time `bun:"completed_at"`
 }
 
-// Step is a campaign_steps row.
-type Step struct {
+// stepRow is a campaign_steps row.
+type stepRow struct {
 	bun.BaseModel `bun:"table:campaign_steps,alias:s"`
 	ID            string     `bun:"id,pk"`
 	TeamID        string     `bun:"team_id"`
@@ -65,6 +64,30 @@ type Step struct {
 	UpdatedAt     time.Time  `bun:"updated_at"`
 }
 
+func toCampaign(r *campaignRow) domain.Campaign {
+	return domain.Campaign{ID: r.ID, TeamID: r.TeamID, Name: r.Name, Audience: r.Audience, GroupID: r.GroupID, Status: r.Status,
+		Generation: r.Generation, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, UpdatedAt: r.UpdatedAt,
+		PausedAt: r.PausedAt, CancelledAt: r.CancelledAt, CompletedAt: r.CompletedAt}
+}
+
+func fromCampaign(c *domain.Campaign) *campaignRow {
+	return &campaignRow{ID: c.ID, TeamID: c.TeamID, Name: c.Name, Audience: c.Audience, GroupID: c.GroupID, Status: c.Status,
+		Generation: c.Generation, CreatedBy: c.CreatedBy, CreatedAt: c.CreatedAt, StartedAt: c.StartedAt, UpdatedAt: c.UpdatedAt,
+		PausedAt: c.PausedAt, CancelledAt: c.CancelledAt, CompletedAt: c.CompletedAt}
+}
+
+func toStep(r *stepRow) domain.Step {
+	return domain.Step{ID: r.ID, TeamID: r.TeamID, CampaignID: r.CampaignID, Position: r.Position, SendAt: r.SendAt,
+		DelaySeconds: r.DelaySeconds, DueAt: r.DueAt, Text: r.Text, TemplateID: r.TemplateID, Urgent: r.Urgent, Status: r.Status,
+		MessageID: r.MessageID, ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage, SentAt: r.SentAt, UpdatedAt: r.UpdatedAt}
+}
+
+func fromStep(s *domain.Step) stepRow {
+	return stepRow{ID: s.ID, TeamID: s.TeamID, CampaignID: s.CampaignID, Position: s.Position, SendAt: s.SendAt,
+		DelaySeconds: s.DelaySeconds, DueAt: s.DueAt, Text: s.Text, TemplateID: s.TemplateID, Urgent: s.Urgent, Status: s.Status,
+		MessageID: s.MessageID, ErrorCode: s.ErrorCode, ErrorMessage: s.ErrorMessage, SentAt: s.SentAt, UpdatedAt: s.UpdatedAt}
+}
+
 // Repo is the campaigns repository.
 type Repo struct{ db *db.DB }
 
@@ -72,12 +95,16 @@ type Repo struct{ db *db.DB }
 func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
 
 // Insert stores a campaign and its steps.
-func (r *Repo) Insert(ctx context.Context, c *Campaign, steps []Step) error {
+func (r *Repo) Insert(ctx context.Context, c domain.Campaign, steps []domain.Step) error {
 	idb := r.db.IDB(ctx)
-	if _, err := idb.NewInsert().Model(c).Exec(ctx); err != nil {
+	if _, err := idb.NewInsert().Model(fromCampaign(&c)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert campaign: %w", err)
 	}
-	if _, err := idb.NewInsert().Model(&steps).Exec(ctx); err != nil {
+	rows := make([]stepRow, len(steps))
+	for i := range steps {
+		rows[i] = fromStep(&steps[i])
+	}
+	if _, err := idb.NewInsert().Model(&rows).Exec(ctx); err != nil {
 		return fmt.Errorf("insert %d campaign steps: %w", len(steps), err)
 	}
 	return nil
@@ -86,8 +113,8 @@ func (r *Repo) Insert(ctx context.Context, c *Campaign, steps []Step) error {
 // Campaign loads a team's campaign. forUpdate locks the row
 // (SELECT ... FOR UPDATE): every change of a campaign and every step run
 // takes this lock first, so they are serialised per campaign.
-func (r *Repo) Campaign(ctx context.Context, teamID, id string, forUpdate bool) (*Campaign, error) {
-	c := new(Campaign)
+func (r *Repo) Campaign(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Campaign, error) {
+	c := new(campaignRow)
 	q := r.db.IDB(ctx).NewSelect().Model(c).Where("team_id = ? AND id = ?", teamID, id)
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -95,55 +122,66 @@ func (r *Repo) Campaign(ctx context.Context, teamID, id string, forUpdate bool) 
 	if err := q.Scan(ctx); err != nil {
 		return nil, notFound(err, "select campaign")
 	}
-	return c, nil
+	out := toCampaign(c)
+	return &out, nil
 }
 
 // Campaigns lists a team's campaigns, newest first, limit+1 rows.
-func (r *Repo) Campaigns(ctx context.Context, teamID string, limit, offset int) ([]Campaign, error) {
-	var cs []Campaign
+func (r *Repo) Campaigns(ctx context.Context, teamID string, limit, offset int) ([]domain.Campaign, error) {
+	var cs []campaignRow
 	err := r.db.IDB(ctx).NewSelect().Model(&cs).Where("team_id = ?", teamID).
 		OrderExpr("created_at DESC, id DESC").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list campaigns: %w", err)
 	}
-	return cs, nil
+	out := make([]domain.Campaign, len(cs))
+	for i := range cs {
+		out[i] = toCampaign(&cs[i])
+	}
+	return out, nil
 }
 
 // UpdateCampaign writes every column of c.
-func (r *Repo) UpdateCampaign(ctx context.Context, c *Campaign) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(c).WherePK().Where("team_id = ?", c.TeamID).Exec(ctx); err != nil {
+func (r *Repo) UpdateCampaign(ctx context.Context, c *domain.Campaign) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(fromCampaign(c)).WherePK().Where("team_id = ?", c.TeamID).Exec(ctx); err != nil {
 		return fmt.Errorf("update campaign: %w", err)
 	}
 	return nil
 }
 
 // Steps returns the steps of a team's campaigns, by campaign and position.
-func (r *Repo) Steps(ctx context.Context, teamID string, campaignIDs ...string) ([]Step, error) {
-	var ss []Step
+func (r *Repo) Steps(ctx context.Context, teamID string, campaignIDs ...string) ([]domain.Step, error) {
+	var ss []stepRow
 	if len(campaignIDs) == 0 {
-		return ss, nil
+		return nil, nil
 	}
 	err := r.db.IDB(ctx).NewSelect().Model(&ss).Where("team_id = ? AND campaign_id IN (?)", teamID, bun.In(campaignIDs)).
 		OrderExpr("campaign_id, position").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("select campaign steps: %w", err)
 	}
-	return ss, nil
+	out := make([]domain.Step, len(ss))
+	for i := range ss {
+		out[i] = toStep(&ss[i])
+	}
+	return out, nil
 }
 
 // Step loads one step of a team's campaign.
-func (r *Repo) Step(ctx context.Context, teamID, campaignID, id string) (*Step, error) {
-	s := new(Step)
+func (r *Repo) Step(ctx context.Context, teamID, campaignID, id string) (*domain.Step, error) {
+	s := new(stepRow)
 	err := r.db.IDB(ctx).NewSelect().Model(s).Where("team_id = ? AND campaign_id = ? AND id = ?", teamID, campaignID, id).Scan(ctx)
 	if err != nil {
 		return nil, notFound(err, "select campaign step")
 	}
-	return s, nil
+	out := toStep(s)
+	return &out, nil
 }
 
 // UpdateStep writes every column of s.
-func (r *Repo) UpdateStep(ctx context.Context, s *Step) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(s).WherePK().Where("team_id = ?", s.TeamID).Exec(ctx); err != nil {
+func (r *Repo) UpdateStep(ctx context.Context, s *domain.Step) error {
+	row := fromStep(s)
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(&row).WherePK().Where("team_id = ?", s.TeamID).Exec(ctx); err != nil {
 		return fmt.Errorf("update campaign step: %w", err)
 	}
 	return nil
@@ -152,7 +190,7 @@ func (r *Repo) UpdateStep(ctx context.Context, s *Step) error {
 // SetPendingSteps moves a campaign's pending steps (all of them, or those
 // listed in ids) to status.
 func (r *Repo) SetPendingSteps(ctx context.Context, teamID, campaignID, status string, at time.Time, ids ...string) error {
-	q := r.db.IDB(ctx).NewUpdate().Model((*Step)(nil)).Set("status = ?", status).Set("updated_at = ?", at).
+	q := r.db.IDB(ctx).NewUpdate().Model((*stepRow)(nil)).Set("status = ?", status).Set("updated_at = ?", at).
 		Where("team_id = ? AND campaign_id = ? AND status = 'pending'", teamID, campaignID)
 	if len(ids) > 0 {
 		q = q.Where("id IN (?)", bun.In(ids))
@@ -165,7 +203,7 @@ func (r *Repo) SetPendingSteps(ctx context.Context, teamID, campaignID, status s
 
 // CountPendingSteps counts a campaign's steps still pending.
 func (r *Repo) CountPendingSteps(ctx context.Context, teamID, campaignID string) (int, error) {
-	n, err := r.db.IDB(ctx).NewSelect().Model((*Step)(nil)).
+	n, err := r.db.IDB(ctx).NewSelect().Model((*stepRow)(nil)).
 		Where("team_id = ? AND campaign_id = ? AND status = 'pending'", teamID, campaignID).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("count pending campaign steps: %w", err)

@@ -12,11 +12,9 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/teamtext/teamtext/modules/campaigns/internal/domain"
-	"github.com/teamtext/teamtext/modules/campaigns/internal/postgres"
 	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
-	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
 )
@@ -26,10 +24,38 @@ type Jobs interface {
 	InsertMany(ctx context.Context, params []river.InsertManyParams) error
 }
 
+// Store is what the use cases need of storage (postgres.Repo). Every
+// method joins the transaction carried by ctx; reads by id answer
+// domain.ErrNotFound for another team's id.
+type Store interface {
+	Insert(ctx context.Context, c domain.Campaign, steps []domain.Step) error
+	// Campaign reads one campaign; forUpdate locks it (SELECT … FOR UPDATE):
+	// every change and every step run takes this lock first.
+	Campaign(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Campaign, error)
+	// Campaigns lists a team's campaigns, newest first, limit+1 rows.
+	Campaigns(ctx context.Context, teamID string, limit, offset int) ([]domain.Campaign, error)
+	UpdateCampaign(ctx context.Context, c *domain.Campaign) error
+	// Steps are the steps of a team's campaigns, by campaign and position.
+	Steps(ctx context.Context, teamID string, campaignIDs ...string) ([]domain.Step, error)
+	Step(ctx context.Context, teamID, campaignID, id string) (*domain.Step, error)
+	UpdateStep(ctx context.Context, s *domain.Step) error
+	// SetPendingSteps moves a campaign's pending steps (all, or those of ids) to status.
+	SetPendingSteps(ctx context.Context, teamID, campaignID, status string, at time.Time, ids ...string) error
+	CountPendingSteps(ctx context.Context, teamID, campaignID string) (int, error)
+	// Savepoint runs fn in a savepoint and rolls back to it when fn fails.
+	Savepoint(ctx context.Context, name string, fn func(ctx context.Context) error) error
+}
+
+// Transactor runs fn in a transaction carried by its ctx (*db.DB); a
+// nested call joins the outer one.
+type Transactor interface {
+	Tx(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
 // Deps are the service's collaborators.
 type Deps struct {
-	DB       *db.DB
-	Repo     *postgres.Repo
+	DB       Transactor
+	Repo     Store
 	Jobs     Jobs
 	Clock    clock.Clock
 	Sender   messagingapi.Sender
@@ -66,19 +92,12 @@ func (StepArgs) Kind() string { return "campaigns.step" }
 
 // View is a campaign with its steps, by position.
 type View struct {
-	Campaign postgres.Campaign
-	Steps    []postgres.Step
+	Campaign domain.Campaign
+	Steps    []domain.Step
 }
 
 // HasUrgent reports whether the campaign has an urgent-alert step.
-func (v *View) HasUrgent() bool {
-	for _, s := range v.Steps {
-		if s.Urgent {
-			return true
-		}
-	}
-	return false
-}
+func (v *View) HasUrgent() bool { return domain.HasUrgent(v.Steps) }
 
 // NewCampaign is a campaign as the dashboard creates it.
 type NewCampaign struct {
@@ -124,21 +143,15 @@ func (s *Service) Create(ctx context.Context, in NewCampaign) (*View, error) {
 		if _, err := s.d.Audience.Recipients(ctx, in.TeamID, in.Audience, in.GroupID); err != nil {
 			return err
 		}
-		c := &postgres.Campaign{ID: id.New("cmp"), TeamID: in.TeamID, Name: name, Audience: in.Audience, GroupID: in.GroupID,
-			Status: domain.StatusScheduled, Generation: 1, CreatedBy: in.MemberID, CreatedAt: now, StartedAt: now, UpdatedAt: now}
-		rows := make([]postgres.Step, len(steps))
-		for i, st := range steps {
-			rows[i] = postgres.Step{ID: id.New("cstep"), TeamID: c.TeamID, CampaignID: c.ID, Position: i + 1,
-				SendAt: st.SendAt, DelaySeconds: st.DelaySeconds, DueAt: st.DueAt, Text: st.Text, TemplateID: st.TemplateID,
-				Urgent: st.Urgent, Status: domain.StepPending, UpdatedAt: now}
-		}
+		c, rows := domain.NewCampaign(id.New("cmp"), in.TeamID, in.MemberID, name, in.Audience, in.GroupID, steps, now,
+			func() string { return id.New("cstep") })
 		if err := s.d.Repo.Insert(ctx, c, rows); err != nil {
 			return err
 		}
-		if err := s.schedule(ctx, c, rows, now); err != nil {
+		if err := s.schedule(ctx, &c, rows, now); err != nil {
 			return err
 		}
-		out = &View{Campaign: *c, Steps: rows}
+		out = &View{Campaign: c, Steps: rows}
 		return nil
 	})
 	if err != nil {
@@ -151,7 +164,7 @@ func (s *Service) Create(ctx context.Context, in NewCampaign) (*View, error) {
 // schedule inserts one job per step at its due time under the campaign's
 // current generation. A step already due is inserted available, so it runs
 // at once rather than at River's next scheduling pass.
-func (s *Service) schedule(ctx context.Context, c *postgres.Campaign, steps []postgres.Step, now time.Time) error {
+func (s *Service) schedule(ctx context.Context, c *domain.Campaign, steps []domain.Step, now time.Time) error {
 	params := make([]river.InsertManyParams, 0, len(steps))
 	for _, st := range steps {
 		p := river.InsertManyParams{Args: StepArgs{TeamID: c.TeamID, CampaignID: c.ID, StepID: st.ID, Generation: c.Generation}}
@@ -177,7 +190,7 @@ func (s *Service) Campaigns(ctx context.Context, teamID string, limit, offset in
 	if err != nil {
 		return nil, err
 	}
-	byCampaign := map[string][]postgres.Step{}
+	byCampaign := map[string][]domain.Step{}
 	for _, st := range steps {
 		byCampaign[st.CampaignID] = append(byCampaign[st.CampaignID], st)
 	}
@@ -204,7 +217,7 @@ func (s *Service) Campaign(ctx context.Context, teamID, campaignID string) (*Vie
 
 func (s *Service) view(ctx context.Context, teamID, campaignID string, lock bool) (*View, error) {
 	c, err := s.d.Repo.Campaign(ctx, teamID, campaignID, lock)
-	if errors.Is(err, postgres.ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		return nil, errCampaignNotFound
 	}
 	if err != nil {
@@ -231,8 +244,7 @@ func (s *Service) change(ctx context.Context, teamID, campaignID string, fn func
 		now := s.now()
 		// Every change starts a new generation: jobs scheduled before it
 		// do nothing from now on.
-		v.Campaign.Generation++
-		v.Campaign.UpdatedAt = now
+		v.Campaign.Touch(now)
 		if err := fn(ctx, v, now); err != nil {
 			return err
 		}
@@ -250,12 +262,7 @@ func (s *Service) change(ctx context.Context, teamID, campaignID string, fn func
 // paused, and after a resume their generation is out of date.
 func (s *Service) Pause(ctx context.Context, teamID, campaignID string) (*View, error) {
 	v, err := s.change(ctx, teamID, campaignID, func(_ context.Context, v *View, now time.Time) error {
-		next, err := domain.Transition(v.Campaign.Status, domain.Pause)
-		if err != nil {
-			return err
-		}
-		v.Campaign.Status, v.Campaign.PausedAt = next, &now
-		return nil
+		return v.Campaign.Pause(now)
 	})
 	if err == nil {
 		s.d.Log.Info("campaign paused", "team_id", teamID, "campaign_id", campaignID)
@@ -269,11 +276,9 @@ func (s *Service) Pause(ctx context.Context, teamID, campaignID string) (*View, 
 // step run waiting on the lock then finds the campaign cancelled.
 func (s *Service) Cancel(ctx context.Context, teamID, campaignID string) (*View, error) {
 	v, err := s.change(ctx, teamID, campaignID, func(ctx context.Context, v *View, now time.Time) error {
-		next, err := domain.Transition(v.Campaign.Status, domain.Cancel)
-		if err != nil {
+		if err := v.Campaign.Cancel(now); err != nil {
 			return err
 		}
-		v.Campaign.Status, v.Campaign.CancelledAt, v.Campaign.PausedAt = next, &now, nil
 		return s.d.Repo.SetPendingSteps(ctx, teamID, campaignID, domain.StepCancelled, now)
 	})
 	if err == nil {
@@ -292,7 +297,7 @@ func (s *Service) Resume(ctx context.Context, teamID, campaignID string, dashboa
 		if err := domain.CheckResume(v.Campaign.Status, v.HasUrgent(), dashboard); err != nil {
 			return err
 		}
-		re, skip, done := domain.PlanResume(domainSteps(v.Steps), now)
+		re, skip, done := domain.PlanResume(v.Steps, now)
 		if len(skip) > 0 {
 			ids := make([]string, len(skip))
 			for i, k := range skip {
@@ -302,13 +307,11 @@ func (s *Service) Resume(ctx context.Context, teamID, campaignID string, dashboa
 				return err
 			}
 		}
-		v.Campaign.PausedAt = nil
+		v.Campaign.Resumed(done, now)
 		if done {
-			v.Campaign.Status, v.Campaign.CompletedAt = domain.StatusCompleted, &now
 			return nil
 		}
-		v.Campaign.Status = domain.StatusScheduled
-		steps := make([]postgres.Step, len(re))
+		steps := make([]domain.Step, len(re))
 		for i, k := range re {
 			steps[i] = v.Steps[k]
 		}
@@ -318,14 +321,6 @@ func (s *Service) Resume(ctx context.Context, teamID, campaignID string, dashboa
 		s.d.Log.Info("campaign resumed", "team_id", teamID, "campaign_id", campaignID, "dashboard", dashboard, "status", v.Campaign.Status)
 	}
 	return v, err
-}
-
-func domainSteps(ss []postgres.Step) []domain.Step {
-	out := make([]domain.Step, len(ss))
-	for i, s := range ss {
-		out[i] = domain.Step{Status: s.Status, DueAt: s.DueAt}
-	}
-	return out
 }
 
 // RunStep is a step's job. In one transaction it locks the campaign row,
@@ -339,18 +334,18 @@ func domainSteps(ss []postgres.Step) []domain.Step {
 func (s *Service) RunStep(ctx context.Context, a StepArgs) error {
 	return s.d.DB.Tx(ctx, func(ctx context.Context) error {
 		c, err := s.d.Repo.Campaign(ctx, a.TeamID, a.CampaignID, true)
-		if errors.Is(err, postgres.ErrNotFound) {
+		if errors.Is(err, domain.ErrNotFound) {
 			s.d.Log.Warn("campaign step for unknown campaign ignored", "campaign_id", a.CampaignID, "step_id", a.StepID)
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if c.Status != domain.StatusScheduled || c.Generation != a.Generation {
+		if !c.Runs(a.Generation) {
 			return nil // paused, cancelled or completed, or a job of an earlier schedule
 		}
 		st, err := s.d.Repo.Step(ctx, a.TeamID, a.CampaignID, a.StepID)
-		if errors.Is(err, postgres.ErrNotFound) {
+		if errors.Is(err, domain.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
@@ -367,14 +362,13 @@ func (s *Service) RunStep(ctx context.Context, a StepArgs) error {
 				Text: st.Text, TemplateID: st.TemplateID, Audience: c.Audience, GroupID: c.GroupID, Urgent: st.Urgent})
 			return err
 		})
-		st.UpdatedAt = now
 		if f, ok := refusal(err); ok {
-			st.Status, st.ErrorCode, st.ErrorMessage = domain.StepFailed, f.Code, f.Message
+			st.Failed(f.Code, f.Message, now)
 			s.d.Log.Info("campaign step refused by messaging", "team_id", c.TeamID, "campaign_id", c.ID, "step_id", st.ID, "code", f.Code)
 		} else if err != nil {
 			return err
 		} else {
-			st.Status, st.MessageID, st.SentAt = domain.StepSent, res.MessageID, &now
+			st.Sent(res.MessageID, now)
 			s.d.Log.Info("campaign step sent", "team_id", c.TeamID, "campaign_id", c.ID, "step_id", st.ID, "message_id", res.MessageID, "message_status", res.Status)
 		}
 		if err := s.d.Repo.UpdateStep(ctx, st); err != nil {
@@ -385,7 +379,8 @@ func (s *Service) RunStep(ctx context.Context, a StepArgs) error {
 			return err
 		}
 		if n == 0 {
-			c.Status, c.CompletedAt, c.UpdatedAt = domain.StatusCompleted, &now, now
+			c.Complete(now)
+			c.UpdatedAt = now
 			return s.d.Repo.UpdateCampaign(ctx, c)
 		}
 		return nil

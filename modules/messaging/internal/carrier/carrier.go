@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 )
 
 // Message is one text handed to a carrier.
@@ -147,4 +149,21 @@ type Result struct {
 // ids are deduplicated, as for Send).
 type BatchSender interface {
 	SendMany(ctx context.Context, ms []Message) ([]Result, error)
+}
+
+// FaultClassifier is implemented by carriers whose failure codes can say
+// that a recipient's number cannot take texts (a landline, no such number):
+// messaging counts such failures toward marking the number undeliverable,
+// and leaves them out of resends. Each adapter maps its own codes.
+type FaultClassifier interface {
+	NumberFault(code string) domain.NumberFault
+}
+
+// Classifier returns c's code mapping, or one that finds no number faults
+// for a carrier without one.
+func Classifier(c Carrier) domain.Classifier {
+	if fc, ok := c.(FaultClassifier); ok {
+		return fc.NumberFault
+	}
+	return domain.NoFaults
 }

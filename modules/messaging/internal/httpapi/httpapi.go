@@ -50,6 +50,14 @@ type Message struct {
 	EstimatedCompletion  *time.Time `json:"estimated_completion" doc:"When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired)."`
 	CreatedAt            time.Time  `json:"created_at"`
 	SentAt               *time.Time `json:"sent_at"`
+	Suppression
+}
+
+// Suppression is what issue 18 adds to a message: numbers left out because
+// they are marked undeliverable, and the message a resend went out for.
+type Suppression struct {
+	SkippedUndeliverable int     `json:"skipped_undeliverable" doc:"Numbers of the audience not texted because they are marked undeliverable (their texts failed with a permanent carrier code UNDELIVERABLE_AFTER times in a row); not among recipients, charged nothing (an addition to v1)."`
+	ResendOf             *string `json:"resend_of" doc:"The message this one resent to its failed recipients (POST /messages/{message_id}/resend); null otherwise (an addition to v1)."`
 }
 
 // Progress is how many of a message's texts have been handed to the carrier.
@@ -74,7 +82,8 @@ func MessageFrom(m *postgres.Message) Message {
 		Recipients: m.Recipients, Credits: m.Recipients * m.Segments, CreatedAt: m.CreatedAt, SentAt: m.SentAt,
 		DeliveryCounts:      Counts{Total: c.Total, Queued: c.Queued, Sent: c.Sent, Delivered: c.Delivered, Failed: c.Failed, Unconfirmed: c.Unconfirmed},
 		Progress:            Progress{HandedOver: c.Total - c.Queued - c.Skipped, Skipped: c.Skipped, Total: c.Total},
-		EstimatedCompletion: m.EstimatedCompletion}
+		EstimatedCompletion: m.EstimatedCompletion,
+		Suppression:         Suppression{SkippedUndeliverable: m.SkippedUndeliverable, ResendOf: opt(m.ResendOf)}}
 }
 
 // RepeatOut is a scheduled send's repetition.
@@ -158,6 +167,7 @@ type Estimate struct {
 	Prefix               string    `json:"prefix" doc:"The team prefix: the team name, a colon and a space."`
 	OptOutLine           string    `json:"opt_out_line" doc:"Added on a new line at the end."`
 	EstimatedCompletion  time.Time `json:"estimated_completion" doc:"When the last text would be handed to the carrier if sent now, given the team's sending numbers' backlogs and pace (an addition to v1)."`
+	SkippedUndeliverable int       `json:"skipped_undeliverable" doc:"Numbers of the audience that would not be texted because they are marked undeliverable; not among recipients, not in estimated_credits (an addition to v1)."`
 }
 
 // Delivery is one recipient's row of a delivery report.
@@ -184,6 +194,7 @@ type SendOutput struct {
 // Register adds messaging's public operations.
 func Register(api huma.API, svc *service.Service) {
 	registerTemplates(api, svc)
+	defer registerResend(api, svc) // after send-message, whose answer it shares
 	tags := []string{"Messages"}
 	sender := func(ctx context.Context) service.Sender {
 		p := auth.MustPrincipal(ctx)
@@ -239,7 +250,8 @@ func Register(api huma.API, svc *service.Service) {
 		}
 		return httpapi.Data(Estimate{Recipients: len(p.Phones), SegmentsPerRecipient: p.Segments, EstimatedCredits: p.Credits,
 			ApprovalRequired: p.ApprovalRequired, Encoding: string(p.Encoding), RenderedText: p.Rendered,
-			Prefix: domain.Prefix(p.Team.Name), OptOutLine: domain.OptOutLine, EstimatedCompletion: p.Completion}), nil
+			Prefix: domain.Prefix(p.Team.Name), OptOutLine: domain.OptOutLine, EstimatedCompletion: p.Completion,
+			SkippedUndeliverable: p.SkippedUndeliverable}), nil
 	}, http.StatusConflict, http.StatusPaymentRequired, http.StatusNotFound)
 
 	httpapi.Register(api, huma.Operation{

@@ -70,6 +70,9 @@ type Deps struct {
 	Events  events.Publisher
 	Carrier carrier.Carrier
 	Log     *slog.Logger
+	// Deliverability clears a number's undeliverable mark when it texts
+	// the team (issue 18); nil: not kept.
+	Deliverability rosterapi.Deliverability
 
 	// Keywords carries out STOP and START and keeps every keyword text in
 	// the number's consent history (roster's consent record).

@@ -168,6 +168,9 @@ func (s *Service) Receive(ctx context.Context, a Args) error {
 			s.Log.Info("inbound text already received; retry ignored", "provider_message_id", a.ProviderMessageID)
 			return nil
 		}
+		if err := s.heardFrom(ctx, team.ID, from); err != nil {
+			return err
+		}
 		if err := s.act(ctx, team, in, kw); err != nil {
 			return err
 		}

@@ -44,6 +44,8 @@ type Service struct {
 	clock  clock.Clock
 	log    *slog.Logger
 	lag    prometheus.Observer // seconds from a carrier's report to its ingestion
+	// numbers, when set, keeps the numbers' failure streaks (numbers.go).
+	numbers *Numbers
 }
 
 // New returns the service. lag may be nil.
@@ -111,6 +113,7 @@ func (s *Service) Apply(ctx context.Context, as []carrier.StatusArgs) error {
 			byID[ds[i].ID] = &ds[i]
 		}
 		from := map[string]string{} // the status each changed delivery was locked with
+		var words []finalWord       // deliveries that became final, in order (numbers.go)
 		now := s.clock.Now()
 		for _, a := range as {
 			d, ok := byID[a.DeliveryID]
@@ -130,6 +133,9 @@ func (s *Service) Apply(ctx context.Context, as []carrier.StatusArgs) error {
 			}
 			if _, ok := from[d.ID]; !ok {
 				from[d.ID] = was
+			}
+			if domain.IsFinal(d.Status) {
+				words = append(words, finalWord{teamID: d.TeamID, phone: d.Phone, status: d.Status, code: d.ErrorCode, at: a.At})
 			}
 			if s.lag != nil && !a.At.IsZero() {
 				s.lag.Observe(max(now.Sub(a.At), 0).Seconds())
@@ -156,7 +162,12 @@ func (s *Service) Apply(ctx context.Context, as []carrier.StatusArgs) error {
 		if err := s.store.CountFinals(ctx, final); err != nil {
 			return err
 		}
-		return s.store.UpdateDeliveries(ctx, upd, old)
+		if err := s.store.UpdateDeliveries(ctx, upd, old); err != nil {
+			return err
+		}
+		// The numbers' streaks last of all: their rows are shared across
+		// messages, and every writer takes them last, in (team, phone) order.
+		return s.noteNumbers(ctx, words)
 	})
 }
 

@@ -68,6 +68,11 @@ type Message struct {
 	// EstimatedCompletion is when the last text was planned to reach the
 	// carrier (null until the send is dispatched).
 	EstimatedCompletion *time.Time `bun:"estimated_completion"`
+	// SkippedUndeliverable counts the audience's numbers left out because
+	// they are marked undeliverable; ResendOf is the message this one
+	// resends to its failed recipients (issue 18).
+	SkippedUndeliverable int    `bun:"skipped_undeliverable"`
+	ResendOf             string `bun:"resend_of"`
 	// Delivery counts, kept by the statements that move deliveries between
 	// statuses; UpdateMessage never writes them from a loaded row.
 	QueuedCount      int `bun:"queued_count"`

@@ -78,11 +78,12 @@ func (s *Service) Decide(ctx context.Context, teamID, messageID, approverID stri
 		if err != nil {
 			return err
 		}
-		rs, err := s.Audience.Recipients(ctx, teamID, m.Audience, m.GroupID)
+		rs, err := s.recipients(ctx, teamID, m.Audience, m.GroupID, m.ResendOf)
 		if err != nil {
 			return err
 		}
 		p := &Plan{Team: team}
+		rs, m.SkippedUndeliverable = deliverable(rs)
 		p.Phones, p.MemberIDs = dedupe(rs)
 		m.Status, m.Recipients = domain.StatusQueued, len(p.Phones)
 		if len(p.Phones) == 0 {

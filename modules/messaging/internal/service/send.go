@@ -46,6 +46,9 @@ type SendInput struct {
 	ScheduledFor string  `json:"scheduled_for,omitempty"`
 	Repeat       *Repeat `json:"repeat,omitempty"`
 	Urgent       bool    `json:"urgent,omitempty"` // dashboard and campaigns only
+	// ResendOf makes the send a resend of that message to its failed
+	// recipients (resend.go): never stored with a scheduled send.
+	ResendOf string `json:"-"`
 }
 
 // Plan is a checked send: what would go out, to whom, at what cost.
@@ -63,6 +66,10 @@ type Plan struct {
 	ScheduledFor     *time.Time
 	RepeatUntil      *time.Time
 	Completion       time.Time // estimates: when the last text would reach the carrier
+
+	// SkippedUndeliverable counts the audience's numbers marked
+	// undeliverable: not texted, not charged (issue 18).
+	SkippedUndeliverable int
 }
 
 // prepare runs every check of a send, in this order: body validation (400),
@@ -152,10 +159,11 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 	if !resolve {
 		return p, nil
 	}
-	rs, err := s.Audience.Recipients(ctx, snd.TeamID, in.Audience, in.GroupID)
+	rs, err := s.recipients(ctx, snd.TeamID, in.Audience, in.GroupID, in.ResendOf)
 	if err != nil {
 		return nil, err
 	}
+	rs, p.SkippedUndeliverable = deliverable(rs)
 	p.Phones, p.MemberIDs = dedupe(rs)
 	p.Credits = len(p.Phones) * p.Segments
 	if acc.Trial && p.Credits > acc.TrialRemaining() {
@@ -248,7 +256,7 @@ func (s *Service) createMessage(ctx context.Context, snd Sender, in SendInput, p
 	m := &postgres.Message{ID: id.New("msg"), TeamID: snd.TeamID, KeyID: snd.KeyID, MemberID: snd.MemberID, Source: snd.Source,
 		Audience: in.Audience, GroupID: in.GroupID, TemplateID: p.TemplateID, ScheduledID: scheduledID, Text: p.Text,
 		Rendered: p.Rendered, Encoding: string(p.Encoding), Segments: p.Segments, Recipients: len(p.Phones),
-		Status: domain.StatusQueued, Urgent: in.Urgent, CreatedAt: now}
+		Status: domain.StatusQueued, Urgent: in.Urgent, CreatedAt: now, SkippedUndeliverable: p.SkippedUndeliverable, ResendOf: in.ResendOf}
 	if p.ApprovalRequired {
 		m.Status = domain.StatusPendingApproval
 		if err := s.Repo.InsertMessage(ctx, m); err != nil {

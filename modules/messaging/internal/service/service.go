@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
@@ -33,6 +34,9 @@ type Deps struct {
 	Events   events.Publisher
 	Outbound Planner
 	Log      *slog.Logger
+	// Classify is the carrier's code mapping: which failures are
+	// permanent for the number, and so are not resent (issue 18).
+	Classify domain.Classifier
 }
 
 // Planner plans accepted sends on the team's sending numbers (package outbound).

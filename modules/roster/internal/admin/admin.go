@@ -62,6 +62,8 @@ type Member struct {
 
 	// Consent is the consent record (consent.go).
 	Consent *rosterhttp.Consent `json:"consent" doc:"How and when the member agreed to receive texts. Null for members added before teamtext kept consent records."`
+
+	rosterhttp.Deliverability
 }
 
 func memberFrom(m *postgres.Member) Member {
@@ -110,6 +112,7 @@ type memberPath struct {
 func Register(api huma.API, svc *service.Service) {
 	registerRoster(api, svc)
 	registerImport(api, svc)
+	registerUndeliverable(api, svc)
 	registerConsent(api, svc)
 	tags := []string{"Teams"}
 	httpapi.Register(api, huma.Operation{
@@ -205,7 +208,10 @@ func Register(api huma.API, svc *service.Service) {
 		if err != nil {
 			return nil, err
 		}
-		out := memberFrom(m)
+		out, err := markedMember(ctx, svc, m)
+		if err != nil {
+			return nil, err
+		}
 		for _, g := range b.GroupIDs { // the groups joined, each once, as given
 			if !slices.Contains(out.GroupIDs, g) {
 				out.GroupIDs = append(out.GroupIDs, g)
@@ -233,7 +239,7 @@ func Register(api huma.API, svc *service.Service) {
 		if err != nil {
 			return nil, err
 		}
-		return httpapi.Data(memberFrom(m)), nil
+		return markedData(ctx, svc, m)
 	})
 
 	httpapi.Register(api, huma.Operation{
@@ -244,7 +250,7 @@ func Register(api huma.API, svc *service.Service) {
 		if err != nil {
 			return nil, err
 		}
-		return httpapi.Data(memberFrom(m)), nil
+		return markedData(ctx, svc, m)
 	}, http.StatusConflict)
 
 	ktags := []string{"API keys"}

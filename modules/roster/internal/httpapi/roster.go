@@ -87,6 +87,8 @@ type Check struct {
 	OnRoster  bool     `json:"on_roster"`
 	OptedOut  bool     `json:"opted_out"`
 	MemberIDs []string `json:"member_ids"`
+	// Undeliverable is issue 18's mark, beside opted_out.
+	Undeliverable bool `json:"undeliverable" doc:"The number is marked undeliverable: its texts failed with a permanent carrier code (landline, unreachable, invalid, blocked) UNDELIVERABLE_AFTER times in a row, so sends skip it until a text to it is delivered, it texts the team, or the dashboard clears the mark (an addition to v1)."`
 }
 
 func registerRoster(api huma.API, svc *service.Service) {
@@ -296,7 +298,7 @@ func registerRoster(api huma.API, svc *service.Service) {
 	httpapi.Register(api, httpapi.WithAccess(huma.Operation{
 		OperationID: "validate-recipients", Method: http.MethodPost, Path: "/recipients/validate", Tags: otags,
 		Summary:     "Check phone numbers",
-		Description: "Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), and opted out. Changes nothing.",
+		Description: "Up to 100 numbers. For each, in request order: whether it is a valid US number (no carrier is contacted), already on the roster (with member ids), opted out, and marked undeliverable (an addition to v1: sends skip such numbers). Changes nothing.",
 	}, httpapi.Access{NoCard: true, Heavy: true}), func(ctx context.Context, in *struct {
 		Body struct {
 			Phones []string `json:"phones" minItems:"1" maxItems:"100"`
@@ -308,7 +310,7 @@ func registerRoster(api huma.API, svc *service.Service) {
 		}
 		out := make([]Check, len(cs))
 		for i, c := range cs {
-			out[i] = Check{Input: c.Input, Valid: c.Valid, OnRoster: c.OnRoster, OptedOut: c.OptedOut, MemberIDs: c.MemberIDs}
+			out[i] = Check{Input: c.Input, Valid: c.Valid, OnRoster: c.OnRoster, OptedOut: c.OptedOut, MemberIDs: c.MemberIDs, Undeliverable: c.Undeliverable}
 			if c.Valid {
 				phone := c.Phone
 				out[i].Phone = &phone

@@ -491,7 +491,9 @@ func (r *Repo) SetStatusByPhone(ctx context.Context, teamID, phone, status strin
 // every role. A broadcast reads the whole team, so only the recipient's
 // columns are read, and scanned without reflection.
 func (r *Repo) Audience(ctx context.Context, teamID string, roles []rosterapi.Role, groupID string) ([]rosterapi.Recipient, error) {
-	q := `SELECT m.id, m.phone, m.name, m.role FROM roster_members AS m
+	q := `SELECT m.id, m.phone, m.name, m.role,
+  EXISTS (SELECT 1 FROM roster_undeliverable u WHERE u.team_id = m.team_id AND u.phone = m.phone AND u.since IS NOT NULL)
+FROM roster_members AS m
 WHERE m.team_id = ? AND m.deleted_at IS NULL AND m.status = 'active' AND NOT m.is_blocked
   AND NOT EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = m.team_id AND o.phone = m.phone)`
 	args := []any{teamID}
@@ -512,7 +514,7 @@ WHERE m.team_id = ? AND m.deleted_at IS NULL AND m.status = 'active' AND NOT m.i
 	for rows.Next() {
 		var rc rosterapi.Recipient
 		var role string
-		if err := rows.Scan(&rc.MemberID, &rc.Phone, &rc.Name, &role); err != nil {
+		if err := rows.Scan(&rc.MemberID, &rc.Phone, &rc.Name, &role, &rc.Undeliverable); err != nil {
 			return nil, fmt.Errorf("audience: %w", err)
 		}
 		rc.Role = rosterapi.Role(role)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"time"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
@@ -16,6 +17,9 @@ import (
 type MemberView struct {
 	postgres.Member
 	GroupIDs []string
+	// UndeliverableSince is when the member's number was marked
+	// undeliverable (nil: it is not); see undeliverable.go.
+	UndeliverableSince *time.Time
 }
 
 var errGroupNotFound = fault.NotFoundf("group not found")
@@ -50,7 +54,7 @@ func (s *Service) ListMembers(ctx context.Context, teamID string, f postgres.Mem
 			out[i].GroupIDs = []string{}
 		}
 	}
-	return out, nil
+	return out, s.withUndeliverable(ctx, teamID, out)
 }
 
 func (s *Service) withGroups(ctx context.Context, ms []postgres.Member) ([]MemberView, error) {
@@ -67,6 +71,11 @@ func (s *Service) withGroups(ctx context.Context, ms []postgres.Member) ([]Membe
 		out[i] = MemberView{Member: ms[i], GroupIDs: groups[ms[i].ID]}
 		if out[i].GroupIDs == nil {
 			out[i].GroupIDs = []string{}
+		}
+	}
+	if len(ms) > 0 {
+		if err := s.withUndeliverable(ctx, ms[0].TeamID, out); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
@@ -184,7 +193,11 @@ func (s *Service) AddMember(ctx context.Context, teamID string, in NewMember, gr
 		if err := s.repo.SetGroups(ctx, teamID, m.ID, groups); err != nil {
 			return err
 		}
-		out = &MemberView{Member: *m, GroupIDs: groups}
+		vs := []MemberView{{Member: *m, GroupIDs: groups}}
+		if err := s.withUndeliverable(ctx, teamID, vs); err != nil { // a number marked on another entry is on this one too
+			return err
+		}
+		out = &vs[0]
 		return s.publishMember(ctx, events.MemberJoined, m)
 	})
 	return out, err

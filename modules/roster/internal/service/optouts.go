@@ -276,6 +276,8 @@ type Check struct {
 	OnRoster  bool
 	OptedOut  bool
 	MemberIDs []string
+	// Undeliverable: the number is marked undeliverable (issue 18).
+	Undeliverable bool
 }
 
 // Validate checks numbers without changing anything.
@@ -297,6 +299,10 @@ func (s *Service) Validate(ctx context.Context, teamID string, inputs []string) 
 	if err != nil {
 		return nil, err
 	}
+	marks, err := s.repo.UndeliverableSince(ctx, teamID, phones)
+	if err != nil {
+		return nil, err
+	}
 	byPhone := map[string][]string{}
 	for _, m := range ms {
 		byPhone[m.Phone] = append(byPhone[m.Phone], m.ID)
@@ -309,6 +315,7 @@ func (s *Service) Validate(ctx context.Context, teamID string, inputs []string) 
 			out[i].OnRoster, out[i].MemberIDs = true, ids
 		}
 		out[i].OptedOut = opted[out[i].Phone]
+		_, out[i].Undeliverable = marks[out[i].Phone]
 	}
 	return out, nil
 }

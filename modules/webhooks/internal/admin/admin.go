@@ -42,7 +42,7 @@ type CreatedWebhook struct {
 type Attempt struct {
 	EventID       string     `json:"event_id"`
 	DeliveryID    string     `json:"delivery_id" doc:"X-Service-Delivery: one per event and webhook, kept across retries."`
-	Attempt       int        `json:"attempt" doc:"1 for the first try, up to 6."`
+	Attempt       int        `json:"attempt" doc:"1 for the first try, up to 6 in a round; a retried or recovered delivery goes on counting (7, 8, ...)."`
 	Success       bool       `json:"success" doc:"A 2xx answer within 10 seconds."`
 	StatusCode    *int       `json:"status_code" doc:"The receiver's HTTP status; null when no answer came."`
 	Error         *string    `json:"error" doc:"Why the attempt failed; null on success."`
@@ -123,7 +123,7 @@ func Register(api huma.API, svc *service.Service) {
 		}
 	}) (*platformhttp.DataOutput[CreatedWebhook], error) {
 		c, err := svc.Create(ctx, service.NewWebhook{TeamID: in.TeamID, URL: in.Body.URL, Events: in.Body.Events,
-			Source: domain.SourceDashboard, CreatedBy: in.Body.MemberID})
+			Source: domain.SourceDashboard, CreatedBy: in.Body.MemberID, MaxPerSecond: in.Body.MaxPerSecond})
 		if err != nil {
 			return nil, httpapi.WithRetryAfter(err)
 		}
@@ -231,6 +231,66 @@ func Register(api huma.API, svc *service.Service) {
 		}
 		return platformhttp.List(in.PageParams, out), nil
 	})
+
+	platformhttp.Register(api, huma.Operation{
+		OperationID: "admin-update-webhook", Method: http.MethodPatch, Path: "/teams/{team_id}/webhooks/{webhook_id}", Tags: tags,
+		Summary: "Change a webhook's throttle", Description: httpapi.ThrottleDescription,
+	}, func(ctx context.Context, in *struct {
+		TeamID    string `path:"team_id"`
+		WebhookID string `path:"webhook_id"`
+		Body      httpapi.WebhookThrottleBody
+	}) (*platformhttp.DataOutput[Webhook], error) {
+		w, err := svc.SetThrottle(ctx, in.TeamID, in.WebhookID, "", in.Body.MaxPerSecond)
+		if err != nil {
+			return nil, err
+		}
+		return platformhttp.Data(webhookFrom(w)), nil
+	})
+
+	platformhttp.Register(api, huma.Operation{
+		OperationID: "admin-list-webhook-deliveries", Method: http.MethodGet, Path: "/teams/{team_id}/webhooks/{webhook_id}/deliveries", Tags: tags,
+		Summary: "List a webhook's deliveries", Description: httpapi.ListDeliveriesDescription,
+	}, func(ctx context.Context, in *struct {
+		TeamID    string `path:"team_id"`
+		WebhookID string `path:"webhook_id"`
+		httpapi.DeliveriesQuery
+	}) (*platformhttp.ListOutput[httpapi.WebhookDelivery], error) {
+		ls, err := svc.Deliveries(ctx, in.TeamID, in.WebhookID, in.Status, in.Limit, in.Offset)
+		if err != nil {
+			return nil, err
+		}
+		return platformhttp.List(in.PageParams, httpapi.Deliveries(ls)), nil
+	})
+
+	platformhttp.Register(api, huma.Operation{
+		OperationID: "admin-retry-webhook-delivery", Method: http.MethodPost, Path: "/teams/{team_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/retry",
+		Tags: tags, DefaultStatus: http.StatusAccepted, Summary: "Send a delivery again", Description: httpapi.RetryDescription,
+	}, func(ctx context.Context, in *struct {
+		TeamID     string `path:"team_id"`
+		WebhookID  string `path:"webhook_id"`
+		DeliveryID string `path:"delivery_id"`
+	}) (*platformhttp.DataOutput[httpapi.WebhookDelivery], error) {
+		l, err := svc.Retry(ctx, in.TeamID, in.WebhookID, in.DeliveryID, "")
+		if err != nil {
+			return nil, err
+		}
+		return platformhttp.Data(httpapi.DeliveryFrom(l)), nil
+	}, http.StatusConflict)
+
+	platformhttp.Register(api, huma.Operation{
+		OperationID: "admin-recover-webhook-deliveries", Method: http.MethodPost, Path: "/teams/{team_id}/webhooks/{webhook_id}/recover",
+		Tags: tags, DefaultStatus: http.StatusAccepted, Summary: "Recover undelivered events", Description: httpapi.RecoverDescription,
+	}, func(ctx context.Context, in *struct {
+		TeamID    string `path:"team_id"`
+		WebhookID string `path:"webhook_id"`
+		Body      httpapi.WebhookRecoverBody
+	}) (*platformhttp.DataOutput[httpapi.WebhookRecovery], error) {
+		n, err := svc.Recover(ctx, in.TeamID, in.WebhookID, "", in.Body.Since)
+		if err != nil {
+			return nil, err
+		}
+		return platformhttp.Data(httpapi.WebhookRecovery{Requeued: n, Since: in.Body.Since}), nil
+	}, http.StatusConflict)
 
 	platformhttp.Register(api, huma.Operation{
 		OperationID: "admin-list-notifications", Method: http.MethodGet, Path: "/teams/{team_id}/notifications", Tags: []string{"Notifications"},

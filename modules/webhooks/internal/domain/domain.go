@@ -130,3 +130,59 @@ func (DeliverArgs) Kind() string { return "webhooks.deliver" }
 // for the receiver's round trip, so deliveries get slots of their own
 // (WEBHOOK_WORKERS) rather than JOB_WORKERS' shared ones.
 const Queue = "webhooks"
+
+// MaxPerSecondLimit is the highest throttle a webhook may have: a throttled
+// webhook's deliveries go out one at a time, so a faster one is bound by
+// the receiver's answer time rather than by the throttle.
+const MaxPerSecondLimit = 100
+
+// ValidMaxPerSecond checks a throttle: nil (no limit) or 1 to MaxPerSecondLimit.
+func ValidMaxPerSecond(n *int) error {
+	if n != nil && (*n < 1 || *n > MaxPerSecondLimit) {
+		return fault.Newf(fault.Invalid, fault.CodeInvalidRequest,
+			"max_per_second must be a whole number from 1 to %d, or null for no limit", MaxPerSecondLimit)
+	}
+	return nil
+}
+
+// SlotGap is the time between two deliveries to a webhook throttled at n a second.
+func SlotGap(n int) time.Duration { return time.Second / time.Duration(n) }
+
+// CatchUp is how far behind its schedule a busy throttled queue may be and
+// still keep it (sending the slots it was late for back to back): a pump
+// woken late (a poll interval, a busy node) then holds the rate exactly
+// on average. A queue further behind (it was idle) starts afresh at now,
+// so an idle webhook never gets more than a second's worth at once.
+const CatchUp = time.Second
+
+// NextSlot is when the next delivery of a throttled queue may go, given
+// the queue's stored next slot (nil: never used) and now.
+func NextSlot(stored *time.Time, now time.Time) time.Time {
+	if stored == nil || stored.Before(now.Add(-CatchUp)) {
+		return now
+	}
+	return *stored
+}
+
+// Delivery statuses as the API shows them.
+const (
+	StatusPending   = "pending"   // waiting for its first attempt of the round (or its turn under the throttle)
+	StatusFailed    = "failed"    // an attempt failed; the next one is scheduled
+	StatusDelivered = "delivered" // an attempt succeeded
+	StatusAbandoned = "abandoned" // every attempt of the round failed
+	StatusCancelled = "cancelled" // ended unsent because the webhook was turned off
+)
+
+// Statuses lists them, for the filter's enum.
+var Statuses = []string{StatusPending, StatusFailed, StatusDelivered, StatusAbandoned, StatusCancelled}
+
+// PumpArgs is the job that sends a webhook's queued deliveries one at a
+// time, in order, at its throttle, inserted into Queue. At most one exists
+// per webhook (webhook_queues.pump).
+type PumpArgs struct {
+	TeamID    string `json:"team_id"`
+	WebhookID string `json:"webhook_id"`
+}
+
+// Kind names the job.
+func (PumpArgs) Kind() string { return "webhooks.pump" }

@@ -29,7 +29,16 @@ type Webhook struct {
 	CreatedAt      time.Time `json:"created_at"`
 	// RotationOverlapUntil is additive in v1 (secret rotation).
 	RotationOverlapUntil *time.Time `json:"rotation_overlap_until" doc:"Until when the secret replaced by the last rotation still signs every delivery beside the current one (a second v1 in X-Service-Signature); a past time once that overlap is over; null if the secret was never rotated."`
+	// MaxPerSecond is additive in v1 (the per-endpoint throttle).
+	MaxPerSecond *int `json:"max_per_second" doc:"At most this many deliveries a second to this webhook (1 to 100), one at a time, in order; null: no limit. Waiting for a slot is not an attempt and never counts toward auto-disable."`
 }
+
+// ThrottleDoc documents max_per_second wherever it appears.
+const ThrottleDoc = "At most this many deliveries a second to this webhook (1 to 100); null: no limit. A throttled " +
+	"webhook's deliveries, retries included, wait their turn in its queue and go out one at a time, in the order " +
+	"their events happened, each at its planned slot: waiting is not an attempt and never counts toward the 20 " +
+	"failures that turn a webhook off. One at a time means a receiver slower to answer than 1/max_per_second " +
+	"seconds gets fewer."
 
 // From renders a stored webhook.
 func From(w *postgres.Webhook) Webhook {
@@ -38,7 +47,8 @@ func From(w *postgres.Webhook) Webhook {
 		evs = []string{}
 	}
 	return Webhook{ID: w.ID, URL: w.URL, Events: evs, Enabled: w.Enabled, DisabledReason: w.DisabledReason,
-		Source: w.Source, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, RotationOverlapUntil: w.PreviousSecretUntil}
+		Source: w.Source, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, RotationOverlapUntil: w.PreviousSecretUntil,
+		MaxPerSecond: w.MaxPerSecond}
 }
 
 // RotateDescription documents the rotation for the API and the admin.
@@ -59,6 +69,8 @@ type CreatedWebhook struct {
 type NewBody struct {
 	URL    string   `json:"url,omitempty" doc:"An https URL that resolves to public internet addresses only." example:"https://example.com/teamtext/events"`
 	Events []string `json:"events,omitempty" doc:"Event types to receive: message.received, message.status, member.joined, member.opted_out, member.opted_in. webhook.test cannot be subscribed to."`
+	// MaxPerSecond is additive in v1.
+	MaxPerSecond *int `json:"max_per_second,omitempty" required:"false" nullable:"true" minimum:"1" maximum:"100" doc:"Optional throttle, 1 to 100 deliveries a second, one at a time, in order; omitted or null: no limit."`
 }
 
 // webhookPath names one webhook.
@@ -112,7 +124,7 @@ func Register(api huma.API, svc *service.Service) {
 	}, func(ctx context.Context, in *struct{ Body NewBody }) (*httpapi.DataOutput[CreatedWebhook], error) {
 		p := auth.MustPrincipal(ctx)
 		c, err := svc.Create(ctx, service.NewWebhook{TeamID: p.TeamID, URL: in.Body.URL, Events: in.Body.Events,
-			Source: domain.SourceAPI, CreatedBy: p.MemberID, KeyID: p.KeyID})
+			Source: domain.SourceAPI, CreatedBy: p.MemberID, KeyID: p.KeyID, MaxPerSecond: in.Body.MaxPerSecond})
 		if err != nil {
 			return nil, WithRetryAfter(err)
 		}
@@ -132,6 +144,8 @@ func Register(api huma.API, svc *service.Service) {
 		}
 		return httpapi.Data(CreatedWebhook{Webhook: From(&r.Webhook), Secret: r.Secret}), nil
 	}, http.StatusForbidden)
+
+	registerRecovery(api, svc, tags)
 
 	httpapi.Register(api, httpapi.WithAccess(huma.Operation{
 		OperationID: "delete-webhook", Method: http.MethodDelete, Path: "/webhooks/{webhook_id}", Tags: tags,

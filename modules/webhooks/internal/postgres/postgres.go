@@ -53,8 +53,10 @@ type Webhook struct {
 	Enabled             bool       `bun:"enabled"`
 	DisabledReason      *string    `bun:"disabled_reason"`
 	ConsecutiveFailures int        `bun:"consecutive_failures"`
-	CreatedAt           time.Time  `bun:"created_at"`
-	UpdatedAt           time.Time  `bun:"updated_at"`
+	// MaxPerSecond is the webhook's throttle; nil: no limit.
+	MaxPerSecond *int      `bun:"max_per_second"`
+	CreatedAt    time.Time `bun:"created_at"`
+	UpdatedAt    time.Time `bun:"updated_at"`
 }
 
 // Event is a webhook_events row: the envelope exactly as it is sent.
@@ -81,6 +83,10 @@ type Delivery struct {
 	NextAttemptAt *time.Time `bun:"next_attempt_at"`
 	CreatedAt     time.Time  `bun:"created_at"`
 	UpdatedAt     time.Time  `bun:"updated_at"`
+	// RoundFrom is Attempts when the current round began (a retry or a
+	// recovery starts a new one); Queued: waiting in the webhook's queue.
+	RoundFrom int  `bun:"round_from"`
+	Queued    bool `bun:"queued"`
 }
 
 // Attempt is a webhook_attempts row.
@@ -132,6 +138,11 @@ type Work struct {
 	Enabled        bool
 	EventType      string
 	Body           string
+	// RoundFrom is the attempts the delivery had when its round began;
+	// Queued: it waits in the webhook's queue; MaxPerSecond: the throttle.
+	RoundFrom    int
+	Queued       bool
+	MaxPerSecond *int
 }
 
 // Repo is the module's repository.
@@ -500,12 +511,13 @@ func (r *Repo) InsertDeliveries(ctx context.Context, ds []Delivery) error {
 // joined) and e (event); scanWork scans them.
 const workColumns = `d.id, d.team_id, d.event_id, d.webhook_id, d.state, d.attempts,
        w.id IS NOT NULL, coalesce(w.url, ''), coalesce(w.secret, ''), coalesce(w.previous_secret, ''), w.previous_secret_until,
-       coalesce(w.enabled, false), e.type, e.body::text`
+       coalesce(w.enabled, false), e.type, e.body::text, d.round_from, d.queued, w.max_per_second`
 
 func scanWork(scan func(dest ...any) error) (*Work, error) {
 	w := new(Work)
 	err := scan(&w.DeliveryID, &w.TeamID, &w.EventID, &w.WebhookID, &w.State, &w.Attempts,
-		&w.WebhookExists, &w.URL, &w.Secret, &w.PreviousSecret, &w.PreviousUntil, &w.Enabled, &w.EventType, &w.Body)
+		&w.WebhookExists, &w.URL, &w.Secret, &w.PreviousSecret, &w.PreviousUntil, &w.Enabled, &w.EventType, &w.Body,
+		&w.RoundFrom, &w.Queued, &w.MaxPerSecond)
 	return w, err
 }
 
@@ -587,7 +599,7 @@ CROSS JOIN LATERAL (
 // CancelDelivery ends a pending delivery whose webhook is off.
 func (r *Repo) CancelDelivery(ctx context.Context, teamID, id string, now time.Time) error {
 	_, err := r.db.IDB(ctx).NewUpdate().Model((*Delivery)(nil)).
-		Set("state = ?", StateCancelled).Set("next_attempt_at = NULL").Set("updated_at = ?", now).
+		Set("state = ?", StateCancelled).Set("next_attempt_at = NULL").Set("queued = false").Set("updated_at = ?", now).
 		Where("team_id = ? AND id = ? AND state = 'pending'", teamID, id).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("cancel delivery: %w", err)
@@ -674,7 +686,8 @@ WITH i AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::timestamptz[], $7::timestamptz[], $8::bigint[], $9::integer[])
         AS i (team_id, webhook_id, delivery_id, event_id, attempt, now, attempted_at, duration_us, status_code)
 ), adv AS (
-    UPDATE webhook_deliveries d SET attempts = i.attempt, state = 'succeeded', next_attempt_at = NULL, updated_at = i.now
+    UPDATE webhook_deliveries d SET attempts = i.attempt, state = 'succeeded', next_attempt_at = NULL, updated_at = i.now,
+        queued = false
     FROM i
     WHERE d.team_id = i.team_id AND d.id = i.delivery_id AND d.state = 'pending' AND d.attempts = i.attempt - 1
     RETURNING d.id
@@ -749,7 +762,8 @@ WITH cur AS (
                      WHEN coalesce((SELECT disabled FROM fail), false) THEN 'cancelled'
                      ELSE 'pending' END,
         next_attempt_at = CASE WHEN coalesce((SELECT disabled FROM fail), false) THEN NULL ELSE $11::timestamptz END,
-        updated_at = $6::timestamptz
+        updated_at = $6::timestamptz,
+        queued = false
     FROM cur
     WHERE d.id = cur.id
     RETURNING d.next_attempt_at

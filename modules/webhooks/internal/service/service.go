@@ -96,6 +96,8 @@ type NewWebhook struct {
 	Source    string // domain.SourceAPI or domain.SourceDashboard
 	CreatedBy string // member id: the key's creator, or the dashboard user
 	KeyID     string // the API key used (API-made only)
+	// MaxPerSecond is the throttle (nil: no limit).
+	MaxPerSecond *int
 }
 
 // Created is a new webhook with its secret, shown once.
@@ -126,6 +128,9 @@ func (s *Service) Create(ctx context.Context, in NewWebhook) (*Created, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := domain.ValidMaxPerSecond(in.MaxPerSecond); err != nil {
+		return nil, err
+	}
 	if _, err := s.Guard.Check(ctx, in.URL); err != nil {
 		return nil, urlFault(err)
 	}
@@ -135,7 +140,8 @@ func (s *Service) Create(ctx context.Context, in NewWebhook) (*Created, error) {
 	}
 	now := s.Clock.Now().UTC()
 	w := postgres.Webhook{ID: id.New("wh"), TeamID: in.TeamID, URL: in.URL, Events: evs, Secret: secret,
-		Source: in.Source, CreatedBy: in.CreatedBy, OwnerID: in.CreatedBy, Enabled: true, CreatedAt: now, UpdatedAt: now}
+		Source: in.Source, CreatedBy: in.CreatedBy, OwnerID: in.CreatedBy, Enabled: true, MaxPerSecond: in.MaxPerSecond,
+		CreatedAt: now, UpdatedAt: now}
 	if in.KeyID != "" {
 		w.KeyID = &in.KeyID
 	}
@@ -385,24 +391,24 @@ func (s *Service) Deliver(ctx context.Context, a domain.DeliverArgs) error {
 			return s.Repo.CancelDelivery(ctx, w.TeamID, w.DeliveryID, s.Clock.Now().UTC())
 		})
 	}
+	if w.Queued {
+		return nil // the webhook's pump sends it
+	}
+	if w.MaxPerSecond != nil {
+		return s.enqueue(ctx, w, a.Attempt)
+	}
+	_, err = s.attempt(ctx, w, a.Attempt)
+	return err
+}
+
+// request is the signed request of w: with the secret a rotation replaced
+// too during its overlap.
+func (s *Service) request(w *postgres.Work) delivery.Request {
 	req := delivery.Request{URL: w.URL, Secret: w.Secret, Event: w.EventType, DeliveryID: w.DeliveryID, Body: []byte(w.Body)}
 	if w.PreviousUntil != nil && s.Clock.Now().Before(*w.PreviousUntil) {
 		req.PreviousSecret = w.PreviousSecret
 	}
-	res := s.Sender.Send(ctx, req)
-	if res.OK() {
-		// The common case in one statement: no transaction round trips.
-		_, err = s.Repo.RecordSuccess(ctx, attemptRow(w, a.Attempt, res), s.Clock.Now().UTC())
-		if err != nil {
-			return fmt.Errorf("record attempt %d of %s: %w", a.Attempt, w.DeliveryID, err)
-		}
-		return nil
-	}
-	err = s.DB.Tx(ctx, func(ctx context.Context) error { return s.recordFailure(ctx, w, a.Attempt, res) })
-	if err != nil {
-		return fmt.Errorf("record attempt %d of %s: %w", a.Attempt, w.DeliveryID, err)
-	}
-	return nil
+	return req
 }
 
 // attemptRow is the attempts-log row of res (the repository sets its next
@@ -424,32 +430,32 @@ func attemptRow(w *postgres.Work, attempt int, res delivery.Result) *postgres.At
 // abandoned; the webhook's failure count grows and may turn it off, which
 // ends the delivery; the attempt row), then e-mails the team when the
 // webhook went off and schedules the next attempt's job.
-func (s *Service) recordFailure(ctx context.Context, w *postgres.Work, attempt int, res delivery.Result) error {
+func (s *Service) recordFailure(ctx context.Context, w *postgres.Work, attempt int, res delivery.Result) (bool, error) {
 	now := s.Clock.Now().UTC()
 	var next *time.Time
-	if at, retry := domain.NextAttempt(attempt, now); retry {
+	if at, retry := domain.NextAttempt(attempt-w.RoundFrom, now); retry {
 		next = &at
 	}
 	f, err := s.Repo.RecordFailure(ctx, attemptRow(w, attempt, res), next, domain.DisableAfter, domain.DisabledConsecutiveFailures, now)
 	if err != nil || !f.Recorded {
-		return err // !f.Recorded: another run recorded this attempt
+		return false, err // !f.Recorded: another run recorded this attempt
 	}
 	log := s.Logger.With("team_id", w.TeamID, "webhook_id", w.WebhookID, "delivery_id", w.DeliveryID, "attempt", attempt)
 	log.Info("webhook attempt failed", "status", res.StatusCode, "err", res.Err, "next_attempt_at", f.NextAttemptAt)
 	if f.Disabled {
 		log.Warn("webhook turned off after consecutive failures", "failures", f.Failures)
 		if err := s.notifyDisabled(ctx, w, f.Failures); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if f.NextAttemptAt != nil {
 		_, err := s.Jobs.Insert(ctx, domain.DeliverArgs{TeamID: w.TeamID, DeliveryID: w.DeliveryID, Attempt: attempt + 1},
 			&river.InsertOpts{Queue: domain.Queue, ScheduledAt: *f.NextAttemptAt})
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return f.Disabled, nil
 }
 
 // notifyDisabled e-mails the team's head coaches and team directors that

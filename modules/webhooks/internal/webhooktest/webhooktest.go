@@ -232,7 +232,7 @@ func New(tb testing.TB, srv *dbtest.Server, o Options) *Env {
 		clk = clock.Real{}
 	}
 	log := slog.New(slog.DiscardHandler)
-	opts := jobs.Options{MaxWorkers: 50, Queues: []jobs.Queue{{Name: domain.Queue, MaxWorkers: cmp.Or(o.WebhookWorkers, 200)}},
+	opts := jobs.Options{MaxWorkers: 50, Queues: []jobs.Queue{{Name: domain.Queue, MaxWorkers: cmp.Or(o.WebhookWorkers, 200), FetchPollInterval: 50 * time.Millisecond}},
 		SoftStopTimeout: time.Second, RunWorkers: o.RunWorkers}
 	j, err := jobs.New(d, clk, log, opts)
 	if err != nil {
@@ -250,8 +250,8 @@ func New(tb testing.TB, srv *dbtest.Server, o Options) *Env {
 	}
 	e.Svc = service.New(service.Deps{DB: d, Repo: e.Repo, Log: e.Log, Guard: guard, Sender: sender, Jobs: j,
 		Mailer: mail.NewRecorder(e.Repo, clk), Teams: e.Dir, Members: e.Dir, Billing: e.Billing, Clock: clk, Logger: log})
-	runner, err := jobs.NewRunner(j, []jobs.Registration{worker.Registration(worker.NewDeliverWorker(e.Svc), worker.NewMailWorker(nil))},
-		metrics.New(), opts)
+	runner, err := jobs.NewRunner(j, []jobs.Registration{worker.Registration(worker.NewDeliverWorker(e.Svc),
+		worker.NewPumpWorker(e.Svc, clk, log), worker.NewMailWorker(nil))}, metrics.New(), opts)
 	if err != nil {
 		tb.Fatal(err)
 	}

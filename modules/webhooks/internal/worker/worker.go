@@ -4,12 +4,14 @@ package worker
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/mail"
+	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/jobs"
 )
 
@@ -37,6 +39,47 @@ func (w *DeliverWorker) Work(ctx context.Context, job *river.Job[domain.DeliverA
 	return w.svc.Deliver(ctx, job.Args)
 }
 
+// Pumper sends a webhook's queued deliveries (*service.Service).
+type Pumper interface {
+	Pump(ctx context.Context, a domain.PumpArgs) (next time.Time, done bool, err error)
+}
+
+// PumpWorker works domain.PumpArgs: a pass over the webhook's queue, then
+// a snooze until its next slot (never a sleep in the worker), until the
+// queue is empty. A pass that fails (Postgres away) snoozes too: the
+// pump's job must live as long as its queue has deliveries.
+type PumpWorker struct {
+	river.WorkerDefaults[domain.PumpArgs]
+	svc   Pumper
+	clock clock.Clock
+	log   *slog.Logger
+}
+
+// NewPumpWorker returns the pump worker calling svc.
+func NewPumpWorker(svc Pumper, clk clock.Clock, log *slog.Logger) *PumpWorker {
+	return &PumpWorker{svc: svc, clock: clk, log: log}
+}
+
+// Timeout leaves room for a pass (2 s) and its last 10 s request.
+func (*PumpWorker) Timeout(*river.Job[domain.PumpArgs]) time.Duration { return 30 * time.Second }
+
+// pumpRetry is the snooze after a failed pass.
+const pumpRetry = time.Second
+
+// Work runs a pass.
+func (w *PumpWorker) Work(ctx context.Context, job *river.Job[domain.PumpArgs]) error {
+	next, done, err := w.svc.Pump(ctx, job.Args)
+	if err != nil {
+		w.log.Warn("webhook pump pass failed; retrying", "team_id", job.Args.TeamID, "webhook_id", job.Args.WebhookID,
+			"err", err, "retry_in", pumpRetry)
+		return river.JobSnooze(pumpRetry)
+	}
+	if done {
+		return nil
+	}
+	return river.JobSnooze(max(next.Sub(w.clock.Now()), 0))
+}
+
 // MailSender hands a queued e-mail to the relay (*mail.SMTP).
 type MailSender interface {
 	Deliver(ctx context.Context, a mail.SendArgs, final bool) error
@@ -60,10 +103,11 @@ func (w *MailWorker) Work(ctx context.Context, job *river.Job[mail.SendArgs]) er
 	return w.smtp.Deliver(ctx, job.Args, job.Attempt >= job.MaxAttempts)
 }
 
-// Registration adds both workers to the process's River.
-func Registration(d *DeliverWorker, m *MailWorker) jobs.Registration {
+// Registration adds the workers to the process's River.
+func Registration(d *DeliverWorker, p *PumpWorker, m *MailWorker) jobs.Registration {
 	return func(ws *river.Workers) {
 		river.AddWorker(ws, d)
+		river.AddWorker(ws, p)
 		river.AddWorker(ws, m)
 	}
 }

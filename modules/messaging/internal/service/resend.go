@@ -1,0 +1,127 @@
+package service
+
+import (
+	"context"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/fault"
+)
+
+// Numbers that keep failing and resends to failed recipients (issue 18).
+
+// ResendOnlyFailed is the one value of a resend's "only".
+const ResendOnlyFailed = "failed"
+
+// Resend is POST /messages/{id}/resend with {"only": "failed"}: a new
+// message with the original's text and audience, to the original's
+// recipients whose delivery failed with a code that says nothing permanent
+// about the number (domain.Resendable), as they are on the roster now. It
+// is a send like any other (prepare and createMessage): gates, billing,
+// approval, opt-outs, undeliverable numbers and the send limits all apply.
+//
+// 404 for a message the team does not have; 409 conflict when the
+// original was never sent (pending approval, rejected, expired), still has
+// texts without a final status, has no such failed recipient, or was
+// resent already (resend the resend to try its failures again).
+func (s *Service) Resend(ctx context.Context, snd Sender, messageID, only string) (*Outcome, error) {
+	if only != ResendOnlyFailed {
+		return nil, fault.Invalidf(`only must be "failed"`)
+	}
+	var out *Outcome
+	err := s.DB.Tx(ctx, func(ctx context.Context) error {
+		orig, err := s.Repo.Message(ctx, snd.TeamID, messageID, true) // locked: one resend at a time
+		if err != nil {
+			return mapNotFound(err, errMessageNotFound)
+		}
+		switch orig.Status {
+		case domain.StatusPendingApproval, domain.StatusRejected, domain.StatusExpired:
+			return fault.Newf(fault.Conflict, fault.CodeConflict, "the message is %s: it was never sent, so nothing failed", orig.Status)
+		}
+		if c := orig.Counts(); c.Queued+c.Sent > 0 {
+			return fault.Newf(fault.Conflict, fault.CodeConflict, "the message is still going out: %d of its texts have no final status yet", c.Queued+c.Sent)
+		}
+		prior, err := s.Repo.LiveResend(ctx, snd.TeamID, orig.ID)
+		if err != nil {
+			return err
+		}
+		if prior != "" {
+			return fault.Newf(fault.Conflict, fault.CodeConflict, "the message was resent already (%s); resend that message to try its failures again", prior)
+		}
+		phones, err := s.resendPhones(ctx, orig.ID)
+		if err != nil {
+			return err
+		}
+		if len(phones) == 0 {
+			return fault.New(fault.Conflict, fault.CodeConflict, "no delivery of the message failed with a code worth resending (permanent failures and opt-outs are not resent)")
+		}
+		in := SendInput{Text: orig.Text, Audience: orig.Audience, GroupID: orig.GroupID, ResendOf: orig.ID}
+		p, err := s.prepare(ctx, snd, in, true)
+		if err != nil {
+			return err
+		}
+		m, err := s.createMessage(ctx, snd, in, p, "")
+		out = &Outcome{Message: m}
+		return err
+	})
+	return out, err
+}
+
+// resendPhones are the numbers of a message's failed deliveries that a
+// resend goes to.
+func (s *Service) resendPhones(ctx context.Context, messageID string) (map[string]bool, error) {
+	fs, err := s.Repo.FailedDeliveries(ctx, messageID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, f := range fs {
+		if domain.Resendable(domain.DeliveryFailed, f.ErrorCode, s.Classify) {
+			out[f.Phone] = true
+		}
+	}
+	return out, nil
+}
+
+// recipients resolves a send's audience; a resend's is the team's active
+// members (opted-out, blocked and pending ones never) whose number is one
+// of the original's resendable failures, so that a member who left the
+// original's group, or a group since deleted, does not stop the resend.
+func (s *Service) recipients(ctx context.Context, teamID, audience, groupID, resendOf string) ([]rosterapi.Recipient, error) {
+	if resendOf == "" {
+		return s.Audience.Recipients(ctx, teamID, audience, groupID)
+	}
+	phones, err := s.resendPhones(ctx, resendOf)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.Audience.Recipients(ctx, teamID, "all", "")
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, r := range all {
+		if phones[r.Phone] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// deliverable drops the recipients whose number is marked undeliverable
+// and counts those numbers (each once).
+func deliverable(rs []rosterapi.Recipient) ([]rosterapi.Recipient, int) {
+	skipped := map[string]bool{}
+	out := rs[:0:0]
+	for _, r := range rs {
+		if r.Undeliverable {
+			skipped[r.Phone] = true
+			continue
+		}
+		out = append(out, r)
+	}
+	if len(skipped) == 0 {
+		return rs, 0
+	}
+	return out, len(skipped)
+}

@@ -1,0 +1,301 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/uptrace/bun"
+
+	"github.com/teamtext/teamtext/platform/db"
+)
+
+// isNoRows reports an empty single-row result from either driver.
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows) }
+
+// Listed is a delivery in the deliveries list, with its event's type.
+type Listed struct {
+	Delivery
+	EventType string
+}
+
+// statusWhere is the SQL condition (on d) of an API delivery status; ""
+// for every status.
+func statusWhere(status string) (string, error) {
+	switch status {
+	case "":
+		return "true", nil
+	case "pending":
+		return "d.state = 'pending' AND d.attempts = d.round_from", nil
+	case "failed":
+		return "d.state = 'pending' AND d.attempts > d.round_from", nil
+	case "delivered":
+		return "d.state = 'succeeded'", nil
+	case "abandoned":
+		return "d.state = 'abandoned'", nil
+	case "cancelled":
+		return "d.state = 'cancelled'", nil
+	}
+	return "", fmt.Errorf("unknown delivery status %q", status)
+}
+
+// Deliveries lists a webhook's deliveries, newest first, limit+1 rows,
+// only those of status (an API status; "" for all).
+func (r *Repo) Deliveries(ctx context.Context, teamID, webhookID, status string, limit, offset int) ([]Listed, error) {
+	cond, err := statusWhere(status)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.query(ctx, `
+SELECT d.id, d.team_id, d.event_id, d.webhook_id, d.state, d.attempts, d.next_attempt_at, d.created_at, d.updated_at,
+       d.round_from, d.queued, coalesce(e.type, '')
+FROM webhook_deliveries d
+LEFT JOIN webhook_events e ON e.id = d.event_id AND e.team_id = d.team_id
+WHERE d.webhook_id = $2::text AND d.team_id = $1::text AND `+cond+`
+ORDER BY d.created_at DESC, d.id DESC
+LIMIT $3::integer OFFSET $4::integer`, teamID, webhookID, limit+1, offset)
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
+	}
+	var out []Listed
+	err = rows.each(func(scan func(...any) error) error {
+		var l Listed
+		d := &l.Delivery
+		if err := scan(&d.ID, &d.TeamID, &d.EventID, &d.WebhookID, &d.State, &d.Attempts, &d.NextAttemptAt, &d.CreatedAt,
+			&d.UpdatedAt, &d.RoundFrom, &d.Queued, &l.EventType); err != nil {
+			return err
+		}
+		out = append(out, l)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
+	}
+	return out, nil
+}
+
+// AttemptsOf returns the attempts of a team's deliveries, oldest first per delivery.
+func (r *Repo) AttemptsOf(ctx context.Context, teamID string, deliveryIDs []string) (map[string][]Attempt, error) {
+	out := make(map[string][]Attempt, len(deliveryIDs))
+	if len(deliveryIDs) == 0 {
+		return out, nil
+	}
+	var as []Attempt
+	err := r.db.IDB(ctx).NewSelect().Model(&as).
+		Where("team_id = ? AND delivery_id IN (?)", teamID, bun.In(deliveryIDs)).
+		OrderExpr("delivery_id, attempt").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list attempts of deliveries: %w", err)
+	}
+	for _, a := range as {
+		out[a.DeliveryID] = append(out[a.DeliveryID], a)
+	}
+	return out, nil
+}
+
+// Delivery loads one of a webhook's deliveries (for the team); forUpdate locks it.
+func (r *Repo) Delivery(ctx context.Context, teamID, webhookID, id string, forUpdate bool) (*Delivery, error) {
+	d := new(Delivery)
+	q := r.db.IDB(ctx).NewSelect().Model(d).Where("team_id = ? AND webhook_id = ? AND id = ?", teamID, webhookID, id)
+	if forUpdate {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, notFound(err, "select delivery")
+	}
+	return d, nil
+}
+
+// Restart starts a new round for an ended delivery: pending again, its
+// next attempt due at now, the spec's retry schedule counted afresh.
+func (r *Repo) Restart(ctx context.Context, teamID, id string, now time.Time) (*Delivery, error) {
+	d := new(Delivery)
+	err := r.db.IDB(ctx).NewUpdate().Model(d).
+		Set("state = 'pending'").Set("round_from = attempts").Set("next_attempt_at = ?", now).
+		Set("queued = false").Set("updated_at = ?", now).
+		Where("team_id = ? AND id = ? AND state IN ('succeeded', 'abandoned', 'cancelled')", teamID, id).
+		Returning("*").Scan(ctx)
+	if err != nil {
+		return nil, notFound(err, "restart delivery")
+	}
+	return d, nil
+}
+
+// Recover puts every delivery of a webhook created at or after since that
+// ended unsent (abandoned, or cancelled when the webhook turned off) back
+// in the webhook's queue, each starting a new round, and returns how many.
+// One statement; the queue sends them in their original order.
+func (r *Repo) Recover(ctx context.Context, teamID, webhookID string, since, now time.Time) (int, error) {
+	var n int
+	err := r.queryRow(ctx, `
+WITH r AS (
+    UPDATE webhook_deliveries SET state = 'pending', round_from = attempts, next_attempt_at = NULL, queued = true,
+        updated_at = $4::timestamptz
+    WHERE webhook_id = $2::text AND team_id = $1::text AND created_at >= $3::timestamptz
+      AND state IN ('abandoned', 'cancelled')
+    RETURNING 1
+)
+SELECT count(*) FROM r`, teamID, webhookID, since, now).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("recover deliveries: %w", err)
+	}
+	return n, nil
+}
+
+// Enqueue puts a pending delivery whose next attempt is attempt into its
+// webhook's queue; false when it is not pending at attempt-1 (recorded
+// already, or ended).
+func (r *Repo) Enqueue(ctx context.Context, teamID, id string, attempt int, now time.Time) (bool, error) {
+	res, err := r.db.IDB(ctx).NewUpdate().Model((*Delivery)(nil)).
+		Set("queued = true").Set("next_attempt_at = NULL").Set("updated_at = ?", now).
+		Where("team_id = ? AND id = ? AND state = 'pending' AND attempts = ? AND NOT queued", teamID, id, attempt-1).Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("enqueue delivery: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("enqueue delivery: %w", err)
+	}
+	return n == 1, nil
+}
+
+// ClaimPump records that a webhook's queue needs its pump, in the
+// caller's transaction (after the deliveries were queued). It reports true
+// when no pump job exists: the caller then inserts one. The row lock it
+// takes (held until commit) orders it with FinishPump, so a pump never
+// ends while a delivery is being queued unseen.
+func (r *Repo) ClaimPump(ctx context.Context, teamID, webhookID string) (bool, error) {
+	var claimed bool
+	err := r.queryRow(ctx, `
+INSERT INTO webhook_queues AS q (webhook_id, team_id, pump) VALUES ($2::text, $1::text, true)
+ON CONFLICT (webhook_id) DO UPDATE SET pump = true WHERE NOT q.pump
+RETURNING true`, teamID, webhookID).Scan(&claimed)
+	if isNoRows(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("claim pump: %w", err)
+	}
+	return claimed, nil
+}
+
+// FinishPump ends a webhook's pump if its queue is empty, in its own
+// transaction: the queue row is locked first (waiting for anyone queueing
+// a delivery), then the queue is looked at afresh. It reports whether the
+// pump ended (false: deliveries are queued; the pump goes on).
+func (r *Repo) FinishPump(ctx context.Context, teamID, webhookID string) (bool, error) {
+	var done bool
+	err := r.db.Tx(ctx, func(ctx context.Context) error {
+		var one int
+		err := r.queryRow(ctx, `SELECT 1 FROM webhook_queues WHERE webhook_id = $1::text AND team_id = $2::text FOR UPDATE`,
+			webhookID, teamID).Scan(&one)
+		if isNoRows(err) {
+			done = true // never claimed: nothing to end
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var queued bool
+		err = r.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1::text AND queued)`, webhookID).Scan(&queued)
+		if err != nil || queued {
+			return err
+		}
+		tx, err := db.MustTx(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE webhook_queues SET pump = false WHERE webhook_id = ?`, webhookID)
+		done = err == nil
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("finish pump: %w", err)
+	}
+	return done, nil
+}
+
+// QueueSlot returns a webhook's stored next slot (nil: none yet).
+func (r *Repo) QueueSlot(ctx context.Context, webhookID string) (*time.Time, error) {
+	var t sql.NullTime
+	err := r.queryRow(ctx, `SELECT next_slot_at FROM webhook_queues WHERE webhook_id = $1::text`, webhookID).Scan(&t)
+	if err != nil && !isNoRows(err) {
+		return nil, fmt.Errorf("read queue slot: %w", err)
+	}
+	if !t.Valid {
+		return nil, nil
+	}
+	return &t.Time, nil
+}
+
+// SaveSlot stores a webhook's next slot.
+func (r *Repo) SaveSlot(ctx context.Context, webhookID string, at time.Time) error {
+	if _, err := r.db.Pool.Exec(ctx, `UPDATE webhook_queues SET next_slot_at = $2 WHERE webhook_id = $1`, webhookID, at); err != nil {
+		return fmt.Errorf("save queue slot: %w", err)
+	}
+	return nil
+}
+
+// Queued reads up to limit of a webhook's queued deliveries, in order.
+func (r *Repo) Queued(ctx context.Context, teamID, webhookID string, limit int) ([]*Work, error) {
+	rows, err := r.query(ctx, `
+SELECT `+workColumns+`
+FROM webhook_deliveries d
+LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.team_id = d.team_id
+JOIN webhook_events e ON e.id = d.event_id AND e.team_id = d.team_id
+WHERE d.webhook_id = $2::text AND d.team_id = $1::text AND d.queued AND d.state = 'pending'
+ORDER BY d.created_at, d.id
+LIMIT $3::integer`, teamID, webhookID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read queue: %w", err)
+	}
+	var out []*Work
+	err = rows.each(func(scan func(...any) error) error {
+		w, err := scanWork(scan)
+		if err != nil {
+			return err
+		}
+		out = append(out, w)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read queue: %w", err)
+	}
+	return out, nil
+}
+
+// CancelQueued ends every queued delivery of a webhook that is off, and
+// returns how many.
+func (r *Repo) CancelQueued(ctx context.Context, teamID, webhookID string, now time.Time) (int64, error) {
+	res, err := r.db.IDB(ctx).NewUpdate().Model((*Delivery)(nil)).
+		Set("state = ?", StateCancelled).Set("next_attempt_at = NULL").Set("queued = false").Set("updated_at = ?", now).
+		Where("webhook_id = ? AND team_id = ? AND queued", webhookID, teamID).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("cancel queued deliveries: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// QueuedCount counts the deliveries waiting in every queue (the backlog metric).
+func (r *Repo) QueuedCount(ctx context.Context) (int64, error) {
+	var n int64
+	if err := r.queryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE queued`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count queued deliveries: %w", err)
+	}
+	return n, nil
+}
+
+// SetThrottle sets a webhook's max_per_second (nil: no limit).
+func (r *Repo) SetThrottle(ctx context.Context, teamID, id string, n *int, now time.Time) (*Webhook, error) {
+	w := new(Webhook)
+	err := r.db.IDB(ctx).NewUpdate().Model(w).Set("max_per_second = ?", n).Set("updated_at = ?", now).
+		Where("team_id = ? AND id = ?", teamID, id).Returning("*").Scan(ctx)
+	if err != nil {
+		return nil, notFound(err, "set webhook throttle")
+	}
+	return w, nil
+}
