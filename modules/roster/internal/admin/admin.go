@@ -202,16 +202,14 @@ func Register(api huma.API, svc *service.Service) {
 		}
 	}) (*httpapi.DataOutput[Member], error) {
 		b := in.Body
-		m, err := svc.CreateMember(ctx, in.TeamID, service.NewMember{Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role,
+		v, err := svc.AddMember(ctx, in.TeamID, service.NewMember{Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role,
 			Status: b.Status, DashboardLogin: b.DashboardLogin, CanSendBroadcasts: b.CanSendBroadcasts, GroupIDs: b.GroupIDs,
-			Consent: b.Consent.Domain()}, true)
+			Consent: b.Consent.Domain()}, service.FromDashboard())
 		if err != nil {
 			return nil, err
 		}
-		out, err := markedMember(ctx, svc, m)
-		if err != nil {
-			return nil, err
-		}
+		out := memberFrom(&v.Member)
+		out.Deliverability = rosterhttp.DeliverabilityFrom(v.UndeliverableSince)
 		for _, g := range b.GroupIDs { // the groups joined, each once, as given
 			if !slices.Contains(out.GroupIDs, g) {
 				out.GroupIDs = append(out.GroupIDs, g)

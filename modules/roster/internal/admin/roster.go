@@ -8,7 +8,6 @@ import (
 
 	rosterhttp "github.com/teamtext/teamtext/modules/roster/internal/httpapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
-	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/httpapi"
 )
 
@@ -93,16 +92,7 @@ func registerRoster(api huma.API, svc *service.Service) {
 			MemberID string `json:"member_id,omitempty"`
 		}
 	}) (*httpapi.DataOutput[rosterhttp.OptOut], error) {
-		var r *service.OptOutResult
-		var err error
-		switch {
-		case (in.Body.Phone == "") == (in.Body.MemberID == ""):
-			return nil, fault.Invalidf("send exactly one of phone and member_id")
-		case in.Body.MemberID != "":
-			r, err = svc.OptOutMember(ctx, in.TeamID, in.Body.MemberID, service.SourceSupport)
-		default:
-			r, err = svc.OptOutPhone(ctx, in.TeamID, in.Body.Phone, service.SourceSupport)
-		}
+		r, err := svc.RecordOptOut(ctx, in.TeamID, in.Body.Phone, in.Body.MemberID, service.SourceSupport)
 		if err != nil {
 			return nil, err
 		}

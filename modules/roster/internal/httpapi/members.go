@@ -130,7 +130,7 @@ func registerMembers(api huma.API, svc *service.Service) {
 		p := auth.MustPrincipal(ctx)
 		b := in.Body
 		v, err := svc.AddMember(ctx, p.TeamID, service.NewMember{Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role,
-			Consent: b.Consent.Domain()}, b.GroupIDs)
+			GroupIDs: b.GroupIDs, Consent: b.Consent.Domain()}, service.FromAPI())
 		if err != nil {
 			return nil, err
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/platform/auth"
-	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/httpapi"
 )
 
@@ -245,17 +244,7 @@ func registerRoster(api huma.API, svc *service.Service) {
 			MemberID string `json:"member_id,omitempty"`
 		}
 	}) (*httpapi.DataOutput[OptOut], error) {
-		p := auth.MustPrincipal(ctx)
-		var r *service.OptOutResult
-		var err error
-		switch {
-		case (in.Body.Phone == "") == (in.Body.MemberID == ""):
-			return nil, fault.Invalidf("send exactly one of phone and member_id")
-		case in.Body.MemberID != "":
-			r, err = svc.OptOutMember(ctx, p.TeamID, in.Body.MemberID, service.SourceAPI)
-		default:
-			r, err = svc.OptOutPhone(ctx, p.TeamID, in.Body.Phone, service.SourceAPI)
-		}
+		r, err := svc.RecordOptOut(ctx, auth.MustPrincipal(ctx).TeamID, in.Body.Phone, in.Body.MemberID, service.SourceAPI)
 		if err != nil {
 			return nil, err
 		}

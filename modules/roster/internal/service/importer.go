@@ -4,7 +4,7 @@
 // Atomicity is per row. The whole file is read and checked first (UTF-8,
 // CSV syntax, header, row count), so a request refused with 400 writes
 // nothing. Every data row then gets the outcome a single dashboard add
-// (CreateMember) would give it: validation, invalid_group, the opted_out,
+// (AddMember) would give it: validation, invalid_group, the opted_out,
 // member_exists and staff_member_protected rules, and member.joined for an
 // active member, together with the row's groups and custom-field values. A
 // failing row never undoes another; its result names its CSV line. Rows are
@@ -18,7 +18,7 @@
 // their groups and values, and publish the member.joined events in one
 // batch. The cost is linear in rows. A chunk whose transaction fails (a
 // group or custom field deleted meanwhile, say) is rolled back and its rows
-// are written again one transaction each through CreateMember, so one row's
+// are written again one transaction each through AddMember, so one row's
 // problem stays that row's.
 //
 // A time budget bounds the work so that the caller always gets its answer
@@ -103,7 +103,7 @@ type importRecord struct {
 type importPlan struct {
 	idx    int // index in ImportResult.Rows
 	member NewMember
-	// The checked member as CreateMember would store it.
+	// The checked member as AddMember would store it.
 	phone, name, email, status string
 	role                       rosterapi.Role
 	groups                     []string
@@ -275,7 +275,7 @@ func (s *Service) importChunk(ctx context.Context, teamID string, chunk []import
 	return nil
 }
 
-// decide applies CreateMember's checks after validation, in its order, to a
+// decide applies AddMember's checks after validation, in its order, to a
 // row against the chunk's state (which includes the rows before it): its
 // groups must still exist, then the add rules of checkNewEntry.
 func decide(st *postgres.ImportState, p *importPlan) *fault.Error {
@@ -303,7 +303,7 @@ func decide(st *postgres.ImportState, p *importPlan) *fault.Error {
 func (s *Service) importRow(ctx context.Context, teamID string, p *importPlan) (string, error) {
 	var memberID string
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.CreateMember(ctx, teamID, p.member, true)
+		m, _, err := s.addMember(ctx, teamID, p.member, fromImport())
 		if err != nil {
 			return err
 		}
@@ -518,7 +518,7 @@ func quoteJoin(ss []string) string {
 	return strings.Join(q, ", ")
 }
 
-// plan checks a row without I/O, in the order CreateMember checks a member
+// plan checks a row without I/O, in the order AddMember checks a member
 // (so a row reports the error a single add would), then groups and values.
 func (sh *importSheet) plan(rec importRecord, groups importGroups, now time.Time) (importPlan, *fault.Error) {
 	var p importPlan
@@ -570,7 +570,6 @@ func (sh *importSheet) plan(rec importRecord, groups importGroups, now time.Time
 	}
 	// Should the chunk roll back, the row is added alone with the same record.
 	in.Consent = domain.ConsentInput{Source: p.consent.Source, At: &p.consent.At, Evidence: p.consent.Evidence}
-	in.imported = true
 	p.member = in
 	for _, tok := range strings.Split(cell("groups"), ";") {
 		tok = strings.TrimSpace(tok)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
-	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
 )
@@ -146,61 +145,6 @@ func (s *Service) checkNewEntry(ctx context.Context, teamID, phone, name, except
 		return fault.New(fault.Conflict, domain.CodeMemberExists, "a member with this phone and name exists").With("existing_member_id", o.ID)
 	}
 	return nil
-}
-
-// AddMember is POST /members: validate, apply the add rules, insert, set
-// groups and publish member.joined, in one transaction.
-func (s *Service) AddMember(ctx context.Context, teamID string, in NewMember, groupIDs []string) (*MemberView, error) {
-	now := s.clock.Now().UTC()
-	m := &postgres.Member{ID: id.New("mem"), TeamID: teamID, Status: domain.StatusActive, CreatedAt: now, UpdatedAt: now}
-	var err error
-	if m.Name, err = domain.ValidName("name", in.Name); err != nil {
-		return nil, err
-	}
-	if m.Phone, err = domain.ValidPhone("phone", in.Phone); err != nil {
-		return nil, err
-	}
-	if m.Email, err = domain.ValidEmail(in.Email); err != nil {
-		return nil, err
-	}
-	role := in.Role
-	if role == "" {
-		role = "athlete"
-	}
-	if m.Role, err = domain.ValidRole(role, false); err != nil {
-		return nil, err
-	}
-	consent, err := domain.ValidConsent(in.Consent, domain.ConsentAPI, now)
-	if err != nil {
-		return nil, err
-	}
-	setConsent(m, consent)
-	var out *MemberView
-	err = s.db.Tx(ctx, func(ctx context.Context) error {
-		groups, err := s.checkGroups(ctx, teamID, groupIDs)
-		if err != nil {
-			return err
-		}
-		if err := s.checkNewEntry(ctx, teamID, m.Phone, m.Name, ""); err != nil {
-			return err
-		}
-		if err := s.repo.InsertMember(ctx, m); err != nil {
-			return err
-		}
-		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{consentGiven(m, domain.ChannelAPI, consent, now)}); err != nil {
-			return err
-		}
-		if err := s.repo.SetGroups(ctx, teamID, m.ID, groups); err != nil {
-			return err
-		}
-		vs := []MemberView{{Member: *m, GroupIDs: groups}}
-		if err := s.withUndeliverable(ctx, teamID, vs); err != nil { // a number marked on another entry is on this one too
-			return err
-		}
-		out = &vs[0]
-		return s.publishMember(ctx, events.MemberJoined, m)
-	})
-	return out, err
 }
 
 // MemberChange is PATCH /members/{id}; nil fields are left alone.

@@ -88,6 +88,20 @@ func (s *Service) optOut(ctx context.Context, teamID, phone, source string, allo
 	return out, err
 }
 
+// RecordOptOut is an opt-out recorded through the API (source api) or by
+// support (source support): exactly one of phone (any US format) and
+// memberID names the number.
+func (s *Service) RecordOptOut(ctx context.Context, teamID, phone, memberID, source string) (*OptOutResult, error) {
+	switch {
+	case (phone == "") == (memberID == ""):
+		return nil, fault.Invalidf("send exactly one of phone and member_id")
+	case memberID != "":
+		return s.OptOutMember(ctx, teamID, memberID, source)
+	default:
+		return s.OptOutPhone(ctx, teamID, phone, source)
+	}
+}
+
 // OptOutMember opts out the number of one member (POST /opt-outs with member_id).
 func (s *Service) OptOutMember(ctx context.Context, teamID, memberID, source string) (*OptOutResult, error) {
 	m, err := s.repo.Member(ctx, teamID, memberID, false)

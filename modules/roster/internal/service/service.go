@@ -197,45 +197,94 @@ type NewMember struct {
 	Name, Phone, Email, Role string
 	Status                   string // dashboard only: pending or active (default active)
 	DashboardLogin           bool
-	CanSendBroadcasts        *bool    // default: true for staff
-	GroupIDs                 []string // CreateMember: groups of the team to join (AddMember takes them apart)
+	CanSendBroadcasts        *bool    // dashboard only; default: true for staff
+	GroupIDs                 []string // groups of the team to join
 
-	// Consent is the consent record given; its defaults: source api
-	// (AddMember), dashboard (CreateMember), import (an import's row).
-	Consent  domain.ConsentInput
-	imported bool // a roster import's row: consent source import, history channel import
+	// Consent is the consent record given; its defaults come from the
+	// Origin (source api, dashboard or import).
+	Consent domain.ConsentInput
 }
 
-// CreateMember adds a member (role athlete unless given) to in.GroupIDs.
-// Staff roles and dashboard attributes are accepted only from the dashboard
-// (dashboard=true). An active member publishes member.joined.
-func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember, dashboard bool) (*postgres.Member, error) {
+// Origin is where an add comes from. It sets what the add may carry and
+// its defaults: the public API (POST /members) may give neither staff roles
+// nor dashboard attributes; the dashboard and a roster import may.
+type Origin struct {
+	// Dashboard: staff roles, status, dashboard_login and
+	// can_send_broadcasts may be given, and the team is checked to exist
+	// (an API key's team always does).
+	Dashboard bool
+	// Source is the consent record's source when none is given; Channel is
+	// the consent history's channel.
+	Source, Channel string
+}
+
+// FromAPI is an add through the public API.
+func FromAPI() Origin { return Origin{Source: domain.ConsentAPI, Channel: domain.ChannelAPI} }
+
+// FromDashboard is an add through the admin API (the dashboard).
+func FromDashboard() Origin {
+	return Origin{Dashboard: true, Source: domain.ConsentDashboard, Channel: domain.ChannelAdmin}
+}
+
+// fromImport is a roster import's row: a dashboard add, consent import.
+func fromImport() Origin {
+	return Origin{Dashboard: true, Source: domain.ConsentImport, Channel: domain.ChannelImport}
+}
+
+// AddMember adds someone to a roster (POST /members, the dashboard's add):
+// validate, apply the add rules, insert, keep the consent given, join the
+// groups and publish member.joined for an active member, in one
+// transaction. It answers the member with their groups (sorted) and their
+// number's undeliverable mark.
+func (s *Service) AddMember(ctx context.Context, teamID string, in NewMember, o Origin) (*MemberView, error) {
+	var out *MemberView
+	err := s.db.Tx(ctx, func(ctx context.Context) error {
+		m, groups, err := s.addMember(ctx, teamID, in, o)
+		if err != nil {
+			return err
+		}
+		if groups == nil {
+			groups = []string{}
+		}
+		vs := []MemberView{{Member: *m, GroupIDs: groups}}
+		if err := s.withUndeliverable(ctx, teamID, vs); err != nil { // a number marked on another entry is on this one too
+			return err
+		}
+		out = &vs[0]
+		return nil
+	})
+	return out, err
+}
+
+// addMember is AddMember without the view: the member as stored and the
+// groups joined. A roster import's row calls it in its own transaction.
+func (s *Service) addMember(ctx context.Context, teamID string, in NewMember, o Origin) (*postgres.Member, []string, error) {
 	now := s.clock.Now().UTC()
 	m := &postgres.Member{ID: id.New("mem"), TeamID: teamID, Status: domain.StatusActive, CreatedAt: now, UpdatedAt: now}
 	var err error
 	if m.Name, err = domain.ValidName("name", in.Name); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if m.Phone, err = domain.ValidPhone("phone", in.Phone); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if m.Email, err = domain.ValidEmail(in.Email); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	role := in.Role
 	if role == "" {
 		role = string(rosterapi.RoleAthlete)
 	}
-	if m.Role, err = domain.ValidRole(role, dashboard); err != nil {
-		return nil, err
+	if m.Role, err = domain.ValidRole(role, o.Dashboard); err != nil {
+		return nil, nil, err
 	}
-	if dashboard {
+	if o.Dashboard {
 		switch in.Status {
 		case "", domain.StatusActive:
 		case domain.StatusPending:
 			m.Status = domain.StatusPending
 		default:
-			return nil, fault.Invalidf("status must be pending or active")
+			return nil, nil, fault.Invalidf("status must be pending or active")
 		}
 		m.DashboardLogin = in.DashboardLogin
 		m.CanSendBroadcasts = m.Role.IsStaff()
@@ -243,21 +292,19 @@ func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember,
 			m.CanSendBroadcasts = *in.CanSendBroadcasts
 		}
 	}
-	source, channel := domain.ConsentDashboard, domain.ChannelAdmin
-	if in.imported {
-		source, channel = domain.ConsentImport, domain.ChannelImport
-	}
-	consent, err := domain.ValidConsent(in.Consent, source, now)
+	consent, err := domain.ValidConsent(in.Consent, o.Source, now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	setConsent(m, consent)
+	var groups []string
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
-		if _, err := s.repo.Team(ctx, teamID); err != nil {
-			return mapNotFound(err, errTeamNotFound)
+		if o.Dashboard {
+			if _, err := s.repo.Team(ctx, teamID); err != nil {
+				return mapNotFound(err, errTeamNotFound)
+			}
 		}
-		var groups []string
-		if len(in.GroupIDs) > 0 { // imports name none: no statements for them
+		if len(in.GroupIDs) > 0 { // none named: no statements for them
 			var err error
 			if groups, err = s.checkGroups(ctx, teamID, in.GroupIDs); err != nil {
 				return err
@@ -269,7 +316,7 @@ func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember,
 		if err := s.repo.InsertMember(ctx, m); err != nil {
 			return err
 		}
-		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{consentGiven(m, channel, consent, now)}); err != nil {
+		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{consentGiven(m, o.Channel, consent, now)}); err != nil {
 			return err
 		}
 		if len(groups) > 0 {
@@ -283,9 +330,9 @@ func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember,
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return m, nil
+	return m, groups, nil
 }
 
 // MemberPatch is the dashboard's change to a member.
