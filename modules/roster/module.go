@@ -6,7 +6,6 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
-	"github.com/teamtext/teamtext/modules/roster/internal/admin"
 	rosterhttp "github.com/teamtext/teamtext/modules/roster/internal/httpapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
@@ -53,7 +52,8 @@ var Module = fx.Module("roster",
 		fx.Annotate(func(s *service.Service) auth.Authenticator { return s }),
 	),
 	fx.Invoke(
-		func(api httpapi.Public, s *service.Service) { rosterhttp.Register(api.API, s) },
-		func(api httpapi.Admin, s *service.Service) { admin.Register(api.API, s) },
+		func(public httpapi.Public, admin httpapi.Admin, s *service.Service) {
+			rosterhttp.Register(public.API, admin.API, s)
+		},
 	),
 )
