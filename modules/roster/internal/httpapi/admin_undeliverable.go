@@ -3,15 +3,15 @@ package httpapi
 import (
 	"context"
 
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/httpapi/adminview"
 	"github.com/teamtext/teamtext/modules/roster/internal/httpapi/view"
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/platform/httpapi"
 )
 
 // markedMember renders a member with their number's undeliverable mark.
-func markedMember(ctx context.Context, svc *service.Service, m *postgres.Member) (adminview.Member, error) {
+func markedMember(ctx context.Context, svc *service.Service, m *domain.Member) (adminview.Member, error) {
 	out := adminview.MemberFrom(m)
 	marks, err := svc.UndeliverableSince(ctx, m.TeamID, m.Phone)
 	if err != nil {
@@ -23,7 +23,7 @@ func markedMember(ctx context.Context, svc *service.Service, m *postgres.Member)
 	return out, nil
 }
 
-func markedData(ctx context.Context, svc *service.Service, m *postgres.Member) (*httpapi.DataOutput[adminview.Member], error) {
+func markedData(ctx context.Context, svc *service.Service, m *domain.Member) (*httpapi.DataOutput[adminview.Member], error) {
 	out, err := markedMember(ctx, svc, m)
 	if err != nil {
 		return nil, err

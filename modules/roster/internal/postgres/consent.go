@@ -8,13 +8,15 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/platform/db"
 )
 
-// MemberConsent is a member's consent record: the consent_* columns of
-// roster_members, embedded in Member. All three are NULL for members added
-// before the consent record existed (and Evidence when none was given).
-type MemberConsent struct {
+// consentRow is a member's consent record (domain.MemberConsent): the
+// consent_* columns of roster_members, embedded in memberRow. All three are
+// NULL for members added before the consent record existed (and Evidence
+// when none was given).
+type consentRow struct {
 	ConsentSource   *string    `bun:"consent_source"`
 	ConsentAt       *time.Time `bun:"consent_at"`
 	ConsentEvidence *string    `bun:"consent_evidence"`
@@ -23,7 +25,7 @@ type MemberConsent struct {
 // consentColumns are MemberConsent's columns in consentDest's order.
 const consentColumns = `m.consent_source, m.consent_at, m.consent_evidence`
 
-func consentDest(c *MemberConsent) []any {
+func consentDest(c *domain.MemberConsent) []any {
 	return []any{&c.ConsentSource, &c.ConsentAt, &c.ConsentEvidence}
 }
 
@@ -92,6 +94,6 @@ func (r *Repo) ConsentHistory(ctx context.Context, teamID, phone string, limit, 
 
 // MembersOnRecordByPhone returns a team's entries with phone, those removed
 // from the roster but kept on record included, oldest first.
-func (r *Repo) MembersOnRecordByPhone(ctx context.Context, teamID, phone string) ([]Member, error) {
+func (r *Repo) MembersOnRecordByPhone(ctx context.Context, teamID, phone string) ([]domain.Member, error) {
 	return r.membersByPhones(ctx, teamID, []string{phone}, true)
 }

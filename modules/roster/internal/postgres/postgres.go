@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db"
 )
@@ -45,8 +46,8 @@ func (t *Team) API() rosterapi.Team {
 		ApprovalRequired: t.ApprovalRequired, Disabled: t.Disabled, Locked: t.Locked, CreatedAt: t.CreatedAt}
 }
 
-// Member is a roster_members row.
-type Member struct {
+// memberRow is a roster_members row (domain.Member in storage).
+type memberRow struct {
 	bun.BaseModel     `bun:"table:roster_members,alias:m"`
 	ID                string         `bun:"id,pk"`
 	TeamID            string         `bun:"team_id"`
@@ -62,7 +63,32 @@ type Member struct {
 	UpdatedAt         time.Time      `bun:"updated_at"`
 	DeletedAt         *time.Time     `bun:"deleted_at"`
 	// The consent record (consent.go).
-	MemberConsent
+	consentRow
+}
+
+// toDomain maps a row to the member it stores.
+func (r *memberRow) toDomain() domain.Member {
+	return domain.Member{ID: r.ID, TeamID: r.TeamID, Name: r.Name, Phone: r.Phone, Email: r.Email, Role: r.Role, Status: r.Status,
+		IsBlocked: r.IsBlocked, DashboardLogin: r.DashboardLogin, CanSendBroadcasts: r.CanSendBroadcasts,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, DeletedAt: r.DeletedAt,
+		MemberConsent: domain.MemberConsent{ConsentSource: r.ConsentSource, ConsentAt: r.ConsentAt, ConsentEvidence: r.ConsentEvidence}}
+}
+
+// toMemberRow maps a member to its row.
+func toMemberRow(m *domain.Member) *memberRow {
+	return &memberRow{ID: m.ID, TeamID: m.TeamID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: m.Role, Status: m.Status,
+		IsBlocked: m.IsBlocked, DashboardLogin: m.DashboardLogin, CanSendBroadcasts: m.CanSendBroadcasts,
+		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, DeletedAt: m.DeletedAt,
+		consentRow: consentRow{ConsentSource: m.ConsentSource, ConsentAt: m.ConsentAt, ConsentEvidence: m.ConsentEvidence}}
+}
+
+// toMembers maps rows to members.
+func toMembers(rs []memberRow) []domain.Member {
+	out := make([]domain.Member, len(rs))
+	for i := range rs {
+		out[i] = rs[i].toDomain()
+	}
+	return out
 }
 
 // APIKey is a roster_api_keys row.
@@ -151,16 +177,16 @@ func (r *Repo) UpdateTeam(ctx context.Context, t *Team) error {
 }
 
 // InsertMember stores a new member.
-func (r *Repo) InsertMember(ctx context.Context, m *Member) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(m).Exec(ctx); err != nil {
+func (r *Repo) InsertMember(ctx context.Context, m *domain.Member) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(toMemberRow(m)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert member: %w", err)
 	}
 	return nil
 }
 
 // Member loads a team's member (not deleted); forUpdate locks the row.
-func (r *Repo) Member(ctx context.Context, teamID, id string, forUpdate bool) (*Member, error) {
-	m := new(Member)
+func (r *Repo) Member(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Member, error) {
+	m := new(memberRow)
 	q := r.db.IDB(ctx).NewSelect().Model(m).Where("team_id = ? AND id = ? AND deleted_at IS NULL", teamID, id)
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -168,12 +194,31 @@ func (r *Repo) Member(ctx context.Context, teamID, id string, forUpdate bool) (*
 	if err := q.Scan(ctx); err != nil {
 		return nil, notFound(err, "select member")
 	}
+	out := m.toDomain()
+	return &out, nil
+}
+
+// UpdateMember changes a team's member (not deleted) in the caller's
+// transaction: it locks the row, lets change state the change (an error
+// leaves the row as it was) and writes every column back. It answers the
+// member as written.
+func (r *Repo) UpdateMember(ctx context.Context, teamID, id string, change func(*domain.Member) error) (*domain.Member, error) {
+	m, err := r.Member(ctx, teamID, id, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(m); err != nil {
+		return nil, err
+	}
+	if err := r.WriteMember(ctx, m); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
-// UpdateMember writes every column of m.
-func (r *Repo) UpdateMember(ctx context.Context, m *Member) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(m).WherePK().Exec(ctx); err != nil {
+// WriteMember writes every column of m.
+func (r *Repo) WriteMember(ctx context.Context, m *domain.Member) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(toMemberRow(m)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update member: %w", err)
 	}
 	return nil
@@ -264,15 +309,15 @@ func (r *Repo) KeyAuth(ctx context.Context, query, lookup string) (*KeyAuth, err
 }
 
 // MembersByRole lists a team's (not deleted) members with one of roles.
-func (r *Repo) MembersByRole(ctx context.Context, teamID string, roles ...rosterapi.Role) ([]Member, error) {
-	var ms []Member
+func (r *Repo) MembersByRole(ctx context.Context, teamID string, roles ...rosterapi.Role) ([]domain.Member, error) {
+	var ms []memberRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ms).
 		Where("team_id = ? AND deleted_at IS NULL AND role IN (?)", teamID, bun.In(roles)).
 		OrderExpr("created_at, id").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("members by role: %w", err)
 	}
-	return ms, nil
+	return toMembers(ms), nil
 }
 
 // TeamByNumber loads the team with number e164.

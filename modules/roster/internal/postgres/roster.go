@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db"
 )
@@ -58,7 +59,7 @@ const memberColumns = `m.id, m.team_id, m.name, m.phone, m.email, m.role, m.stat
        m.can_send_broadcasts, m.created_at, m.updated_at, m.deleted_at,
        ` + consentColumns
 
-func memberDest(m *Member) []any {
+func memberDest(m *domain.Member) []any {
 	return append([]any{&m.ID, &m.TeamID, &m.Name, &m.Phone, &m.Email, &m.Role, &m.Status, &m.IsBlocked, &m.DashboardLogin,
 		&m.CanSendBroadcasts, &m.CreatedAt, &m.UpdatedAt, &m.DeletedAt},
 		consentDest(&m.MemberConsent)...)
@@ -69,7 +70,7 @@ func memberDest(m *Member) []any {
 // one of a few fixed texts (each with $n parameters, so pgx prepares each
 // once per connection), and the group ids come from an index-only scan per
 // member (see GroupIDsSQL).
-func (r *Repo) MemberPage(ctx context.Context, teamID string, f MemberFilter) ([]Member, [][]string, error) {
+func (r *Repo) MemberPage(ctx context.Context, teamID string, f MemberFilter) ([]domain.Member, [][]string, error) {
 	var b strings.Builder
 	args := []any{teamID}
 	// The page is chosen in a subquery and the group ids read for its rows
@@ -105,7 +106,7 @@ FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NU
 	args = append(args, f.Limit+1, f.Offset)
 	fmt.Fprintf(&b, "%s LIMIT $%d OFFSET $%d) m%s", order, len(args)-1, len(args), order)
 	var (
-		ms     []Member
+		ms     []domain.Member
 		groups [][]string
 	)
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
@@ -114,7 +115,7 @@ FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NU
 			return err
 		}
 		var (
-			m  Member
+			m  domain.Member
 			gs []string
 		)
 		_, err = pgx.ForEachRow(rows, append(memberDest(&m), &gs), func() error {
@@ -131,8 +132,8 @@ FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NU
 }
 
 // MembersByPhone returns a team's (not deleted) entries with phone, oldest first.
-func (r *Repo) MembersByPhone(ctx context.Context, teamID, phone string, forUpdate bool) ([]Member, error) {
-	var ms []Member
+func (r *Repo) MembersByPhone(ctx context.Context, teamID, phone string, forUpdate bool) ([]domain.Member, error) {
+	var ms []memberRow
 	q := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND phone = ? AND deleted_at IS NULL", teamID, phone).OrderExpr("created_at, id")
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -140,24 +141,24 @@ func (r *Repo) MembersByPhone(ctx context.Context, teamID, phone string, forUpda
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("members by phone: %w", err)
 	}
-	return ms, nil
+	return toMembers(ms), nil
 }
 
 // MembersByPhones returns a team's (not deleted) entries with any of phones.
-func (r *Repo) MembersByPhones(ctx context.Context, teamID string, phones []string) ([]Member, error) {
+func (r *Repo) MembersByPhones(ctx context.Context, teamID string, phones []string) ([]domain.Member, error) {
 	return r.membersByPhones(ctx, teamID, phones, false)
 }
 
 // MembersOnRecordByPhones is MembersByPhones with the entries removed from
 // the roster but kept on record (opted-out members, spec §3) included.
-func (r *Repo) MembersOnRecordByPhones(ctx context.Context, teamID string, phones []string) ([]Member, error) {
+func (r *Repo) MembersOnRecordByPhones(ctx context.Context, teamID string, phones []string) ([]domain.Member, error) {
 	return r.membersByPhones(ctx, teamID, phones, true)
 }
 
-func (r *Repo) membersByPhones(ctx context.Context, teamID string, phones []string, removed bool) ([]Member, error) {
-	var ms []Member
+func (r *Repo) membersByPhones(ctx context.Context, teamID string, phones []string, removed bool) ([]domain.Member, error) {
+	var ms []memberRow
 	if len(phones) == 0 {
-		return ms, nil
+		return nil, nil
 	}
 	q := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND phone IN (?)", teamID, bun.In(phones))
 	if !removed {
@@ -166,7 +167,7 @@ func (r *Repo) membersByPhones(ctx context.Context, teamID string, phones []stri
 	if err := q.OrderExpr("created_at, id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("members by phones: %w", err)
 	}
-	return ms, nil
+	return toMembers(ms), nil
 }
 
 // LockPhone serialises writes about one number of a team (adds, opt-outs)
@@ -180,8 +181,8 @@ func (r *Repo) LockPhone(ctx context.Context, teamID, phone string) error {
 }
 
 // DeleteMember removes a member row (and, by cascade, group memberships and values).
-func (r *Repo) DeleteMember(ctx context.Context, m *Member) error {
-	if _, err := r.db.IDB(ctx).NewDelete().Model(m).WherePK().Exec(ctx); err != nil {
+func (r *Repo) DeleteMember(ctx context.Context, m *domain.Member) error {
+	if _, err := r.db.IDB(ctx).NewDelete().Model(toMemberRow(m)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("delete member: %w", err)
 	}
 	return nil
@@ -475,15 +476,15 @@ func (r *Repo) OptOuts(ctx context.Context, teamID string, limit, offset int) ([
 }
 
 // SetStatusByPhone sets the status of every entry with phone and returns them.
-func (r *Repo) SetStatusByPhone(ctx context.Context, teamID, phone, status string, at time.Time) ([]Member, error) {
-	var ms []Member
+func (r *Repo) SetStatusByPhone(ctx context.Context, teamID, phone, status string, at time.Time) ([]domain.Member, error) {
+	var ms []memberRow
 	_, err := r.db.IDB(ctx).NewUpdate().Model(&ms).Set("status = ?", status).Set("updated_at = ?", at).
 		Where("team_id = ? AND phone = ? AND deleted_at IS NULL AND status <> ?", teamID, phone, status).
 		Returning("*").Exec(ctx, &ms)
 	if err != nil {
 		return nil, fmt.Errorf("set status by phone: %w", err)
 	}
-	return ms, nil
+	return toMembers(ms), nil
 }
 
 // Audience returns the active, unblocked, opted-in members of an audience
@@ -565,10 +566,10 @@ SELECT ?, p, ?, ? FROM unnest(?::text[]) AS p ON CONFLICT DO NOTHING RETURNING p
 }
 
 // SetStatusByPhones sets the status of every entry with one of phones and returns the changed entries.
-func (r *Repo) SetStatusByPhones(ctx context.Context, teamID string, phones []string, status string, at time.Time) ([]Member, error) {
-	var ms []Member
+func (r *Repo) SetStatusByPhones(ctx context.Context, teamID string, phones []string, status string, at time.Time) ([]domain.Member, error) {
+	var ms []memberRow
 	if len(phones) == 0 {
-		return ms, nil
+		return nil, nil
 	}
 	_, err := r.db.IDB(ctx).NewUpdate().Model(&ms).Set("status = ?", status).Set("updated_at = ?", at).
 		Where("team_id = ? AND phone IN (?) AND deleted_at IS NULL AND status <> ?", teamID, bun.In(phones), status).
@@ -576,5 +577,5 @@ func (r *Repo) SetStatusByPhones(ctx context.Context, teamID string, phones []st
 	if err != nil {
 		return nil, fmt.Errorf("set status by phones: %w", err)
 	}
-	return ms, nil
+	return toMembers(ms), nil
 }

@@ -39,7 +39,7 @@ func historyRow(teamID, phone, kind, channel string, changed bool, ref consentRe
 }
 
 // consentGiven is the history row of a member added with consent c.
-func consentGiven(m *postgres.Member, channel string, c domain.Consent, now time.Time) postgres.ConsentEvent {
+func consentGiven(m *domain.Member, channel string, c domain.Consent, now time.Time) postgres.ConsentEvent {
 	e := historyRow(m.TeamID, m.Phone, domain.HistoryConsentGiven, channel, true,
 		consentRef{memberID: m.ID, evidence: c.Evidence, at: c.At}, now)
 	e.Source = optional(c.Source)
@@ -47,7 +47,7 @@ func consentGiven(m *postgres.Member, channel string, c domain.Consent, now time
 }
 
 // setConsent stores c on m.
-func setConsent(m *postgres.Member, c domain.Consent) {
+func setConsent(m *domain.Member, c domain.Consent) {
 	at := c.At
 	m.ConsentSource, m.ConsentAt, m.ConsentEvidence = optional(c.Source), &at, optional(c.Evidence)
 }
@@ -97,7 +97,7 @@ func (s *Service) Keyword(ctx context.Context, k rosterapi.KeywordText) (bool, e
 // ConsentView is GET /members/{id}/consent: the member, and a page of their
 // number's history (limit+1 rows; all of it when limit < 0).
 type ConsentView struct {
-	Member  postgres.Member
+	Member  domain.Member
 	History []postgres.ConsentEvent
 }
 
@@ -121,7 +121,7 @@ func (s *Service) MemberConsent(ctx context.Context, teamID, memberID string, li
 type ConsentExport struct {
 	Phone    string
 	OptedOut bool
-	Members  []postgres.Member
+	Members  []domain.Member
 	History  []postgres.ConsentEvent
 }
 

@@ -64,7 +64,7 @@ func (d *Directory) KeyOwners(ctx context.Context, teamID string) ([]rosterapi.M
 }
 
 // MemberAPI converts a row to the contract type.
-func MemberAPI(m *postgres.Member) rosterapi.Member {
+func MemberAPI(m *domain.Member) rosterapi.Member {
 	return rosterapi.Member{ID: m.ID, TeamID: m.TeamID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: m.Role,
 		Status: m.Status, IsBlocked: m.IsBlocked, DashboardLogin: m.DashboardLogin, CanSendBroadcasts: m.CanSendBroadcasts,
 		CreatedAt: m.CreatedAt}

@@ -146,8 +146,8 @@ func (s *Service) SetMemberValues(ctx context.Context, teamID, memberID string, 
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
-		if domain.Protected(m.Role, m.DashboardLogin) {
-			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be changed only in the dashboard")
+		if m.Protected() {
+			return domain.ErrProtected()
 		}
 		fields, err := s.repo.CustomFields(ctx, teamID)
 		if err != nil {

@@ -224,7 +224,7 @@ func (s *Service) importChunk(ctx context.Context, teamID string, chunk []import
 			return err
 		}
 		var (
-			members []postgres.Member
+			members []domain.Member
 			groups  []postgres.Membership
 			values  []postgres.CustomValue
 			evs     []events.Event
@@ -237,7 +237,7 @@ func (s *Service) importChunk(ctx context.Context, teamID string, chunk []import
 				out[i].Status, out[i].Err = ImportFailed, ferr
 				continue
 			}
-			m := postgres.Member{ID: id.New("mem"), TeamID: teamID, Name: p.name, Phone: p.phone, Email: p.email, Role: p.role,
+			m := domain.Member{ID: id.New("mem"), TeamID: teamID, Name: p.name, Phone: p.phone, Email: p.email, Role: p.role,
 				Status: p.status, CanSendBroadcasts: p.role.IsStaff(), CreatedAt: now, UpdatedAt: now}
 			setConsent(&m, p.consent)
 			history = append(history, consentGiven(&m, domain.ChannelImport, p.consent, now))

@@ -14,7 +14,7 @@ import (
 
 // MemberView is a member with their group ids.
 type MemberView struct {
-	postgres.Member
+	domain.Member
 	GroupIDs []string
 	// UndeliverableSince is when the member's number was marked
 	// undeliverable (nil: it is not); see undeliverable.go.
@@ -56,7 +56,7 @@ func (s *Service) ListMembers(ctx context.Context, teamID string, f postgres.Mem
 	return out, s.withUndeliverable(ctx, teamID, out)
 }
 
-func (s *Service) withGroups(ctx context.Context, ms []postgres.Member) ([]MemberView, error) {
+func (s *Service) withGroups(ctx context.Context, ms []domain.Member) ([]MemberView, error) {
 	ids := make([]string, len(ms))
 	for i := range ms {
 		ids[i] = ms[i].ID
@@ -86,7 +86,7 @@ func (s *Service) GetMember(ctx context.Context, teamID, memberID string) (*Memb
 	if err != nil {
 		return nil, mapNotFound(err, errMemberNotFound)
 	}
-	vs, err := s.withGroups(ctx, []postgres.Member{*m})
+	vs, err := s.withGroups(ctx, []domain.Member{*m})
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func (s *Service) checkNewEntry(ctx context.Context, teamID, phone, name, except
 		if o.ID == except || !domain.SameName(o.Name, name) {
 			continue
 		}
-		if domain.Protected(o.Role, o.DashboardLogin) {
+		if o.Protected() {
 			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "this person is staff or has a dashboard login; change them in the dashboard")
 		}
 		return fault.New(fault.Conflict, domain.CodeMemberExists, "a member with this phone and name exists").With("existing_member_id", o.ID)
@@ -159,45 +159,47 @@ type MemberChange struct {
 func (s *Service) ChangeMember(ctx context.Context, teamID, memberID string, c MemberChange) (*MemberView, error) {
 	var out *MemberView
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		m, err := s.repo.UpdateMember(ctx, teamID, memberID, func(m *domain.Member) error {
+			if m.Protected() {
+				return domain.ErrProtected()
+			}
+			was := *m
+			var err error
+			if c.Name != nil {
+				if m.Name, err = domain.ValidName("name", *c.Name); err != nil {
+					return err
+				}
+			}
+			phone := m.Phone
+			if c.Phone != nil {
+				if phone, err = domain.ValidPhone("phone", *c.Phone); err != nil {
+					return err
+				}
+			}
+			if c.Email != nil {
+				if m.Email, err = domain.ValidEmail(*c.Email); err != nil {
+					return err
+				}
+			}
+			if c.Role != nil {
+				if m.Role, err = domain.ValidRole(*c.Role, false); err != nil {
+					return err
+				}
+			}
+			if err := was.MayChangePhoneTo(phone); err != nil {
+				return err
+			}
+			m.Phone = phone
+			if m.Phone != was.Phone || !domain.SameName(m.Name, was.Name) {
+				if err := s.checkNewEntry(ctx, teamID, m.Phone, m.Name, m.ID); err != nil {
+					return err
+				}
+			}
+			m.UpdatedAt = s.clock.Now().UTC()
+			return nil
+		})
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
-		}
-		if domain.Protected(m.Role, m.DashboardLogin) {
-			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be changed only in the dashboard")
-		}
-		oldPhone, oldName := m.Phone, m.Name
-		if c.Name != nil {
-			if m.Name, err = domain.ValidName("name", *c.Name); err != nil {
-				return err
-			}
-		}
-		if c.Phone != nil {
-			if m.Phone, err = domain.ValidPhone("phone", *c.Phone); err != nil {
-				return err
-			}
-		}
-		if c.Email != nil {
-			if m.Email, err = domain.ValidEmail(*c.Email); err != nil {
-				return err
-			}
-		}
-		if c.Role != nil {
-			if m.Role, err = domain.ValidRole(*c.Role, false); err != nil {
-				return err
-			}
-		}
-		if m.Phone != oldPhone && m.Status == domain.StatusOptedOut {
-			return fault.New(fault.Conflict, domain.CodeOptedOutMember, "this member opted out; changing their number would re-subscribe them, which only they can do (START)")
-		}
-		if m.Phone != oldPhone || !domain.SameName(m.Name, oldName) {
-			if err := s.checkNewEntry(ctx, teamID, m.Phone, m.Name, m.ID); err != nil {
-				return err
-			}
-		}
-		m.UpdatedAt = s.clock.Now().UTC()
-		if err := s.repo.UpdateMember(ctx, m); err != nil {
-			return err
 		}
 		if c.GroupIDs != nil {
 			groups, err := s.checkGroups(ctx, teamID, *c.GroupIDs)
@@ -208,7 +210,7 @@ func (s *Service) ChangeMember(ctx context.Context, teamID, memberID string, c M
 				return err
 			}
 		}
-		vs, err := s.withGroups(ctx, []postgres.Member{*m})
+		vs, err := s.withGroups(ctx, []domain.Member{*m})
 		if err != nil {
 			return err
 		}
@@ -226,13 +228,12 @@ func (s *Service) RemoveMember(ctx context.Context, teamID, memberID string) err
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
-		if domain.Protected(m.Role, m.DashboardLogin) {
-			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be removed only in the dashboard")
+		kept, err := m.Remove(s.clock.Now().UTC())
+		if err != nil {
+			return err
 		}
-		if m.Status == domain.StatusOptedOut {
-			now := s.clock.Now().UTC()
-			m.DeletedAt, m.UpdatedAt = &now, now
-			return s.repo.UpdateMember(ctx, m)
+		if kept {
+			return s.repo.WriteMember(ctx, m)
 		}
 		return s.repo.DeleteMember(ctx, m)
 	})
@@ -253,8 +254,8 @@ func (s *Service) AddToGroup(ctx context.Context, teamID, groupID, memberID stri
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
-		if domain.Protected(m.Role, m.DashboardLogin) {
-			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be changed only in the dashboard")
+		if m.Protected() {
+			return domain.ErrProtected()
 		}
 		return s.repo.AddToGroup(ctx, teamID, groupID, memberID)
 	})
@@ -274,8 +275,8 @@ func (s *Service) RemoveFromGroup(ctx context.Context, teamID, groupID, memberID
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
-		if domain.Protected(m.Role, m.DashboardLogin) {
-			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be changed only in the dashboard")
+		if m.Protected() {
+			return domain.ErrProtected()
 		}
 		removed, err := s.repo.RemoveFromGroup(ctx, groupID, memberID)
 		if err != nil {

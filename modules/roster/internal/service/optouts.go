@@ -53,7 +53,7 @@ func (s *Service) optOut(ctx context.Context, teamID, phone, source string, allo
 		}
 		if !allowStaff {
 			for _, m := range entries {
-				if domain.Protected(m.Role, m.DashboardLogin) {
+				if m.Protected() {
 					return errStaffNumber()
 				}
 			}
@@ -225,7 +225,7 @@ func (s *Service) BulkOptOut(ctx context.Context, teamID string, phones []string
 		protected := map[string]bool{}
 		for _, m := range entries {
 			byPhone[m.Phone] = append(byPhone[m.Phone], m.ID)
-			if domain.Protected(m.Role, m.DashboardLogin) {
+			if m.Protected() {
 				protected[m.Phone] = true
 			}
 		}
@@ -334,7 +334,7 @@ func (s *Service) Validate(ctx context.Context, teamID string, inputs []string) 
 	return out, nil
 }
 
-func ids(ms []postgres.Member) []string {
+func ids(ms []domain.Member) []string {
 	out := make([]string, len(ms))
 	for i := range ms {
 		out[i] = ms[i].ID

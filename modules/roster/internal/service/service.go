@@ -258,39 +258,12 @@ func (s *Service) AddMember(ctx context.Context, teamID string, in NewMember, o 
 
 // addMember is AddMember without the view: the member as stored and the
 // groups joined. A roster import's row calls it in its own transaction.
-func (s *Service) addMember(ctx context.Context, teamID string, in NewMember, o Origin) (*postgres.Member, []string, error) {
+func (s *Service) addMember(ctx context.Context, teamID string, in NewMember, o Origin) (*domain.Member, []string, error) {
 	now := s.clock.Now().UTC()
-	m := &postgres.Member{ID: id.New("mem"), TeamID: teamID, Status: domain.StatusActive, CreatedAt: now, UpdatedAt: now}
-	var err error
-	if m.Name, err = domain.ValidName("name", in.Name); err != nil {
+	m, err := domain.NewMember(id.New("mem"), teamID, domain.MemberInput{Name: in.Name, Phone: in.Phone, Email: in.Email, Role: in.Role,
+		Status: in.Status, DashboardLogin: in.DashboardLogin, CanSendBroadcasts: in.CanSendBroadcasts}, o.Dashboard, now)
+	if err != nil {
 		return nil, nil, err
-	}
-	if m.Phone, err = domain.ValidPhone("phone", in.Phone); err != nil {
-		return nil, nil, err
-	}
-	if m.Email, err = domain.ValidEmail(in.Email); err != nil {
-		return nil, nil, err
-	}
-	role := in.Role
-	if role == "" {
-		role = string(rosterapi.RoleAthlete)
-	}
-	if m.Role, err = domain.ValidRole(role, o.Dashboard); err != nil {
-		return nil, nil, err
-	}
-	if o.Dashboard {
-		switch in.Status {
-		case "", domain.StatusActive:
-		case domain.StatusPending:
-			m.Status = domain.StatusPending
-		default:
-			return nil, nil, fault.Invalidf("status must be pending or active")
-		}
-		m.DashboardLogin = in.DashboardLogin
-		m.CanSendBroadcasts = m.Role.IsStaff()
-		if in.CanSendBroadcasts != nil {
-			m.CanSendBroadcasts = *in.CanSendBroadcasts
-		}
 	}
 	consent, err := domain.ValidConsent(in.Consent, o.Source, now)
 	if err != nil {
@@ -324,7 +297,7 @@ func (s *Service) addMember(ctx context.Context, teamID string, in NewMember, o 
 				return err
 			}
 		}
-		if m.Status == domain.StatusActive {
+		if m.Joined() {
 			return s.publishMember(ctx, events.MemberJoined, m)
 		}
 		return nil
@@ -347,27 +320,28 @@ type MemberPatch struct {
 // being able to own keys (no longer head coach or team director, or loses
 // broadcast permission) their keys are revoked for good, and listeners hear
 // of it in the same transaction.
-func (s *Service) PatchMember(ctx context.Context, teamID, memberID string, p MemberPatch) (*postgres.Member, error) {
-	var out *postgres.Member
+func (s *Service) PatchMember(ctx context.Context, teamID, memberID string, p MemberPatch) (*domain.Member, error) {
+	var out *domain.Member
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		wasOwner := false
+		m, err := s.repo.UpdateMember(ctx, teamID, memberID, func(m *domain.Member) error {
+			wasOwner = m.KeyOwner()
+			if p.Role != nil {
+				var err error
+				if m.Role, err = domain.ValidRole(*p.Role, true); err != nil {
+					return err
+				}
+			}
+			setBool(&m.DashboardLogin, p.DashboardLogin)
+			setBool(&m.CanSendBroadcasts, p.CanSendBroadcasts)
+			setBool(&m.IsBlocked, p.IsBlocked)
+			m.UpdatedAt = s.clock.Now().UTC()
+			return nil
+		})
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
-		wasOwner := domain.KeyOwnerActive(m.Role, m.CanSendBroadcasts)
-		if p.Role != nil {
-			if m.Role, err = domain.ValidRole(*p.Role, true); err != nil {
-				return err
-			}
-		}
-		setBool(&m.DashboardLogin, p.DashboardLogin)
-		setBool(&m.CanSendBroadcasts, p.CanSendBroadcasts)
-		setBool(&m.IsBlocked, p.IsBlocked)
-		m.UpdatedAt = s.clock.Now().UTC()
-		if err := s.repo.UpdateMember(ctx, m); err != nil {
-			return err
-		}
-		if wasOwner && !domain.KeyOwnerActive(m.Role, m.CanSendBroadcasts) {
+		if wasOwner && !m.KeyOwner() {
 			reason := "creator_role_changed"
 			if m.Role.CanOwnKeys() {
 				reason = "creator_lost_broadcast_permission"
@@ -387,7 +361,7 @@ func (s *Service) PatchMember(ctx context.Context, teamID, memberID string, p Me
 	return out, err
 }
 
-func (s *Service) revokeMemberKeys(ctx context.Context, m *postgres.Member, reason string) error {
+func (s *Service) revokeMemberKeys(ctx context.Context, m *domain.Member, reason string) error {
 	keys, err := s.repo.RevokeMemberKeys(ctx, m.TeamID, m.ID, reason, s.clock.Now().UTC())
 	if err != nil {
 		return err
@@ -410,20 +384,14 @@ func (s *Service) notifyRevoked(ctx context.Context, ev rosterapi.KeyRevoked) er
 }
 
 // ApproveMember lets a pending member join (member.joined).
-func (s *Service) ApproveMember(ctx context.Context, teamID, memberID string) (*postgres.Member, error) {
-	var out *postgres.Member
+func (s *Service) ApproveMember(ctx context.Context, teamID, memberID string) (*domain.Member, error) {
+	var out *domain.Member
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		m, err := s.repo.UpdateMember(ctx, teamID, memberID, func(m *domain.Member) error {
+			return m.Approve(s.clock.Now().UTC())
+		})
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
-		}
-		if m.Status != domain.StatusPending {
-			return fault.Newf(fault.Conflict, fault.CodeConflict, "member is %s, not pending", m.Status)
-		}
-		m.Status = domain.StatusActive
-		m.UpdatedAt = s.clock.Now().UTC()
-		if err := s.repo.UpdateMember(ctx, m); err != nil {
-			return err
 		}
 		out = m
 		return s.publishMember(ctx, events.MemberJoined, m)
@@ -443,12 +411,12 @@ type MemberPayload struct {
 	CreatedAt string `json:"created_at"`
 }
 
-func (s *Service) publishMember(ctx context.Context, typ string, m *postgres.Member) error {
+func (s *Service) publishMember(ctx context.Context, typ string, m *domain.Member) error {
 	return s.events.Publish(ctx, memberEvent(typ, m))
 }
 
 // memberEvent is a member.* event with the spec's member payload.
-func memberEvent(typ string, m *postgres.Member) events.Event {
+func memberEvent(typ string, m *domain.Member) events.Event {
 	return events.Event{TeamID: m.TeamID, Type: typ, Data: map[string]any{"member": MemberPayload{
 		ID: m.ID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: string(m.Role), Status: m.Status,
 		IsBlocked: m.IsBlocked, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano),
@@ -478,7 +446,7 @@ func (s *Service) CreateKey(ctx context.Context, teamID, memberID, name string) 
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
-		if !domain.KeyOwnerActive(m.Role, m.CanSendBroadcasts) || m.Status != domain.StatusActive {
+		if !m.KeyOwner() || m.Status != domain.StatusActive {
 			return fault.New(fault.Forbidden, fault.CodeForbidden, "only an active head coach or team director who may send broadcasts can create API keys")
 		}
 		return s.repo.InsertKey(ctx, &k)

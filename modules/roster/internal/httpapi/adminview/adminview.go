@@ -7,6 +7,7 @@ package adminview
 import (
 	"time"
 
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/httpapi/view"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
@@ -64,7 +65,7 @@ type Member struct {
 }
 
 // MemberFrom renders a member.
-func MemberFrom(m *postgres.Member) Member {
+func MemberFrom(m *domain.Member) Member {
 	return Member{ID: m.ID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: string(m.Role), Status: m.Status,
 		IsBlocked: m.IsBlocked, DashboardLogin: m.DashboardLogin, CanSendBroadcasts: m.CanSendBroadcasts,
 		GroupIDs: []string{}, CreatedAt: m.CreatedAt, Consent: view.ConsentFrom(m.MemberConsent)}

@@ -33,7 +33,7 @@ func (c *ConsentInput) Domain() domain.ConsentInput {
 
 // ConsentFrom renders a member's consent record; nil for members added
 // before teamtext kept one.
-func ConsentFrom(c postgres.MemberConsent) *Consent {
+func ConsentFrom(c domain.MemberConsent) *Consent {
 	if c.ConsentSource == nil || c.ConsentAt == nil {
 		return nil
 	}
