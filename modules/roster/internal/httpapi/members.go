@@ -6,7 +6,6 @@ import (
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/httpapi/view"
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -49,7 +48,7 @@ func (h *handler) listMembers(ctx context.Context, in *struct {
 	httpapi.PageParams
 }) (*httpapi.ListOutput[view.Member], error) {
 	p := auth.MustPrincipal(ctx)
-	vs, err := h.svc.ListMembers(ctx, p.TeamID, postgres.MemberFilter{GroupID: in.GroupID, Role: in.Role, Status: in.Status,
+	vs, err := h.svc.ListMembers(ctx, p.TeamID, domain.MemberFilter{GroupID: in.GroupID, Role: in.Role, Status: in.Status,
 		Phone: in.Phone, Email: in.Email, NewestFirst: in.Sort == "-created_at", Limit: in.Limit, Offset: in.Offset})
 	if err != nil {
 		return nil, err

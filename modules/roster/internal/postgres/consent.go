@@ -29,9 +29,9 @@ func consentDest(c *domain.MemberConsent) []any {
 	return []any{&c.ConsentSource, &c.ConsentAt, &c.ConsentEvidence}
 }
 
-// ConsentEvent is a roster_consent_events row: one fact of a number's
+// consentEventRow is a roster_consent_events row: one fact of a number's
 // consent history.
-type ConsentEvent struct {
+type consentEventRow struct {
 	bun.BaseModel `bun:"table:roster_consent_events,alias:ce"`
 	Seq           int64     `bun:"seq,scanonly"`
 	ID            string    `bun:"id"`
@@ -48,16 +48,39 @@ type ConsentEvent struct {
 	RecordedAt    time.Time `bun:"recorded_at"`
 }
 
+// toDomain maps a row to what it stores.
+func (r *consentEventRow) toDomain() domain.ConsentEvent {
+	return domain.ConsentEvent{Seq: r.Seq, ID: r.ID, TeamID: r.TeamID, Phone: r.Phone, MemberID: r.MemberID, Kind: r.Kind, Channel: r.Channel, Changed: r.Changed, Source: r.Source, Evidence: r.Evidence, MessageID: r.MessageID, At: r.At, RecordedAt: r.RecordedAt}
+}
+
+// toConsentEventRow maps a domain value to its row.
+func toConsentEventRow(d *domain.ConsentEvent) *consentEventRow {
+	return &consentEventRow{Seq: d.Seq, ID: d.ID, TeamID: d.TeamID, Phone: d.Phone, MemberID: d.MemberID, Kind: d.Kind, Channel: d.Channel, Changed: d.Changed, Source: d.Source, Evidence: d.Evidence, MessageID: d.MessageID, At: d.At, RecordedAt: d.RecordedAt}
+}
+
+// toConsentEvents maps rows to domain values.
+func toConsentEvents(rs []consentEventRow) []domain.ConsentEvent {
+	out := make([]domain.ConsentEvent, len(rs))
+	for i := range rs {
+		out[i] = rs[i].toDomain()
+	}
+	return out
+}
+
 // consentEventColumns are the columns COPY and the reads use, in row order.
 var consentEventColumns = []string{"id", "team_id", "phone", "member_id", "kind", "channel", "changed", "source", "evidence", "message_id", "at", "recorded_at"}
 
-func (e *ConsentEvent) values() []any {
+func (e *consentEventRow) values() []any {
 	return []any{e.ID, e.TeamID, e.Phone, e.MemberID, e.Kind, e.Channel, e.Changed, e.Source, e.Evidence, e.MessageID, e.At, e.RecordedAt}
 }
 
 // InsertConsentEvents appends history rows, in the caller's transaction:
 // one INSERT for a few, COPY for many (an import chunk, a bulk opt-out).
-func (r *Repo) InsertConsentEvents(ctx context.Context, evs []ConsentEvent) error {
+func (r *Repo) InsertConsentEvents(ctx context.Context, events []domain.ConsentEvent) error {
+	evs := make([]consentEventRow, len(events))
+	for i := range events {
+		evs[i] = *toConsentEventRow(&events[i])
+	}
 	switch {
 	case len(evs) == 0:
 		return nil
@@ -79,8 +102,8 @@ func (r *Repo) InsertConsentEvents(ctx context.Context, evs []ConsentEvent) erro
 // ConsentHistory returns a team's history for phone, oldest first (by when
 // each fact happened, then by when it was written). limit < 0 reads all;
 // otherwise limit+1 rows for pagination.
-func (r *Repo) ConsentHistory(ctx context.Context, teamID, phone string, limit, offset int) ([]ConsentEvent, error) {
-	var evs []ConsentEvent
+func (r *Repo) ConsentHistory(ctx context.Context, teamID, phone string, limit, offset int) ([]domain.ConsentEvent, error) {
+	var evs []consentEventRow
 	q := r.db.IDB(ctx).NewSelect().Model(&evs).Column("seq").Column(consentEventColumns...).
 		Where("team_id = ? AND phone = ?", teamID, phone).OrderExpr("at, seq")
 	if limit >= 0 {
@@ -89,7 +112,7 @@ func (r *Repo) ConsentHistory(ctx context.Context, teamID, phone string, limit, 
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("consent history: %w", err)
 	}
-	return evs, nil
+	return toConsentEvents(evs), nil
 }
 
 // MembersOnRecordByPhone returns a team's entries with phone, those removed

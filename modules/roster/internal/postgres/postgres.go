@@ -91,8 +91,8 @@ func toMembers(rs []memberRow) []domain.Member {
 	return out
 }
 
-// APIKey is a roster_api_keys row.
-type APIKey struct {
+// apiKeyRow is a roster_api_keys row.
+type apiKeyRow struct {
 	bun.BaseModel `bun:"table:roster_api_keys"`
 	ID            string     `bun:"id,pk"`
 	TeamID        string     `bun:"team_id"`
@@ -103,6 +103,25 @@ type APIKey struct {
 	CreatedAt     time.Time  `bun:"created_at"`
 	RevokedAt     *time.Time `bun:"revoked_at"`
 	RevokedReason string     `bun:"revoked_reason"`
+}
+
+// toDomain maps a row to what it stores.
+func (r *apiKeyRow) toDomain() domain.APIKey {
+	return domain.APIKey{ID: r.ID, TeamID: r.TeamID, MemberID: r.MemberID, Name: r.Name, Lookup: r.Lookup, Hash: r.Hash, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt, RevokedReason: r.RevokedReason}
+}
+
+// toAPIKeyRow maps a domain value to its row.
+func toAPIKeyRow(d *domain.APIKey) *apiKeyRow {
+	return &apiKeyRow{ID: d.ID, TeamID: d.TeamID, MemberID: d.MemberID, Name: d.Name, Lookup: d.Lookup, Hash: d.Hash, CreatedAt: d.CreatedAt, RevokedAt: d.RevokedAt, RevokedReason: d.RevokedReason}
+}
+
+// toAPIKeys maps rows to domain values.
+func toAPIKeys(rs []apiKeyRow) []domain.APIKey {
+	out := make([]domain.APIKey, len(rs))
+	for i := range rs {
+		out[i] = rs[i].toDomain()
+	}
+	return out
 }
 
 // KeyAuth is what authenticating a key needs, in one round trip.
@@ -225,37 +244,38 @@ func (r *Repo) WriteMember(ctx context.Context, m *domain.Member) error {
 }
 
 // InsertKey stores a new key (hash and lookup only).
-func (r *Repo) InsertKey(ctx context.Context, k *APIKey) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(k).Exec(ctx); err != nil {
+func (r *Repo) InsertKey(ctx context.Context, k *domain.APIKey) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(toAPIKeyRow(k)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert api key: %w", err)
 	}
 	return nil
 }
 
 // Keys lists a team's keys, newest first, limit+1 rows for pagination.
-func (r *Repo) Keys(ctx context.Context, teamID string, limit, offset int) ([]APIKey, error) {
-	var ks []APIKey
+func (r *Repo) Keys(ctx context.Context, teamID string, limit, offset int) ([]domain.APIKey, error) {
+	var ks []apiKeyRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ks).Where("team_id = ?", teamID).
 		OrderExpr("created_at DESC, id DESC").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list api keys: %w", err)
 	}
-	return ks, nil
+	return toAPIKeys(ks), nil
 }
 
 // Key loads one of a team's keys, locked for update.
-func (r *Repo) Key(ctx context.Context, teamID, id string) (*APIKey, error) {
-	k := new(APIKey)
+func (r *Repo) Key(ctx context.Context, teamID, id string) (*domain.APIKey, error) {
+	k := new(apiKeyRow)
 	err := r.db.IDB(ctx).NewSelect().Model(k).Where("team_id = ? AND id = ?", teamID, id).For("UPDATE").Scan(ctx)
 	if err != nil {
 		return nil, notFound(err, "select api key")
 	}
-	return k, nil
+	out := k.toDomain()
+	return &out, nil
 }
 
 // RevokeMemberKeys revokes every active key of a member and returns them.
-func (r *Repo) RevokeMemberKeys(ctx context.Context, teamID, memberID, reason string, at time.Time) ([]APIKey, error) {
-	var ks []APIKey
+func (r *Repo) RevokeMemberKeys(ctx context.Context, teamID, memberID, reason string, at time.Time) ([]domain.APIKey, error) {
+	var ks []apiKeyRow
 	_, err := r.db.IDB(ctx).NewUpdate().Model(&ks).
 		Set("revoked_at = ?", at).Set("revoked_reason = ?", reason).
 		Where("team_id = ? AND member_id = ? AND revoked_at IS NULL", teamID, memberID).
@@ -263,12 +283,12 @@ func (r *Repo) RevokeMemberKeys(ctx context.Context, teamID, memberID, reason st
 	if err != nil {
 		return nil, fmt.Errorf("revoke member keys: %w", err)
 	}
-	return ks, nil
+	return toAPIKeys(ks), nil
 }
 
 // RevokeKey marks one key revoked.
-func (r *Repo) RevokeKey(ctx context.Context, k *APIKey) error {
-	_, err := r.db.IDB(ctx).NewUpdate().Model(k).Column("revoked_at", "revoked_reason").WherePK().Exec(ctx)
+func (r *Repo) RevokeKey(ctx context.Context, k *domain.APIKey) error {
+	_, err := r.db.IDB(ctx).NewUpdate().Model(toAPIKeyRow(k)).Column("revoked_at", "revoked_reason").WherePK().Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("revoke key: %w", err)
 	}

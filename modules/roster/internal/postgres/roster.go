@@ -17,8 +17,8 @@ import (
 	"github.com/teamtext/teamtext/platform/db"
 )
 
-// Group is a roster_groups row.
-type Group struct {
+// groupRow is a roster_groups row.
+type groupRow struct {
 	bun.BaseModel `bun:"table:roster_groups,alias:g"`
 	ID            string    `bun:"id,pk"`
 	TeamID        string    `bun:"team_id"`
@@ -27,8 +27,27 @@ type Group struct {
 	MemberCount   int       `bun:"member_count,scanonly"`
 }
 
-// CustomField is a roster_custom_fields row.
-type CustomField struct {
+// toDomain maps a row to what it stores.
+func (r *groupRow) toDomain() domain.Group {
+	return domain.Group{ID: r.ID, TeamID: r.TeamID, Name: r.Name, CreatedAt: r.CreatedAt, MemberCount: r.MemberCount}
+}
+
+// toGroupRow maps a domain value to its row.
+func toGroupRow(d *domain.Group) *groupRow {
+	return &groupRow{ID: d.ID, TeamID: d.TeamID, Name: d.Name, CreatedAt: d.CreatedAt, MemberCount: d.MemberCount}
+}
+
+// toGroups maps rows to domain values.
+func toGroups(rs []groupRow) []domain.Group {
+	out := make([]domain.Group, len(rs))
+	for i := range rs {
+		out[i] = rs[i].toDomain()
+	}
+	return out
+}
+
+// customFieldRow is a roster_custom_fields row.
+type customFieldRow struct {
 	bun.BaseModel `bun:"table:roster_custom_fields"`
 	ID            string    `bun:"id,pk"`
 	TeamID        string    `bun:"team_id"`
@@ -38,6 +57,25 @@ type CustomField struct {
 	CreatedAt     time.Time `bun:"created_at"`
 }
 
+// toDomain maps a row to what it stores.
+func (r *customFieldRow) toDomain() domain.CustomField {
+	return domain.CustomField{ID: r.ID, TeamID: r.TeamID, Label: r.Label, Key: r.Key, Private: r.Private, CreatedAt: r.CreatedAt}
+}
+
+// toCustomFieldRow maps a domain value to its row.
+func toCustomFieldRow(d *domain.CustomField) *customFieldRow {
+	return &customFieldRow{ID: d.ID, TeamID: d.TeamID, Label: d.Label, Key: d.Key, Private: d.Private, CreatedAt: d.CreatedAt}
+}
+
+// toCustomFields maps rows to domain values.
+func toCustomFields(rs []customFieldRow) []domain.CustomField {
+	out := make([]domain.CustomField, len(rs))
+	for i := range rs {
+		out[i] = rs[i].toDomain()
+	}
+	return out
+}
+
 // OptOut is a roster_opt_outs row.
 type OptOut struct {
 	bun.BaseModel `bun:"table:roster_opt_outs"`
@@ -45,13 +83,6 @@ type OptOut struct {
 	Phone         string    `bun:"phone,pk"`
 	Source        string    `bun:"source"`
 	CreatedAt     time.Time `bun:"created_at"`
-}
-
-// MemberFilter narrows GET /members. Empty fields do not filter.
-type MemberFilter struct {
-	GroupID, Role, Status, Phone, Email string
-	NewestFirst                         bool
-	Limit, Offset                       int
 }
 
 // memberColumns are a Member's columns in scanMember's order.
@@ -70,7 +101,7 @@ func memberDest(m *domain.Member) []any {
 // one of a few fixed texts (each with $n parameters, so pgx prepares each
 // once per connection), and the group ids come from an index-only scan per
 // member (see GroupIDsSQL).
-func (r *Repo) MemberPage(ctx context.Context, teamID string, f MemberFilter) ([]domain.Member, [][]string, error) {
+func (r *Repo) MemberPage(ctx context.Context, teamID string, f domain.MemberFilter) ([]domain.Member, [][]string, error) {
 	var b strings.Builder
 	args := []any{teamID}
 	// The page is chosen in a subquery and the group ids read for its rows
@@ -259,8 +290,8 @@ func (r *Repo) RemoveFromGroup(ctx context.Context, groupID, memberID string) (b
 }
 
 // Groups lists a team's groups by name with member counts, limit+1 rows.
-func (r *Repo) Groups(ctx context.Context, teamID string, limit, offset int) ([]Group, error) {
-	var gs []Group
+func (r *Repo) Groups(ctx context.Context, teamID string, limit, offset int) ([]domain.Group, error) {
+	var gs []groupRow
 	err := r.db.IDB(ctx).NewSelect().Model(&gs).
 		ColumnExpr("g.*").
 		ColumnExpr("(SELECT count(*) FROM roster_group_members gm WHERE gm.group_id = g.id) AS member_count").
@@ -268,16 +299,17 @@ func (r *Repo) Groups(ctx context.Context, teamID string, limit, offset int) ([]
 	if err != nil {
 		return nil, fmt.Errorf("list groups: %w", err)
 	}
-	return gs, nil
+	return toGroups(gs), nil
 }
 
 // Group loads one of a team's groups.
-func (r *Repo) Group(ctx context.Context, teamID, id string) (*Group, error) {
-	g := new(Group)
+func (r *Repo) Group(ctx context.Context, teamID, id string) (*domain.Group, error) {
+	g := new(groupRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(g).Where("team_id = ? AND id = ?", teamID, id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select group")
 	}
-	return g, nil
+	out := g.toDomain()
+	return &out, nil
 }
 
 // CountGroups returns how many of ids are groups of the team.
@@ -285,7 +317,7 @@ func (r *Repo) CountGroups(ctx context.Context, teamID string, ids []string) (in
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	n, err := r.db.IDB(ctx).NewSelect().Model((*Group)(nil)).Where("team_id = ? AND id IN (?)", teamID, bun.In(ids)).Count(ctx)
+	n, err := r.db.IDB(ctx).NewSelect().Model((*groupRow)(nil)).Where("team_id = ? AND id IN (?)", teamID, bun.In(ids)).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("count groups: %w", err)
 	}
@@ -293,45 +325,46 @@ func (r *Repo) CountGroups(ctx context.Context, teamID string, ids []string) (in
 }
 
 // InsertGroup stores a group.
-func (r *Repo) InsertGroup(ctx context.Context, g *Group) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(g).Exec(ctx); err != nil {
+func (r *Repo) InsertGroup(ctx context.Context, g *domain.Group) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(toGroupRow(g)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert group: %w", err)
 	}
 	return nil
 }
 
 // UpdateGroup renames a group.
-func (r *Repo) UpdateGroup(ctx context.Context, g *Group) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(g).Column("name").WherePK().Exec(ctx); err != nil {
+func (r *Repo) UpdateGroup(ctx context.Context, g *domain.Group) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(toGroupRow(g)).Column("name").WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update group: %w", err)
 	}
 	return nil
 }
 
 // DeleteGroup deletes a group and its memberships.
-func (r *Repo) DeleteGroup(ctx context.Context, g *Group) error {
-	if _, err := r.db.IDB(ctx).NewDelete().Model(g).WherePK().Exec(ctx); err != nil {
+func (r *Repo) DeleteGroup(ctx context.Context, g *domain.Group) error {
+	if _, err := r.db.IDB(ctx).NewDelete().Model(toGroupRow(g)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("delete group: %w", err)
 	}
 	return nil
 }
 
 // CustomFields lists a team's fields in creation order.
-func (r *Repo) CustomFields(ctx context.Context, teamID string) ([]CustomField, error) {
-	var fs []CustomField
+func (r *Repo) CustomFields(ctx context.Context, teamID string) ([]domain.CustomField, error) {
+	var fs []customFieldRow
 	if err := r.db.IDB(ctx).NewSelect().Model(&fs).Where("team_id = ?", teamID).OrderExpr("created_at, id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list custom fields: %w", err)
 	}
-	return fs, nil
+	return toCustomFields(fs), nil
 }
 
 // CustomField loads one of a team's fields, locked.
-func (r *Repo) CustomField(ctx context.Context, teamID, id string) (*CustomField, error) {
-	f := new(CustomField)
+func (r *Repo) CustomField(ctx context.Context, teamID, id string) (*domain.CustomField, error) {
+	f := new(customFieldRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(f).Where("team_id = ? AND id = ?", teamID, id).For("UPDATE").Scan(ctx); err != nil {
 		return nil, notFound(err, "select custom field")
 	}
-	return f, nil
+	out := f.toDomain()
+	return &out, nil
 }
 
 // LockTeam serialises writes that check a per-team count (fields, groups).
@@ -343,24 +376,24 @@ func (r *Repo) LockTeam(ctx context.Context, teamID string) error {
 }
 
 // InsertCustomField stores a field.
-func (r *Repo) InsertCustomField(ctx context.Context, f *CustomField) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(f).Exec(ctx); err != nil {
+func (r *Repo) InsertCustomField(ctx context.Context, f *domain.CustomField) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(toCustomFieldRow(f)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert custom field: %w", err)
 	}
 	return nil
 }
 
 // UpdateCustomField writes label and private.
-func (r *Repo) UpdateCustomField(ctx context.Context, f *CustomField) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(f).Column("label", "private").WherePK().Exec(ctx); err != nil {
+func (r *Repo) UpdateCustomField(ctx context.Context, f *domain.CustomField) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(toCustomFieldRow(f)).Column("label", "private").WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update custom field: %w", err)
 	}
 	return nil
 }
 
 // DeleteCustomField deletes a field and all its values.
-func (r *Repo) DeleteCustomField(ctx context.Context, f *CustomField) error {
-	if _, err := r.db.IDB(ctx).NewDelete().Model(f).WherePK().Exec(ctx); err != nil {
+func (r *Repo) DeleteCustomField(ctx context.Context, f *domain.CustomField) error {
+	if _, err := r.db.IDB(ctx).NewDelete().Model(toCustomFieldRow(f)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("delete custom field: %w", err)
 	}
 	return nil

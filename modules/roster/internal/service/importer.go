@@ -91,7 +91,7 @@ type importSheet struct {
 
 type importField struct {
 	index int
-	field postgres.CustomField
+	field domain.CustomField
 }
 
 type importRecord struct {
@@ -228,7 +228,7 @@ func (s *Service) importChunk(ctx context.Context, teamID string, chunk []import
 			groups  []postgres.Membership
 			values  []postgres.CustomValue
 			evs     []events.Event
-			history []postgres.ConsentEvent
+			history []domain.ConsentEvent
 		)
 		now := s.clock.Now().UTC()
 		for i := range chunk {
@@ -404,7 +404,7 @@ func consentColumn(h string) bool {
 // parseImport checks the file as a whole: UTF-8 (a BOM is dropped), valid
 // CSV, a header naming name and phone and no unknown column, and at most
 // ImportMaxRows data rows. Any problem is a 400 for the whole request.
-func parseImport(data []byte, fields []postgres.CustomField) (*importSheet, error) {
+func parseImport(data []byte, fields []domain.CustomField) (*importSheet, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	if !utf8.Valid(data) {
 		return nil, fault.Invalidf("the file is not UTF-8 text; nothing was imported")
@@ -424,7 +424,7 @@ func parseImport(data []byte, fields []postgres.CustomField) (*importSheet, erro
 		return nil, csvFault(err)
 	}
 	sheet := &importSheet{columns: len(header), builtin: map[string]int{}}
-	byKey := make(map[string]postgres.CustomField, len(fields))
+	byKey := make(map[string]domain.CustomField, len(fields))
 	for _, f := range fields {
 		byKey[f.Key] = f
 	}
@@ -505,7 +505,7 @@ func blank(rec []string) bool {
 	return true
 }
 
-func customKey(byKey map[string]postgres.CustomField, h string) bool {
+func customKey(byKey map[string]domain.CustomField, h string) bool {
 	_, ok := byKey[h]
 	return ok
 }

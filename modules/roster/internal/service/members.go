@@ -24,7 +24,7 @@ type MemberView struct {
 var errGroupNotFound = fault.NotFoundf("group not found")
 
 // ListMembers lists a team's members with filters (limit+1 rows).
-func (s *Service) ListMembers(ctx context.Context, teamID string, f postgres.MemberFilter) ([]MemberView, error) {
+func (s *Service) ListMembers(ctx context.Context, teamID string, f domain.MemberFilter) ([]MemberView, error) {
 	if f.Phone != "" {
 		p, err := domain.ValidPhone("phone", f.Phone)
 		if err != nil {
@@ -240,7 +240,7 @@ func (s *Service) RemoveMember(ctx context.Context, teamID, memberID string) err
 }
 
 // Groups lists a team's groups (limit+1 rows).
-func (s *Service) Groups(ctx context.Context, teamID string, limit, offset int) ([]postgres.Group, error) {
+func (s *Service) Groups(ctx context.Context, teamID string, limit, offset int) ([]domain.Group, error) {
 	return s.repo.Groups(ctx, teamID, limit, offset)
 }
 
@@ -290,12 +290,12 @@ func (s *Service) RemoveFromGroup(ctx context.Context, teamID, groupID, memberID
 }
 
 // CreateGroup, RenameGroup and DeleteGroup are the dashboard's group operations.
-func (s *Service) CreateGroup(ctx context.Context, teamID, name string) (*postgres.Group, error) {
+func (s *Service) CreateGroup(ctx context.Context, teamID, name string) (*domain.Group, error) {
 	name, err := domain.ValidName("name", name)
 	if err != nil {
 		return nil, err
 	}
-	g := &postgres.Group{ID: id.New("grp"), TeamID: teamID, Name: name, CreatedAt: s.clock.Now().UTC()}
+	g := &domain.Group{ID: id.New("grp"), TeamID: teamID, Name: name, CreatedAt: s.clock.Now().UTC()}
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
 		if _, err := s.repo.Team(ctx, teamID); err != nil {
 			return mapNotFound(err, errTeamNotFound)
@@ -312,12 +312,12 @@ func (s *Service) CreateGroup(ctx context.Context, teamID, name string) (*postgr
 }
 
 // RenameGroup renames a group.
-func (s *Service) RenameGroup(ctx context.Context, teamID, groupID, name string) (*postgres.Group, error) {
+func (s *Service) RenameGroup(ctx context.Context, teamID, groupID, name string) (*domain.Group, error) {
 	name, err := domain.ValidName("name", name)
 	if err != nil {
 		return nil, err
 	}
-	var g *postgres.Group
+	var g *domain.Group
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
 		if g, err = s.repo.Group(ctx, teamID, groupID); err != nil {
 			return mapNotFound(err, errGroupNotFound)

@@ -69,7 +69,7 @@ func (s *Service) optOut(ctx context.Context, teamID, phone, source string, allo
 				return err
 			}
 		}
-		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{
+		if err := s.repo.InsertConsentEvents(ctx, []domain.ConsentEvent{
 			historyRow(teamID, phone, domain.HistoryOptOut, optOutChannel(source), isNew, ref, now)}); err != nil {
 			return err
 		}
@@ -131,7 +131,7 @@ func (s *Service) optIn(ctx context.Context, teamID, phone string, ref consentRe
 			return err
 		}
 		now := s.clock.Now().UTC()
-		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{
+		if err := s.repo.InsertConsentEvents(ctx, []domain.ConsentEvent{
 			historyRow(teamID, phone, domain.HistoryOptIn, domain.ChannelSMS, was, ref, now)}); err != nil {
 			return err
 		}
@@ -240,7 +240,7 @@ func (s *Service) BulkOptOut(ctx context.Context, teamID string, phones []string
 		if err != nil {
 			return err
 		}
-		history := make([]postgres.ConsentEvent, len(eligible))
+		history := make([]domain.ConsentEvent, len(eligible))
 		for i, p := range eligible {
 			history[i] = historyRow(teamID, p, domain.HistoryOptOut, domain.ChannelAPI, isNew[p], consentRef{}, now)
 		}

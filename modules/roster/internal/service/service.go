@@ -289,7 +289,7 @@ func (s *Service) addMember(ctx context.Context, teamID string, in NewMember, o 
 		if err := s.repo.InsertMember(ctx, m); err != nil {
 			return err
 		}
-		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{consentGiven(m, o.Channel, consent, now)}); err != nil {
+		if err := s.repo.InsertConsentEvents(ctx, []domain.ConsentEvent{consentGiven(m, o.Channel, consent, now)}); err != nil {
 			return err
 		}
 		if len(groups) > 0 {
@@ -425,7 +425,7 @@ func memberEvent(typ string, m *domain.Member) events.Event {
 
 // CreatedKey is a new key with its value, shown once.
 type CreatedKey struct {
-	Key   postgres.APIKey
+	Key   domain.APIKey
 	Value string
 }
 
@@ -440,7 +440,7 @@ func (s *Service) CreateKey(ctx context.Context, teamID, memberID, name string) 
 	if err != nil {
 		return nil, fmt.Errorf("generate key: %w", err)
 	}
-	k := postgres.APIKey{ID: id.New("key"), TeamID: teamID, MemberID: memberID, Name: name, Lookup: lookup, Hash: hash, CreatedAt: s.clock.Now().UTC()}
+	k := domain.APIKey{ID: id.New("key"), TeamID: teamID, MemberID: memberID, Name: name, Lookup: lookup, Hash: hash, CreatedAt: s.clock.Now().UTC()}
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
 		m, err := s.repo.Member(ctx, teamID, memberID, false)
 		if err != nil {
@@ -458,7 +458,7 @@ func (s *Service) CreateKey(ctx context.Context, teamID, memberID, name string) 
 }
 
 // Keys lists a team's keys (never their values), limit+1 rows.
-func (s *Service) Keys(ctx context.Context, teamID string, limit, offset int) ([]postgres.APIKey, error) {
+func (s *Service) Keys(ctx context.Context, teamID string, limit, offset int) ([]domain.APIKey, error) {
 	if _, err := s.repo.Team(ctx, teamID); err != nil {
 		return nil, mapNotFound(err, errTeamNotFound)
 	}
@@ -467,8 +467,8 @@ func (s *Service) Keys(ctx context.Context, teamID string, limit, offset int) ([
 
 // RevokeKey revokes a key in the dashboard, on any plan. Revoking a revoked
 // key is a no-op that answers the key as it is.
-func (s *Service) RevokeKey(ctx context.Context, teamID, keyID string) (*postgres.APIKey, error) {
-	var out *postgres.APIKey
+func (s *Service) RevokeKey(ctx context.Context, teamID, keyID string) (*domain.APIKey, error) {
+	var out *domain.APIKey
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
 		k, err := s.repo.Key(ctx, teamID, keyID)
 		if err != nil {

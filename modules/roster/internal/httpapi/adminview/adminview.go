@@ -9,7 +9,6 @@ import (
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/httpapi/view"
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/httpapi"
@@ -94,7 +93,7 @@ type CreatedKey struct {
 const keyDisplayLen = 4
 
 // KeyFrom renders a key (never its value).
-func KeyFrom(k *postgres.APIKey) Key {
+func KeyFrom(k *domain.APIKey) Key {
 	return Key{ID: k.ID, Name: k.Name, Prefix: auth.KeyPrefix + k.Lookup[:keyDisplayLen], MemberID: k.MemberID, CreatedAt: k.CreatedAt,
 		RevokedAt: k.RevokedAt, RevokedReason: k.RevokedReason}
 }

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 )
 
 // Consent is a member's consent record: how and when they agreed to
@@ -56,7 +55,7 @@ type ConsentEvent struct {
 }
 
 // ConsentEventFrom renders a history row.
-func ConsentEventFrom(e *postgres.ConsentEvent) ConsentEvent {
+func ConsentEventFrom(e *domain.ConsentEvent) ConsentEvent {
 	return ConsentEvent{ID: e.ID, At: e.At.UTC(), Kind: e.Kind, Channel: e.Channel, Phone: e.Phone, MemberID: e.MemberID, Changed: e.Changed,
 		Source: e.Source, Evidence: e.Evidence, MessageID: e.MessageID, RecordedAt: e.RecordedAt.UTC()}
 }

@@ -3,7 +3,7 @@ package view
 import (
 	"time"
 
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 )
 
@@ -16,7 +16,7 @@ type Group struct {
 }
 
 // GroupFrom renders a group.
-func GroupFrom(g *postgres.Group) Group {
+func GroupFrom(g *domain.Group) Group {
 	return Group{ID: g.ID, Name: g.Name, MemberCount: g.MemberCount, CreatedAt: g.CreatedAt}
 }
 
@@ -30,7 +30,7 @@ type CustomField struct {
 }
 
 // FieldFrom renders a field.
-func FieldFrom(f *postgres.CustomField) CustomField {
+func FieldFrom(f *domain.CustomField) CustomField {
 	return CustomField{ID: f.ID, Label: f.Label, Key: f.Key, Private: f.Private, CreatedAt: f.CreatedAt}
 }
 

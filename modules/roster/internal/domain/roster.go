@@ -1,0 +1,59 @@
+package domain
+
+import "time"
+
+// Group is a team's named set of members, usable as a send audience (created in the dashboard).
+type Group struct {
+	ID          string
+	TeamID      string
+	Name        string
+	CreatedAt   time.Time
+	MemberCount int
+}
+
+// CustomField is an extra roster column of a team; values of a private one can be written but are never shown through the API.
+type CustomField struct {
+	ID        string
+	TeamID    string
+	Label     string
+	Key       string
+	Private   bool
+	CreatedAt time.Time
+}
+
+// APIKey is a team's API key as stored: its lookup prefix and hash, never its value.
+type APIKey struct {
+	ID            string
+	TeamID        string
+	MemberID      string
+	Name          string
+	Lookup        string
+	Hash          []byte
+	CreatedAt     time.Time
+	RevokedAt     *time.Time
+	RevokedReason string
+}
+
+// ConsentEvent is one fact of a number's consent history.
+type ConsentEvent struct {
+	Seq        int64
+	ID         string
+	TeamID     string
+	Phone      string
+	MemberID   *string
+	Kind       string
+	Channel    string
+	Changed    bool
+	Source     *string
+	Evidence   *string
+	MessageID  *string
+	At         time.Time
+	RecordedAt time.Time
+}
+
+// MemberFilter narrows GET /members. Empty fields do not filter.
+type MemberFilter struct {
+	GroupID, Role, Status, Phone, Email string
+	NewestFirst                         bool
+	Limit, Offset                       int
+}
