@@ -37,6 +37,14 @@ func newService(p serviceParams) *service.Service {
 	return service.New(p.DB, p.Repo, p.Billing, p.Events, p.Clock, p.KeyRevoked, p.OwnerInactive)
 }
 
+// The repository is the service's and the directory's store.
+var (
+	_ service.Store          = (*postgres.Repo)(nil)
+	_ service.DirectoryStore = (*postgres.Repo)(nil)
+)
+
+func newDirectory(r *postgres.Repo) *service.Directory { return service.NewDirectory(r) }
+
 // Module wires the roster. Other modules join the "key_revoked" group with a
 // rosterapi.KeyRevokedListener to react to revocations.
 var Module = fx.Module("roster",
@@ -45,7 +53,7 @@ var Module = fx.Module("roster",
 	),
 	fx.Provide(
 		newService,
-		fx.Annotate(service.NewDirectory, fx.As(new(rosterapi.Teams)), fx.As(new(rosterapi.Members)), fx.As(new(rosterapi.Audience)), fx.As(new(rosterapi.Lookup)), fx.As(new(rosterapi.Stats))),
+		fx.Annotate(newDirectory, fx.As(new(rosterapi.Teams)), fx.As(new(rosterapi.Members)), fx.As(new(rosterapi.Audience)), fx.As(new(rosterapi.Lookup)), fx.As(new(rosterapi.Stats))),
 		fx.Annotate(func(s *service.Service) rosterapi.OptOuts { return s }),
 		func(r *postgres.Repo) rosterapi.Deliverability { return service.NewDirectory(r) },
 		fx.Annotate(func(s *service.Service) rosterapi.Keywords { return s }),

@@ -14,10 +14,10 @@ import (
 // Directory answers rosterapi.Teams straight from the repository. It is
 // separate from Service so that modules the Service depends on (the event
 // publisher) can read teams without an import cycle in the wiring.
-type Directory struct{ repo *postgres.Repo }
+type Directory struct{ repo DirectoryStore }
 
 // NewDirectory returns the team directory.
-func NewDirectory(repo *postgres.Repo) *Directory { return &Directory{repo: repo} }
+func NewDirectory(repo DirectoryStore) *Directory { return &Directory{repo: repo} }
 
 // Team implements rosterapi.Teams.
 func (d *Directory) Team(ctx context.Context, teamID string) (rosterapi.Team, error) {

@@ -25,7 +25,7 @@ import (
 // Service is the roster's application layer.
 type Service struct {
 	db        *db.DB
-	repo      *postgres.Repo
+	repo      Store
 	billing   billingapi.Accounts
 	events    events.Publisher
 	clock     clock.Clock
@@ -36,7 +36,7 @@ type Service struct {
 }
 
 // New builds the service.
-func New(d *db.DB, repo *postgres.Repo, billing billingapi.Accounts, pub events.Publisher, clk clock.Clock,
+func New(d *db.DB, repo Store, billing billingapi.Accounts, pub events.Publisher, clk clock.Clock,
 	listeners []rosterapi.KeyRevokedListener, inactive []rosterapi.OwnerInactiveListener) *Service {
 	return &Service{db: d, repo: repo, billing: billing, events: pub, clock: clk, listeners: listeners, inactive: inactive,
 		keyAuthSQL: postgres.KeyAuthSQL(billing.AccessSQL("k.team_id"))}
