@@ -1,6 +1,10 @@
 package domain
 
-import "time"
+import (
+	"time"
+
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+)
 
 // Group is a team's named set of members, usable as a send audience (created in the dashboard).
 type Group struct {
@@ -56,4 +60,31 @@ type MemberFilter struct {
 	GroupID, Role, Status, Phone, Email string
 	NewestFirst                         bool
 	Limit, Offset                       int
+}
+
+// Team is a team's identity and the dashboard's switches on it (billing facts are billing's).
+type Team struct {
+	ID               string
+	Name             string
+	Code             string
+	Number           string
+	TimeZone         string
+	ApprovalRequired bool
+	Disabled         bool
+	Locked           bool
+	CreatedAt        time.Time
+}
+
+// OptOut is the record of an opted-out number of a team: it stays until the number texts START.
+type OptOut struct {
+	TeamID    string
+	Phone     string
+	Source    string
+	CreatedAt time.Time
+}
+
+// API converts to the contract type.
+func (t *Team) API() rosterapi.Team {
+	return rosterapi.Team{ID: t.ID, Name: t.Name, Code: t.Code, Number: t.Number, TimeZone: t.TimeZone,
+		ApprovalRequired: t.ApprovalRequired, Disabled: t.Disabled, Locked: t.Locked, CreatedAt: t.CreatedAt}
 }

@@ -26,8 +26,8 @@ func Migrations() db.MigrationSet { return db.Embedded("roster", 10, migrationFi
 // ErrNotFound means no row matched (for this team).
 var ErrNotFound = errors.New("roster: not found")
 
-// Team is a roster_teams row.
-type Team struct {
+// teamRow is a roster_teams row.
+type teamRow struct {
 	bun.BaseModel    `bun:"table:roster_teams"`
 	ID               string    `bun:"id,pk"`
 	Name             string    `bun:"name"`
@@ -40,10 +40,23 @@ type Team struct {
 	CreatedAt        time.Time `bun:"created_at"`
 }
 
-// API converts to the contract type.
-func (t *Team) API() rosterapi.Team {
-	return rosterapi.Team{ID: t.ID, Name: t.Name, Code: t.Code, Number: t.Number, TimeZone: t.TimeZone,
-		ApprovalRequired: t.ApprovalRequired, Disabled: t.Disabled, Locked: t.Locked, CreatedAt: t.CreatedAt}
+// toDomain maps a row to what it stores.
+func (r *teamRow) toDomain() domain.Team {
+	return domain.Team{ID: r.ID, Name: r.Name, Code: r.Code, Number: r.Number, TimeZone: r.TimeZone, ApprovalRequired: r.ApprovalRequired, Disabled: r.Disabled, Locked: r.Locked, CreatedAt: r.CreatedAt}
+}
+
+// toTeamRow maps a domain value to its row.
+func toTeamRow(d *domain.Team) *teamRow {
+	return &teamRow{ID: d.ID, Name: d.Name, Code: d.Code, Number: d.Number, TimeZone: d.TimeZone, ApprovalRequired: d.ApprovalRequired, Disabled: d.Disabled, Locked: d.Locked, CreatedAt: d.CreatedAt}
+}
+
+// toTeams maps rows to domain values.
+func toTeams(rs []teamRow) []domain.Team {
+	out := make([]domain.Team, len(rs))
+	for i := range rs {
+		out[i] = rs[i].toDomain()
+	}
+	return out
 }
 
 // memberRow is a roster_members row (domain.Member in storage).
@@ -159,37 +172,38 @@ func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
 func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
 
 // InsertTeam stores a new team.
-func (r *Repo) InsertTeam(ctx context.Context, t *Team) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(t).Exec(ctx); err != nil {
+func (r *Repo) InsertTeam(ctx context.Context, t *domain.Team) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(toTeamRow(t)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert team: %w", err)
 	}
 	return nil
 }
 
 // Team loads a team by id.
-func (r *Repo) Team(ctx context.Context, id string) (*Team, error) {
-	t := new(Team)
+func (r *Repo) Team(ctx context.Context, id string) (*domain.Team, error) {
+	t := new(teamRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(t).Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select team")
 	}
-	return t, nil
+	out := t.toDomain()
+	return &out, nil
 }
 
 // TeamsByID reads the teams of ids (those that exist).
-func (r *Repo) TeamsByID(ctx context.Context, ids []string) ([]Team, error) {
-	var ts []Team
+func (r *Repo) TeamsByID(ctx context.Context, ids []string) ([]domain.Team, error) {
+	var ts []teamRow
 	if len(ids) == 0 {
-		return ts, nil
+		return nil, nil
 	}
 	if err := r.db.IDB(ctx).NewSelect().Model(&ts).Where("id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("select teams: %w", err)
 	}
-	return ts, nil
+	return toTeams(ts), nil
 }
 
 // UpdateTeam writes every column of t.
-func (r *Repo) UpdateTeam(ctx context.Context, t *Team) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(t).WherePK().Exec(ctx); err != nil {
+func (r *Repo) UpdateTeam(ctx context.Context, t *domain.Team) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(toTeamRow(t)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update team: %w", err)
 	}
 	return nil
@@ -341,10 +355,11 @@ func (r *Repo) MembersByRole(ctx context.Context, teamID string, roles ...roster
 }
 
 // TeamByNumber loads the team with number e164.
-func (r *Repo) TeamByNumber(ctx context.Context, e164 string) (*Team, error) {
-	t := new(Team)
+func (r *Repo) TeamByNumber(ctx context.Context, e164 string) (*domain.Team, error) {
+	t := new(teamRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(t).Where("number = ?", e164).Scan(ctx); err != nil {
 		return nil, notFound(err, "select team by number")
 	}
-	return t, nil
+	out := t.toDomain()
+	return &out, nil
 }

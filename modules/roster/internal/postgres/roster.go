@@ -76,13 +76,32 @@ func toCustomFields(rs []customFieldRow) []domain.CustomField {
 	return out
 }
 
-// OptOut is a roster_opt_outs row.
-type OptOut struct {
+// optOutRow is a roster_opt_outs row.
+type optOutRow struct {
 	bun.BaseModel `bun:"table:roster_opt_outs"`
 	TeamID        string    `bun:"team_id,pk"`
 	Phone         string    `bun:"phone,pk"`
 	Source        string    `bun:"source"`
 	CreatedAt     time.Time `bun:"created_at"`
+}
+
+// toDomain maps a row to what it stores.
+func (r *optOutRow) toDomain() domain.OptOut {
+	return domain.OptOut{TeamID: r.TeamID, Phone: r.Phone, Source: r.Source, CreatedAt: r.CreatedAt}
+}
+
+// toOptOutRow maps a domain value to its row.
+func toOptOutRow(d *domain.OptOut) *optOutRow {
+	return &optOutRow{TeamID: d.TeamID, Phone: d.Phone, Source: d.Source, CreatedAt: d.CreatedAt}
+}
+
+// toOptOuts maps rows to domain values.
+func toOptOuts(rs []optOutRow) []domain.OptOut {
+	out := make([]domain.OptOut, len(rs))
+	for i := range rs {
+		out[i] = rs[i].toDomain()
+	}
+	return out
 }
 
 // memberColumns are a Member's columns in scanMember's order.
@@ -432,12 +451,13 @@ ON CONFLICT (member_id, field_id) DO UPDATE SET value = EXCLUDED.value`, fieldID
 }
 
 // OptOut loads a team's opt-out record for phone, if any.
-func (r *Repo) OptOut(ctx context.Context, teamID, phone string) (*OptOut, error) {
-	o := new(OptOut)
+func (r *Repo) OptOut(ctx context.Context, teamID, phone string) (*domain.OptOut, error) {
+	o := new(optOutRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(o).Where("team_id = ? AND phone = ?", teamID, phone).Scan(ctx); err != nil {
 		return nil, notFound(err, "select opt-out")
 	}
-	return o, nil
+	out := o.toDomain()
+	return &out, nil
 }
 
 // OptedOutAmong returns the (team, phone) pairs among teams[i], phones[i]
@@ -467,7 +487,7 @@ func (r *Repo) OptedOutPhones(ctx context.Context, teamID string, phones []strin
 		return out, nil
 	}
 	var got []string
-	err := r.db.IDB(ctx).NewSelect().Model((*OptOut)(nil)).Column("phone").Where("team_id = ? AND phone IN (?)", teamID, bun.In(phones)).Scan(ctx, &got)
+	err := r.db.IDB(ctx).NewSelect().Model((*optOutRow)(nil)).Column("phone").Where("team_id = ? AND phone IN (?)", teamID, bun.In(phones)).Scan(ctx, &got)
 	if err != nil {
 		return nil, fmt.Errorf("opted-out phones: %w", err)
 	}
@@ -478,8 +498,8 @@ func (r *Repo) OptedOutPhones(ctx context.Context, teamID string, phones []strin
 }
 
 // InsertOptOut records an opt-out; false if it existed already.
-func (r *Repo) InsertOptOut(ctx context.Context, o *OptOut) (bool, error) {
-	res, err := r.db.IDB(ctx).NewInsert().Model(o).On("CONFLICT DO NOTHING").Exec(ctx)
+func (r *Repo) InsertOptOut(ctx context.Context, o *domain.OptOut) (bool, error) {
+	res, err := r.db.IDB(ctx).NewInsert().Model(toOptOutRow(o)).On("CONFLICT DO NOTHING").Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("insert opt-out: %w", err)
 	}
@@ -489,7 +509,7 @@ func (r *Repo) InsertOptOut(ctx context.Context, o *OptOut) (bool, error) {
 
 // DeleteOptOut removes an opt-out (inbound START); false if there was none.
 func (r *Repo) DeleteOptOut(ctx context.Context, teamID, phone string) (bool, error) {
-	res, err := r.db.IDB(ctx).NewDelete().Model((*OptOut)(nil)).Where("team_id = ? AND phone = ?", teamID, phone).Exec(ctx)
+	res, err := r.db.IDB(ctx).NewDelete().Model((*optOutRow)(nil)).Where("team_id = ? AND phone = ?", teamID, phone).Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("delete opt-out: %w", err)
 	}
@@ -498,14 +518,14 @@ func (r *Repo) DeleteOptOut(ctx context.Context, teamID, phone string) (bool, er
 }
 
 // OptOuts lists a team's opt-outs, newest first, limit+1 rows.
-func (r *Repo) OptOuts(ctx context.Context, teamID string, limit, offset int) ([]OptOut, error) {
-	var os []OptOut
+func (r *Repo) OptOuts(ctx context.Context, teamID string, limit, offset int) ([]domain.OptOut, error) {
+	var os []optOutRow
 	err := r.db.IDB(ctx).NewSelect().Model(&os).Where("team_id = ?", teamID).OrderExpr("created_at DESC, phone").
 		Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list opt-outs: %w", err)
 	}
-	return os, nil
+	return toOptOuts(os), nil
 }
 
 // SetStatusByPhone sets the status of every entry with phone and returns them.

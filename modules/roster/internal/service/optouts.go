@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -59,7 +58,7 @@ func (s *Service) optOut(ctx context.Context, teamID, phone, source string, allo
 			}
 		}
 		now := s.clock.Now().UTC()
-		rec := &postgres.OptOut{TeamID: teamID, Phone: phone, Source: source, CreatedAt: now}
+		rec := &domain.OptOut{TeamID: teamID, Phone: phone, Source: source, CreatedAt: now}
 		isNew, err := s.repo.InsertOptOut(ctx, rec)
 		if err != nil {
 			return err

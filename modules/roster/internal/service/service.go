@@ -57,7 +57,7 @@ func mapNotFound(err error, nf *fault.Error) error {
 
 // TeamView is a team with its billing facts, as GET /team and the admin show it.
 type TeamView struct {
-	Team    postgres.Team
+	Team    domain.Team
 	Account billingapi.Account
 }
 
@@ -72,7 +72,7 @@ type NewTeam struct {
 
 // CreateTeam creates a team and opens its billing account.
 func (s *Service) CreateTeam(ctx context.Context, in NewTeam) (*TeamView, error) {
-	t := &postgres.Team{ID: id.New("team"), ApprovalRequired: in.ApprovalRequired, CreatedAt: s.clock.Now().UTC()}
+	t := &domain.Team{ID: id.New("team"), ApprovalRequired: in.ApprovalRequired, CreatedAt: s.clock.Now().UTC()}
 	var err error
 	if t.Name, err = domain.ValidName("name", in.Name); err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (s *Service) TeamViewOf(ctx context.Context, p auth.Principal) (*TeamView, 
 	if err != nil {
 		return nil, fmt.Errorf("team %s account: %w", p.TeamID, err)
 	}
-	t := postgres.Team{ID: p.TeamID, Name: p.Team.Name, Code: p.TeamCode, Number: p.Team.Number, TimeZone: p.Team.TimeZone}
+	t := domain.Team{ID: p.TeamID, Name: p.Team.Name, Code: p.TeamCode, Number: p.Team.Number, TimeZone: p.Team.TimeZone}
 	return &TeamView{Team: t, Account: acc}, nil
 }
 

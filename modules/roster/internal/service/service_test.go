@@ -93,7 +93,7 @@ func setup(t *testing.T) (context.Context, *bundle) {
 	svc := service.New(d, repo, billing{}, rec, clock.NewFake(t0),
 		[]rosterapi.KeyRevokedListener{rec}, []rosterapi.OwnerInactiveListener{rec})
 	for _, id := range []string{teamA, teamB} {
-		require.NoError(t, repo.InsertTeam(ctx, &postgres.Team{ID: id, Name: id, Code: "code-" + id[5:], TimeZone: "America/New_York", CreatedAt: t0}))
+		require.NoError(t, repo.InsertTeam(ctx, &domain.Team{ID: id, Name: id, Code: "code-" + id[5:], TimeZone: "America/New_York", CreatedAt: t0}))
 	}
 	require.NoError(t, repo.InsertGroup(ctx, &domain.Group{ID: "grp_a1", TeamID: teamA, Name: "Varsity", CreatedAt: t0}))
 	require.NoError(t, repo.InsertGroup(ctx, &domain.Group{ID: "grp_a2", TeamID: teamA, Name: "JV", CreatedAt: t0}))

@@ -37,9 +37,9 @@ type Store interface {
 	InsertGroup(ctx context.Context, g *domain.Group) error
 	InsertKey(ctx context.Context, k *domain.APIKey) error
 	InsertMember(ctx context.Context, m *domain.Member) error
-	InsertOptOut(ctx context.Context, o *postgres.OptOut) (bool, error)
+	InsertOptOut(ctx context.Context, o *domain.OptOut) (bool, error)
 	InsertOptOuts(ctx context.Context, teamID string, phones []string, source string, at time.Time) (map[string]bool, error)
-	InsertTeam(ctx context.Context, t *postgres.Team) error
+	InsertTeam(ctx context.Context, t *domain.Team) error
 	Key(ctx context.Context, teamID, id string) (*domain.APIKey, error)
 	KeyAuth(ctx context.Context, query, lookup string) (*postgres.KeyAuth, error)
 	Keys(ctx context.Context, teamID string, limit, offset int) ([]domain.APIKey, error)
@@ -50,7 +50,7 @@ type Store interface {
 	MembersByPhones(ctx context.Context, teamID string, phones []string) ([]domain.Member, error)
 	MembersOnRecordByPhone(ctx context.Context, teamID, phone string) ([]domain.Member, error)
 	MembersOnRecordByPhones(ctx context.Context, teamID string, phones []string) ([]domain.Member, error)
-	OptOuts(ctx context.Context, teamID string, limit, offset int) ([]postgres.OptOut, error)
+	OptOuts(ctx context.Context, teamID string, limit, offset int) ([]domain.OptOut, error)
 	OptedOutPhones(ctx context.Context, teamID string, phones []string) (map[string]bool, error)
 	RemoveFromGroup(ctx context.Context, groupID, memberID string) (bool, error)
 	RevokeKey(ctx context.Context, k *domain.APIKey) error
@@ -63,7 +63,7 @@ type Store interface {
 	UpdateCustomField(ctx context.Context, f *domain.CustomField) error
 	UpdateGroup(ctx context.Context, g *domain.Group) error
 	UpdateMember(ctx context.Context, teamID, id string, change func(*domain.Member) error) (*domain.Member, error)
-	UpdateTeam(ctx context.Context, t *postgres.Team) error
+	UpdateTeam(ctx context.Context, t *domain.Team) error
 	WriteMember(ctx context.Context, m *domain.Member) error
 }
 
@@ -79,9 +79,9 @@ type DirectoryStore interface {
 	MembersByPhone(ctx context.Context, teamID, phone string, forUpdate bool) ([]domain.Member, error)
 	MembersByRole(ctx context.Context, teamID string, roles ...rosterapi.Role) ([]domain.Member, error)
 	NoteFailures(ctx context.Context, fs []postgres.Failure, markAfter int) ([]postgres.Marked, error)
-	OptOut(ctx context.Context, teamID, phone string) (*postgres.OptOut, error)
+	OptOut(ctx context.Context, teamID, phone string) (*domain.OptOut, error)
 	OptedOutAmong(ctx context.Context, teams, phones []string) ([][2]string, error)
-	Team(ctx context.Context, id string) (*postgres.Team, error)
-	TeamByNumber(ctx context.Context, e164 string) (*postgres.Team, error)
-	TeamsByID(ctx context.Context, ids []string) ([]postgres.Team, error)
+	Team(ctx context.Context, id string) (*domain.Team, error)
+	TeamByNumber(ctx context.Context, e164 string) (*domain.Team, error)
+	TeamsByID(ctx context.Context, ids []string) ([]domain.Team, error)
 }
