@@ -58,15 +58,6 @@ func toConsentEventRow(d *domain.ConsentEvent) *consentEventRow {
 	return &consentEventRow{Seq: d.Seq, ID: d.ID, TeamID: d.TeamID, Phone: d.Phone, MemberID: d.MemberID, Kind: d.Kind, Channel: d.Channel, Changed: d.Changed, Source: d.Source, Evidence: d.Evidence, MessageID: d.MessageID, At: d.At, RecordedAt: d.RecordedAt}
 }
 
-// toConsentEvents maps rows to domain values.
-func toConsentEvents(rs []consentEventRow) []domain.ConsentEvent {
-	out := make([]domain.ConsentEvent, len(rs))
-	for i := range rs {
-		out[i] = rs[i].toDomain()
-	}
-	return out
-}
-
 // consentEventColumns are the columns COPY and the reads use, in row order.
 var consentEventColumns = []string{"id", "team_id", "phone", "member_id", "kind", "channel", "changed", "source", "evidence", "message_id", "at", "recorded_at"}
 
@@ -112,7 +103,7 @@ func (r *Repo) ConsentHistory(ctx context.Context, teamID, phone string, limit, 
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("consent history: %w", err)
 	}
-	return toConsentEvents(evs), nil
+	return toDomains[domain.ConsentEvent](evs), nil
 }
 
 // MembersOnRecordByPhone returns a team's entries with phone, those removed

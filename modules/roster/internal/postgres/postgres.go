@@ -50,15 +50,6 @@ func toTeamRow(d *domain.Team) *teamRow {
 	return &teamRow{ID: d.ID, Name: d.Name, Code: d.Code, Number: d.Number, TimeZone: d.TimeZone, ApprovalRequired: d.ApprovalRequired, Disabled: d.Disabled, Locked: d.Locked, CreatedAt: d.CreatedAt}
 }
 
-// toTeams maps rows to domain values.
-func toTeams(rs []teamRow) []domain.Team {
-	out := make([]domain.Team, len(rs))
-	for i := range rs {
-		out[i] = rs[i].toDomain()
-	}
-	return out
-}
-
 // memberRow is a roster_members row (domain.Member in storage).
 type memberRow struct {
 	bun.BaseModel     `bun:"table:roster_members,alias:m"`
@@ -95,15 +86,6 @@ func toMemberRow(m *domain.Member) *memberRow {
 		consentRow: consentRow{ConsentSource: m.ConsentSource, ConsentAt: m.ConsentAt, ConsentEvidence: m.ConsentEvidence}}
 }
 
-// toMembers maps rows to members.
-func toMembers(rs []memberRow) []domain.Member {
-	out := make([]domain.Member, len(rs))
-	for i := range rs {
-		out[i] = rs[i].toDomain()
-	}
-	return out
-}
-
 // apiKeyRow is a roster_api_keys row.
 type apiKeyRow struct {
 	bun.BaseModel `bun:"table:roster_api_keys"`
@@ -126,15 +108,6 @@ func (r *apiKeyRow) toDomain() domain.APIKey {
 // toAPIKeyRow maps a domain value to its row.
 func toAPIKeyRow(d *domain.APIKey) *apiKeyRow {
 	return &apiKeyRow{ID: d.ID, TeamID: d.TeamID, MemberID: d.MemberID, Name: d.Name, Lookup: d.Lookup, Hash: d.Hash, CreatedAt: d.CreatedAt, RevokedAt: d.RevokedAt, RevokedReason: d.RevokedReason}
-}
-
-// toAPIKeys maps rows to domain values.
-func toAPIKeys(rs []apiKeyRow) []domain.APIKey {
-	out := make([]domain.APIKey, len(rs))
-	for i := range rs {
-		out[i] = rs[i].toDomain()
-	}
-	return out
 }
 
 // KeyAuth is what authenticating a key needs, in one round trip.
@@ -198,7 +171,7 @@ func (r *Repo) TeamsByID(ctx context.Context, ids []string) ([]domain.Team, erro
 	if err := r.db.IDB(ctx).NewSelect().Model(&ts).Where("id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("select teams: %w", err)
 	}
-	return toTeams(ts), nil
+	return toDomains[domain.Team](ts), nil
 }
 
 // UpdateTeam writes every column of t.
@@ -273,7 +246,7 @@ func (r *Repo) Keys(ctx context.Context, teamID string, limit, offset int) ([]do
 	if err != nil {
 		return nil, fmt.Errorf("list api keys: %w", err)
 	}
-	return toAPIKeys(ks), nil
+	return toDomains[domain.APIKey](ks), nil
 }
 
 // Key loads one of a team's keys, locked for update.
@@ -297,7 +270,7 @@ func (r *Repo) RevokeMemberKeys(ctx context.Context, teamID, memberID, reason st
 	if err != nil {
 		return nil, fmt.Errorf("revoke member keys: %w", err)
 	}
-	return toAPIKeys(ks), nil
+	return toDomains[domain.APIKey](ks), nil
 }
 
 // RevokeKey marks one key revoked.
@@ -351,7 +324,7 @@ func (r *Repo) MembersByRole(ctx context.Context, teamID string, roles ...roster
 	if err != nil {
 		return nil, fmt.Errorf("members by role: %w", err)
 	}
-	return toMembers(ms), nil
+	return toDomains[domain.Member](ms), nil
 }
 
 // TeamByNumber loads the team with number e164.
@@ -362,4 +335,17 @@ func (r *Repo) TeamByNumber(ctx context.Context, e164 string) (*domain.Team, err
 	}
 	out := t.toDomain()
 	return &out, nil
+}
+
+// toDomains maps rows to the domain values they store, each with its
+// row type's toDomain.
+func toDomains[D any, R any, P interface {
+	*R
+	toDomain() D
+}](rs []R) []D {
+	out := make([]D, len(rs))
+	for i := range rs {
+		out[i] = P(&rs[i]).toDomain()
+	}
+	return out
 }

@@ -37,15 +37,6 @@ func toGroupRow(d *domain.Group) *groupRow {
 	return &groupRow{ID: d.ID, TeamID: d.TeamID, Name: d.Name, CreatedAt: d.CreatedAt, MemberCount: d.MemberCount}
 }
 
-// toGroups maps rows to domain values.
-func toGroups(rs []groupRow) []domain.Group {
-	out := make([]domain.Group, len(rs))
-	for i := range rs {
-		out[i] = rs[i].toDomain()
-	}
-	return out
-}
-
 // customFieldRow is a roster_custom_fields row.
 type customFieldRow struct {
 	bun.BaseModel `bun:"table:roster_custom_fields"`
@@ -67,15 +58,6 @@ func toCustomFieldRow(d *domain.CustomField) *customFieldRow {
 	return &customFieldRow{ID: d.ID, TeamID: d.TeamID, Label: d.Label, Key: d.Key, Private: d.Private, CreatedAt: d.CreatedAt}
 }
 
-// toCustomFields maps rows to domain values.
-func toCustomFields(rs []customFieldRow) []domain.CustomField {
-	out := make([]domain.CustomField, len(rs))
-	for i := range rs {
-		out[i] = rs[i].toDomain()
-	}
-	return out
-}
-
 // optOutRow is a roster_opt_outs row.
 type optOutRow struct {
 	bun.BaseModel `bun:"table:roster_opt_outs"`
@@ -93,15 +75,6 @@ func (r *optOutRow) toDomain() domain.OptOut {
 // toOptOutRow maps a domain value to its row.
 func toOptOutRow(d *domain.OptOut) *optOutRow {
 	return &optOutRow{TeamID: d.TeamID, Phone: d.Phone, Source: d.Source, CreatedAt: d.CreatedAt}
-}
-
-// toOptOuts maps rows to domain values.
-func toOptOuts(rs []optOutRow) []domain.OptOut {
-	out := make([]domain.OptOut, len(rs))
-	for i := range rs {
-		out[i] = rs[i].toDomain()
-	}
-	return out
 }
 
 // memberColumns are a Member's columns in scanMember's order.
@@ -191,7 +164,7 @@ func (r *Repo) MembersByPhone(ctx context.Context, teamID, phone string, forUpda
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("members by phone: %w", err)
 	}
-	return toMembers(ms), nil
+	return toDomains[domain.Member](ms), nil
 }
 
 // MembersByPhones returns a team's (not deleted) entries with any of phones.
@@ -217,7 +190,7 @@ func (r *Repo) membersByPhones(ctx context.Context, teamID string, phones []stri
 	if err := q.OrderExpr("created_at, id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("members by phones: %w", err)
 	}
-	return toMembers(ms), nil
+	return toDomains[domain.Member](ms), nil
 }
 
 // LockPhone serialises writes about one number of a team (adds, opt-outs)
@@ -318,7 +291,7 @@ func (r *Repo) Groups(ctx context.Context, teamID string, limit, offset int) ([]
 	if err != nil {
 		return nil, fmt.Errorf("list groups: %w", err)
 	}
-	return toGroups(gs), nil
+	return toDomains[domain.Group](gs), nil
 }
 
 // Group loads one of a team's groups.
@@ -373,7 +346,7 @@ func (r *Repo) CustomFields(ctx context.Context, teamID string) ([]domain.Custom
 	if err := r.db.IDB(ctx).NewSelect().Model(&fs).Where("team_id = ?", teamID).OrderExpr("created_at, id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list custom fields: %w", err)
 	}
-	return toCustomFields(fs), nil
+	return toDomains[domain.CustomField](fs), nil
 }
 
 // CustomField loads one of a team's fields, locked.
@@ -525,7 +498,7 @@ func (r *Repo) OptOuts(ctx context.Context, teamID string, limit, offset int) ([
 	if err != nil {
 		return nil, fmt.Errorf("list opt-outs: %w", err)
 	}
-	return toOptOuts(os), nil
+	return toDomains[domain.OptOut](os), nil
 }
 
 // SetStatusByPhone sets the status of every entry with phone and returns them.
@@ -537,7 +510,7 @@ func (r *Repo) SetStatusByPhone(ctx context.Context, teamID, phone, status strin
 	if err != nil {
 		return nil, fmt.Errorf("set status by phone: %w", err)
 	}
-	return toMembers(ms), nil
+	return toDomains[domain.Member](ms), nil
 }
 
 // Audience returns the active, unblocked, opted-in members of an audience
@@ -630,5 +603,5 @@ func (r *Repo) SetStatusByPhones(ctx context.Context, teamID string, phones []st
 	if err != nil {
 		return nil, fmt.Errorf("set status by phones: %w", err)
 	}
-	return toMembers(ms), nil
+	return toDomains[domain.Member](ms), nil
 }
