@@ -34,20 +34,12 @@ func (h *handler) adminCreateTeam(ctx context.Context, in *struct {
 	}
 }) (*httpapi.DataOutput[adminview.Team], error) {
 	b := in.Body
-	v, err := h.svc.CreateTeam(ctx, service.NewTeam{Name: b.Name, Code: b.Code, Number: b.Number, TimeZone: b.TimeZone,
-		Plan: billingapi.Plan(b.Plan), CardOnFile: b.CardOnFile, ApprovalRequired: b.ApprovalRequired, Trial: b.Trial, TrialCredits: b.TrialCredits})
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(adminview.TeamFrom(v)), nil
+	return data(adminview.TeamFrom)(h.svc.CreateTeam(ctx, service.NewTeam{Name: b.Name, Code: b.Code, Number: b.Number, TimeZone: b.TimeZone,
+		Plan: billingapi.Plan(b.Plan), CardOnFile: b.CardOnFile, ApprovalRequired: b.ApprovalRequired, Trial: b.Trial, TrialCredits: b.TrialCredits}))
 }
 
 func (h *handler) adminGetTeam(ctx context.Context, in *teamPath) (*httpapi.DataOutput[adminview.Team], error) {
-	v, err := h.svc.TeamView(ctx, in.TeamID)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(adminview.TeamFrom(v)), nil
+	return data(adminview.TeamFrom)(h.svc.TeamView(ctx, in.TeamID))
 }
 
 func (h *handler) adminPatchTeam(ctx context.Context, in *struct {
@@ -71,11 +63,7 @@ func (h *handler) adminPatchTeam(ctx context.Context, in *struct {
 		plan := billingapi.Plan(*b.Plan)
 		p.Billing.Plan = &plan
 	}
-	v, err := h.svc.PatchTeam(ctx, in.TeamID, p)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(adminview.TeamFrom(v)), nil
+	return data(adminview.TeamFrom)(h.svc.PatchTeam(ctx, in.TeamID, p))
 }
 
 func (h *handler) adminCreateMember(ctx context.Context, in *struct {
@@ -155,24 +143,12 @@ func (h *handler) adminListKeys(ctx context.Context, in *struct {
 	TeamID string `path:"team_id"`
 	httpapi.PageParams
 }) (*httpapi.ListOutput[adminview.Key], error) {
-	ks, err := h.svc.Keys(ctx, in.TeamID, in.Limit, in.Offset)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]adminview.Key, len(ks))
-	for i := range ks {
-		out[i] = adminview.KeyFrom(&ks[i])
-	}
-	return httpapi.List(in.PageParams, out), nil
+	return list(in.PageParams, adminview.KeyFrom)(h.svc.Keys(ctx, in.TeamID, in.Limit, in.Offset))
 }
 
 func (h *handler) adminRevokeKey(ctx context.Context, in *struct {
 	TeamID string `path:"team_id"`
 	KeyID  string `path:"key_id"`
 }) (*httpapi.DataOutput[adminview.Key], error) {
-	k, err := h.svc.RevokeKey(ctx, in.TeamID, in.KeyID)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(adminview.KeyFrom(k)), nil
+	return data(adminview.KeyFrom)(h.svc.RevokeKey(ctx, in.TeamID, in.KeyID))
 }

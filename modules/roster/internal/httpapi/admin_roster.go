@@ -14,11 +14,7 @@ func (h *handler) adminCreateGroup(ctx context.Context, in *struct {
 		Name string `json:"name"`
 	}
 }) (*httpapi.DataOutput[view.Group], error) {
-	g, err := h.svc.CreateGroup(ctx, in.TeamID, in.Body.Name)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(view.GroupFrom(g)), nil
+	return data(view.GroupFrom)(h.svc.CreateGroup(ctx, in.TeamID, in.Body.Name))
 }
 
 func (h *handler) adminRenameGroup(ctx context.Context, in *struct {
@@ -28,11 +24,7 @@ func (h *handler) adminRenameGroup(ctx context.Context, in *struct {
 		Name string `json:"name"`
 	}
 }) (*httpapi.DataOutput[view.Group], error) {
-	g, err := h.svc.RenameGroup(ctx, in.TeamID, in.GroupID, in.Body.Name)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(view.GroupFrom(g)), nil
+	return data(view.GroupFrom)(h.svc.RenameGroup(ctx, in.TeamID, in.GroupID, in.Body.Name))
 }
 
 func (h *handler) adminDeleteGroup(ctx context.Context, in *struct {
@@ -50,11 +42,7 @@ func (h *handler) adminUpdateCustomField(ctx context.Context, in *struct {
 		Private *bool   `json:"private,omitempty"`
 	}
 }) (*httpapi.DataOutput[view.CustomField], error) {
-	f, err := h.svc.ChangeCustomField(ctx, in.TeamID, in.FieldID, service.FieldChange{Label: in.Body.Label, Private: in.Body.Private}, true)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(view.FieldFrom(f)), nil
+	return data(view.FieldFrom)(h.svc.ChangeCustomField(ctx, in.TeamID, in.FieldID, service.FieldChange{Label: in.Body.Label, Private: in.Body.Private}, true))
 }
 
 func (h *handler) adminDeleteCustomField(ctx context.Context, in *struct {
@@ -71,9 +59,5 @@ func (h *handler) adminCreateOptOut(ctx context.Context, in *struct {
 		MemberID string `json:"member_id,omitempty"`
 	}
 }) (*httpapi.DataOutput[view.OptOut], error) {
-	r, err := h.svc.RecordOptOut(ctx, in.TeamID, in.Body.Phone, in.Body.MemberID, service.SourceSupport)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(view.OptOutFrom(r)), nil
+	return data(view.OptOutFrom)(h.svc.RecordOptOut(ctx, in.TeamID, in.Body.Phone, in.Body.MemberID, service.SourceSupport))
 }

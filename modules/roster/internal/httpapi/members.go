@@ -48,16 +48,8 @@ func (h *handler) listMembers(ctx context.Context, in *struct {
 	httpapi.PageParams
 }) (*httpapi.ListOutput[view.Member], error) {
 	p := auth.MustPrincipal(ctx)
-	vs, err := h.svc.ListMembers(ctx, p.TeamID, domain.MemberFilter{GroupID: in.GroupID, Role: in.Role, Status: in.Status,
-		Phone: in.Phone, Email: in.Email, NewestFirst: in.Sort == "-created_at", Limit: in.Limit, Offset: in.Offset})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]view.Member, len(vs))
-	for i := range vs {
-		out[i] = view.MemberFrom(&vs[i])
-	}
-	return httpapi.List(in.PageParams, out), nil
+	return list(in.PageParams, view.MemberFrom)(h.svc.ListMembers(ctx, p.TeamID, domain.MemberFilter{GroupID: in.GroupID, Role: in.Role, Status: in.Status,
+		Phone: in.Phone, Email: in.Email, NewestFirst: in.Sort == "-created_at", Limit: in.Limit, Offset: in.Offset}))
 }
 
 func (h *handler) createMember(ctx context.Context, in *struct {
@@ -76,20 +68,12 @@ func (h *handler) createMember(ctx context.Context, in *struct {
 	}
 	p := auth.MustPrincipal(ctx)
 	b := in.Body
-	v, err := h.svc.AddMember(ctx, p.TeamID, service.NewMember{Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role,
-		GroupIDs: b.GroupIDs, Consent: b.Consent.Domain()}, service.FromAPI())
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(view.MemberFrom(v)), nil
+	return data(view.MemberFrom)(h.svc.AddMember(ctx, p.TeamID, service.NewMember{Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role,
+		GroupIDs: b.GroupIDs, Consent: b.Consent.Domain()}, service.FromAPI()))
 }
 
 func (h *handler) getMember(ctx context.Context, in *memberPath) (*httpapi.DataOutput[view.Member], error) {
-	v, err := h.svc.GetMember(ctx, auth.MustPrincipal(ctx).TeamID, in.MemberID)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(view.MemberFrom(v)), nil
+	return data(view.MemberFrom)(h.svc.GetMember(ctx, auth.MustPrincipal(ctx).TeamID, in.MemberID))
 }
 
 func (h *handler) updateMember(ctx context.Context, in *struct {
@@ -115,12 +99,8 @@ func (h *handler) updateMember(ctx context.Context, in *struct {
 		}
 		groups = b.GroupIDs
 	}
-	v, err := h.svc.ChangeMember(ctx, auth.MustPrincipal(ctx).TeamID, in.MemberID, service.MemberChange{
-		Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role, GroupIDs: groups})
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(view.MemberFrom(v)), nil
+	return data(view.MemberFrom)(h.svc.ChangeMember(ctx, auth.MustPrincipal(ctx).TeamID, in.MemberID, service.MemberChange{
+		Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role, GroupIDs: groups}))
 }
 
 func (h *handler) deleteMember(ctx context.Context, in *memberPath) (*struct{}, error) {

@@ -10,15 +10,7 @@ import (
 )
 
 func (h *handler) listGroups(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[view.Group], error) {
-	gs, err := h.svc.Groups(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]view.Group, len(gs))
-	for i := range gs {
-		out[i] = view.GroupFrom(&gs[i])
-	}
-	return httpapi.List(in.PageParams, out), nil
+	return list(in.PageParams, view.GroupFrom)(h.svc.Groups(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset))
 }
 
 func (h *handler) addGroupMember(ctx context.Context, in *struct {
@@ -27,11 +19,7 @@ func (h *handler) addGroupMember(ctx context.Context, in *struct {
 		MemberID string `json:"member_id"`
 	}
 }) (*httpapi.DataOutput[view.Member], error) {
-	v, err := h.svc.AddToGroup(ctx, auth.MustPrincipal(ctx).TeamID, in.GroupID, in.Body.MemberID)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(view.MemberFrom(v)), nil
+	return data(view.MemberFrom)(h.svc.AddToGroup(ctx, auth.MustPrincipal(ctx).TeamID, in.GroupID, in.Body.MemberID))
 }
 
 func (h *handler) removeGroupMember(ctx context.Context, in *struct {
@@ -60,11 +48,7 @@ func (h *handler) createCustomField(ctx context.Context, in *struct {
 		Private bool   `json:"private,omitempty"`
 	}
 }) (*httpapi.DataOutput[view.CustomField], error) {
-	f, err := h.svc.CreateCustomField(ctx, auth.MustPrincipal(ctx).TeamID, in.Body.Label, in.Body.Key, in.Body.Private)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(view.FieldFrom(f)), nil
+	return data(view.FieldFrom)(h.svc.CreateCustomField(ctx, auth.MustPrincipal(ctx).TeamID, in.Body.Label, in.Body.Key, in.Body.Private))
 }
 
 func (h *handler) updateCustomField(ctx context.Context, in *struct {
@@ -74,11 +58,7 @@ func (h *handler) updateCustomField(ctx context.Context, in *struct {
 		Private *bool   `json:"private,omitempty"`
 	}
 }) (*httpapi.DataOutput[view.CustomField], error) {
-	f, err := h.svc.ChangeCustomField(ctx, auth.MustPrincipal(ctx).TeamID, in.FieldID, service.FieldChange{Label: in.Body.Label, Private: in.Body.Private}, false)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(view.FieldFrom(f)), nil
+	return data(view.FieldFrom)(h.svc.ChangeCustomField(ctx, auth.MustPrincipal(ctx).TeamID, in.FieldID, service.FieldChange{Label: in.Body.Label, Private: in.Body.Private}, false))
 }
 
 func (h *handler) deleteCustomField(ctx context.Context, in *struct {
@@ -109,15 +89,7 @@ func (h *handler) updateMemberCustomFields(ctx context.Context, in *struct {
 }
 
 func (h *handler) listOptOuts(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[view.OptOut], error) {
-	rs, err := h.svc.OptOuts(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]view.OptOut, len(rs))
-	for i := range rs {
-		out[i] = view.OptOutFrom(&rs[i])
-	}
-	return httpapi.List(in.PageParams, out), nil
+	return list(in.PageParams, view.OptOutFrom)(h.svc.OptOuts(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset))
 }
 
 func (h *handler) createOptOut(ctx context.Context, in *struct {
@@ -126,11 +98,7 @@ func (h *handler) createOptOut(ctx context.Context, in *struct {
 		MemberID string `json:"member_id,omitempty"`
 	}
 }) (*httpapi.DataOutput[view.OptOut], error) {
-	r, err := h.svc.RecordOptOut(ctx, auth.MustPrincipal(ctx).TeamID, in.Body.Phone, in.Body.MemberID, service.SourceAPI)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(view.OptOutFrom(r)), nil
+	return data(view.OptOutFrom)(h.svc.RecordOptOut(ctx, auth.MustPrincipal(ctx).TeamID, in.Body.Phone, in.Body.MemberID, service.SourceAPI))
 }
 
 func (h *handler) bulkOptOut(ctx context.Context, in *struct {

@@ -10,9 +10,5 @@ import (
 
 func (h *handler) getTeam(ctx context.Context, _ *struct{}) (*httpapi.DataOutput[view.Team], error) {
 	p := auth.MustPrincipal(ctx)
-	v, err := h.svc.TeamViewOf(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return httpapi.Data(view.TeamFrom(v)), nil
+	return data(view.TeamFrom)(h.svc.TeamViewOf(ctx, p))
 }
