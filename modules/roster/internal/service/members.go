@@ -244,18 +244,28 @@ func (s *Service) Groups(ctx context.Context, teamID string, limit, offset int) 
 	return s.repo.Groups(ctx, teamID, limit, offset)
 }
 
+// checkGroupChange applies the rules of a change to a group's members
+// through the API, in its transaction: the group and the member are the
+// team's (the member locked), and the member is not protected.
+func (s *Service) checkGroupChange(ctx context.Context, teamID, groupID, memberID string) error {
+	if _, err := s.repo.Group(ctx, teamID, groupID); err != nil {
+		return mapNotFound(err, errGroupNotFound)
+	}
+	m, err := s.repo.Member(ctx, teamID, memberID, true)
+	if err != nil {
+		return mapNotFound(err, errMemberNotFound)
+	}
+	if m.Protected() {
+		return domain.ErrProtected()
+	}
+	return nil
+}
+
 // AddToGroup is POST /groups/{id}/members.
 func (s *Service) AddToGroup(ctx context.Context, teamID, groupID, memberID string) (*MemberView, error) {
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		if _, err := s.repo.Group(ctx, teamID, groupID); err != nil {
-			return mapNotFound(err, errGroupNotFound)
-		}
-		m, err := s.repo.Member(ctx, teamID, memberID, true)
-		if err != nil {
-			return mapNotFound(err, errMemberNotFound)
-		}
-		if m.Protected() {
-			return domain.ErrProtected()
+		if err := s.checkGroupChange(ctx, teamID, groupID, memberID); err != nil {
+			return err
 		}
 		return s.repo.AddToGroup(ctx, teamID, groupID, memberID)
 	})
@@ -268,15 +278,8 @@ func (s *Service) AddToGroup(ctx context.Context, teamID, groupID, memberID stri
 // RemoveFromGroup is DELETE /groups/{id}/members/{member_id}.
 func (s *Service) RemoveFromGroup(ctx context.Context, teamID, groupID, memberID string) error {
 	return s.db.Tx(ctx, func(ctx context.Context) error {
-		if _, err := s.repo.Group(ctx, teamID, groupID); err != nil {
-			return mapNotFound(err, errGroupNotFound)
-		}
-		m, err := s.repo.Member(ctx, teamID, memberID, true)
-		if err != nil {
-			return mapNotFound(err, errMemberNotFound)
-		}
-		if m.Protected() {
-			return domain.ErrProtected()
+		if err := s.checkGroupChange(ctx, teamID, groupID, memberID); err != nil {
+			return err
 		}
 		removed, err := s.repo.RemoveFromGroup(ctx, groupID, memberID)
 		if err != nil {
