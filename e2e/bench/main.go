@@ -69,6 +69,7 @@ type benchEnv struct {
 	msgFx       fixtureOnce[*msgTeam]
 	riverFx     fixtureOnce[*river.Client[pgx.Tx]]
 	engineFx    fixtureOnce[*engineRun]
+	inboundFx   fixtureOnce[*inboundRun]
 	hooks       *hookSink // the webhook scenarios' receiver
 	recoverFx   fixtureOnce[*recoverFixture]
 }

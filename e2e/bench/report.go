@@ -33,6 +33,7 @@ var sections = map[string]section{
 	"access":     {title: "Access control and limits (issue 3): what auth and the rate limiter add to a request", reading: accessReading, bullets: accessBullets},
 	"roster":     {title: "Roster (issue 4): a large team's pages, bulk opt-outs, number checks, CSV import", reading: rosterReading, bullets: rosterBullets},
 	"messaging":  {title: "Messaging (issue 6): accepting a send to a large team, delivering it, River's own pace", reading: messagingReading, bullets: messagingBullets},
+	"inbound15":  {title: "Inbound ingestion (issue 15, item 6): carrier callbacks to `message.received` stored, beside raw pgx", reading: inboundReading, bullets: inboundBullets},
 	"webhooks":   {title: "Webhook recovery and throttle (issue 18): re-queueing 10,000 abandoned deliveries, then delivering them in order", bullets: webhooksBullets},
 	"engine":     {title: "Delivery engine (issue 13): many teams at once, each number at its pace; STOP behind the backlog", reading: engineReading, bullets: engineBullets},
 }

@@ -54,6 +54,11 @@ var scenarios = []scenario{
 	{name: "msg-deliver", group: "messaging", desc: "one send through the simulator, from the 201 to every delivery's final status", run: runMsgDeliver},
 	{name: "river-noop", group: "messaging", desc: "River alone: no-op jobs (`platform.noop`) worked by the service's client", run: runRiverNoop},
 
+	// Issue 15, item 6.
+	{name: "inbound-texts", group: "inbound15", desc: "inbound texts from the carrier's callback to `message.received` stored", run: runInboundTexts},
+	{name: "inbound-backlog", group: "inbound15", desc: "filing alone: a staged backlog of texts to `message.received` stored", run: runInboundBacklog},
+	{name: "inbound-pgx", group: "inbound15", desc: "raw pgx: the same inserts (staging row per callback, batched filing)", run: runInboundPgx},
+
 	// Issue 18.
 	{name: "webhooks-recover", group: "webhooks", api: true, desc: "HTTP `POST /webhooks/{id}/recover` of a webhook's 10,000 abandoned deliveries: one set-based UPDATE and the pump's River job, one transaction", run: runWebhooksRecover},
 	{name: "webhooks-recover-pgx", group: "webhooks", desc: "raw pgx: the same UPDATE and the queue's upsert in one transaction (no River job)", run: runWebhooksRecoverPgx},

@@ -3,6 +3,10 @@ package messaging
 import (
 	"context"
 	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"go.uber.org/fx"
 
@@ -21,6 +25,7 @@ import (
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/metrics"
 	"github.com/teamtext/teamtext/platform/text"
 )
 
@@ -79,11 +84,16 @@ func (l numberLookup) TeamByNumber(ctx context.Context, e164 string) (rosterapi.
 	return l.numbers.TeamForNumber(ctx, e164)
 }
 
+func (l numberLookup) TeamsByNumbers(ctx context.Context, e164s []string) (map[string]rosterapi.Team, error) {
+	return l.numbers.TeamsForNumbers(ctx, e164s)
+}
+
 // carrierSink is how carrier adapters hand messaging their callbacks: each
 // only enqueues its ingestion job, in its own transaction.
 type carrierSink struct {
 	db   *db.DB
 	jobs *jobs.Jobs
+	repo *postgres.Repo // inbound texts are staged (inbound.Enqueue)
 }
 
 // Report and Receive keep what the carrier sent as Postgres can store it
@@ -99,7 +109,7 @@ func (s carrierSink) Report(ctx context.Context, a carrier.StatusArgs) error {
 }
 
 func (s carrierSink) Receive(ctx context.Context, t carrier.InboundText) error {
-	return inbound.Enqueue(ctx, s.db, s.jobs, inbound.Args{From: t.From, To: t.To, Body: text.Storable(t.Body),
+	return inbound.Enqueue(ctx, s.repo, inbound.Args{From: t.From, To: t.To, Body: text.Storable(t.Body),
 		ProviderMessageID: text.Storable(t.ProviderMessageID), ReceivedAt: t.ReceivedAt})
 }
 
@@ -121,6 +131,7 @@ var inboundOptions = fx.Options(
 		}, fx.ResultTags(`group:"workers"`)),
 	),
 	fx.Invoke(
+		startFiler,
 		func(r *inbound.Releaser, p events.Publisher) { r.Bind(p) },
 		func(api httpapi.Public, s *inbound.Service) { msghttp.RegisterInbound(api.API, s) },
 		func(api httpapi.Admin, s *inbound.Service, c carrier.Carrier, sim *simulator.Simulator, d *db.DB, j *jobs.Jobs, clk clock.Clock) {
@@ -129,3 +140,52 @@ var inboundOptions = fx.Options(
 		},
 	),
 )
+
+// startFiler starts this node's inbound filing loops (stopped before the
+// database closes) and reports the staged backlog at each scrape.
+func startFiler(lc fx.Lifecycle, s *inbound.Service, d *db.DB, r *postgres.Repo, clk clock.Clock, ins instruments, m *metrics.Metrics, log *slog.Logger) {
+	l := log.With("component", "inbound")
+	f := inbound.NewFiler(s, func(ctx context.Context) (*pgx.Conn, error) {
+		return pgx.ConnectConfig(ctx, d.Pool.Config().ConnConfig.Copy())
+	}, clk, ins.inboundLag, l)
+	m.Registry.MustRegister(&pendingCollector{repo: r, clock: clk, log: l})
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error { f.Start(); return nil },
+		OnStop:  f.Stop,
+	})
+}
+
+// pendingCollector reports the inbound texts staged and not yet filed.
+type pendingCollector struct {
+	repo  *postgres.Repo
+	clock clock.Clock
+	log   *slog.Logger
+}
+
+var (
+	pendingDesc = prometheus.NewDesc("teamtext_inbound_pending_texts",
+		"Inbound texts accepted from the carrier and not yet filed (stored, acted on, announced).", nil, nil)
+	pendingAgeDesc = prometheus.NewDesc("teamtext_inbound_pending_oldest_seconds",
+		"Age of the oldest inbound text not yet filed (0 when none is waiting).", nil, nil)
+)
+
+func (c *pendingCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- pendingDesc
+	ch <- pendingAgeDesc
+}
+
+func (c *pendingCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	n, oldest, err := c.repo.PendingStats(ctx)
+	if err != nil {
+		c.log.Warn("metrics: pending inbound texts", "err", err)
+		return
+	}
+	age := 0.0
+	if oldest != nil {
+		age = max(c.clock.Now().Sub(*oldest), 0).Seconds()
+	}
+	ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(n))
+	ch <- prometheus.MustNewConstMetric(pendingAgeDesc, prometheus.GaugeValue, age)
+}

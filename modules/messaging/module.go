@@ -256,12 +256,12 @@ func newCarrier(cfg config.Config, sim *simulator.Simulator, log *slog.Logger) (
 }
 
 // newCarrierRoutes returns Twilio's status callback and incoming-message endpoints when CARRIER=twilio.
-func newCarrierRoutes(cfg config.Config, d *db.DB, j *jobs.Jobs, clk clock.Clock, log *slog.Logger) CarrierRoutes {
+func newCarrierRoutes(cfg config.Config, d *db.DB, j *jobs.Jobs, r *postgres.Repo, clk clock.Clock, log *slog.Logger) CarrierRoutes {
 	if cfg.Carrier != "twilio" {
 		return CarrierRoutes{}
 	}
 	l := log.With("component", "twilio")
-	sink := carrierSink{db: d, jobs: j}
+	sink := carrierSink{db: d, jobs: j, repo: r}
 	return CarrierRoutes{
 		http.MethodPost + " " + twilio.StatusPath:  twilio.NewCallbackHandler(sink, cfg.TwilioAuthToken, cfg.PublicBaseURL, clk, l),
 		http.MethodPost + " " + twilio.InboundPath: twilio.NewInboundHandler(sink, cfg.TwilioAuthToken, cfg.PublicBaseURL, clk, l),

@@ -152,6 +152,12 @@ type Lookup interface {
 	TeamByNumber(ctx context.Context, e164 string) (Team, error)
 	// MembersByPhone returns a team's entries with phone, oldest first.
 	MembersByPhone(ctx context.Context, teamID, phone string) ([]Member, error)
+	// TeamsByNumbers finds the teams whose numbers are among e164s, in one
+	// statement; numbers of no team are absent from the map.
+	TeamsByNumbers(ctx context.Context, e164s []string) (map[string]Team, error)
+	// MembersByTeamPhones returns the entries of each pair (a team's
+	// number), oldest first, in one statement; pairs with none are absent.
+	MembersByTeamPhones(ctx context.Context, pairs []TeamPhone) (map[TeamPhone][]Member, error)
 	// CustomFieldKeys maps each custom field key of the team to whether it is private.
 	CustomFieldKeys(ctx context.Context, teamID string) (map[string]bool, error)
 }

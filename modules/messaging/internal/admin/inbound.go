@@ -58,8 +58,8 @@ func RegisterInbound(api huma.API, d InboundDeps) {
 		OperationID: "admin-simulator-inbound", Method: http.MethodPost, Path: "/simulator/inbound", Tags: []string{"Simulator"},
 		DefaultStatus: http.StatusAccepted,
 		Summary:       "Someone texts a team number",
-		Description: "Carrier simulator only (409 conflict otherwise). Like a carrier's inbound callback, it answers at once (202) and the " +
-			"ingestion job does the work: the text is stored for the team whose number is to (a number no team has is logged and dropped), " +
+		Description: "Carrier simulator only (409 conflict otherwise). Like a carrier's inbound callback, it stages the text and answers at once (202); " +
+			"filing, in batches within moments, does the work: the text is stored for the team whose number is to (a number no team has is logged and dropped), " +
 			"the member is matched, keywords act (STOP, START, HELP) and message.received is published (held while the team's renewal is overdue). " +
 			"from and to accept any common US format. provider_message_id is generated unless given; a second text with the same " +
 			"provider_message_id is a carrier retry and is ignored.",
@@ -97,7 +97,7 @@ func RegisterInbound(api huma.API, d InboundDeps) {
 			if err := d.Simulator.NoteInbound(ctx, a.From, a.To, a.Body); err != nil {
 				return err
 			}
-			return inbound.Enqueue(ctx, d.DB, d.Jobs, a)
+			return inbound.Enqueue(ctx, d.Service.Repo, a)
 		})
 		if err != nil {
 			return nil, err

@@ -3,12 +3,13 @@
 // to one person, held texts, and analytics.
 //
 // Ingestion. A carrier callback (the simulator's POST /simulator/inbound,
-// or Twilio's inbound webhook) only enqueues Args (Enqueue) and answers at
-// once. The job (Service.Receive) then works in one transaction: it finds
-// the team by the number texted (an unknown number is logged and dropped),
-// stores the text once per provider message id (a carrier retrying its
-// callback creates no second text), matches the member, sets keyword, acts
-// on the keyword, and publishes message.received.
+// or Twilio's inbound webhook) only stages the text (Enqueue) and answers
+// at once. The filers (Filer) then file staged texts in batches, each in
+// one transaction (File): for each text it finds the team by the number
+// texted (an unknown number is logged and dropped), stores the text once
+// per provider message id (a carrier retrying its callback creates no
+// second text), matches the member, sets keyword, acts on the keyword, and
+// publishes message.received; see file.go for the batch and its order.
 //
 // Member. Several roster entries may share a number (a parent of two
 // athletes). member is the oldest active entry with the number; if none is
@@ -44,8 +45,10 @@ import (
 	"github.com/teamtext/teamtext/platform/jobs"
 )
 
-// Queue is the River queue of inbound ingestion and replies, with slots of
-// its own: a STOP is honoured at once, however long the send backlog.
+// Queue is the River queue of one-to-one replies (and of the ingestion
+// jobs of versions before staging), with slots of its own. Inbound texts
+// are filed by the Filer's loops, outside River: a STOP is honoured at
+// once, however long the send backlog.
 const Queue = "inbound"
 
 // Error codes of the inbound use cases (spec §7).

@@ -3,6 +3,7 @@ package inbound_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"sort"
@@ -47,6 +48,7 @@ type roster struct {
 	calls    []string        // "stop +1…", "start +1…", "help +1…"
 	keywords []rosterapi.KeywordText
 	counts   [2]int // what Counts answers
+	failFrom string // keywords from this number fail (a text that cannot be filed)
 }
 
 func (r *roster) Team(_ context.Context, teamID string) (rosterapi.Team, error) {
@@ -96,6 +98,30 @@ func (r *roster) MembersByPhone(_ context.Context, teamID, phone string) ([]rost
 	return out, nil
 }
 
+func (r *roster) TeamsByNumbers(ctx context.Context, e164s []string) (map[string]rosterapi.Team, error) {
+	out := map[string]rosterapi.Team{}
+	for _, n := range e164s {
+		if t, err := r.TeamByNumber(ctx, n); err == nil {
+			out[n] = t
+		}
+	}
+	return out, nil
+}
+
+func (r *roster) MembersByTeamPhones(ctx context.Context, pairs []rosterapi.TeamPhone) (map[rosterapi.TeamPhone][]rosterapi.Member, error) {
+	out := map[rosterapi.TeamPhone][]rosterapi.Member{}
+	for _, p := range pairs {
+		ms, err := r.MembersByPhone(ctx, p.TeamID, p.Phone)
+		if err != nil {
+			return nil, err
+		}
+		if len(ms) > 0 {
+			out[p] = ms
+		}
+	}
+	return out, nil
+}
+
 func (r *roster) CustomFieldKeys(context.Context, string) (map[string]bool, error) {
 	return map[string]bool{}, nil
 }
@@ -105,6 +131,9 @@ func (r *roster) CustomFieldKeys(context.Context, string) (map[string]bool, erro
 func (r *roster) Keyword(_ context.Context, k rosterapi.KeywordText) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if k.Phone == r.failFrom {
+		return false, errors.New("roster refused the keyword")
+	}
 	r.calls = append(r.calls, k.Keyword+" "+k.Phone)
 	r.keywords = append(r.keywords, k)
 	key := k.TeamID + "|" + k.Phone
@@ -165,6 +194,18 @@ func (b *billing) Get(_ context.Context, teamID string) (billingapi.Account, err
 
 func (b *billing) Status(ctx context.Context, teamID string) (billingapi.Account, error) {
 	return b.Get(ctx, teamID)
+}
+
+func (b *billing) Statuses(ctx context.Context, teamIDs []string) (map[string]billingapi.Account, error) {
+	out := map[string]billingapi.Account{}
+	for _, id := range teamIDs {
+		a, err := b.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = a
+	}
+	return out, nil
 }
 
 func (b *billing) Consume(_ context.Context, teamID, _ string, credits int) error {

@@ -2,25 +2,19 @@ package inbound
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/riverqueue/river"
 
-	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
-	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
-	"github.com/teamtext/teamtext/platform/fault"
-	"github.com/teamtext/teamtext/platform/id"
-	"github.com/teamtext/teamtext/platform/jobs"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
-// Args is the inbound ingestion job: one text a carrier received for a
-// team number. Carrier adapters build it from their callback.
+// Args is one text a carrier received for a team number, as staged and
+// filed; also the ingestion job of versions before staging (one text).
 type Args struct {
 	From              string    `json:"from"`                               // the sender, E.164
 	To                string    `json:"to"`                                 // the team number texted, E.164
@@ -36,23 +30,6 @@ func (Args) Kind() string { return "messaging.inbound" }
 // insert no second job; the table's unique provider id covers the rest.
 func (Args) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Queue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
-// Enqueue hands a text a carrier received to the ingestion job. It joins the
-// transaction carried by ctx, or runs its own. Carrier adapters call it from
-// their inbound callback and answer the carrier as soon as it returns: the
-// work (storing, matching, keywords, the event) happens in the job.
-func Enqueue(ctx context.Context, d *db.DB, j *jobs.Jobs, a Args) error {
-	if a.ProviderMessageID == "" || a.From == "" || a.To == "" {
-		return errors.New("inbound: from, to and provider_message_id are required")
-	}
-	if a.ReceivedAt.IsZero() {
-		return errors.New("inbound: received_at is required")
-	}
-	return d.Tx(ctx, func(ctx context.Context) error {
-		_, err := j.Insert(ctx, a, nil)
-		return err
-	})
 }
 
 // MemberRef is the member object of message.received.
@@ -117,69 +94,11 @@ func chooseMember(entries []rosterapi.Member) *rosterapi.Member {
 	return nil
 }
 
-// Receive is the ingestion job's work, in one transaction: see the package
-// documentation for what it does and decides.
+// Receive files one text now, in one transaction (the caller's, if ctx
+// carries one): File with a batch of one. The ingestion job of versions
+// before staging (Args) ends with it.
 func (s *Service) Receive(ctx context.Context, a Args) error {
-	return s.DB.Tx(ctx, func(ctx context.Context) error {
-		from, to := e164(a.From), e164(a.To)
-		team, err := s.Lookup.TeamByNumber(ctx, to)
-		if f, ok := fault.As(err); ok && f.Kind == fault.NotFound {
-			s.Log.Warn("inbound text to an unknown number dropped", "to", phone.Mask(to), "from", phone.Mask(from),
-				"provider_message_id", a.ProviderMessageID)
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("inbound team: %w", err)
-		}
-		// Shared with other texts of the team, exclusive with a release:
-		// a text is either seen held by the release or sees the paid account.
-		if err := s.Repo.LockHold(ctx, team.ID, false); err != nil {
-			return err
-		}
-		acc, err := s.Billing.Status(ctx, team.ID)
-		if err != nil {
-			return fmt.Errorf("inbound billing: %w", err)
-		}
-		entries, err := s.Lookup.MembersByPhone(ctx, team.ID, from)
-		if err != nil {
-			return fmt.Errorf("inbound member: %w", err)
-		}
-		groupID, err := s.Repo.LatestGroupTo(ctx, team.ID, from)
-		if err != nil {
-			return err
-		}
-		now := s.Clock.Now().UTC()
-		at := a.ReceivedAt
-		if at.IsZero() {
-			at = now
-		}
-		kw := MatchKeyword(a.Body)
-		in := &postgres.Inbound{ID: id.New("inb"), TeamID: team.ID, ProviderMessageID: a.ProviderMessageID, FromPhone: from, ToPhone: to,
-			Body: a.Body, Keyword: string(kw), GroupID: groupID, ReceivedAt: at.UTC().Truncate(time.Microsecond),
-			Held: acc.PaymentState == billingapi.PaymentOverdue, CreatedAt: now}
-		if m := chooseMember(entries); m != nil {
-			in.MemberID, in.MemberName, in.MemberRole = m.ID, m.Name, string(m.Role)
-		}
-		stored, err := s.Repo.InsertInbound(ctx, in)
-		if err != nil {
-			return err
-		}
-		if !stored {
-			s.Log.Info("inbound text already received; retry ignored", "provider_message_id", a.ProviderMessageID)
-			return nil
-		}
-		if err := s.heardFrom(ctx, team.ID, from); err != nil {
-			return err
-		}
-		if err := s.act(ctx, team, in, kw); err != nil {
-			return err
-		}
-		if in.Held {
-			s.Log.Info("inbound text held: renewal payment overdue", "team_id", team.ID, "message_id", in.ID)
-			return nil
-		}
-		return announce(ctx, s.Repo, s.Events, in)
-	})
+	return s.File(ctx, []Args{a})
 }
 
 // act carries out a keyword. Roster keeps every keyword text, HELP

@@ -4,22 +4,25 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/teamtext/teamtext/platform/phone"
+	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
 
-// heardFrom clears the undeliverable mark of a number that texted the team
-// (issue 18): a number that sends texts takes them, whatever the carrier
-// said before. Its streak of permanent failures starts again.
-func (s *Service) heardFrom(ctx context.Context, teamID, from string) error {
-	if s.Deliverability == nil {
+// heardFrom clears the undeliverable mark of the numbers that texted their
+// teams (issue 18): a number that sends texts takes them, whatever the
+// carrier said before. Their streaks of permanent failures start again.
+// One roster call for a whole batch of stored texts (a reset outcome per
+// number, written in one statement).
+func (s *Service) heardFrom(ctx context.Context, ins []postgres.Inbound) error {
+	if s.Deliverability == nil || len(ins) == 0 {
 		return nil
 	}
-	was, err := s.Deliverability.ClearUndeliverable(ctx, teamID, from)
-	if err != nil {
-		return fmt.Errorf("inbound: clear undeliverable: %w", err)
+	outs := make([]rosterapi.NumberOutcome, len(ins))
+	for i := range ins {
+		outs[i] = rosterapi.NumberOutcome{TeamID: ins[i].TeamID, Phone: ins[i].FromPhone, Reset: true, At: ins[i].ReceivedAt}
 	}
-	if was {
-		s.Log.Info("undeliverable mark cleared: the number texted the team", "team_id", teamID, "from", phone.Mask(from))
+	if _, err := s.Deliverability.NoteOutcomes(ctx, outs, 0); err != nil {
+		return fmt.Errorf("inbound: clear undeliverable: %w", err)
 	}
 	return nil
 }

@@ -252,3 +252,50 @@ func (s *Service) TeamForNumber(ctx context.Context, value string) (rosterapi.Te
 	}
 	return s.Lookup.TeamByNumber(ctx, value)
 }
+
+// TeamsForNumbers is TeamForNumber for many numbers in three statements
+// at most: the numbers that are absent from the map have no team.
+func (s *Service) TeamsForNumbers(ctx context.Context, values []string) (map[string]rosterapi.Team, error) {
+	out := map[string]rosterapi.Team{}
+	if len(values) == 0 {
+		return out, nil
+	}
+	ns, err := s.Store.NumbersByValue(ctx, values)
+	if err != nil {
+		return nil, err
+	}
+	byNumber := make(map[string]string, len(ns))
+	ids := make([]string, 0, len(ns))
+	for _, n := range ns {
+		byNumber[n.Number] = n.TeamID
+		ids = append(ids, n.TeamID)
+	}
+	if len(ids) > 0 {
+		teams, err := s.Teams.TeamsByID(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for number, teamID := range byNumber {
+			if t, ok := teams[teamID]; ok {
+				out[number] = t
+			}
+		}
+	}
+	var rest []string
+	for _, v := range values {
+		if _, ok := byNumber[v]; !ok {
+			rest = append(rest, v)
+		}
+	}
+	if len(rest) == 0 {
+		return out, nil
+	}
+	own, err := s.Lookup.TeamsByNumbers(ctx, rest)
+	if err != nil {
+		return nil, err
+	}
+	for number, t := range own {
+		out[number] = t
+	}
+	return out, nil
+}

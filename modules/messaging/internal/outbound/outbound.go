@@ -147,6 +147,8 @@ type Store interface {
 	Number(ctx context.Context, teamID, id string) (Number, error)
 	// NumberByValue finds the number with this value, of any team (ErrNotFound).
 	NumberByValue(ctx context.Context, value string) (Number, error)
+	// NumbersByValue loads the numbers among values, of any teams.
+	NumbersByValue(ctx context.Context, values []string) ([]Number, error)
 	// InsertNumber stores a number (ErrNumberTaken if any team has it).
 	InsertNumber(ctx context.Context, n Number) error
 	// UpdateNumber writes a number's kind, throughput and updated_at.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/teamtext/teamtext/platform/db"
 )
 
 // This file stores inbound texts, the replies sent in answer to them, the
@@ -71,17 +73,6 @@ const (
 // inboxWhere is what makes a text an inbox item: visible (not held) and
 // not a keyword the service handled itself.
 const inboxWhere = "i.team_id = ? AND NOT i.held AND i.keyword IS NULL"
-
-// InsertInbound stores a text unless one with its provider message id
-// exists; it reports whether it stored it.
-func (r *Repo) InsertInbound(ctx context.Context, in *Inbound) (bool, error) {
-	res, err := r.db.IDB(ctx).NewInsert().Model(in).On("CONFLICT (provider_message_id) DO NOTHING").Exec(ctx)
-	if err != nil {
-		return false, fmt.Errorf("insert inbound: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
-}
 
 // InboundMessages lists a team's visible texts, newest first, limit+1 rows.
 func (r *Repo) InboundMessages(ctx context.Context, teamID string, limit, offset int) ([]Inbound, error) {
@@ -191,23 +182,6 @@ func (r *Repo) ReleaseInbound(ctx context.Context, teamID string, ids []string, 
 		return fmt.Errorf("release inbound: %w", err)
 	}
 	return nil
-}
-
-// LatestGroupTo returns the group of the latest broadcast the team sent to
-// phone, or "" when that broadcast did not go to a group (or there is none).
-// One lookup: the fan-out records each recipient's latest broadcast before
-// it sends (RecordBroadcast).
-func (r *Repo) LatestGroupTo(ctx context.Context, teamID, phone string) (string, error) {
-	var groupID string
-	err := r.db.IDB(ctx).QueryRowContext(ctx, `SELECT group_id FROM messaging_latest_broadcasts WHERE team_id = ? AND phone = ?`,
-		teamID, phone).Scan(&groupID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("latest group: %w", err)
-	}
-	return groupID, nil
 }
 
 // RecordBroadcast makes m the latest broadcast to each of phones, unless a
@@ -399,6 +373,22 @@ func (r *Repo) LockHold(ctx context.Context, teamID string, exclusive bool) erro
 	}
 	if _, err := r.db.IDB(ctx).ExecContext(ctx, `SELECT `+fn+`(hashtextextended(?, 0))`, "messaging_hold:"+teamID); err != nil {
 		return fmt.Errorf("lock hold: %w", err)
+	}
+	return nil
+}
+
+// LockHolds takes the hold locks of several teams, shared, in team order
+// (one statement): a batch of texts to many teams.
+func (r *Repo) LockHolds(ctx context.Context, teamIDs []string) error {
+	ids := append([]string(nil), teamIDs...)
+	sort.Strings(ids)
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		_, err := q.Exec(ctx, `SELECT pg_advisory_xact_lock_shared(hashtextextended('messaging_hold:' || t, 0))
+FROM (SELECT t FROM unnest($1::text[]) WITH ORDINALITY AS v(t, ord) ORDER BY ord) x`, ids)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("lock holds: %w", err)
 	}
 	return nil
 }

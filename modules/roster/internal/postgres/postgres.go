@@ -327,6 +327,18 @@ func (r *Repo) MembersByRole(ctx context.Context, teamID string, roles ...roster
 	return toDomains[domain.Member](ms), nil
 }
 
+// TeamsByNumbers loads the teams whose numbers are among e164s.
+func (r *Repo) TeamsByNumbers(ctx context.Context, e164s []string) ([]Team, error) {
+	var ts []Team
+	if len(e164s) == 0 {
+		return ts, nil
+	}
+	if err := r.db.IDB(ctx).NewSelect().Model(&ts).Where("number IN (?)", bun.In(e164s)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("select teams by number: %w", err)
+	}
+	return ts, nil
+}
+
 // TeamByNumber loads the team with number e164.
 func (r *Repo) TeamByNumber(ctx context.Context, e164 string) (*domain.Team, error) {
 	t := new(teamRow)

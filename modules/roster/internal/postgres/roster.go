@@ -167,6 +167,38 @@ func (r *Repo) MembersByPhone(ctx context.Context, teamID, phone string, forUpda
 	return toDomains[domain.Member](ms), nil
 }
 
+// MembersByTeamPhonesSQL reads the live entries of pairs (teams $1[i],
+// phones $2[i]): one probe per distinct pair (the lateral subquery, kept
+// apart by OFFSET 0) of the expression index on team_id || ' ' || phone,
+// as ImportEntriesSQL does, so its cost follows the pairs, not the table.
+const MembersByTeamPhonesSQL = `SELECT ` + memberColumns + `
+FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::text[])) AS v(team_id, phone)
+CROSS JOIN LATERAL (SELECT * FROM roster_members
+                    WHERE team_id || ' ' || phone = v.team_id || ' ' || v.phone AND deleted_at IS NULL OFFSET 0) m
+ORDER BY m.created_at, m.id`
+
+// MembersByTeamPhones returns the (not deleted) entries of any of the
+// pairs (teams[i], phones[i]), oldest first, in one prepared statement.
+func (r *Repo) MembersByTeamPhones(ctx context.Context, teams, phones []string) ([]Member, error) {
+	var ms []Member
+	if len(teams) == 0 {
+		return ms, nil
+	}
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		rows, err := q.Query(ctx, MembersByTeamPhonesSQL, teams, phones)
+		if err != nil {
+			return err
+		}
+		var m Member
+		_, err = pgx.ForEachRow(rows, memberDest(&m), func() error { ms = append(ms, m); return nil })
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("members of %d numbers: %w", len(phones), err)
+	}
+	return ms, nil
+}
+
 // MembersByPhones returns a team's (not deleted) entries with any of phones.
 func (r *Repo) MembersByPhones(ctx context.Context, teamID string, phones []string) ([]domain.Member, error) {
 	return r.membersByPhones(ctx, teamID, phones, false)

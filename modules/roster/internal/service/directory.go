@@ -114,6 +114,40 @@ func (d *Directory) MembersByPhone(ctx context.Context, teamID, phone string) ([
 	return out, nil
 }
 
+// TeamsByNumbers implements rosterapi.Lookup.
+func (d *Directory) TeamsByNumbers(ctx context.Context, e164s []string) (map[string]rosterapi.Team, error) {
+	ts, err := d.repo.TeamsByNumbers(ctx, e164s)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]rosterapi.Team, len(ts))
+	for i := range ts {
+		out[ts[i].Number] = ts[i].API()
+	}
+	return out, nil
+}
+
+// MembersByTeamPhones implements rosterapi.Lookup.
+func (d *Directory) MembersByTeamPhones(ctx context.Context, pairs []rosterapi.TeamPhone) (map[rosterapi.TeamPhone][]rosterapi.Member, error) {
+	out := map[rosterapi.TeamPhone][]rosterapi.Member{}
+	if len(pairs) == 0 {
+		return out, nil
+	}
+	teams, phones := make([]string, len(pairs)), make([]string, len(pairs))
+	for i, p := range pairs {
+		teams[i], phones[i] = p.TeamID, p.Phone
+	}
+	ms, err := d.repo.MembersByTeamPhones(ctx, teams, phones)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ms {
+		k := rosterapi.TeamPhone{TeamID: ms[i].TeamID, Phone: ms[i].Phone}
+		out[k] = append(out[k], MemberAPI(&ms[i]))
+	}
+	return out, nil
+}
+
 // CustomFieldKeys implements rosterapi.Lookup.
 func (d *Directory) CustomFieldKeys(ctx context.Context, teamID string) (map[string]bool, error) {
 	fs, err := d.repo.CustomFields(ctx, teamID)

@@ -1,0 +1,4 @@
+package inbound
+
+// LaneOf exposes a sender's lane to the tests.
+var LaneOf = laneOf

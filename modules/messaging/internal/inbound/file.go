@@ -1,0 +1,281 @@
+package inbound
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"time"
+
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/id"
+	"github.com/teamtext/teamtext/platform/phone"
+)
+
+// Ingestion in batches (issue 15). A callback stages its text (Enqueue:
+// one insert, and a notification at its commit); the filers (Filer) take a
+// lane's staged texts in batches and file each batch in one transaction
+// (File), with a fixed number of statements whatever its size: the teams
+// by number, their hold locks and accounts, the members by phone and the
+// latest broadcasts, the texts, the analytics counters and the
+// message.received events. Keyword texts (STOP, START, HELP) are carried
+// out one by one in the same transaction, in arrival order.
+//
+// Order. The lane of a text is a hash of its sender's number and one filer
+// at a time works a lane, taking each number's oldest texts, so a number's
+// texts are filed, acted on and announced in the order they came.
+// Keywords go first: a batch takes every number that sent a keyword with
+// its texts up to that keyword before the lane's oldest texts, so a STOP
+// waits for at most the batch in progress, however long the backlog.
+
+// Lanes is how many lanes staged texts are spread over: how many filers,
+// across every node, can file at once.
+const Lanes = 8
+
+// BatchSize is the most texts one filing transaction takes.
+const BatchSize = 500
+
+// laneOf is the lane of a sender's number.
+func laneOf(from string) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(from))
+	return int(h.Sum32() % Lanes)
+}
+
+// Enqueue stages a text a carrier received, in the transaction carried by
+// ctx or in its own statement, and wakes the filers when that commits.
+// Carrier adapters call it from their inbound callback and answer the
+// carrier as soon as it returns. A provider id already staged (a carrier
+// retrying its callback) stages nothing; one already filed is skipped when
+// filed again.
+func Enqueue(ctx context.Context, repo *postgres.Repo, a Args) error {
+	if a.ProviderMessageID == "" || a.From == "" || a.To == "" {
+		return errors.New("inbound: from, to and provider_message_id are required")
+	}
+	if a.ReceivedAt.IsZero() {
+		return errors.New("inbound: received_at is required")
+	}
+	from := e164(a.From)
+	return repo.StageInbound(ctx, postgres.PendingInbound{ProviderMessageID: a.ProviderMessageID, FromPhone: from, ToPhone: e164(a.To),
+		Body: a.Body, Keyword: MatchKeyword(a.Body) != "", Lane: laneOf(from), ReceivedAt: a.ReceivedAt.UTC().Truncate(time.Microsecond)})
+}
+
+// FileNext files one batch of a lane's staged texts in one transaction,
+// trying the lanes from first on. It returns when each text it took had
+// arrived (none: no lane had texts that another filer did not hold).
+//
+// A batch that fails is filed again text by text, each in its own
+// transaction, so that a text that cannot be filed does not hold its lane:
+// each failure of a text on its own is counted on its staged row, and at
+// postgres.InboundMaxAttempts it is set aside (logged, kept staged for an
+// operator, no longer taken) and the lane moves on.
+func (s *Service) FileNext(ctx context.Context, first int) ([]time.Time, error) {
+	received, _, err := s.fileBatch(ctx, first, BatchSize)
+	if err == nil || ctx.Err() != nil {
+		return received, err
+	}
+	s.Log.Warn("inbound batch not filed; filing its texts one by one", "err", err)
+	received = received[:0]
+	for range BatchSize {
+		one, taken, err := s.fileBatch(ctx, first, 1)
+		if err == nil {
+			if len(one) == 0 {
+				break
+			}
+			received = append(received, one...)
+			continue
+		}
+		if len(taken) == 0 || ctx.Err() != nil {
+			return received, err // not a text's fault (no text taken): Postgres away
+		}
+		s.Log.Error("inbound text not filed", "provider_message_id", taken[0].ProviderMessageID, "from", phone.Mask(taken[0].FromPhone),
+			"staged_id", taken[0].ID, "err", err)
+		if nerr := s.Repo.NoteInboundFailure(ctx, taken[0].ID, err.Error()); nerr != nil {
+			return received, errors.Join(err, nerr)
+		}
+	}
+	return received, nil
+}
+
+// fileBatch takes up to limit texts of a lane and files them in one
+// transaction; it returns what it took even when filing failed (and the
+// transaction rolled back).
+func (s *Service) fileBatch(ctx context.Context, first, limit int) ([]time.Time, []postgres.PendingInbound, error) {
+	var received []time.Time
+	var taken []postgres.PendingInbound
+	err := s.DB.Tx(ctx, func(ctx context.Context) error {
+		lane, err := s.Repo.LockInboundLane(ctx, Lanes, first)
+		if err != nil || lane < 0 {
+			return err
+		}
+		ps, err := s.Repo.TakeInbound(ctx, lane, limit)
+		if err != nil {
+			return err
+		}
+		taken = ps
+		as := make([]Args, len(ps))
+		received = make([]time.Time, len(ps))
+		for i, p := range ps {
+			as[i] = Args{From: p.FromPhone, To: p.ToPhone, Body: p.Body, ProviderMessageID: p.ProviderMessageID, ReceivedAt: p.ReceivedAt}
+			received[i] = p.ReceivedAt
+		}
+		return s.File(ctx, as)
+	})
+	if err != nil {
+		return nil, taken, err
+	}
+	return received, taken, nil
+}
+
+// File files texts, in arrival order, in one transaction (the caller's, if
+// ctx carries one): see the package documentation for what filing a text
+// does and decides, and Ingestion above for how a batch is written.
+func (s *Service) File(ctx context.Context, as []Args) error {
+	if len(as) == 0 {
+		return nil
+	}
+	return s.DB.Tx(ctx, func(ctx context.Context) error {
+		// Normalised, and once per provider id (a retry staged after the
+		// first was taken may share a batch with it).
+		seen := make(map[string]bool, len(as))
+		texts := make([]Args, 0, len(as))
+		var numbers []string
+		for _, a := range as {
+			if seen[a.ProviderMessageID] {
+				continue
+			}
+			seen[a.ProviderMessageID] = true
+			a.From, a.To = e164(a.From), e164(a.To)
+			texts = append(texts, a)
+			numbers = append(numbers, a.To)
+		}
+		teams, err := s.Lookup.TeamsByNumbers(ctx, unique(numbers))
+		if err != nil {
+			return fmt.Errorf("inbound teams: %w", err)
+		}
+		var known []Args
+		var teamIDs []string
+		var pairs []rosterapi.TeamPhone
+		for _, a := range texts {
+			t, ok := teams[a.To]
+			if !ok {
+				s.Log.Warn("inbound text to an unknown number dropped", "to", phone.Mask(a.To), "from", phone.Mask(a.From),
+					"provider_message_id", a.ProviderMessageID)
+				continue
+			}
+			known = append(known, a)
+			teamIDs = append(teamIDs, t.ID)
+			pairs = append(pairs, rosterapi.TeamPhone{TeamID: t.ID, Phone: a.From})
+		}
+		if len(known) == 0 {
+			return nil
+		}
+		teamIDs = unique(teamIDs)
+		// Shared with other texts of the teams, exclusive with a release:
+		// a text is either seen held by the release or sees the paid account.
+		if err := s.Repo.LockHolds(ctx, teamIDs); err != nil {
+			return err
+		}
+		accs, err := s.Billing.Statuses(ctx, teamIDs)
+		if err != nil {
+			return fmt.Errorf("inbound billing: %w", err)
+		}
+		entries, err := s.Lookup.MembersByTeamPhones(ctx, pairs)
+		if err != nil {
+			return fmt.Errorf("inbound members: %w", err)
+		}
+		ours := make([]postgres.TeamPhone, len(pairs))
+		for i, p := range pairs {
+			ours[i] = postgres.TeamPhone{TeamID: p.TeamID, Phone: p.Phone}
+		}
+		groups, err := s.Repo.LatestGroupsTo(ctx, ours)
+		if err != nil {
+			return err
+		}
+		now := s.Clock.Now().UTC()
+		ins := make([]postgres.Inbound, len(known))
+		kws := make([]Keyword, len(known))
+		for i, a := range known {
+			team := teams[a.To]
+			at := a.ReceivedAt
+			if at.IsZero() {
+				at = now
+			}
+			kws[i] = MatchKeyword(a.Body)
+			ins[i] = postgres.Inbound{ID: id.New("inb"), TeamID: team.ID, ProviderMessageID: a.ProviderMessageID, FromPhone: a.From, ToPhone: a.To,
+				Body: a.Body, Keyword: string(kws[i]), GroupID: groups[ours[i]], ReceivedAt: at.UTC().Truncate(time.Microsecond),
+				Held: accs[team.ID].PaymentState == billingapi.PaymentOverdue, CreatedAt: now}
+			if m := chooseMember(entries[pairs[i]]); m != nil {
+				ins[i].MemberID, ins[i].MemberName, ins[i].MemberRole = m.ID, m.Name, string(m.Role)
+			}
+		}
+		stored, err := s.Repo.InsertInbounds(ctx, ins)
+		if err != nil {
+			return err
+		}
+		var fresh []postgres.Inbound
+		for i := range ins {
+			if stored[ins[i].ID] {
+				fresh = append(fresh, ins[i])
+			}
+		}
+		if err := s.heardFrom(ctx, fresh); err != nil {
+			return err
+		}
+		var visible []postgres.Inbound
+		for i := range ins {
+			in := &ins[i]
+			if !stored[in.ID] {
+				s.Log.Info("inbound text already received; retry ignored", "provider_message_id", in.ProviderMessageID)
+				continue
+			}
+			if err := s.act(ctx, teams[in.ToPhone], in, kws[i]); err != nil {
+				return err
+			}
+			if in.Held {
+				s.Log.Info("inbound text held: renewal payment overdue", "team_id", in.TeamID, "message_id", in.ID)
+				continue
+			}
+			visible = append(visible, *in)
+		}
+		return announceMany(ctx, s.Repo, s.Events, visible)
+	})
+}
+
+// announceMany makes visible texts count in analytics and publishes their
+// message.received events, in order, in the caller's transaction: one
+// counter statement and one batch of events.
+func announceMany(ctx context.Context, repo *postgres.Repo, pub events.Publisher, ins []postgres.Inbound) error {
+	if len(ins) == 0 {
+		return nil
+	}
+	if err := repo.CountReceivedMany(ctx, ins); err != nil {
+		return err
+	}
+	evs := make([]events.Event, len(ins))
+	for i := range ins {
+		evs[i] = events.Event{TeamID: ins[i].TeamID, Type: events.MessageReceived, Data: ReceivedFrom(&ins[i])}
+	}
+	if err := events.PublishAcross(ctx, pub, evs); err != nil {
+		return fmt.Errorf("publish %d message.received: %w", len(evs), err)
+	}
+	return nil
+}
+
+// unique returns ss without repeats, sorted.
+func unique(ss []string) []string {
+	out := append([]string(nil), ss...)
+	sort.Strings(out)
+	n := 0
+	for i, s := range out {
+		if i == 0 || s != out[n-1] {
+			out[n] = s
+			n++
+		}
+	}
+	return out[:n]
+}

@@ -1,0 +1,191 @@
+package inbound
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/platform/clock"
+)
+
+// FilerLoops is how many filing loops each node runs: two lanes filed at
+// once per node (a 2-CPU node is busy with two); more nodes add theirs, up
+// to Lanes in all.
+const FilerLoops = 2
+
+// FilerPoll is the longest a loop waits before looking for staged texts
+// without a notification: it bounds how late a text is filed when a
+// notification was missed (the listening connection was down).
+const FilerPoll = time.Second
+
+// filerRetry is how long a loop waits after a failed batch (Postgres away).
+const filerRetry = time.Second
+
+// Filer runs a node's filing loops. Each loop files batches (FileNext)
+// while there are staged texts in lanes no other filer holds, then waits
+// for a notification (a callback's commit, on any node: LISTEN on a
+// connection of its own, outside the pool) or FilerPoll. The loops of all
+// nodes share the lanes through Postgres (one advisory lock per lane), so
+// a node that dies leaves nothing behind: its batch rolls back and stays
+// staged for the others.
+type Filer struct {
+	svc     *Service
+	connect func(ctx context.Context) (*pgx.Conn, error)
+	clock   clock.Clock
+	lag     prometheus.Observer // seconds from a text's callback to its filing; may be nil
+	log     *slog.Logger
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   sync.WaitGroup
+	wake   []chan struct{}
+}
+
+// NewFiler returns the filer of svc's staged texts; connect opens the
+// listening connection.
+func NewFiler(svc *Service, connect func(ctx context.Context) (*pgx.Conn, error), clk clock.Clock, lag prometheus.Observer, log *slog.Logger) *Filer {
+	return &Filer{svc: svc, connect: connect, clock: clk, lag: lag, log: log}
+}
+
+// Start starts the listener and the loops; they run until Stop.
+func (f *Filer) Start() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cancel != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f.cancel = cancel
+	f.wake = make([]chan struct{}, FilerLoops)
+	for i := range f.wake {
+		f.wake[i] = make(chan struct{}, 1)
+	}
+	f.done.Add(1)
+	go func() {
+		defer f.done.Done()
+		f.listen(ctx)
+	}()
+	for i := range FilerLoops {
+		f.done.Add(1)
+		go func() {
+			defer f.done.Done()
+			f.run(ctx, i)
+		}()
+	}
+}
+
+// Stop stops the loops (a batch in progress commits first) and the
+// listener, or gives up when ctx ends.
+func (f *Filer) Stop(ctx context.Context) error {
+	f.mu.Lock()
+	cancel := f.cancel
+	f.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	stopped := make(chan struct{})
+	go func() { f.done.Wait(); close(stopped) }()
+	select {
+	case <-stopped:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// poke wakes every loop (a loop already awake looks again before waiting).
+func (f *Filer) poke() {
+	for _, w := range f.wake {
+		select {
+		case w <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// run is loop i: batches while there is work, then a wait.
+func (f *Filer) run(ctx context.Context, i int) {
+	first := i * Lanes / FilerLoops
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-f.wake[i]:
+		}
+		for ctx.Err() == nil {
+			// A batch runs to its commit even when the node is stopping.
+			received, err := f.svc.FileNext(context.WithoutCancel(ctx), first)
+			if err != nil {
+				f.log.Warn("inbound filing failed; retrying", "loop", i, "err", err, "retry_in", filerRetry)
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(filerRetry):
+				}
+				continue
+			}
+			if len(received) == 0 {
+				break
+			}
+			if f.lag != nil {
+				now := f.clock.Now()
+				for _, at := range received {
+					f.lag.Observe(max(now.Sub(at), 0).Seconds())
+				}
+			}
+			first = (first + 1) % Lanes
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(FilerPoll)
+	}
+}
+
+// listen keeps a connection listening on postgres.InboundChannel and pokes
+// the loops at each notification (and once after each connect, for texts
+// staged while it was down).
+func (f *Filer) listen(ctx context.Context) {
+	for ctx.Err() == nil {
+		err := f.listenOnce(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		f.log.Warn("inbound notifications lost; reconnecting", "err", err, "retry_in", filerRetry)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(filerRetry):
+		}
+	}
+}
+
+func (f *Filer) listenOnce(ctx context.Context) error {
+	conn, err := f.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "LISTEN "+postgres.InboundChannel); err != nil {
+		return err
+	}
+	f.poke()
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return err
+		}
+		f.poke()
+	}
+}
