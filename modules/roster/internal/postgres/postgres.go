@@ -328,15 +328,15 @@ func (r *Repo) MembersByRole(ctx context.Context, teamID string, roles ...roster
 }
 
 // TeamsByNumbers loads the teams whose numbers are among e164s.
-func (r *Repo) TeamsByNumbers(ctx context.Context, e164s []string) ([]Team, error) {
-	var ts []Team
+func (r *Repo) TeamsByNumbers(ctx context.Context, e164s []string) ([]domain.Team, error) {
+	var ts []teamRow
 	if len(e164s) == 0 {
-		return ts, nil
+		return nil, nil
 	}
 	if err := r.db.IDB(ctx).NewSelect().Model(&ts).Where("number IN (?)", bun.In(e164s)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("select teams by number: %w", err)
 	}
-	return ts, nil
+	return toDomains[domain.Team](ts), nil
 }
 
 // TeamByNumber loads the team with number e164.

@@ -179,8 +179,8 @@ ORDER BY m.created_at, m.id`
 
 // MembersByTeamPhones returns the (not deleted) entries of any of the
 // pairs (teams[i], phones[i]), oldest first, in one prepared statement.
-func (r *Repo) MembersByTeamPhones(ctx context.Context, teams, phones []string) ([]Member, error) {
-	var ms []Member
+func (r *Repo) MembersByTeamPhones(ctx context.Context, teams, phones []string) ([]domain.Member, error) {
+	var ms []domain.Member
 	if len(teams) == 0 {
 		return ms, nil
 	}
@@ -189,7 +189,7 @@ func (r *Repo) MembersByTeamPhones(ctx context.Context, teams, phones []string) 
 		if err != nil {
 			return err
 		}
-		var m Member
+		var m domain.Member
 		_, err = pgx.ForEachRow(rows, memberDest(&m), func() error { ms = append(ms, m); return nil })
 		return err
 	})

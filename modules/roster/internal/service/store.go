@@ -78,10 +78,12 @@ type DirectoryStore interface {
 	Member(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Member, error)
 	MembersByPhone(ctx context.Context, teamID, phone string, forUpdate bool) ([]domain.Member, error)
 	MembersByRole(ctx context.Context, teamID string, roles ...rosterapi.Role) ([]domain.Member, error)
+	MembersByTeamPhones(ctx context.Context, teams, phones []string) ([]domain.Member, error)
 	NoteFailures(ctx context.Context, fs []postgres.Failure, markAfter int) ([]postgres.Marked, error)
 	OptOut(ctx context.Context, teamID, phone string) (*domain.OptOut, error)
 	OptedOutAmong(ctx context.Context, teams, phones []string) ([][2]string, error)
 	Team(ctx context.Context, id string) (*domain.Team, error)
 	TeamByNumber(ctx context.Context, e164 string) (*domain.Team, error)
 	TeamsByID(ctx context.Context, ids []string) ([]domain.Team, error)
+	TeamsByNumbers(ctx context.Context, e164s []string) ([]domain.Team, error)
 }
