@@ -4,7 +4,7 @@
 // Atomicity is per row. The whole file is read and checked first (UTF-8,
 // CSV syntax, header, row count), so a request refused with 400 writes
 // nothing. Every data row then gets the outcome a single dashboard add
-// (CreateMember) would give it: validation, invalid_group, the opted_out,
+// (AddMember) would give it: validation, invalid_group, the opted_out,
 // member_exists and staff_member_protected rules, and member.joined for an
 // active member, together with the row's groups and custom-field values. A
 // failing row never undoes another; its result names its CSV line. Rows are
@@ -18,7 +18,7 @@
 // their groups and values, and publish the member.joined events in one
 // batch. The cost is linear in rows. A chunk whose transaction fails (a
 // group or custom field deleted meanwhile, say) is rolled back and its rows
-// are written again one transaction each through CreateMember, so one row's
+// are written again one transaction each through AddMember, so one row's
 // problem stays that row's.
 //
 // Chunks are pipelined, importInFlight at once, each on its own
@@ -105,7 +105,7 @@ type importSheet struct {
 
 type importField struct {
 	index int
-	field postgres.CustomField
+	field domain.CustomField
 }
 
 type importRecord struct {
@@ -118,7 +118,7 @@ type importPlan struct {
 	idx      int    // index in ImportResult.Rows
 	memberID string // the member's id, should the row be created
 	member   NewMember
-	// The checked member as CreateMember would store it.
+	// The checked member as AddMember would store it.
 	phone, name, email, status string
 	role                       rosterapi.Role
 	groups                     []string
@@ -368,11 +368,11 @@ func (s *Service) importChunk(ctx context.Context, teamID string, j *importJob) 
 			return err
 		}
 		var (
-			members []postgres.Member
+			members []domain.Member
 			groups  []postgres.Membership
 			values  []postgres.CustomValue
 			evs     []events.Event
-			history []postgres.ConsentEvent
+			history []domain.ConsentEvent
 		)
 		now := j.now
 		for i := range chunk {
@@ -381,7 +381,7 @@ func (s *Service) importChunk(ctx context.Context, teamID string, j *importJob) 
 				out[i].Status, out[i].Err = ImportFailed, ferr
 				continue
 			}
-			m := postgres.Member{ID: p.memberID, TeamID: teamID, Name: p.name, Phone: p.phone, Email: p.email, Role: p.role,
+			m := domain.Member{ID: p.memberID, TeamID: teamID, Name: p.name, Phone: p.phone, Email: p.email, Role: p.role,
 				Status: p.status, CanSendBroadcasts: p.role.IsStaff(), CreatedAt: now, UpdatedAt: now}
 			setConsent(&m, p.consent)
 			history = append(history, consentGiven(&m, domain.ChannelImport, p.consent, now))
@@ -426,7 +426,7 @@ func (s *Service) importChunk(ctx context.Context, teamID string, j *importJob) 
 	close(j.finished)
 }
 
-// decide applies CreateMember's checks after validation, in its order, to a
+// decide applies AddMember's checks after validation, in its order, to a
 // row against the chunk's state (which includes the rows before it): its
 // groups must still exist, then the add rules of checkNewEntry.
 func decide(st *postgres.ImportState, p *importPlan) *fault.Error {
@@ -454,7 +454,7 @@ func decide(st *postgres.ImportState, p *importPlan) *fault.Error {
 func (s *Service) importRow(ctx context.Context, teamID string, p *importPlan) (string, error) {
 	var memberID string
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.CreateMember(ctx, teamID, p.member, true)
+		m, _, err := s.addMember(ctx, teamID, p.member, fromImport())
 		if err != nil {
 			return err
 		}
@@ -555,7 +555,7 @@ func consentColumn(h string) bool {
 // parseImport checks the file as a whole: UTF-8 (a BOM is dropped), valid
 // CSV, a header naming name and phone and no unknown column, and at most
 // ImportMaxRows data rows. Any problem is a 400 for the whole request.
-func parseImport(data []byte, fields []postgres.CustomField) (*importSheet, error) {
+func parseImport(data []byte, fields []domain.CustomField) (*importSheet, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	if !utf8.Valid(data) {
 		return nil, fault.Invalidf("the file is not UTF-8 text; nothing was imported")
@@ -575,7 +575,7 @@ func parseImport(data []byte, fields []postgres.CustomField) (*importSheet, erro
 		return nil, csvFault(err)
 	}
 	sheet := &importSheet{columns: len(header), builtin: map[string]int{}}
-	byKey := make(map[string]postgres.CustomField, len(fields))
+	byKey := make(map[string]domain.CustomField, len(fields))
 	for _, f := range fields {
 		byKey[f.Key] = f
 	}
@@ -656,7 +656,7 @@ func blank(rec []string) bool {
 	return true
 }
 
-func customKey(byKey map[string]postgres.CustomField, h string) bool {
+func customKey(byKey map[string]domain.CustomField, h string) bool {
 	_, ok := byKey[h]
 	return ok
 }
@@ -687,7 +687,7 @@ func (sh *importSheet) validPhone(cell string) (string, error) {
 	return e164, nil
 }
 
-// plan checks a row without I/O, in the order CreateMember checks a member
+// plan checks a row without I/O, in the order AddMember checks a member
 // (so a row reports the error a single add would), then groups and values.
 func (sh *importSheet) plan(rec importRecord, groups importGroups, now time.Time) (importPlan, *fault.Error) {
 	var p importPlan
@@ -739,7 +739,6 @@ func (sh *importSheet) plan(rec importRecord, groups importGroups, now time.Time
 	}
 	// Should the chunk roll back, the row is added alone with the same record.
 	in.Consent = domain.ConsentInput{Source: p.consent.Source, At: &p.consent.At, Evidence: p.consent.Evidence}
-	in.imported = true
 	p.member = in
 	for _, tok := range strings.Split(cell("groups"), ";") {
 		tok = strings.TrimSpace(tok)

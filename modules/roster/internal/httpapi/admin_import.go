@@ -1,33 +1,15 @@
-package admin
+package httpapi
 
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
-
-	"github.com/teamtext/teamtext/modules/roster/internal/service"
+	"github.com/teamtext/teamtext/modules/roster/internal/httpapi/adminview"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/httpapi"
 )
-
-// ImportRow is one data row's outcome in an import answer.
-type ImportRow struct {
-	Line     int                  `json:"line" doc:"CSV line the row starts on; the header is line 1."`
-	Status   string               `json:"status" enum:"created,failed"`
-	MemberID string               `json:"member_id,omitempty" doc:"The new member, when created."`
-	Error    *httpapi.ErrorDetail `json:"error,omitempty" doc:"Why the row failed: the code and message a single add would give (member_exists also carries existing_member_id)."`
-}
-
-// ImportResult is the answer to a roster import.
-type ImportResult struct {
-	Created int         `json:"created" doc:"Rows that added a member."`
-	Failed  int         `json:"failed" doc:"Rows that were not imported."`
-	Rows    []ImportRow `json:"rows" doc:"Every data row, in file order (blank rows are skipped)."`
-}
 
 // importBudget bounds an import's row work so the answer is written within
 // the admin server's 60 s write timeout, with room to spare for a loaded
@@ -55,35 +37,30 @@ const importDescription = "Imports a roster from CSV (`text/csv`, UTF-8, optiona
 	"answer always arrives: such rows fail with import_timeout and can be imported again (rows already imported " +
 	"then answer member_exists)."
 
-func registerImport(api huma.API, svc *service.Service) {
-	httpapi.Register(api, huma.Operation{
-		OperationID: "admin-import-members", Method: http.MethodPost, Path: "/teams/{team_id}/members/import",
-		Tags: []string{"Members"}, Summary: "Import members from CSV", Description: importDescription,
-	}, func(ctx context.Context, in *struct {
-		TeamID  string `path:"team_id"`
-		RawBody []byte `contentType:"text/csv"`
-	}) (*httpapi.DataOutput[ImportResult], error) {
-		res, err := svc.ImportMembers(ctx, in.TeamID, in.RawBody, importBudget)
-		if err != nil {
-			return nil, err
-		}
-		out := ImportResult{Created: res.Created, Failed: res.Failed, Rows: make([]ImportRow, len(res.Rows))}
-		var firstCause error
-		causeLine := 0
-		for i, r := range res.Rows {
-			out.Rows[i] = ImportRow{Line: r.Line, Status: r.Status, MemberID: r.MemberID}
-			if r.Err != nil {
-				out.Rows[i].Error = &httpapi.ErrorDetail{Code: r.Err.Code, Message: r.Err.Message, Fields: r.Err.Fields}
-				if r.Err.Kind == fault.Internal && firstCause == nil {
-					firstCause, causeLine = r.Err, r.Line
-				}
+func (h *handler) adminImportMembers(ctx context.Context, in *struct {
+	TeamID  string `path:"team_id"`
+	RawBody []byte `contentType:"text/csv"`
+}) (*httpapi.DataOutput[adminview.ImportResult], error) {
+	res, err := h.svc.ImportMembers(ctx, in.TeamID, in.RawBody, importBudget)
+	if err != nil {
+		return nil, err
+	}
+	out := adminview.ImportResult{Created: res.Created, Failed: res.Failed, Rows: make([]adminview.ImportRow, len(res.Rows))}
+	var firstCause error
+	causeLine := 0
+	for i, r := range res.Rows {
+		out.Rows[i] = adminview.ImportRow{Line: r.Line, Status: r.Status, MemberID: r.MemberID}
+		if r.Err != nil {
+			out.Rows[i].Error = &httpapi.ErrorDetail{Code: r.Err.Code, Message: r.Err.Message, Fields: r.Err.Fields}
+			if r.Err.Kind == fault.Internal && firstCause == nil {
+				firstCause, causeLine = r.Err, r.Line
 			}
 		}
-		attrs := []slog.Attr{slog.Int("import_rows", len(res.Rows)), slog.Int("import_created", res.Created), slog.Int("import_failed", res.Failed)}
-		if firstCause != nil {
-			attrs = append(attrs, slog.String("import_error", "line "+strconv.Itoa(causeLine)+": "+firstCause.Error()))
-		}
-		httpapi.AddLogAttrs(ctx, attrs...)
-		return httpapi.Data(out), nil
-	})
+	}
+	attrs := []slog.Attr{slog.Int("import_rows", len(res.Rows)), slog.Int("import_created", res.Created), slog.Int("import_failed", res.Failed)}
+	if firstCause != nil {
+		attrs = append(attrs, slog.String("import_error", "line "+strconv.Itoa(causeLine)+": "+firstCause.Error()))
+	}
+	httpapi.AddLogAttrs(ctx, attrs...)
+	return httpapi.Data(out), nil
 }
