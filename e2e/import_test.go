@@ -323,3 +323,74 @@ func BenchmarkImport5000(b *testing.B) {
 	perOp := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(5000/perOp, "rows/s")
 }
+
+// TestImport100000Rows is the most one import may carry, in one request:
+// every row gets its line and the outcome a single add would give it, also
+// across the import's chunks, which are written two at a time (a row
+// repeating the last row of the chunk before, one repeating the file's
+// first row, an invalid number, a second person on a number already
+// imported). Not parallel, for the same reason as TestImport5000Rows.
+func TestImport100000Rows(t *testing.T) {
+	const n = 100000
+	f, _ := newTeam(t, harness.TeamOptions{})
+	areas := []string{"202", "212", "310", "415", "617"}
+	type row struct{ name, phone string }
+	rows := make([]row, n)
+	for i := range rows {
+		k := i / len(areas)
+		rows[i] = row{fmt.Sprintf("Member %d", i), fmt.Sprintf("%s-%03d-%04d", areas[i%len(areas)], 234+k/10000, k%10000)}
+	}
+	const (
+		dupPrev  = 1000  // repeats row 999, the last row of the first chunk
+		dupFirst = 50000 // repeats row 0
+		invalid  = 2001
+		sibling  = n - 1 // row 5's number, another name
+	)
+	rows[dupPrev], rows[dupFirst] = rows[dupPrev-1], rows[0]
+	rows[invalid].phone = "555-0100"
+	rows[sibling] = row{"Sibling Of Five", rows[5].phone}
+	var b strings.Builder
+	b.WriteString("name,phone\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s,%s\n", r.name, r.phone)
+	}
+
+	start := time.Now()
+	r := importCSV(t, f.TeamID, b.String())
+	took := time.Since(start)
+	require.Equal(t, 200, r.Status, string(r.Body[:min(len(r.Body), 500)]))
+	var res importResult
+	require.NoError(t, r.Data(&res))
+	require.Len(t, res.Rows, n)
+	require.Equal(t, n-3, res.Created)
+	require.Equal(t, 3, res.Failed)
+	for i, row := range res.Rows {
+		require.Equal(t, i+2, row.Line)
+		switch i {
+		case dupPrev, dupFirst, invalid:
+			require.Equal(t, "failed", row.Status, "line %d", row.Line)
+		default:
+			require.Equal(t, "created", row.Status, "line %d: %+v", row.Line, row.Error)
+			require.NotEmpty(t, row.MemberID)
+		}
+	}
+	require.Equal(t, "member_exists", res.Rows[dupPrev].Error.Code)
+	require.Equal(t, res.Rows[dupPrev-1].MemberID, res.Rows[dupPrev].Error.ExistingMemberID, "the row before, in the chunk before")
+	require.Equal(t, "member_exists", res.Rows[dupFirst].Error.Code)
+	require.Equal(t, res.Rows[0].MemberID, res.Rows[dupFirst].Error.ExistingMemberID, "the first row")
+	require.Equal(t, "invalid_phone", res.Rows[invalid].Error.Code)
+	require.NotEqual(t, res.Rows[5].MemberID, res.Rows[sibling].MemberID)
+
+	require.Equal(t, n-3+1, teamMembers(t, f.TeamID), "the rows created and the fixture's coach")
+	require.Equal(t, n-3+1, eventCount(t, f.TeamID, "member.joined"), "one per new member, plus the fixture's coach")
+	require.Equal(t, n-3, countRows(t, `SELECT count(*) FROM roster_consent_events WHERE team_id = $1 AND kind = 'consent_given' AND channel = 'import'`, f.TeamID),
+		"a consent_given history row per added member")
+	require.Equal(t, 0, countRows(t, `SELECT count(*) FROM (SELECT m.id FROM roster_members m
+LEFT JOIN webhook_events e ON e.team_id = m.team_id AND e.type = 'member.joined' AND e.body->'data'->'member'->>'id' = m.id
+WHERE m.team_id = $1 AND e.id IS NULL) x`, f.TeamID), "every imported member has their event")
+	// Members are listed in file order (created_at, id), as a one-chunk import lists them.
+	require.Equal(t, 0, countRows(t, `SELECT count(*) FROM (SELECT name, lag(name) OVER (ORDER BY created_at, id) AS before
+FROM roster_members WHERE team_id = $1 AND name LIKE 'Member %') x
+WHERE before IS NOT NULL AND substr(name, 8)::int < substr(before, 8)::int`, f.TeamID))
+	t.Logf("100,000-row import: %s (%d bytes)", took.Round(time.Millisecond), b.Len())
+}

@@ -130,30 +130,46 @@ func runRosterPagesPgxLean(ctx context.Context, env *benchEnv) (result, error) {
 // runRosterCopy5k is the floor of roster-import-5k: COPY of 5,000 members
 // straight into roster_members of a fresh team, one run at a time.
 func runRosterCopy5k(ctx context.Context, env *benchEnv) (result, error) {
+	return rosterCopy(ctx, env, "roster-copy-5k", import5k, 3)
+}
+
+// runRosterCopy10k and runRosterCopy100k are the floors of the 10,000- and
+// 100,000-row imports in one request.
+func runRosterCopy10k(ctx context.Context, env *benchEnv) (result, error) {
+	return rosterCopy(ctx, env, "roster-copy-10k", import10k, 3)
+}
+
+func runRosterCopy100k(ctx context.Context, env *benchEnv) (result, error) {
+	return rosterCopy(ctx, env, "roster-copy-100k", import100k, 1)
+}
+
+// rosterCopy copies n members straight into roster_members of a fresh team
+// (runs times, one at a time): the members table with its indexes, nothing
+// else — what an import of n rows cannot beat.
+func rosterCopy(ctx context.Context, env *benchEnv, name string, n, runs int) (result, error) {
 	pool, err := env.pgxPool(ctx)
 	if err != nil {
 		return result{}, err
 	}
-	const runs = 3
-	return timedRuns(ctx, env, "roster-copy-5k", 1, runs, import5k, "row", func(ctx context.Context, i int) (time.Duration, error) {
+	return timedRuns(ctx, env, name, 1, runs, n, "row", func(ctx context.Context, i int) (time.Duration, error) {
 		fx, err := harness.NewTeam(ctx, env.admin(), harness.TeamOptions{})
 		if err != nil {
 			return 0, err
 		}
 		now := time.Now().UTC()
 		t0 := time.Now()
-		n, err := pool.CopyFrom(ctx, pgx.Identifier{"roster_members"},
+		copied, err := pool.CopyFrom(ctx, pgx.Identifier{"roster_members"},
 			[]string{"id", "team_id", "name", "phone", "email", "role", "status", "is_blocked", "dashboard_login", "can_send_broadcasts", "created_at", "updated_at"},
-			pgx.CopyFromSlice(import5k, func(j int) ([]any, error) {
-				return []any{fmt.Sprintf("mem_copy_%d_%d_%d", run0, i, j), fx.TeamID, fmt.Sprintf("Copy %d", j), benchPhone(blockImport5k+1, j), "",
+			pgx.CopyFromSlice(n, func(j int) ([]any, error) {
+				return []any{fmt.Sprintf("mem_copy_%d_%s_%d_%d", run0, name, i, j), fx.TeamID, fmt.Sprintf("Copy %d", j), benchPhone(blockImport5k+1, j), "",
 					"athlete", "active", false, false, false, now, now}, nil
 			}))
 		d := time.Since(t0)
 		if err != nil {
 			return d, err
 		}
-		if n != import5k {
-			return d, fmt.Errorf("copied %d rows, want %d", n, import5k)
+		if copied != int64(n) {
+			return d, fmt.Errorf("copied %d rows, want %d", copied, n)
 		}
 		return d, nil
 	})

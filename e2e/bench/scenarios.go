@@ -48,6 +48,11 @@ var scenarios = []scenario{
 	{name: "roster-import-5k", group: "roster", desc: "admin CSV import of 5,000 new members in one request", run: runRosterImport5k},
 	{name: "roster-pages-pgx-lean", group: "roster", desc: "raw pgx: the one statement a members page now is (page with group ids), prepared", run: runRosterPagesPgxLean},
 	{name: "roster-copy-5k", group: "roster", desc: "raw pgx: `COPY` of 5,000 members into a fresh team (the import's floor)", run: runRosterCopy5k},
+	// Issue 15: one request each, into the roster team, beside their floors.
+	{name: "roster-import-10k", group: "roster", desc: "admin CSV import of 10,000 new members in one request", run: runRosterImport10k},
+	{name: "roster-copy-10k", group: "roster", desc: "raw pgx: `COPY` of 10,000 members into a fresh team (the import's floor)", run: runRosterCopy10k},
+	{name: "roster-import-100k", group: "roster", desc: "admin CSV import of 100,000 new members in one request", run: runRosterImport100k},
+	{name: "roster-copy-100k", group: "roster", desc: "raw pgx: `COPY` of 100,000 members into a fresh team (the import's floor)", run: runRosterCopy100k},
 
 	// Issue 6.
 	{name: "msg-accept", group: "messaging", desc: "HTTP `POST /messages` to `families` (every member): time to the 201", run: runMsgAccept},

@@ -6,7 +6,6 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
-	"github.com/teamtext/teamtext/modules/roster/internal/admin"
 	rosterhttp "github.com/teamtext/teamtext/modules/roster/internal/httpapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
@@ -38,6 +37,14 @@ func newService(p serviceParams) *service.Service {
 	return service.New(p.DB, p.Repo, p.Billing, p.Events, p.Clock, p.KeyRevoked, p.OwnerInactive)
 }
 
+// The repository is the service's and the directory's store.
+var (
+	_ service.Store          = (*postgres.Repo)(nil)
+	_ service.DirectoryStore = (*postgres.Repo)(nil)
+)
+
+func newDirectory(r *postgres.Repo) *service.Directory { return service.NewDirectory(r) }
+
 // Module wires the roster. Other modules join the "key_revoked" group with a
 // rosterapi.KeyRevokedListener to react to revocations.
 var Module = fx.Module("roster",
@@ -46,14 +53,15 @@ var Module = fx.Module("roster",
 	),
 	fx.Provide(
 		newService,
-		fx.Annotate(service.NewDirectory, fx.As(new(rosterapi.Teams)), fx.As(new(rosterapi.Members)), fx.As(new(rosterapi.Audience)), fx.As(new(rosterapi.Lookup)), fx.As(new(rosterapi.Stats))),
+		fx.Annotate(newDirectory, fx.As(new(rosterapi.Teams)), fx.As(new(rosterapi.Members)), fx.As(new(rosterapi.Audience)), fx.As(new(rosterapi.Lookup)), fx.As(new(rosterapi.Stats))),
 		fx.Annotate(func(s *service.Service) rosterapi.OptOuts { return s }),
 		func(r *postgres.Repo) rosterapi.Deliverability { return service.NewDirectory(r) },
 		fx.Annotate(func(s *service.Service) rosterapi.Keywords { return s }),
 		fx.Annotate(func(s *service.Service) auth.Authenticator { return s }),
 	),
 	fx.Invoke(
-		func(api httpapi.Public, s *service.Service) { rosterhttp.Register(api.API, s) },
-		func(api httpapi.Admin, s *service.Service) { admin.Register(api.API, s) },
+		func(public httpapi.Public, admin httpapi.Admin, s *service.Service) {
+			rosterhttp.Register(public.API, admin.API, s)
+		},
 	),
 )

@@ -15,7 +15,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
-	"github.com/teamtext/teamtext/modules/webhooks/internal/admin"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/batch"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/delivery"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/eventlog"
@@ -41,10 +41,10 @@ func Migrations() db.MigrationSet { return postgres.Migrations() }
 // listeners (groups "key_revoked" and "owner_inactive").
 var Module = fx.Module("webhooks",
 	fx.Provide(
-		fx.Private, postgres.NewRepo,
+		fx.Private, postgres.NewRepo, newDeliveryPath,
 	),
 	fx.Provide(
-		fx.Private, newGuard, newSender, mail.NewRecorder, newMailer, newDeliverWorker, newPumpWorker, newMailWorker,
+		fx.Private, newGuard, newSender, newRecorder, newMailer, newDeliverWorker, newPumpWorker, newMailWorker,
 	),
 	fx.Provide(
 		fx.Annotate(worker.Registration, fx.ResultTags(`group:"workers"`)),
@@ -61,8 +61,9 @@ var Module = fx.Module("webhooks",
 	),
 	fx.Invoke(
 		registerMetrics,
-		func(api httpapi.Public, s *service.Service) { webhookshttp.Register(api.API, s) },
-		func(api httpapi.Admin, s *service.Service) { admin.Register(api.API, s) },
+		func(public httpapi.Public, admin httpapi.Admin, s *service.Service) {
+			webhookshttp.Register(public.API, admin.API, s)
+		},
 	),
 )
 
@@ -91,6 +92,10 @@ func newGuard(cfg config.Config, log *slog.Logger) (*guard.Guard, error) {
 	return guard.New(o), nil
 }
 
+// newDeliveryPath gathers the delivery workers' concurrent reads and
+// records into the repository's set-based statements.
+func newDeliveryPath(repo *postgres.Repo) *batch.Deliveries { return batch.NewDeliveries(repo) }
+
 func newSender(g *guard.Guard, clk clock.Clock) *delivery.Sender {
 	return delivery.NewSender(g.Client(), clk)
 }
@@ -110,6 +115,11 @@ func newMailWorker(smtp *mail.SMTP) *worker.MailWorker {
 	return worker.NewMailWorker(smtp)
 }
 
+// newRecorder records e-mails in the module's tables.
+func newRecorder(repo *postgres.Repo, clk clock.Clock) *mail.Recorder {
+	return mail.NewRecorder(repo, clk)
+}
+
 // newMailer picks the e-mail adapter: SMTP when SMTP_ADDR is set (the
 // *mail.SMTP is also the relay job's sender), else the recorder alone.
 func newMailer(cfg config.Config, rec *mail.Recorder, j *jobs.Jobs) (mail.Mailer, *mail.SMTP) {
@@ -124,6 +134,7 @@ type serviceParams struct {
 	fx.In
 	DB      *db.DB
 	Repo    *postgres.Repo
+	Path    *batch.Deliveries
 	Log     *eventlog.Log
 	Guard   *guard.Guard
 	Sender  *delivery.Sender
@@ -138,7 +149,7 @@ type serviceParams struct {
 }
 
 func newService(p serviceParams) *service.Service {
-	return service.New(service.Deps{DB: p.DB, Repo: p.Repo, Log: p.Log, Guard: p.Guard, Sender: p.Sender, Jobs: p.Jobs,
+	return service.New(service.Deps{DB: p.DB, Repo: p.Repo, Path: p.Path, Log: p.Log, Guard: p.Guard, Sender: p.Sender, Jobs: p.Jobs,
 		Mailer: p.Mailer, Teams: p.Teams, Members: p.Members, Billing: p.Billing, Clock: p.Clock,
 		Logger: p.Logger.With("module", "webhooks"), SecretOverlap: p.Config.WebhookSecretOverlap})
 }

@@ -8,13 +8,15 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/platform/db"
 )
 
-// MemberConsent is a member's consent record: the consent_* columns of
-// roster_members, embedded in Member. All three are NULL for members added
-// before the consent record existed (and Evidence when none was given).
-type MemberConsent struct {
+// consentRow is a member's consent record (domain.MemberConsent): the
+// consent_* columns of roster_members, embedded in memberRow. All three are
+// NULL for members added before the consent record existed (and Evidence
+// when none was given).
+type consentRow struct {
 	ConsentSource   *string    `bun:"consent_source"`
 	ConsentAt       *time.Time `bun:"consent_at"`
 	ConsentEvidence *string    `bun:"consent_evidence"`
@@ -23,13 +25,13 @@ type MemberConsent struct {
 // consentColumns are MemberConsent's columns in consentDest's order.
 const consentColumns = `m.consent_source, m.consent_at, m.consent_evidence`
 
-func consentDest(c *MemberConsent) []any {
+func consentDest(c *domain.MemberConsent) []any {
 	return []any{&c.ConsentSource, &c.ConsentAt, &c.ConsentEvidence}
 }
 
-// ConsentEvent is a roster_consent_events row: one fact of a number's
+// consentEventRow is a roster_consent_events row: one fact of a number's
 // consent history.
-type ConsentEvent struct {
+type consentEventRow struct {
 	bun.BaseModel `bun:"table:roster_consent_events,alias:ce"`
 	Seq           int64     `bun:"seq,scanonly"`
 	ID            string    `bun:"id"`
@@ -46,16 +48,30 @@ type ConsentEvent struct {
 	RecordedAt    time.Time `bun:"recorded_at"`
 }
 
+// toDomain maps a row to what it stores.
+func (r *consentEventRow) toDomain() domain.ConsentEvent {
+	return domain.ConsentEvent{Seq: r.Seq, ID: r.ID, TeamID: r.TeamID, Phone: r.Phone, MemberID: r.MemberID, Kind: r.Kind, Channel: r.Channel, Changed: r.Changed, Source: r.Source, Evidence: r.Evidence, MessageID: r.MessageID, At: r.At, RecordedAt: r.RecordedAt}
+}
+
+// toConsentEventRow maps a domain value to its row.
+func toConsentEventRow(d *domain.ConsentEvent) *consentEventRow {
+	return &consentEventRow{Seq: d.Seq, ID: d.ID, TeamID: d.TeamID, Phone: d.Phone, MemberID: d.MemberID, Kind: d.Kind, Channel: d.Channel, Changed: d.Changed, Source: d.Source, Evidence: d.Evidence, MessageID: d.MessageID, At: d.At, RecordedAt: d.RecordedAt}
+}
+
 // consentEventColumns are the columns COPY and the reads use, in row order.
 var consentEventColumns = []string{"id", "team_id", "phone", "member_id", "kind", "channel", "changed", "source", "evidence", "message_id", "at", "recorded_at"}
 
-func (e *ConsentEvent) values() []any {
+func (e *consentEventRow) values() []any {
 	return []any{e.ID, e.TeamID, e.Phone, e.MemberID, e.Kind, e.Channel, e.Changed, e.Source, e.Evidence, e.MessageID, e.At, e.RecordedAt}
 }
 
 // InsertConsentEvents appends history rows, in the caller's transaction:
 // one INSERT for a few, COPY for many (an import chunk, a bulk opt-out).
-func (r *Repo) InsertConsentEvents(ctx context.Context, evs []ConsentEvent) error {
+func (r *Repo) InsertConsentEvents(ctx context.Context, events []domain.ConsentEvent) error {
+	evs := make([]consentEventRow, len(events))
+	for i := range events {
+		evs[i] = *toConsentEventRow(&events[i])
+	}
 	switch {
 	case len(evs) == 0:
 		return nil
@@ -77,8 +93,8 @@ func (r *Repo) InsertConsentEvents(ctx context.Context, evs []ConsentEvent) erro
 // ConsentHistory returns a team's history for phone, oldest first (by when
 // each fact happened, then by when it was written). limit < 0 reads all;
 // otherwise limit+1 rows for pagination.
-func (r *Repo) ConsentHistory(ctx context.Context, teamID, phone string, limit, offset int) ([]ConsentEvent, error) {
-	var evs []ConsentEvent
+func (r *Repo) ConsentHistory(ctx context.Context, teamID, phone string, limit, offset int) ([]domain.ConsentEvent, error) {
+	var evs []consentEventRow
 	q := r.db.IDB(ctx).NewSelect().Model(&evs).Column("seq").Column(consentEventColumns...).
 		Where("team_id = ? AND phone = ?", teamID, phone).OrderExpr("at, seq")
 	if limit >= 0 {
@@ -87,11 +103,11 @@ func (r *Repo) ConsentHistory(ctx context.Context, teamID, phone string, limit, 
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("consent history: %w", err)
 	}
-	return evs, nil
+	return toDomains[domain.ConsentEvent](evs), nil
 }
 
 // MembersOnRecordByPhone returns a team's entries with phone, those removed
 // from the roster but kept on record included, oldest first.
-func (r *Repo) MembersOnRecordByPhone(ctx context.Context, teamID, phone string) ([]Member, error) {
+func (r *Repo) MembersOnRecordByPhone(ctx context.Context, teamID, phone string) ([]domain.Member, error) {
 	return r.membersByPhones(ctx, teamID, []string{phone}, true)
 }

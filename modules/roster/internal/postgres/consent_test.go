@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 )
 
@@ -32,17 +33,17 @@ func TestConsentHistory(t *testing.T) {
 	repo := postgres.NewRepo(d)
 	ctx := context.Background()
 	base := time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC)
-	row := func(i int, team, phone string, at time.Time) postgres.ConsentEvent {
-		return postgres.ConsentEvent{ID: fmt.Sprintf("cev_%s_%03d", team, i), TeamID: team, Phone: phone, Kind: "opt_out", Channel: "api",
+	row := func(i int, team, phone string, at time.Time) domain.ConsentEvent {
+		return domain.ConsentEvent{ID: fmt.Sprintf("cev_%s_%03d", team, i), TeamID: team, Phone: phone, Kind: "opt_out", Channel: "api",
 			At: at, RecordedAt: base}
 	}
 	// One at a time: the same instant, kept in writing order; one earlier.
-	few := []postgres.ConsentEvent{row(1, "t1", "+12025550101", base), row(2, "t1", "+12025550101", base), row(3, "t1", "+12025550101", base.Add(-time.Hour))}
+	few := []domain.ConsentEvent{row(1, "t1", "+12025550101", base), row(2, "t1", "+12025550101", base), row(3, "t1", "+12025550101", base.Add(-time.Hour))}
 	member, evidence := "mem_1", "Stop."
 	few[0].MemberID, few[0].Evidence = &member, &evidence
 	require.NoError(t, d.Tx(ctx, func(ctx context.Context) error { return repo.InsertConsentEvents(ctx, few) }))
 	// Many: COPY, on the caller's transaction (rolled back here: nothing stays).
-	var many []postgres.ConsentEvent
+	var many []domain.ConsentEvent
 	for i := range 20 {
 		many = append(many, row(100+i, "t1", "+12025550102", base.Add(time.Duration(i)*time.Second)))
 	}
@@ -58,7 +59,7 @@ func TestConsentHistory(t *testing.T) {
 	require.Empty(t, h, "COPY joined the transaction")
 	require.NoError(t, d.Tx(ctx, func(ctx context.Context) error { return repo.InsertConsentEvents(ctx, many) }))
 	require.NoError(t, d.Tx(ctx, func(ctx context.Context) error {
-		return repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{row(9, "t2", "+12025550101", base)})
+		return repo.InsertConsentEvents(ctx, []domain.ConsentEvent{row(9, "t2", "+12025550101", base)})
 	}))
 
 	h, err = repo.ConsentHistory(ctx, "t1", "+12025550101", -1, 0)
@@ -77,7 +78,7 @@ func TestConsentHistory(t *testing.T) {
 	require.Len(t, page, 6, "limit+1 tells another page exists")
 }
 
-func ids(evs []postgres.ConsentEvent) []string {
+func ids(evs []domain.ConsentEvent) []string {
 	out := make([]string, len(evs))
 	for i := range evs {
 		out[i] = evs[i].ID

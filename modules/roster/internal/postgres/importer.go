@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db"
 )
@@ -120,7 +121,7 @@ type CustomValue struct{ FieldID, MemberID, Value string }
 
 // CopyMembers writes new members, their groups and their custom values with
 // COPY, one statement each, in the caller's transaction.
-func (r *Repo) CopyMembers(ctx context.Context, teamID string, ms []Member, groups []Membership, values []CustomValue) error {
+func (r *Repo) CopyMembers(ctx context.Context, teamID string, ms []domain.Member, groups []Membership, values []CustomValue) error {
 	return db.PgxTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"roster_members"},
 			[]string{"id", "team_id", "name", "phone", "email", "role", "status", "is_blocked", "dashboard_login", "can_send_broadcasts", "created_at", "updated_at",

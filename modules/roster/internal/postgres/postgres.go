@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db"
 )
@@ -25,8 +26,8 @@ func Migrations() db.MigrationSet { return db.Embedded("roster", 10, migrationFi
 // ErrNotFound means no row matched (for this team).
 var ErrNotFound = errors.New("roster: not found")
 
-// Team is a roster_teams row.
-type Team struct {
+// teamRow is a roster_teams row.
+type teamRow struct {
 	bun.BaseModel    `bun:"table:roster_teams"`
 	ID               string    `bun:"id,pk"`
 	Name             string    `bun:"name"`
@@ -39,14 +40,18 @@ type Team struct {
 	CreatedAt        time.Time `bun:"created_at"`
 }
 
-// API converts to the contract type.
-func (t *Team) API() rosterapi.Team {
-	return rosterapi.Team{ID: t.ID, Name: t.Name, Code: t.Code, Number: t.Number, TimeZone: t.TimeZone,
-		ApprovalRequired: t.ApprovalRequired, Disabled: t.Disabled, Locked: t.Locked, CreatedAt: t.CreatedAt}
+// toDomain maps a row to what it stores.
+func (r *teamRow) toDomain() domain.Team {
+	return domain.Team{ID: r.ID, Name: r.Name, Code: r.Code, Number: r.Number, TimeZone: r.TimeZone, ApprovalRequired: r.ApprovalRequired, Disabled: r.Disabled, Locked: r.Locked, CreatedAt: r.CreatedAt}
 }
 
-// Member is a roster_members row.
-type Member struct {
+// toTeamRow maps a domain value to its row.
+func toTeamRow(d *domain.Team) *teamRow {
+	return &teamRow{ID: d.ID, Name: d.Name, Code: d.Code, Number: d.Number, TimeZone: d.TimeZone, ApprovalRequired: d.ApprovalRequired, Disabled: d.Disabled, Locked: d.Locked, CreatedAt: d.CreatedAt}
+}
+
+// memberRow is a roster_members row (domain.Member in storage).
+type memberRow struct {
 	bun.BaseModel     `bun:"table:roster_members,alias:m"`
 	ID                string         `bun:"id,pk"`
 	TeamID            string         `bun:"team_id"`
@@ -62,11 +67,27 @@ type Member struct {
 	UpdatedAt         time.Time      `bun:"updated_at"`
 	DeletedAt         *time.Time     `bun:"deleted_at"`
 	// The consent record (consent.go).
-	MemberConsent
+	consentRow
 }
 
-// APIKey is a roster_api_keys row.
-type APIKey struct {
+// toDomain maps a row to the member it stores.
+func (r *memberRow) toDomain() domain.Member {
+	return domain.Member{ID: r.ID, TeamID: r.TeamID, Name: r.Name, Phone: r.Phone, Email: r.Email, Role: r.Role, Status: r.Status,
+		IsBlocked: r.IsBlocked, DashboardLogin: r.DashboardLogin, CanSendBroadcasts: r.CanSendBroadcasts,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, DeletedAt: r.DeletedAt,
+		MemberConsent: domain.MemberConsent{ConsentSource: r.ConsentSource, ConsentAt: r.ConsentAt, ConsentEvidence: r.ConsentEvidence}}
+}
+
+// toMemberRow maps a member to its row.
+func toMemberRow(m *domain.Member) *memberRow {
+	return &memberRow{ID: m.ID, TeamID: m.TeamID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: m.Role, Status: m.Status,
+		IsBlocked: m.IsBlocked, DashboardLogin: m.DashboardLogin, CanSendBroadcasts: m.CanSendBroadcasts,
+		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, DeletedAt: m.DeletedAt,
+		consentRow: consentRow{ConsentSource: m.ConsentSource, ConsentAt: m.ConsentAt, ConsentEvidence: m.ConsentEvidence}}
+}
+
+// apiKeyRow is a roster_api_keys row.
+type apiKeyRow struct {
 	bun.BaseModel `bun:"table:roster_api_keys"`
 	ID            string     `bun:"id,pk"`
 	TeamID        string     `bun:"team_id"`
@@ -77,6 +98,16 @@ type APIKey struct {
 	CreatedAt     time.Time  `bun:"created_at"`
 	RevokedAt     *time.Time `bun:"revoked_at"`
 	RevokedReason string     `bun:"revoked_reason"`
+}
+
+// toDomain maps a row to what it stores.
+func (r *apiKeyRow) toDomain() domain.APIKey {
+	return domain.APIKey{ID: r.ID, TeamID: r.TeamID, MemberID: r.MemberID, Name: r.Name, Lookup: r.Lookup, Hash: r.Hash, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt, RevokedReason: r.RevokedReason}
+}
+
+// toAPIKeyRow maps a domain value to its row.
+func toAPIKeyRow(d *domain.APIKey) *apiKeyRow {
+	return &apiKeyRow{ID: d.ID, TeamID: d.TeamID, MemberID: d.MemberID, Name: d.Name, Lookup: d.Lookup, Hash: d.Hash, CreatedAt: d.CreatedAt, RevokedAt: d.RevokedAt, RevokedReason: d.RevokedReason}
 }
 
 // KeyAuth is what authenticating a key needs, in one round trip.
@@ -114,53 +145,54 @@ func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
 func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
 
 // InsertTeam stores a new team.
-func (r *Repo) InsertTeam(ctx context.Context, t *Team) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(t).Exec(ctx); err != nil {
+func (r *Repo) InsertTeam(ctx context.Context, t *domain.Team) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(toTeamRow(t)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert team: %w", err)
 	}
 	return nil
 }
 
 // Team loads a team by id.
-func (r *Repo) Team(ctx context.Context, id string) (*Team, error) {
-	t := new(Team)
+func (r *Repo) Team(ctx context.Context, id string) (*domain.Team, error) {
+	t := new(teamRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(t).Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select team")
 	}
-	return t, nil
+	out := t.toDomain()
+	return &out, nil
 }
 
 // TeamsByID reads the teams of ids (those that exist).
-func (r *Repo) TeamsByID(ctx context.Context, ids []string) ([]Team, error) {
-	var ts []Team
+func (r *Repo) TeamsByID(ctx context.Context, ids []string) ([]domain.Team, error) {
+	var ts []teamRow
 	if len(ids) == 0 {
-		return ts, nil
+		return nil, nil
 	}
 	if err := r.db.IDB(ctx).NewSelect().Model(&ts).Where("id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("select teams: %w", err)
 	}
-	return ts, nil
+	return toDomains[domain.Team](ts), nil
 }
 
 // UpdateTeam writes every column of t.
-func (r *Repo) UpdateTeam(ctx context.Context, t *Team) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(t).WherePK().Exec(ctx); err != nil {
+func (r *Repo) UpdateTeam(ctx context.Context, t *domain.Team) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(toTeamRow(t)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update team: %w", err)
 	}
 	return nil
 }
 
 // InsertMember stores a new member.
-func (r *Repo) InsertMember(ctx context.Context, m *Member) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(m).Exec(ctx); err != nil {
+func (r *Repo) InsertMember(ctx context.Context, m *domain.Member) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(toMemberRow(m)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert member: %w", err)
 	}
 	return nil
 }
 
 // Member loads a team's member (not deleted); forUpdate locks the row.
-func (r *Repo) Member(ctx context.Context, teamID, id string, forUpdate bool) (*Member, error) {
-	m := new(Member)
+func (r *Repo) Member(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Member, error) {
+	m := new(memberRow)
 	q := r.db.IDB(ctx).NewSelect().Model(m).Where("team_id = ? AND id = ? AND deleted_at IS NULL", teamID, id)
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -168,49 +200,69 @@ func (r *Repo) Member(ctx context.Context, teamID, id string, forUpdate bool) (*
 	if err := q.Scan(ctx); err != nil {
 		return nil, notFound(err, "select member")
 	}
+	out := m.toDomain()
+	return &out, nil
+}
+
+// UpdateMember changes a team's member (not deleted) in the caller's
+// transaction: it locks the row, lets change state the change (an error
+// leaves the row as it was) and writes every column back. It answers the
+// member as written.
+func (r *Repo) UpdateMember(ctx context.Context, teamID, id string, change func(*domain.Member) error) (*domain.Member, error) {
+	m, err := r.Member(ctx, teamID, id, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(m); err != nil {
+		return nil, err
+	}
+	if err := r.WriteMember(ctx, m); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
-// UpdateMember writes every column of m.
-func (r *Repo) UpdateMember(ctx context.Context, m *Member) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(m).WherePK().Exec(ctx); err != nil {
+// WriteMember writes every column of m.
+func (r *Repo) WriteMember(ctx context.Context, m *domain.Member) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(toMemberRow(m)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update member: %w", err)
 	}
 	return nil
 }
 
 // InsertKey stores a new key (hash and lookup only).
-func (r *Repo) InsertKey(ctx context.Context, k *APIKey) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(k).Exec(ctx); err != nil {
+func (r *Repo) InsertKey(ctx context.Context, k *domain.APIKey) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(toAPIKeyRow(k)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert api key: %w", err)
 	}
 	return nil
 }
 
 // Keys lists a team's keys, newest first, limit+1 rows for pagination.
-func (r *Repo) Keys(ctx context.Context, teamID string, limit, offset int) ([]APIKey, error) {
-	var ks []APIKey
+func (r *Repo) Keys(ctx context.Context, teamID string, limit, offset int) ([]domain.APIKey, error) {
+	var ks []apiKeyRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ks).Where("team_id = ?", teamID).
 		OrderExpr("created_at DESC, id DESC").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list api keys: %w", err)
 	}
-	return ks, nil
+	return toDomains[domain.APIKey](ks), nil
 }
 
 // Key loads one of a team's keys, locked for update.
-func (r *Repo) Key(ctx context.Context, teamID, id string) (*APIKey, error) {
-	k := new(APIKey)
+func (r *Repo) Key(ctx context.Context, teamID, id string) (*domain.APIKey, error) {
+	k := new(apiKeyRow)
 	err := r.db.IDB(ctx).NewSelect().Model(k).Where("team_id = ? AND id = ?", teamID, id).For("UPDATE").Scan(ctx)
 	if err != nil {
 		return nil, notFound(err, "select api key")
 	}
-	return k, nil
+	out := k.toDomain()
+	return &out, nil
 }
 
 // RevokeMemberKeys revokes every active key of a member and returns them.
-func (r *Repo) RevokeMemberKeys(ctx context.Context, teamID, memberID, reason string, at time.Time) ([]APIKey, error) {
-	var ks []APIKey
+func (r *Repo) RevokeMemberKeys(ctx context.Context, teamID, memberID, reason string, at time.Time) ([]domain.APIKey, error) {
+	var ks []apiKeyRow
 	_, err := r.db.IDB(ctx).NewUpdate().Model(&ks).
 		Set("revoked_at = ?", at).Set("revoked_reason = ?", reason).
 		Where("team_id = ? AND member_id = ? AND revoked_at IS NULL", teamID, memberID).
@@ -218,12 +270,12 @@ func (r *Repo) RevokeMemberKeys(ctx context.Context, teamID, memberID, reason st
 	if err != nil {
 		return nil, fmt.Errorf("revoke member keys: %w", err)
 	}
-	return ks, nil
+	return toDomains[domain.APIKey](ks), nil
 }
 
 // RevokeKey marks one key revoked.
-func (r *Repo) RevokeKey(ctx context.Context, k *APIKey) error {
-	_, err := r.db.IDB(ctx).NewUpdate().Model(k).Column("revoked_at", "revoked_reason").WherePK().Exec(ctx)
+func (r *Repo) RevokeKey(ctx context.Context, k *domain.APIKey) error {
+	_, err := r.db.IDB(ctx).NewUpdate().Model(toAPIKeyRow(k)).Column("revoked_at", "revoked_reason").WherePK().Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("revoke key: %w", err)
 	}
@@ -264,34 +316,48 @@ func (r *Repo) KeyAuth(ctx context.Context, query, lookup string) (*KeyAuth, err
 }
 
 // MembersByRole lists a team's (not deleted) members with one of roles.
-func (r *Repo) MembersByRole(ctx context.Context, teamID string, roles ...rosterapi.Role) ([]Member, error) {
-	var ms []Member
+func (r *Repo) MembersByRole(ctx context.Context, teamID string, roles ...rosterapi.Role) ([]domain.Member, error) {
+	var ms []memberRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ms).
 		Where("team_id = ? AND deleted_at IS NULL AND role IN (?)", teamID, bun.In(roles)).
 		OrderExpr("created_at, id").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("members by role: %w", err)
 	}
-	return ms, nil
+	return toDomains[domain.Member](ms), nil
 }
 
 // TeamsByNumbers loads the teams whose numbers are among e164s.
-func (r *Repo) TeamsByNumbers(ctx context.Context, e164s []string) ([]Team, error) {
-	var ts []Team
+func (r *Repo) TeamsByNumbers(ctx context.Context, e164s []string) ([]domain.Team, error) {
+	var ts []teamRow
 	if len(e164s) == 0 {
-		return ts, nil
+		return nil, nil
 	}
 	if err := r.db.IDB(ctx).NewSelect().Model(&ts).Where("number IN (?)", bun.In(e164s)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("select teams by number: %w", err)
 	}
-	return ts, nil
+	return toDomains[domain.Team](ts), nil
 }
 
 // TeamByNumber loads the team with number e164.
-func (r *Repo) TeamByNumber(ctx context.Context, e164 string) (*Team, error) {
-	t := new(Team)
+func (r *Repo) TeamByNumber(ctx context.Context, e164 string) (*domain.Team, error) {
+	t := new(teamRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(t).Where("number = ?", e164).Scan(ctx); err != nil {
 		return nil, notFound(err, "select team by number")
 	}
-	return t, nil
+	out := t.toDomain()
+	return &out, nil
+}
+
+// toDomains maps rows to the domain values they store, each with its
+// row type's toDomain.
+func toDomains[D any, R any, P interface {
+	*R
+	toDomain() D
+}](rs []R) []D {
+	out := make([]D, len(rs))
+	for i := range rs {
+		out[i] = P(&rs[i]).toDomain()
+	}
+	return out
 }

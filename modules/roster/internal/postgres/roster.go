@@ -12,12 +12,13 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db"
 )
 
-// Group is a roster_groups row.
-type Group struct {
+// groupRow is a roster_groups row.
+type groupRow struct {
 	bun.BaseModel `bun:"table:roster_groups,alias:g"`
 	ID            string    `bun:"id,pk"`
 	TeamID        string    `bun:"team_id"`
@@ -26,8 +27,18 @@ type Group struct {
 	MemberCount   int       `bun:"member_count,scanonly"`
 }
 
-// CustomField is a roster_custom_fields row.
-type CustomField struct {
+// toDomain maps a row to what it stores.
+func (r *groupRow) toDomain() domain.Group {
+	return domain.Group{ID: r.ID, TeamID: r.TeamID, Name: r.Name, CreatedAt: r.CreatedAt, MemberCount: r.MemberCount}
+}
+
+// toGroupRow maps a domain value to its row.
+func toGroupRow(d *domain.Group) *groupRow {
+	return &groupRow{ID: d.ID, TeamID: d.TeamID, Name: d.Name, CreatedAt: d.CreatedAt, MemberCount: d.MemberCount}
+}
+
+// customFieldRow is a roster_custom_fields row.
+type customFieldRow struct {
 	bun.BaseModel `bun:"table:roster_custom_fields"`
 	ID            string    `bun:"id,pk"`
 	TeamID        string    `bun:"team_id"`
@@ -37,8 +48,18 @@ type CustomField struct {
 	CreatedAt     time.Time `bun:"created_at"`
 }
 
-// OptOut is a roster_opt_outs row.
-type OptOut struct {
+// toDomain maps a row to what it stores.
+func (r *customFieldRow) toDomain() domain.CustomField {
+	return domain.CustomField{ID: r.ID, TeamID: r.TeamID, Label: r.Label, Key: r.Key, Private: r.Private, CreatedAt: r.CreatedAt}
+}
+
+// toCustomFieldRow maps a domain value to its row.
+func toCustomFieldRow(d *domain.CustomField) *customFieldRow {
+	return &customFieldRow{ID: d.ID, TeamID: d.TeamID, Label: d.Label, Key: d.Key, Private: d.Private, CreatedAt: d.CreatedAt}
+}
+
+// optOutRow is a roster_opt_outs row.
+type optOutRow struct {
 	bun.BaseModel `bun:"table:roster_opt_outs"`
 	TeamID        string    `bun:"team_id,pk"`
 	Phone         string    `bun:"phone,pk"`
@@ -46,11 +67,14 @@ type OptOut struct {
 	CreatedAt     time.Time `bun:"created_at"`
 }
 
-// MemberFilter narrows GET /members. Empty fields do not filter.
-type MemberFilter struct {
-	GroupID, Role, Status, Phone, Email string
-	NewestFirst                         bool
-	Limit, Offset                       int
+// toDomain maps a row to what it stores.
+func (r *optOutRow) toDomain() domain.OptOut {
+	return domain.OptOut{TeamID: r.TeamID, Phone: r.Phone, Source: r.Source, CreatedAt: r.CreatedAt}
+}
+
+// toOptOutRow maps a domain value to its row.
+func toOptOutRow(d *domain.OptOut) *optOutRow {
+	return &optOutRow{TeamID: d.TeamID, Phone: d.Phone, Source: d.Source, CreatedAt: d.CreatedAt}
 }
 
 // memberColumns are a Member's columns in scanMember's order.
@@ -58,7 +82,7 @@ const memberColumns = `m.id, m.team_id, m.name, m.phone, m.email, m.role, m.stat
        m.can_send_broadcasts, m.created_at, m.updated_at, m.deleted_at,
        ` + consentColumns
 
-func memberDest(m *Member) []any {
+func memberDest(m *domain.Member) []any {
 	return append([]any{&m.ID, &m.TeamID, &m.Name, &m.Phone, &m.Email, &m.Role, &m.Status, &m.IsBlocked, &m.DashboardLogin,
 		&m.CanSendBroadcasts, &m.CreatedAt, &m.UpdatedAt, &m.DeletedAt},
 		consentDest(&m.MemberConsent)...)
@@ -69,7 +93,7 @@ func memberDest(m *Member) []any {
 // one of a few fixed texts (each with $n parameters, so pgx prepares each
 // once per connection), and the group ids come from an index-only scan per
 // member (see GroupIDsSQL).
-func (r *Repo) MemberPage(ctx context.Context, teamID string, f MemberFilter) ([]Member, [][]string, error) {
+func (r *Repo) MemberPage(ctx context.Context, teamID string, f domain.MemberFilter) ([]domain.Member, [][]string, error) {
 	var b strings.Builder
 	args := []any{teamID}
 	// The page is chosen in a subquery and the group ids read for its rows
@@ -105,7 +129,7 @@ FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NU
 	args = append(args, f.Limit+1, f.Offset)
 	fmt.Fprintf(&b, "%s LIMIT $%d OFFSET $%d) m%s", order, len(args)-1, len(args), order)
 	var (
-		ms     []Member
+		ms     []domain.Member
 		groups [][]string
 	)
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
@@ -114,7 +138,7 @@ FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NU
 			return err
 		}
 		var (
-			m  Member
+			m  domain.Member
 			gs []string
 		)
 		_, err = pgx.ForEachRow(rows, append(memberDest(&m), &gs), func() error {
@@ -131,8 +155,8 @@ FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NU
 }
 
 // MembersByPhone returns a team's (not deleted) entries with phone, oldest first.
-func (r *Repo) MembersByPhone(ctx context.Context, teamID, phone string, forUpdate bool) ([]Member, error) {
-	var ms []Member
+func (r *Repo) MembersByPhone(ctx context.Context, teamID, phone string, forUpdate bool) ([]domain.Member, error) {
+	var ms []memberRow
 	q := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND phone = ? AND deleted_at IS NULL", teamID, phone).OrderExpr("created_at, id")
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -140,7 +164,7 @@ func (r *Repo) MembersByPhone(ctx context.Context, teamID, phone string, forUpda
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("members by phone: %w", err)
 	}
-	return ms, nil
+	return toDomains[domain.Member](ms), nil
 }
 
 // MembersByTeamPhonesSQL reads the live entries of pairs (teams $1[i],
@@ -155,8 +179,8 @@ ORDER BY m.created_at, m.id`
 
 // MembersByTeamPhones returns the (not deleted) entries of any of the
 // pairs (teams[i], phones[i]), oldest first, in one prepared statement.
-func (r *Repo) MembersByTeamPhones(ctx context.Context, teams, phones []string) ([]Member, error) {
-	var ms []Member
+func (r *Repo) MembersByTeamPhones(ctx context.Context, teams, phones []string) ([]domain.Member, error) {
+	var ms []domain.Member
 	if len(teams) == 0 {
 		return ms, nil
 	}
@@ -165,7 +189,7 @@ func (r *Repo) MembersByTeamPhones(ctx context.Context, teams, phones []string) 
 		if err != nil {
 			return err
 		}
-		var m Member
+		var m domain.Member
 		_, err = pgx.ForEachRow(rows, memberDest(&m), func() error { ms = append(ms, m); return nil })
 		return err
 	})
@@ -176,20 +200,20 @@ func (r *Repo) MembersByTeamPhones(ctx context.Context, teams, phones []string) 
 }
 
 // MembersByPhones returns a team's (not deleted) entries with any of phones.
-func (r *Repo) MembersByPhones(ctx context.Context, teamID string, phones []string) ([]Member, error) {
+func (r *Repo) MembersByPhones(ctx context.Context, teamID string, phones []string) ([]domain.Member, error) {
 	return r.membersByPhones(ctx, teamID, phones, false)
 }
 
 // MembersOnRecordByPhones is MembersByPhones with the entries removed from
 // the roster but kept on record (opted-out members, spec §3) included.
-func (r *Repo) MembersOnRecordByPhones(ctx context.Context, teamID string, phones []string) ([]Member, error) {
+func (r *Repo) MembersOnRecordByPhones(ctx context.Context, teamID string, phones []string) ([]domain.Member, error) {
 	return r.membersByPhones(ctx, teamID, phones, true)
 }
 
-func (r *Repo) membersByPhones(ctx context.Context, teamID string, phones []string, removed bool) ([]Member, error) {
-	var ms []Member
+func (r *Repo) membersByPhones(ctx context.Context, teamID string, phones []string, removed bool) ([]domain.Member, error) {
+	var ms []memberRow
 	if len(phones) == 0 {
-		return ms, nil
+		return nil, nil
 	}
 	q := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND phone IN (?)", teamID, bun.In(phones))
 	if !removed {
@@ -198,7 +222,7 @@ func (r *Repo) membersByPhones(ctx context.Context, teamID string, phones []stri
 	if err := q.OrderExpr("created_at, id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("members by phones: %w", err)
 	}
-	return ms, nil
+	return toDomains[domain.Member](ms), nil
 }
 
 // LockPhone serialises writes about one number of a team (adds, opt-outs)
@@ -212,8 +236,8 @@ func (r *Repo) LockPhone(ctx context.Context, teamID, phone string) error {
 }
 
 // DeleteMember removes a member row (and, by cascade, group memberships and values).
-func (r *Repo) DeleteMember(ctx context.Context, m *Member) error {
-	if _, err := r.db.IDB(ctx).NewDelete().Model(m).WherePK().Exec(ctx); err != nil {
+func (r *Repo) DeleteMember(ctx context.Context, m *domain.Member) error {
+	if _, err := r.db.IDB(ctx).NewDelete().Model(toMemberRow(m)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("delete member: %w", err)
 	}
 	return nil
@@ -290,8 +314,8 @@ func (r *Repo) RemoveFromGroup(ctx context.Context, groupID, memberID string) (b
 }
 
 // Groups lists a team's groups by name with member counts, limit+1 rows.
-func (r *Repo) Groups(ctx context.Context, teamID string, limit, offset int) ([]Group, error) {
-	var gs []Group
+func (r *Repo) Groups(ctx context.Context, teamID string, limit, offset int) ([]domain.Group, error) {
+	var gs []groupRow
 	err := r.db.IDB(ctx).NewSelect().Model(&gs).
 		ColumnExpr("g.*").
 		ColumnExpr("(SELECT count(*) FROM roster_group_members gm WHERE gm.group_id = g.id) AS member_count").
@@ -299,16 +323,17 @@ func (r *Repo) Groups(ctx context.Context, teamID string, limit, offset int) ([]
 	if err != nil {
 		return nil, fmt.Errorf("list groups: %w", err)
 	}
-	return gs, nil
+	return toDomains[domain.Group](gs), nil
 }
 
 // Group loads one of a team's groups.
-func (r *Repo) Group(ctx context.Context, teamID, id string) (*Group, error) {
-	g := new(Group)
+func (r *Repo) Group(ctx context.Context, teamID, id string) (*domain.Group, error) {
+	g := new(groupRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(g).Where("team_id = ? AND id = ?", teamID, id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select group")
 	}
-	return g, nil
+	out := g.toDomain()
+	return &out, nil
 }
 
 // CountGroups returns how many of ids are groups of the team.
@@ -316,7 +341,7 @@ func (r *Repo) CountGroups(ctx context.Context, teamID string, ids []string) (in
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	n, err := r.db.IDB(ctx).NewSelect().Model((*Group)(nil)).Where("team_id = ? AND id IN (?)", teamID, bun.In(ids)).Count(ctx)
+	n, err := r.db.IDB(ctx).NewSelect().Model((*groupRow)(nil)).Where("team_id = ? AND id IN (?)", teamID, bun.In(ids)).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("count groups: %w", err)
 	}
@@ -324,45 +349,46 @@ func (r *Repo) CountGroups(ctx context.Context, teamID string, ids []string) (in
 }
 
 // InsertGroup stores a group.
-func (r *Repo) InsertGroup(ctx context.Context, g *Group) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(g).Exec(ctx); err != nil {
+func (r *Repo) InsertGroup(ctx context.Context, g *domain.Group) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(toGroupRow(g)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert group: %w", err)
 	}
 	return nil
 }
 
 // UpdateGroup renames a group.
-func (r *Repo) UpdateGroup(ctx context.Context, g *Group) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(g).Column("name").WherePK().Exec(ctx); err != nil {
+func (r *Repo) UpdateGroup(ctx context.Context, g *domain.Group) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(toGroupRow(g)).Column("name").WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update group: %w", err)
 	}
 	return nil
 }
 
 // DeleteGroup deletes a group and its memberships.
-func (r *Repo) DeleteGroup(ctx context.Context, g *Group) error {
-	if _, err := r.db.IDB(ctx).NewDelete().Model(g).WherePK().Exec(ctx); err != nil {
+func (r *Repo) DeleteGroup(ctx context.Context, g *domain.Group) error {
+	if _, err := r.db.IDB(ctx).NewDelete().Model(toGroupRow(g)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("delete group: %w", err)
 	}
 	return nil
 }
 
 // CustomFields lists a team's fields in creation order.
-func (r *Repo) CustomFields(ctx context.Context, teamID string) ([]CustomField, error) {
-	var fs []CustomField
+func (r *Repo) CustomFields(ctx context.Context, teamID string) ([]domain.CustomField, error) {
+	var fs []customFieldRow
 	if err := r.db.IDB(ctx).NewSelect().Model(&fs).Where("team_id = ?", teamID).OrderExpr("created_at, id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list custom fields: %w", err)
 	}
-	return fs, nil
+	return toDomains[domain.CustomField](fs), nil
 }
 
 // CustomField loads one of a team's fields, locked.
-func (r *Repo) CustomField(ctx context.Context, teamID, id string) (*CustomField, error) {
-	f := new(CustomField)
+func (r *Repo) CustomField(ctx context.Context, teamID, id string) (*domain.CustomField, error) {
+	f := new(customFieldRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(f).Where("team_id = ? AND id = ?", teamID, id).For("UPDATE").Scan(ctx); err != nil {
 		return nil, notFound(err, "select custom field")
 	}
-	return f, nil
+	out := f.toDomain()
+	return &out, nil
 }
 
 // LockTeam serialises writes that check a per-team count (fields, groups).
@@ -374,24 +400,24 @@ func (r *Repo) LockTeam(ctx context.Context, teamID string) error {
 }
 
 // InsertCustomField stores a field.
-func (r *Repo) InsertCustomField(ctx context.Context, f *CustomField) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(f).Exec(ctx); err != nil {
+func (r *Repo) InsertCustomField(ctx context.Context, f *domain.CustomField) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(toCustomFieldRow(f)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert custom field: %w", err)
 	}
 	return nil
 }
 
 // UpdateCustomField writes label and private.
-func (r *Repo) UpdateCustomField(ctx context.Context, f *CustomField) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(f).Column("label", "private").WherePK().Exec(ctx); err != nil {
+func (r *Repo) UpdateCustomField(ctx context.Context, f *domain.CustomField) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(toCustomFieldRow(f)).Column("label", "private").WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update custom field: %w", err)
 	}
 	return nil
 }
 
 // DeleteCustomField deletes a field and all its values.
-func (r *Repo) DeleteCustomField(ctx context.Context, f *CustomField) error {
-	if _, err := r.db.IDB(ctx).NewDelete().Model(f).WherePK().Exec(ctx); err != nil {
+func (r *Repo) DeleteCustomField(ctx context.Context, f *domain.CustomField) error {
+	if _, err := r.db.IDB(ctx).NewDelete().Model(toCustomFieldRow(f)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("delete custom field: %w", err)
 	}
 	return nil
@@ -430,12 +456,13 @@ ON CONFLICT (member_id, field_id) DO UPDATE SET value = EXCLUDED.value`, fieldID
 }
 
 // OptOut loads a team's opt-out record for phone, if any.
-func (r *Repo) OptOut(ctx context.Context, teamID, phone string) (*OptOut, error) {
-	o := new(OptOut)
+func (r *Repo) OptOut(ctx context.Context, teamID, phone string) (*domain.OptOut, error) {
+	o := new(optOutRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(o).Where("team_id = ? AND phone = ?", teamID, phone).Scan(ctx); err != nil {
 		return nil, notFound(err, "select opt-out")
 	}
-	return o, nil
+	out := o.toDomain()
+	return &out, nil
 }
 
 // OptedOutAmong returns the (team, phone) pairs among teams[i], phones[i]
@@ -465,7 +492,7 @@ func (r *Repo) OptedOutPhones(ctx context.Context, teamID string, phones []strin
 		return out, nil
 	}
 	var got []string
-	err := r.db.IDB(ctx).NewSelect().Model((*OptOut)(nil)).Column("phone").Where("team_id = ? AND phone IN (?)", teamID, bun.In(phones)).Scan(ctx, &got)
+	err := r.db.IDB(ctx).NewSelect().Model((*optOutRow)(nil)).Column("phone").Where("team_id = ? AND phone IN (?)", teamID, bun.In(phones)).Scan(ctx, &got)
 	if err != nil {
 		return nil, fmt.Errorf("opted-out phones: %w", err)
 	}
@@ -476,8 +503,8 @@ func (r *Repo) OptedOutPhones(ctx context.Context, teamID string, phones []strin
 }
 
 // InsertOptOut records an opt-out; false if it existed already.
-func (r *Repo) InsertOptOut(ctx context.Context, o *OptOut) (bool, error) {
-	res, err := r.db.IDB(ctx).NewInsert().Model(o).On("CONFLICT DO NOTHING").Exec(ctx)
+func (r *Repo) InsertOptOut(ctx context.Context, o *domain.OptOut) (bool, error) {
+	res, err := r.db.IDB(ctx).NewInsert().Model(toOptOutRow(o)).On("CONFLICT DO NOTHING").Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("insert opt-out: %w", err)
 	}
@@ -487,7 +514,7 @@ func (r *Repo) InsertOptOut(ctx context.Context, o *OptOut) (bool, error) {
 
 // DeleteOptOut removes an opt-out (inbound START); false if there was none.
 func (r *Repo) DeleteOptOut(ctx context.Context, teamID, phone string) (bool, error) {
-	res, err := r.db.IDB(ctx).NewDelete().Model((*OptOut)(nil)).Where("team_id = ? AND phone = ?", teamID, phone).Exec(ctx)
+	res, err := r.db.IDB(ctx).NewDelete().Model((*optOutRow)(nil)).Where("team_id = ? AND phone = ?", teamID, phone).Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("delete opt-out: %w", err)
 	}
@@ -496,26 +523,26 @@ func (r *Repo) DeleteOptOut(ctx context.Context, teamID, phone string) (bool, er
 }
 
 // OptOuts lists a team's opt-outs, newest first, limit+1 rows.
-func (r *Repo) OptOuts(ctx context.Context, teamID string, limit, offset int) ([]OptOut, error) {
-	var os []OptOut
+func (r *Repo) OptOuts(ctx context.Context, teamID string, limit, offset int) ([]domain.OptOut, error) {
+	var os []optOutRow
 	err := r.db.IDB(ctx).NewSelect().Model(&os).Where("team_id = ?", teamID).OrderExpr("created_at DESC, phone").
 		Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list opt-outs: %w", err)
 	}
-	return os, nil
+	return toDomains[domain.OptOut](os), nil
 }
 
 // SetStatusByPhone sets the status of every entry with phone and returns them.
-func (r *Repo) SetStatusByPhone(ctx context.Context, teamID, phone, status string, at time.Time) ([]Member, error) {
-	var ms []Member
+func (r *Repo) SetStatusByPhone(ctx context.Context, teamID, phone, status string, at time.Time) ([]domain.Member, error) {
+	var ms []memberRow
 	_, err := r.db.IDB(ctx).NewUpdate().Model(&ms).Set("status = ?", status).Set("updated_at = ?", at).
 		Where("team_id = ? AND phone = ? AND deleted_at IS NULL AND status <> ?", teamID, phone, status).
 		Returning("*").Exec(ctx, &ms)
 	if err != nil {
 		return nil, fmt.Errorf("set status by phone: %w", err)
 	}
-	return ms, nil
+	return toDomains[domain.Member](ms), nil
 }
 
 // Audience returns the active, unblocked, opted-in members of an audience
@@ -597,10 +624,10 @@ SELECT ?, p, ?, ? FROM unnest(?::text[]) AS p ON CONFLICT DO NOTHING RETURNING p
 }
 
 // SetStatusByPhones sets the status of every entry with one of phones and returns the changed entries.
-func (r *Repo) SetStatusByPhones(ctx context.Context, teamID string, phones []string, status string, at time.Time) ([]Member, error) {
-	var ms []Member
+func (r *Repo) SetStatusByPhones(ctx context.Context, teamID string, phones []string, status string, at time.Time) ([]domain.Member, error) {
+	var ms []memberRow
 	if len(phones) == 0 {
-		return ms, nil
+		return nil, nil
 	}
 	_, err := r.db.IDB(ctx).NewUpdate().Model(&ms).Set("status = ?", status).Set("updated_at = ?", at).
 		Where("team_id = ? AND phone IN (?) AND deleted_at IS NULL AND status <> ?", teamID, bun.In(phones), status).
@@ -608,5 +635,5 @@ func (r *Repo) SetStatusByPhones(ctx context.Context, teamID string, phones []st
 	if err != nil {
 		return nil, fmt.Errorf("set status by phones: %w", err)
 	}
-	return ms, nil
+	return toDomains[domain.Member](ms), nil
 }

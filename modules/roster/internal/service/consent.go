@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
@@ -29,8 +28,8 @@ type consentRef struct {
 }
 
 // historyRow builds one consent history row.
-func historyRow(teamID, phone, kind, channel string, changed bool, ref consentRef, now time.Time) postgres.ConsentEvent {
-	e := postgres.ConsentEvent{ID: id.New("cev"), TeamID: teamID, Phone: phone, Kind: kind, Channel: channel, Changed: changed,
+func historyRow(teamID, phone, kind, channel string, changed bool, ref consentRef, now time.Time) domain.ConsentEvent {
+	e := domain.ConsentEvent{ID: id.New("cev"), TeamID: teamID, Phone: phone, Kind: kind, Channel: channel, Changed: changed,
 		MemberID: optional(ref.memberID), MessageID: optional(ref.messageID), Evidence: optional(ref.evidence), At: ref.at, RecordedAt: now}
 	if e.At.IsZero() {
 		e.At = now
@@ -39,7 +38,7 @@ func historyRow(teamID, phone, kind, channel string, changed bool, ref consentRe
 }
 
 // consentGiven is the history row of a member added with consent c.
-func consentGiven(m *postgres.Member, channel string, c domain.Consent, now time.Time) postgres.ConsentEvent {
+func consentGiven(m *domain.Member, channel string, c domain.Consent, now time.Time) domain.ConsentEvent {
 	e := historyRow(m.TeamID, m.Phone, domain.HistoryConsentGiven, channel, true,
 		consentRef{memberID: m.ID, evidence: c.Evidence, at: c.At}, now)
 	e.Source = optional(c.Source)
@@ -47,7 +46,7 @@ func consentGiven(m *postgres.Member, channel string, c domain.Consent, now time
 }
 
 // setConsent stores c on m.
-func setConsent(m *postgres.Member, c domain.Consent) {
+func setConsent(m *domain.Member, c domain.Consent) {
 	at := c.At
 	m.ConsentSource, m.ConsentAt, m.ConsentEvidence = optional(c.Source), &at, optional(c.Evidence)
 }
@@ -86,7 +85,7 @@ func (s *Service) Keyword(ctx context.Context, k rosterapi.KeywordText) (bool, e
 		return s.optIn(ctx, k.TeamID, k.Phone, ref)
 	case "help":
 		err := s.db.Tx(ctx, func(ctx context.Context) error {
-			return s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{
+			return s.repo.InsertConsentEvents(ctx, []domain.ConsentEvent{
 				historyRow(k.TeamID, k.Phone, domain.HistoryHelp, domain.ChannelSMS, false, ref, s.clock.Now().UTC())})
 		})
 		return false, err
@@ -97,8 +96,8 @@ func (s *Service) Keyword(ctx context.Context, k rosterapi.KeywordText) (bool, e
 // ConsentView is GET /members/{id}/consent: the member, and a page of their
 // number's history (limit+1 rows; all of it when limit < 0).
 type ConsentView struct {
-	Member  postgres.Member
-	History []postgres.ConsentEvent
+	Member  domain.Member
+	History []domain.ConsentEvent
 }
 
 // MemberConsent returns a member's consent and a page of the history of
@@ -121,8 +120,8 @@ func (s *Service) MemberConsent(ctx context.Context, teamID, memberID string, li
 type ConsentExport struct {
 	Phone    string
 	OptedOut bool
-	Members  []postgres.Member
-	History  []postgres.ConsentEvent
+	Members  []domain.Member
+	History  []domain.ConsentEvent
 }
 
 // ExportConsent reads the export for a number given in any US format.

@@ -14,10 +14,10 @@ import (
 // Directory answers rosterapi.Teams straight from the repository. It is
 // separate from Service so that modules the Service depends on (the event
 // publisher) can read teams without an import cycle in the wiring.
-type Directory struct{ repo *postgres.Repo }
+type Directory struct{ repo DirectoryStore }
 
 // NewDirectory returns the team directory.
-func NewDirectory(repo *postgres.Repo) *Directory { return &Directory{repo: repo} }
+func NewDirectory(repo DirectoryStore) *Directory { return &Directory{repo: repo} }
 
 // Team implements rosterapi.Teams.
 func (d *Directory) Team(ctx context.Context, teamID string) (rosterapi.Team, error) {
@@ -64,7 +64,7 @@ func (d *Directory) KeyOwners(ctx context.Context, teamID string) ([]rosterapi.M
 }
 
 // MemberAPI converts a row to the contract type.
-func MemberAPI(m *postgres.Member) rosterapi.Member {
+func MemberAPI(m *domain.Member) rosterapi.Member {
 	return rosterapi.Member{ID: m.ID, TeamID: m.TeamID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: m.Role,
 		Status: m.Status, IsBlocked: m.IsBlocked, DashboardLogin: m.DashboardLogin, CanSendBroadcasts: m.CanSendBroadcasts,
 		CreatedAt: m.CreatedAt}

@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
 )
@@ -13,13 +12,13 @@ import (
 var errFieldNotFound = fault.NotFoundf("custom field not found")
 
 // CustomFields lists a team's fields.
-func (s *Service) CustomFields(ctx context.Context, teamID string) ([]postgres.CustomField, error) {
+func (s *Service) CustomFields(ctx context.Context, teamID string) ([]domain.CustomField, error) {
 	return s.repo.CustomFields(ctx, teamID)
 }
 
 // CreateCustomField adds a field: at most 20 per team (field_limit); a
 // label or key already used gives field_exists.
-func (s *Service) CreateCustomField(ctx context.Context, teamID, label, key string, private bool) (*postgres.CustomField, error) {
+func (s *Service) CreateCustomField(ctx context.Context, teamID, label, key string, private bool) (*domain.CustomField, error) {
 	label, err := domain.ValidName("label", label)
 	if err != nil {
 		return nil, err
@@ -27,7 +26,7 @@ func (s *Service) CreateCustomField(ctx context.Context, teamID, label, key stri
 	if key, err = domain.FieldKey(key, label); err != nil {
 		return nil, err
 	}
-	f := &postgres.CustomField{ID: id.New("fld"), TeamID: teamID, Label: label, Key: key, Private: private, CreatedAt: s.clock.Now().UTC()}
+	f := &domain.CustomField{ID: id.New("fld"), TeamID: teamID, Label: label, Key: key, Private: private, CreatedAt: s.clock.Now().UTC()}
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
 		if err := s.repo.LockTeam(ctx, teamID); err != nil {
 			return err
@@ -58,8 +57,8 @@ type FieldChange struct {
 // ChangeCustomField renames a field and may make it private. Making a
 // private field public is allowed only from the dashboard
 // (private_field_locked otherwise).
-func (s *Service) ChangeCustomField(ctx context.Context, teamID, fieldID string, c FieldChange, dashboard bool) (*postgres.CustomField, error) {
-	var f *postgres.CustomField
+func (s *Service) ChangeCustomField(ctx context.Context, teamID, fieldID string, c FieldChange, dashboard bool) (*domain.CustomField, error) {
+	var f *domain.CustomField
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
 		if err := s.repo.LockTeam(ctx, teamID); err != nil {
 			return err
@@ -146,14 +145,14 @@ func (s *Service) SetMemberValues(ctx context.Context, teamID, memberID string, 
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
-		if domain.Protected(m.Role, m.DashboardLogin) {
-			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be changed only in the dashboard")
+		if m.Protected() {
+			return domain.ErrProtected()
 		}
 		fields, err := s.repo.CustomFields(ctx, teamID)
 		if err != nil {
 			return err
 		}
-		byKey := map[string]postgres.CustomField{}
+		byKey := map[string]domain.CustomField{}
 		for _, f := range fields {
 			byKey[f.Key] = f
 		}

@@ -4,7 +4,7 @@
 // Atomicity is per row. The whole file is read and checked first (UTF-8,
 // CSV syntax, header, row count), so a request refused with 400 writes
 // nothing. Every data row then gets the outcome a single dashboard add
-// (CreateMember) would give it: validation, invalid_group, the opted_out,
+// (AddMember) would give it: validation, invalid_group, the opted_out,
 // member_exists and staff_member_protected rules, and member.joined for an
 // active member, together with the row's groups and custom-field values. A
 // failing row never undoes another; its result names its CSV line. Rows are
@@ -18,8 +18,18 @@
 // their groups and values, and publish the member.joined events in one
 // batch. The cost is linear in rows. A chunk whose transaction fails (a
 // group or custom field deleted meanwhile, say) is rolled back and its rows
-// are written again one transaction each through CreateMember, so one row's
+// are written again one transaction each through AddMember, so one row's
 // problem stays that row's.
+//
+// Chunks are pipelined, importInFlight at once, each on its own
+// connection, so that Postgres works on one while the other waits for its
+// round trips and the service plans (parses and checks) the next chunk's
+// rows meanwhile. File order still holds: a chunk starts only once the one
+// before has locked its phones, so a later row with an earlier row's number
+// waits for that row's commit before reading the roster; member ids and
+// created_at are taken in file order; and a chunk commits only after the one
+// before committed. When one does not, every later chunk in flight rolls
+// back and is written again after the failed chunk's rows.
 //
 // A time budget bounds the work so that the caller always gets its answer
 // (the admin server's write timeout is 60 s): rows not started when it runs
@@ -36,6 +46,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -51,7 +62,9 @@ const (
 	// ImportMaxRows is the most data rows one import may carry.
 	ImportMaxRows = 100000
 	// importChunk is how many rows one transaction writes.
-	importChunk = 2000
+	importChunk = 1000
+	// importInFlight is how many chunks are written at once.
+	importInFlight = 2
 	// importMaxValue bounds a custom-field value, as PATCH .../custom-fields does.
 	importMaxValue = 1000
 )
@@ -83,15 +96,16 @@ type ImportResult struct {
 
 // importSheet is a parsed file: where each column is, and the data rows.
 type importSheet struct {
-	columns int            // header width
-	builtin map[string]int // name, phone, ... → cell index
-	fields  []importField  // custom-field columns
+	phones  map[string]string // each distinct valid phone cell, checked once: its E.164
+	columns int               // header width
+	builtin map[string]int    // name, phone, ... → cell index
+	fields  []importField     // custom-field columns
 	rows    []importRecord
 }
 
 type importField struct {
 	index int
-	field postgres.CustomField
+	field domain.CustomField
 }
 
 type importRecord struct {
@@ -101,9 +115,10 @@ type importRecord struct {
 
 // importPlan is a row checked without I/O, ready to be written.
 type importPlan struct {
-	idx    int // index in ImportResult.Rows
-	member NewMember
-	// The checked member as CreateMember would store it.
+	idx      int    // index in ImportResult.Rows
+	memberID string // the member's id, should the row be created
+	member   NewMember
+	// The checked member as AddMember would store it.
 	phone, name, email, status string
 	role                       rosterapi.Role
 	groups                     []string
@@ -147,18 +162,10 @@ func (s *Service) ImportMembers(ctx context.Context, teamID string, data []byte,
 	}
 
 	res := &ImportResult{Rows: make([]ImportRow, len(sheet.rows))}
-	plans := make([]importPlan, 0, len(sheet.rows))
 	for i, rec := range sheet.rows {
 		res.Rows[i] = ImportRow{Line: rec.line}
-		p, ferr := sheet.plan(rec, groups, s.clock.Now().UTC())
-		if ferr != nil {
-			res.Rows[i].Status, res.Rows[i].Err = ImportFailed, ferr
-			continue
-		}
-		p.idx = i
-		plans = append(plans, p)
 	}
-	s.writeImport(ctx, teamID, plans, res.Rows, stopAt)
+	s.writeImport(ctx, teamID, sheet, groups, res.Rows, stopAt)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
@@ -172,29 +179,105 @@ func (s *Service) ImportMembers(ctx context.Context, teamID string, data []byte,
 	return res, nil
 }
 
-// writeImport writes the planned rows a chunk at a time, in file order. No
-// chunk is started after stopAt (unless it is zero).
-func (s *Service) writeImport(ctx context.Context, teamID string, plans []importPlan, rows []ImportRow, stopAt time.Time) {
+// importJob is one chunk on its way: the rows it writes, and once
+// finished whether it committed.
+type importJob struct {
+	plans     []importPlan
+	out       []ImportRow // the chunk's outcomes, valid once committed
+	now       time.Time   // the chunk's created_at, taken in file order
+	prev      *importJob  // the chunk before, still in flight when this one started
+	locked    chan struct{}
+	finished  chan struct{}
+	committed bool // set before finished is closed
+	err       error
+}
+
+// errPrevChunk rolls a chunk back because the chunk before it did not
+// commit: it is written again after that chunk's rows, in file order.
+var errPrevChunk = errors.New("the chunk before did not commit")
+
+// writeImport plans the rows a chunk of importChunk at a time and writes
+// them in file order, importInFlight chunks at once (see the file comment).
+// No chunk is started after stopAt (unless it is zero).
+func (s *Service) writeImport(ctx context.Context, teamID string, sheet *importSheet, groups importGroups, rows []ImportRow, stopAt time.Time) {
+	runImport(ctx, importRun{
+		sheet: sheet, groups: groups, rows: rows, stopAt: stopAt,
+		now:    func() time.Time { return s.clock.Now().UTC() },
+		write:  func(ctx context.Context, j *importJob) { s.importChunk(ctx, teamID, j) },
+		addRow: func(ctx context.Context, p *importPlan) (string, error) { return s.importRow(ctx, teamID, p) },
+	})
+}
+
+// importRun is what runImport needs: the sheet and where its outcomes go,
+// and how to write a chunk (write closes j.locked once the chunk's phones
+// are locked and j.finished once it committed or rolled back, committing
+// only after j.prev committed) and a failed chunk's rows (addRow, one
+// transaction each).
+type importRun struct {
+	sheet  *importSheet
+	groups importGroups
+	rows   []ImportRow
+	stopAt time.Time
+	now    func() time.Time
+	write  func(ctx context.Context, j *importJob)
+	addRow func(ctx context.Context, p *importPlan) (string, error)
+}
+
+// runImport plans and writes the sheet's rows (see writeImport).
+func runImport(ctx context.Context, r importRun) {
+	sheet, groups, rows, stopAt := r.sheet, r.groups, r.rows, r.stopAt
 	timedOut := fault.New(fault.Unavailable, CodeImportTimeout,
 		"not imported: the import ran out of time before this row; import these rows again (rows already imported answer member_exists)")
-	for start := 0; start < len(plans); start += importChunk {
-		if ctx.Err() != nil {
-			return // the caller is gone; ImportMembers reports ctx's error
+	// plan checks the sheet's rows [from, to) without I/O; the rows that
+	// pass get their member ids now, in file order.
+	plan := func(from, to int) []importPlan {
+		now := r.now()
+		plans := make([]importPlan, 0, to-from)
+		for i := from; i < to; i++ {
+			p, ferr := sheet.plan(sheet.rows[i], groups, now)
+			if ferr != nil {
+				rows[i].Status, rows[i].Err = ImportFailed, ferr
+				continue
+			}
+			p.idx, p.memberID = i, id.New("mem")
+			plans = append(plans, p)
 		}
-		chunk := plans[start:min(start+importChunk, len(plans))]
-		if !stopAt.IsZero() && time.Now().After(stopAt) {
-			for _, p := range plans[start:] {
-				rows[p.idx].Status, rows[p.idx].Err = ImportFailed, timedOut
+		return plans
+	}
+	var (
+		queue    [][]importPlan // planned chunks not yet started, in file order
+		inFlight []*importJob   // started chunks, oldest first
+		next     int            // the first sheet row not yet planned
+	)
+	// settle waits for the oldest chunk in flight and records its outcome.
+	// When it did not commit, the chunks started after it roll back too
+	// (each waits for the one before): its rows are written one transaction
+	// each, then the later chunks are queued again to go after them.
+	settle := func() {
+		j := inFlight[0]
+		inFlight = inFlight[1:]
+		<-j.finished
+		if j.committed {
+			for i := range j.plans {
+				r := &rows[j.plans[i].idx]
+				r.Status, r.MemberID, r.Err = j.out[i].Status, j.out[i].MemberID, j.out[i].Err
 			}
 			return
 		}
-		if err := s.importChunk(ctx, teamID, chunk, rows); err == nil || ctx.Err() != nil {
-			continue
+		again := make([][]importPlan, 0, len(inFlight)+len(queue))
+		for _, later := range inFlight {
+			<-later.finished
+			again = append(again, later.plans)
 		}
-		for _, p := range chunk { // the chunk rolled back: one transaction per row
+		inFlight = nil
+		queue = append(again, queue...)
+		if ctx.Err() != nil {
+			return
+		}
+		for _, p := range j.plans { // the chunk rolled back: one transaction per row
 			row := &rows[p.idx]
 			*row = ImportRow{Line: row.Line}
-			id, err := s.importRow(ctx, teamID, &p)
+			id, err := r.addRow(ctx, &p)
 			if err != nil {
 				row.Status, row.Err = ImportFailed, rowFault(err)
 				continue
@@ -202,11 +285,70 @@ func (s *Service) writeImport(ctx context.Context, teamID string, plans []import
 			row.Status, row.MemberID = ImportCreated, id
 		}
 	}
+	for {
+		if len(queue) == 0 && next < len(sheet.rows) {
+			to := min(next+importChunk, len(sheet.rows))
+			if plans := plan(next, to); len(plans) > 0 {
+				queue = append(queue, plans)
+			}
+			next = to
+			continue
+		}
+		if len(queue) == 0 {
+			break
+		}
+		if len(inFlight) == importInFlight {
+			settle()
+			continue
+		}
+		if ctx.Err() != nil {
+			break // the caller is gone; ImportMembers reports ctx's error
+		}
+		if !stopAt.IsZero() && time.Now().After(stopAt) {
+			// Out of time: the chunks in flight finish (or go back to the
+			// queue), and no row still queued or unplanned is started.
+			for len(inFlight) > 0 {
+				settle()
+			}
+			for _, c := range queue {
+				for _, p := range c {
+					rows[p.idx].Status, rows[p.idx].Err = ImportFailed, timedOut
+				}
+			}
+			queue = nil
+			for next < len(sheet.rows) { // the rest still get their own checks' outcome
+				to := min(next+importChunk, len(sheet.rows))
+				for _, p := range plan(next, to) {
+					rows[p.idx].Status, rows[p.idx].Err = ImportFailed, timedOut
+				}
+				next = to
+			}
+			break
+		}
+		j := &importJob{plans: queue[0], now: r.now(), locked: make(chan struct{}), finished: make(chan struct{})}
+		queue = queue[1:]
+		if n := len(inFlight); n > 0 {
+			j.prev = inFlight[n-1]
+			// Chunks lock their phones in file order, so a later chunk
+			// with a number of an earlier one reads the roster only once
+			// that chunk committed.
+			<-j.prev.locked
+		}
+		inFlight = append(inFlight, j)
+		go r.write(ctx, j)
+	}
+	for len(inFlight) > 0 {
+		settle()
+	}
 }
 
-// importChunk decides and writes a chunk's rows in one transaction (see the
-// file comment); rows get their outcomes only once it commits.
-func (s *Service) importChunk(ctx context.Context, teamID string, chunk []importPlan, rows []ImportRow) error {
+// importChunk decides and writes a chunk's rows in one transaction (see
+// the file comment). It commits only after the chunk before it (j.prev)
+// committed, and rolls back when that one did not.
+func (s *Service) importChunk(ctx context.Context, teamID string, j *importJob) {
+	var lockOnce sync.Once
+	locked := func() { lockOnce.Do(func() { close(j.locked) }) }
+	chunk := j.plans
 	out := make([]ImportRow, len(chunk))
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
 		phones := make([]string, 0, len(chunk))
@@ -216,7 +358,9 @@ func (s *Service) importChunk(ctx context.Context, teamID string, chunk []import
 			groupIDs = append(groupIDs, chunk[i].groups...)
 		}
 		phones, groupIDs = dedupe(phones), dedupe(groupIDs)
-		if err := s.repo.LockPhones(ctx, teamID, phones); err != nil {
+		err := s.repo.LockPhones(ctx, teamID, phones)
+		locked()
+		if err != nil {
 			return err
 		}
 		st, err := s.repo.ImportState(ctx, teamID, phones, groupIDs)
@@ -224,20 +368,20 @@ func (s *Service) importChunk(ctx context.Context, teamID string, chunk []import
 			return err
 		}
 		var (
-			members []postgres.Member
+			members []domain.Member
 			groups  []postgres.Membership
 			values  []postgres.CustomValue
 			evs     []events.Event
-			history []postgres.ConsentEvent
+			history []domain.ConsentEvent
 		)
-		now := s.clock.Now().UTC()
+		now := j.now
 		for i := range chunk {
 			p := &chunk[i]
 			if ferr := decide(st, p); ferr != nil {
 				out[i].Status, out[i].Err = ImportFailed, ferr
 				continue
 			}
-			m := postgres.Member{ID: id.New("mem"), TeamID: teamID, Name: p.name, Phone: p.phone, Email: p.email, Role: p.role,
+			m := domain.Member{ID: p.memberID, TeamID: teamID, Name: p.name, Phone: p.phone, Email: p.email, Role: p.role,
 				Status: p.status, CanSendBroadcasts: p.role.IsStaff(), CreatedAt: now, UpdatedAt: now}
 			setConsent(&m, p.consent)
 			history = append(history, consentGiven(&m, domain.ChannelImport, p.consent, now))
@@ -254,28 +398,35 @@ func (s *Service) importChunk(ctx context.Context, teamID string, chunk []import
 			}
 			out[i].Status, out[i].MemberID = ImportCreated, m.ID
 		}
-		if len(members) == 0 {
-			return nil
+		if len(members) > 0 {
+			if err := s.repo.CopyMembers(ctx, teamID, members, groups, values); err != nil {
+				return err
+			}
+			if err := s.repo.InsertConsentEvents(ctx, history); err != nil {
+				return err
+			}
+			if err := events.PublishAll(ctx, s.events, teamID, evs); err != nil {
+				return err
+			}
 		}
-		if err := s.repo.CopyMembers(ctx, teamID, members, groups, values); err != nil {
-			return err
+		if j.prev != nil {
+			<-j.prev.finished
+			if !j.prev.committed {
+				return errPrevChunk
+			}
 		}
-		if err := s.repo.InsertConsentEvents(ctx, history); err != nil {
-			return err
-		}
-		return events.PublishAll(ctx, s.events, teamID, evs)
+		return nil
 	})
+	locked()
 	if err != nil {
-		return fmt.Errorf("import chunk: %w", err)
+		j.err = fmt.Errorf("import chunk: %w", err)
+	} else {
+		j.out, j.committed = out, true
 	}
-	for i := range chunk {
-		r := &rows[chunk[i].idx]
-		r.Status, r.MemberID, r.Err = out[i].Status, out[i].MemberID, out[i].Err
-	}
-	return nil
+	close(j.finished)
 }
 
-// decide applies CreateMember's checks after validation, in its order, to a
+// decide applies AddMember's checks after validation, in its order, to a
 // row against the chunk's state (which includes the rows before it): its
 // groups must still exist, then the add rules of checkNewEntry.
 func decide(st *postgres.ImportState, p *importPlan) *fault.Error {
@@ -303,7 +454,7 @@ func decide(st *postgres.ImportState, p *importPlan) *fault.Error {
 func (s *Service) importRow(ctx context.Context, teamID string, p *importPlan) (string, error) {
 	var memberID string
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.CreateMember(ctx, teamID, p.member, true)
+		m, _, err := s.addMember(ctx, teamID, p.member, fromImport())
 		if err != nil {
 			return err
 		}
@@ -404,7 +555,7 @@ func consentColumn(h string) bool {
 // parseImport checks the file as a whole: UTF-8 (a BOM is dropped), valid
 // CSV, a header naming name and phone and no unknown column, and at most
 // ImportMaxRows data rows. Any problem is a 400 for the whole request.
-func parseImport(data []byte, fields []postgres.CustomField) (*importSheet, error) {
+func parseImport(data []byte, fields []domain.CustomField) (*importSheet, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	if !utf8.Valid(data) {
 		return nil, fault.Invalidf("the file is not UTF-8 text; nothing was imported")
@@ -424,7 +575,7 @@ func parseImport(data []byte, fields []postgres.CustomField) (*importSheet, erro
 		return nil, csvFault(err)
 	}
 	sheet := &importSheet{columns: len(header), builtin: map[string]int{}}
-	byKey := make(map[string]postgres.CustomField, len(fields))
+	byKey := make(map[string]domain.CustomField, len(fields))
 	for _, f := range fields {
 		byKey[f.Key] = f
 	}
@@ -505,7 +656,7 @@ func blank(rec []string) bool {
 	return true
 }
 
-func customKey(byKey map[string]postgres.CustomField, h string) bool {
+func customKey(byKey map[string]domain.CustomField, h string) bool {
 	_, ok := byKey[h]
 	return ok
 }
@@ -518,7 +669,25 @@ func quoteJoin(ss []string) string {
 	return strings.Join(q, ", ")
 }
 
-// plan checks a row without I/O, in the order CreateMember checks a member
+// validPhone is domain.ValidPhone, parsed once per distinct cell: parsing
+// is most of a row's checking, and a family's number is often on several
+// rows (the guardian's and each child's).
+func (sh *importSheet) validPhone(cell string) (string, error) {
+	if e164, ok := sh.phones[cell]; ok {
+		return e164, nil
+	}
+	e164, err := domain.ValidPhone("phone", cell)
+	if err != nil {
+		return "", err // each invalid row gets its own fault
+	}
+	if sh.phones == nil {
+		sh.phones = map[string]string{}
+	}
+	sh.phones[cell] = e164
+	return e164, nil
+}
+
+// plan checks a row without I/O, in the order AddMember checks a member
 // (so a row reports the error a single add would), then groups and values.
 func (sh *importSheet) plan(rec importRecord, groups importGroups, now time.Time) (importPlan, *fault.Error) {
 	var p importPlan
@@ -540,7 +709,7 @@ func (sh *importSheet) plan(rec importRecord, groups importGroups, now time.Time
 	if p.name, err = domain.ValidName("name", in.Name); err != nil {
 		return p, asFault(err)
 	}
-	if p.phone, err = domain.ValidPhone("phone", in.Phone); err != nil {
+	if p.phone, err = sh.validPhone(in.Phone); err != nil {
 		return p, asFault(err)
 	}
 	if p.email, err = domain.ValidEmail(in.Email); err != nil {
@@ -570,7 +739,6 @@ func (sh *importSheet) plan(rec importRecord, groups importGroups, now time.Time
 	}
 	// Should the chunk roll back, the row is added alone with the same record.
 	in.Consent = domain.ConsentInput{Source: p.consent.Source, At: &p.consent.At, Evidence: p.consent.Evidence}
-	in.imported = true
 	p.member = in
 	for _, tok := range strings.Split(cell("groups"), ";") {
 		tok = strings.TrimSpace(tok)

@@ -8,14 +8,13 @@ import (
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
-	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
 )
 
 // MemberView is a member with their group ids.
 type MemberView struct {
-	postgres.Member
+	domain.Member
 	GroupIDs []string
 	// UndeliverableSince is when the member's number was marked
 	// undeliverable (nil: it is not); see undeliverable.go.
@@ -25,7 +24,7 @@ type MemberView struct {
 var errGroupNotFound = fault.NotFoundf("group not found")
 
 // ListMembers lists a team's members with filters (limit+1 rows).
-func (s *Service) ListMembers(ctx context.Context, teamID string, f postgres.MemberFilter) ([]MemberView, error) {
+func (s *Service) ListMembers(ctx context.Context, teamID string, f domain.MemberFilter) ([]MemberView, error) {
 	if f.Phone != "" {
 		p, err := domain.ValidPhone("phone", f.Phone)
 		if err != nil {
@@ -57,7 +56,7 @@ func (s *Service) ListMembers(ctx context.Context, teamID string, f postgres.Mem
 	return out, s.withUndeliverable(ctx, teamID, out)
 }
 
-func (s *Service) withGroups(ctx context.Context, ms []postgres.Member) ([]MemberView, error) {
+func (s *Service) withGroups(ctx context.Context, ms []domain.Member) ([]MemberView, error) {
 	ids := make([]string, len(ms))
 	for i := range ms {
 		ids[i] = ms[i].ID
@@ -87,7 +86,7 @@ func (s *Service) GetMember(ctx context.Context, teamID, memberID string) (*Memb
 	if err != nil {
 		return nil, mapNotFound(err, errMemberNotFound)
 	}
-	vs, err := s.withGroups(ctx, []postgres.Member{*m})
+	vs, err := s.withGroups(ctx, []domain.Member{*m})
 	if err != nil {
 		return nil, err
 	}
@@ -140,67 +139,12 @@ func (s *Service) checkNewEntry(ctx context.Context, teamID, phone, name, except
 		if o.ID == except || !domain.SameName(o.Name, name) {
 			continue
 		}
-		if domain.Protected(o.Role, o.DashboardLogin) {
+		if o.Protected() {
 			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "this person is staff or has a dashboard login; change them in the dashboard")
 		}
 		return fault.New(fault.Conflict, domain.CodeMemberExists, "a member with this phone and name exists").With("existing_member_id", o.ID)
 	}
 	return nil
-}
-
-// AddMember is POST /members: validate, apply the add rules, insert, set
-// groups and publish member.joined, in one transaction.
-func (s *Service) AddMember(ctx context.Context, teamID string, in NewMember, groupIDs []string) (*MemberView, error) {
-	now := s.clock.Now().UTC()
-	m := &postgres.Member{ID: id.New("mem"), TeamID: teamID, Status: domain.StatusActive, CreatedAt: now, UpdatedAt: now}
-	var err error
-	if m.Name, err = domain.ValidName("name", in.Name); err != nil {
-		return nil, err
-	}
-	if m.Phone, err = domain.ValidPhone("phone", in.Phone); err != nil {
-		return nil, err
-	}
-	if m.Email, err = domain.ValidEmail(in.Email); err != nil {
-		return nil, err
-	}
-	role := in.Role
-	if role == "" {
-		role = "athlete"
-	}
-	if m.Role, err = domain.ValidRole(role, false); err != nil {
-		return nil, err
-	}
-	consent, err := domain.ValidConsent(in.Consent, domain.ConsentAPI, now)
-	if err != nil {
-		return nil, err
-	}
-	setConsent(m, consent)
-	var out *MemberView
-	err = s.db.Tx(ctx, func(ctx context.Context) error {
-		groups, err := s.checkGroups(ctx, teamID, groupIDs)
-		if err != nil {
-			return err
-		}
-		if err := s.checkNewEntry(ctx, teamID, m.Phone, m.Name, ""); err != nil {
-			return err
-		}
-		if err := s.repo.InsertMember(ctx, m); err != nil {
-			return err
-		}
-		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{consentGiven(m, domain.ChannelAPI, consent, now)}); err != nil {
-			return err
-		}
-		if err := s.repo.SetGroups(ctx, teamID, m.ID, groups); err != nil {
-			return err
-		}
-		vs := []MemberView{{Member: *m, GroupIDs: groups}}
-		if err := s.withUndeliverable(ctx, teamID, vs); err != nil { // a number marked on another entry is on this one too
-			return err
-		}
-		out = &vs[0]
-		return s.publishMember(ctx, events.MemberJoined, m)
-	})
-	return out, err
 }
 
 // MemberChange is PATCH /members/{id}; nil fields are left alone.
@@ -215,45 +159,47 @@ type MemberChange struct {
 func (s *Service) ChangeMember(ctx context.Context, teamID, memberID string, c MemberChange) (*MemberView, error) {
 	var out *MemberView
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		m, err := s.repo.UpdateMember(ctx, teamID, memberID, func(m *domain.Member) error {
+			if m.Protected() {
+				return domain.ErrProtected()
+			}
+			was := *m
+			var err error
+			if c.Name != nil {
+				if m.Name, err = domain.ValidName("name", *c.Name); err != nil {
+					return err
+				}
+			}
+			phone := m.Phone
+			if c.Phone != nil {
+				if phone, err = domain.ValidPhone("phone", *c.Phone); err != nil {
+					return err
+				}
+			}
+			if c.Email != nil {
+				if m.Email, err = domain.ValidEmail(*c.Email); err != nil {
+					return err
+				}
+			}
+			if c.Role != nil {
+				if m.Role, err = domain.ValidRole(*c.Role, false); err != nil {
+					return err
+				}
+			}
+			if err := was.MayChangePhoneTo(phone); err != nil {
+				return err
+			}
+			m.Phone = phone
+			if m.Phone != was.Phone || !domain.SameName(m.Name, was.Name) {
+				if err := s.checkNewEntry(ctx, teamID, m.Phone, m.Name, m.ID); err != nil {
+					return err
+				}
+			}
+			m.UpdatedAt = s.clock.Now().UTC()
+			return nil
+		})
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
-		}
-		if domain.Protected(m.Role, m.DashboardLogin) {
-			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be changed only in the dashboard")
-		}
-		oldPhone, oldName := m.Phone, m.Name
-		if c.Name != nil {
-			if m.Name, err = domain.ValidName("name", *c.Name); err != nil {
-				return err
-			}
-		}
-		if c.Phone != nil {
-			if m.Phone, err = domain.ValidPhone("phone", *c.Phone); err != nil {
-				return err
-			}
-		}
-		if c.Email != nil {
-			if m.Email, err = domain.ValidEmail(*c.Email); err != nil {
-				return err
-			}
-		}
-		if c.Role != nil {
-			if m.Role, err = domain.ValidRole(*c.Role, false); err != nil {
-				return err
-			}
-		}
-		if m.Phone != oldPhone && m.Status == domain.StatusOptedOut {
-			return fault.New(fault.Conflict, domain.CodeOptedOutMember, "this member opted out; changing their number would re-subscribe them, which only they can do (START)")
-		}
-		if m.Phone != oldPhone || !domain.SameName(m.Name, oldName) {
-			if err := s.checkNewEntry(ctx, teamID, m.Phone, m.Name, m.ID); err != nil {
-				return err
-			}
-		}
-		m.UpdatedAt = s.clock.Now().UTC()
-		if err := s.repo.UpdateMember(ctx, m); err != nil {
-			return err
 		}
 		if c.GroupIDs != nil {
 			groups, err := s.checkGroups(ctx, teamID, *c.GroupIDs)
@@ -264,7 +210,7 @@ func (s *Service) ChangeMember(ctx context.Context, teamID, memberID string, c M
 				return err
 			}
 		}
-		vs, err := s.withGroups(ctx, []postgres.Member{*m})
+		vs, err := s.withGroups(ctx, []domain.Member{*m})
 		if err != nil {
 			return err
 		}
@@ -282,35 +228,44 @@ func (s *Service) RemoveMember(ctx context.Context, teamID, memberID string) err
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
-		if domain.Protected(m.Role, m.DashboardLogin) {
-			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be removed only in the dashboard")
+		kept, err := m.Remove(s.clock.Now().UTC())
+		if err != nil {
+			return err
 		}
-		if m.Status == domain.StatusOptedOut {
-			now := s.clock.Now().UTC()
-			m.DeletedAt, m.UpdatedAt = &now, now
-			return s.repo.UpdateMember(ctx, m)
+		if kept {
+			return s.repo.WriteMember(ctx, m)
 		}
 		return s.repo.DeleteMember(ctx, m)
 	})
 }
 
 // Groups lists a team's groups (limit+1 rows).
-func (s *Service) Groups(ctx context.Context, teamID string, limit, offset int) ([]postgres.Group, error) {
+func (s *Service) Groups(ctx context.Context, teamID string, limit, offset int) ([]domain.Group, error) {
 	return s.repo.Groups(ctx, teamID, limit, offset)
+}
+
+// checkGroupChange applies the rules of a change to a group's members
+// through the API, in its transaction: the group and the member are the
+// team's (the member locked), and the member is not protected.
+func (s *Service) checkGroupChange(ctx context.Context, teamID, groupID, memberID string) error {
+	if _, err := s.repo.Group(ctx, teamID, groupID); err != nil {
+		return mapNotFound(err, errGroupNotFound)
+	}
+	m, err := s.repo.Member(ctx, teamID, memberID, true)
+	if err != nil {
+		return mapNotFound(err, errMemberNotFound)
+	}
+	if m.Protected() {
+		return domain.ErrProtected()
+	}
+	return nil
 }
 
 // AddToGroup is POST /groups/{id}/members.
 func (s *Service) AddToGroup(ctx context.Context, teamID, groupID, memberID string) (*MemberView, error) {
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		if _, err := s.repo.Group(ctx, teamID, groupID); err != nil {
-			return mapNotFound(err, errGroupNotFound)
-		}
-		m, err := s.repo.Member(ctx, teamID, memberID, true)
-		if err != nil {
-			return mapNotFound(err, errMemberNotFound)
-		}
-		if domain.Protected(m.Role, m.DashboardLogin) {
-			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be changed only in the dashboard")
+		if err := s.checkGroupChange(ctx, teamID, groupID, memberID); err != nil {
+			return err
 		}
 		return s.repo.AddToGroup(ctx, teamID, groupID, memberID)
 	})
@@ -323,15 +278,8 @@ func (s *Service) AddToGroup(ctx context.Context, teamID, groupID, memberID stri
 // RemoveFromGroup is DELETE /groups/{id}/members/{member_id}.
 func (s *Service) RemoveFromGroup(ctx context.Context, teamID, groupID, memberID string) error {
 	return s.db.Tx(ctx, func(ctx context.Context) error {
-		if _, err := s.repo.Group(ctx, teamID, groupID); err != nil {
-			return mapNotFound(err, errGroupNotFound)
-		}
-		m, err := s.repo.Member(ctx, teamID, memberID, true)
-		if err != nil {
-			return mapNotFound(err, errMemberNotFound)
-		}
-		if domain.Protected(m.Role, m.DashboardLogin) {
-			return fault.New(fault.Forbidden, domain.CodeStaffMemberProtected, "staff and members with a dashboard login can be changed only in the dashboard")
+		if err := s.checkGroupChange(ctx, teamID, groupID, memberID); err != nil {
+			return err
 		}
 		removed, err := s.repo.RemoveFromGroup(ctx, groupID, memberID)
 		if err != nil {
@@ -345,12 +293,12 @@ func (s *Service) RemoveFromGroup(ctx context.Context, teamID, groupID, memberID
 }
 
 // CreateGroup, RenameGroup and DeleteGroup are the dashboard's group operations.
-func (s *Service) CreateGroup(ctx context.Context, teamID, name string) (*postgres.Group, error) {
+func (s *Service) CreateGroup(ctx context.Context, teamID, name string) (*domain.Group, error) {
 	name, err := domain.ValidName("name", name)
 	if err != nil {
 		return nil, err
 	}
-	g := &postgres.Group{ID: id.New("grp"), TeamID: teamID, Name: name, CreatedAt: s.clock.Now().UTC()}
+	g := &domain.Group{ID: id.New("grp"), TeamID: teamID, Name: name, CreatedAt: s.clock.Now().UTC()}
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
 		if _, err := s.repo.Team(ctx, teamID); err != nil {
 			return mapNotFound(err, errTeamNotFound)
@@ -367,12 +315,12 @@ func (s *Service) CreateGroup(ctx context.Context, teamID, name string) (*postgr
 }
 
 // RenameGroup renames a group.
-func (s *Service) RenameGroup(ctx context.Context, teamID, groupID, name string) (*postgres.Group, error) {
+func (s *Service) RenameGroup(ctx context.Context, teamID, groupID, name string) (*domain.Group, error) {
 	name, err := domain.ValidName("name", name)
 	if err != nil {
 		return nil, err
 	}
-	var g *postgres.Group
+	var g *domain.Group
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
 		if g, err = s.repo.Group(ctx, teamID, groupID); err != nil {
 			return mapNotFound(err, errGroupNotFound)

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -53,13 +52,13 @@ func (s *Service) optOut(ctx context.Context, teamID, phone, source string, allo
 		}
 		if !allowStaff {
 			for _, m := range entries {
-				if domain.Protected(m.Role, m.DashboardLogin) {
+				if m.Protected() {
 					return errStaffNumber()
 				}
 			}
 		}
 		now := s.clock.Now().UTC()
-		rec := &postgres.OptOut{TeamID: teamID, Phone: phone, Source: source, CreatedAt: now}
+		rec := &domain.OptOut{TeamID: teamID, Phone: phone, Source: source, CreatedAt: now}
 		isNew, err := s.repo.InsertOptOut(ctx, rec)
 		if err != nil {
 			return err
@@ -69,7 +68,7 @@ func (s *Service) optOut(ctx context.Context, teamID, phone, source string, allo
 				return err
 			}
 		}
-		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{
+		if err := s.repo.InsertConsentEvents(ctx, []domain.ConsentEvent{
 			historyRow(teamID, phone, domain.HistoryOptOut, optOutChannel(source), isNew, ref, now)}); err != nil {
 			return err
 		}
@@ -86,6 +85,20 @@ func (s *Service) optOut(ctx context.Context, teamID, phone, source string, allo
 		return nil
 	})
 	return out, err
+}
+
+// RecordOptOut is an opt-out recorded through the API (source api) or by
+// support (source support): exactly one of phone (any US format) and
+// memberID names the number.
+func (s *Service) RecordOptOut(ctx context.Context, teamID, phone, memberID, source string) (*OptOutResult, error) {
+	switch {
+	case (phone == "") == (memberID == ""):
+		return nil, fault.Invalidf("send exactly one of phone and member_id")
+	case memberID != "":
+		return s.OptOutMember(ctx, teamID, memberID, source)
+	default:
+		return s.OptOutPhone(ctx, teamID, phone, source)
+	}
 }
 
 // OptOutMember opts out the number of one member (POST /opt-outs with member_id).
@@ -117,7 +130,7 @@ func (s *Service) optIn(ctx context.Context, teamID, phone string, ref consentRe
 			return err
 		}
 		now := s.clock.Now().UTC()
-		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{
+		if err := s.repo.InsertConsentEvents(ctx, []domain.ConsentEvent{
 			historyRow(teamID, phone, domain.HistoryOptIn, domain.ChannelSMS, was, ref, now)}); err != nil {
 			return err
 		}
@@ -211,7 +224,7 @@ func (s *Service) BulkOptOut(ctx context.Context, teamID string, phones []string
 		protected := map[string]bool{}
 		for _, m := range entries {
 			byPhone[m.Phone] = append(byPhone[m.Phone], m.ID)
-			if domain.Protected(m.Role, m.DashboardLogin) {
+			if m.Protected() {
 				protected[m.Phone] = true
 			}
 		}
@@ -226,7 +239,7 @@ func (s *Service) BulkOptOut(ctx context.Context, teamID string, phones []string
 		if err != nil {
 			return err
 		}
-		history := make([]postgres.ConsentEvent, len(eligible))
+		history := make([]domain.ConsentEvent, len(eligible))
 		for i, p := range eligible {
 			history[i] = historyRow(teamID, p, domain.HistoryOptOut, domain.ChannelAPI, isNew[p], consentRef{}, now)
 		}
@@ -320,7 +333,7 @@ func (s *Service) Validate(ctx context.Context, teamID string, inputs []string) 
 	return out, nil
 }
 
-func ids(ms []postgres.Member) []string {
+func ids(ms []domain.Member) []string {
 	out := make([]string, len(ms))
 	for i := range ms {
 		out[i] = ms[i].ID

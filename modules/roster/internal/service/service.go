@@ -25,7 +25,7 @@ import (
 // Service is the roster's application layer.
 type Service struct {
 	db        *db.DB
-	repo      *postgres.Repo
+	repo      Store
 	billing   billingapi.Accounts
 	events    events.Publisher
 	clock     clock.Clock
@@ -36,7 +36,7 @@ type Service struct {
 }
 
 // New builds the service.
-func New(d *db.DB, repo *postgres.Repo, billing billingapi.Accounts, pub events.Publisher, clk clock.Clock,
+func New(d *db.DB, repo Store, billing billingapi.Accounts, pub events.Publisher, clk clock.Clock,
 	listeners []rosterapi.KeyRevokedListener, inactive []rosterapi.OwnerInactiveListener) *Service {
 	return &Service{db: d, repo: repo, billing: billing, events: pub, clock: clk, listeners: listeners, inactive: inactive,
 		keyAuthSQL: postgres.KeyAuthSQL(billing.AccessSQL("k.team_id"))}
@@ -57,7 +57,7 @@ func mapNotFound(err error, nf *fault.Error) error {
 
 // TeamView is a team with its billing facts, as GET /team and the admin show it.
 type TeamView struct {
-	Team    postgres.Team
+	Team    domain.Team
 	Account billingapi.Account
 }
 
@@ -72,7 +72,7 @@ type NewTeam struct {
 
 // CreateTeam creates a team and opens its billing account.
 func (s *Service) CreateTeam(ctx context.Context, in NewTeam) (*TeamView, error) {
-	t := &postgres.Team{ID: id.New("team"), ApprovalRequired: in.ApprovalRequired, CreatedAt: s.clock.Now().UTC()}
+	t := &domain.Team{ID: id.New("team"), ApprovalRequired: in.ApprovalRequired, CreatedAt: s.clock.Now().UTC()}
 	var err error
 	if t.Name, err = domain.ValidName("name", in.Name); err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (s *Service) TeamViewOf(ctx context.Context, p auth.Principal) (*TeamView, 
 	if err != nil {
 		return nil, fmt.Errorf("team %s account: %w", p.TeamID, err)
 	}
-	t := postgres.Team{ID: p.TeamID, Name: p.Team.Name, Code: p.TeamCode, Number: p.Team.Number, TimeZone: p.Team.TimeZone}
+	t := domain.Team{ID: p.TeamID, Name: p.Team.Name, Code: p.TeamCode, Number: p.Team.Number, TimeZone: p.Team.TimeZone}
 	return &TeamView{Team: t, Account: acc}, nil
 }
 
@@ -197,67 +197,87 @@ type NewMember struct {
 	Name, Phone, Email, Role string
 	Status                   string // dashboard only: pending or active (default active)
 	DashboardLogin           bool
-	CanSendBroadcasts        *bool    // default: true for staff
-	GroupIDs                 []string // CreateMember: groups of the team to join (AddMember takes them apart)
+	CanSendBroadcasts        *bool    // dashboard only; default: true for staff
+	GroupIDs                 []string // groups of the team to join
 
-	// Consent is the consent record given; its defaults: source api
-	// (AddMember), dashboard (CreateMember), import (an import's row).
-	Consent  domain.ConsentInput
-	imported bool // a roster import's row: consent source import, history channel import
+	// Consent is the consent record given; its defaults come from the
+	// Origin (source api, dashboard or import).
+	Consent domain.ConsentInput
 }
 
-// CreateMember adds a member (role athlete unless given) to in.GroupIDs.
-// Staff roles and dashboard attributes are accepted only from the dashboard
-// (dashboard=true). An active member publishes member.joined.
-func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember, dashboard bool) (*postgres.Member, error) {
+// Origin is where an add comes from. It sets what the add may carry and
+// its defaults: the public API (POST /members) may give neither staff roles
+// nor dashboard attributes; the dashboard and a roster import may.
+type Origin struct {
+	// Dashboard: staff roles, status, dashboard_login and
+	// can_send_broadcasts may be given, and the team is checked to exist
+	// (an API key's team always does).
+	Dashboard bool
+	// Source is the consent record's source when none is given; Channel is
+	// the consent history's channel.
+	Source, Channel string
+}
+
+// FromAPI is an add through the public API.
+func FromAPI() Origin { return Origin{Source: domain.ConsentAPI, Channel: domain.ChannelAPI} }
+
+// FromDashboard is an add through the admin API (the dashboard).
+func FromDashboard() Origin {
+	return Origin{Dashboard: true, Source: domain.ConsentDashboard, Channel: domain.ChannelAdmin}
+}
+
+// fromImport is a roster import's row: a dashboard add, consent import.
+func fromImport() Origin {
+	return Origin{Dashboard: true, Source: domain.ConsentImport, Channel: domain.ChannelImport}
+}
+
+// AddMember adds someone to a roster (POST /members, the dashboard's add):
+// validate, apply the add rules, insert, keep the consent given, join the
+// groups and publish member.joined for an active member, in one
+// transaction. It answers the member with their groups (sorted) and their
+// number's undeliverable mark.
+func (s *Service) AddMember(ctx context.Context, teamID string, in NewMember, o Origin) (*MemberView, error) {
+	var out *MemberView
+	err := s.db.Tx(ctx, func(ctx context.Context) error {
+		m, groups, err := s.addMember(ctx, teamID, in, o)
+		if err != nil {
+			return err
+		}
+		if groups == nil {
+			groups = []string{}
+		}
+		vs := []MemberView{{Member: *m, GroupIDs: groups}}
+		if err := s.withUndeliverable(ctx, teamID, vs); err != nil { // a number marked on another entry is on this one too
+			return err
+		}
+		out = &vs[0]
+		return nil
+	})
+	return out, err
+}
+
+// addMember is AddMember without the view: the member as stored and the
+// groups joined. A roster import's row calls it in its own transaction.
+func (s *Service) addMember(ctx context.Context, teamID string, in NewMember, o Origin) (*domain.Member, []string, error) {
 	now := s.clock.Now().UTC()
-	m := &postgres.Member{ID: id.New("mem"), TeamID: teamID, Status: domain.StatusActive, CreatedAt: now, UpdatedAt: now}
-	var err error
-	if m.Name, err = domain.ValidName("name", in.Name); err != nil {
-		return nil, err
-	}
-	if m.Phone, err = domain.ValidPhone("phone", in.Phone); err != nil {
-		return nil, err
-	}
-	if m.Email, err = domain.ValidEmail(in.Email); err != nil {
-		return nil, err
-	}
-	role := in.Role
-	if role == "" {
-		role = string(rosterapi.RoleAthlete)
-	}
-	if m.Role, err = domain.ValidRole(role, dashboard); err != nil {
-		return nil, err
-	}
-	if dashboard {
-		switch in.Status {
-		case "", domain.StatusActive:
-		case domain.StatusPending:
-			m.Status = domain.StatusPending
-		default:
-			return nil, fault.Invalidf("status must be pending or active")
-		}
-		m.DashboardLogin = in.DashboardLogin
-		m.CanSendBroadcasts = m.Role.IsStaff()
-		if in.CanSendBroadcasts != nil {
-			m.CanSendBroadcasts = *in.CanSendBroadcasts
-		}
-	}
-	source, channel := domain.ConsentDashboard, domain.ChannelAdmin
-	if in.imported {
-		source, channel = domain.ConsentImport, domain.ChannelImport
-	}
-	consent, err := domain.ValidConsent(in.Consent, source, now)
+	m, err := domain.NewMember(id.New("mem"), teamID, domain.MemberInput{Name: in.Name, Phone: in.Phone, Email: in.Email, Role: in.Role,
+		Status: in.Status, DashboardLogin: in.DashboardLogin, CanSendBroadcasts: in.CanSendBroadcasts}, o.Dashboard, now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	consent, err := domain.ValidConsent(in.Consent, o.Source, now)
+	if err != nil {
+		return nil, nil, err
 	}
 	setConsent(m, consent)
+	var groups []string
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
-		if _, err := s.repo.Team(ctx, teamID); err != nil {
-			return mapNotFound(err, errTeamNotFound)
+		if o.Dashboard {
+			if _, err := s.repo.Team(ctx, teamID); err != nil {
+				return mapNotFound(err, errTeamNotFound)
+			}
 		}
-		var groups []string
-		if len(in.GroupIDs) > 0 { // imports name none: no statements for them
+		if len(in.GroupIDs) > 0 { // none named: no statements for them
 			var err error
 			if groups, err = s.checkGroups(ctx, teamID, in.GroupIDs); err != nil {
 				return err
@@ -269,7 +289,7 @@ func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember,
 		if err := s.repo.InsertMember(ctx, m); err != nil {
 			return err
 		}
-		if err := s.repo.InsertConsentEvents(ctx, []postgres.ConsentEvent{consentGiven(m, channel, consent, now)}); err != nil {
+		if err := s.repo.InsertConsentEvents(ctx, []domain.ConsentEvent{consentGiven(m, o.Channel, consent, now)}); err != nil {
 			return err
 		}
 		if len(groups) > 0 {
@@ -277,15 +297,15 @@ func (s *Service) CreateMember(ctx context.Context, teamID string, in NewMember,
 				return err
 			}
 		}
-		if m.Status == domain.StatusActive {
+		if m.Joined() {
 			return s.publishMember(ctx, events.MemberJoined, m)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return m, nil
+	return m, groups, nil
 }
 
 // MemberPatch is the dashboard's change to a member.
@@ -300,27 +320,28 @@ type MemberPatch struct {
 // being able to own keys (no longer head coach or team director, or loses
 // broadcast permission) their keys are revoked for good, and listeners hear
 // of it in the same transaction.
-func (s *Service) PatchMember(ctx context.Context, teamID, memberID string, p MemberPatch) (*postgres.Member, error) {
-	var out *postgres.Member
+func (s *Service) PatchMember(ctx context.Context, teamID, memberID string, p MemberPatch) (*domain.Member, error) {
+	var out *domain.Member
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		wasOwner := false
+		m, err := s.repo.UpdateMember(ctx, teamID, memberID, func(m *domain.Member) error {
+			wasOwner = m.KeyOwner()
+			if p.Role != nil {
+				var err error
+				if m.Role, err = domain.ValidRole(*p.Role, true); err != nil {
+					return err
+				}
+			}
+			setBool(&m.DashboardLogin, p.DashboardLogin)
+			setBool(&m.CanSendBroadcasts, p.CanSendBroadcasts)
+			setBool(&m.IsBlocked, p.IsBlocked)
+			m.UpdatedAt = s.clock.Now().UTC()
+			return nil
+		})
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
-		wasOwner := domain.KeyOwnerActive(m.Role, m.CanSendBroadcasts)
-		if p.Role != nil {
-			if m.Role, err = domain.ValidRole(*p.Role, true); err != nil {
-				return err
-			}
-		}
-		setBool(&m.DashboardLogin, p.DashboardLogin)
-		setBool(&m.CanSendBroadcasts, p.CanSendBroadcasts)
-		setBool(&m.IsBlocked, p.IsBlocked)
-		m.UpdatedAt = s.clock.Now().UTC()
-		if err := s.repo.UpdateMember(ctx, m); err != nil {
-			return err
-		}
-		if wasOwner && !domain.KeyOwnerActive(m.Role, m.CanSendBroadcasts) {
+		if wasOwner && !m.KeyOwner() {
 			reason := "creator_role_changed"
 			if m.Role.CanOwnKeys() {
 				reason = "creator_lost_broadcast_permission"
@@ -340,7 +361,7 @@ func (s *Service) PatchMember(ctx context.Context, teamID, memberID string, p Me
 	return out, err
 }
 
-func (s *Service) revokeMemberKeys(ctx context.Context, m *postgres.Member, reason string) error {
+func (s *Service) revokeMemberKeys(ctx context.Context, m *domain.Member, reason string) error {
 	keys, err := s.repo.RevokeMemberKeys(ctx, m.TeamID, m.ID, reason, s.clock.Now().UTC())
 	if err != nil {
 		return err
@@ -363,20 +384,14 @@ func (s *Service) notifyRevoked(ctx context.Context, ev rosterapi.KeyRevoked) er
 }
 
 // ApproveMember lets a pending member join (member.joined).
-func (s *Service) ApproveMember(ctx context.Context, teamID, memberID string) (*postgres.Member, error) {
-	var out *postgres.Member
+func (s *Service) ApproveMember(ctx context.Context, teamID, memberID string) (*domain.Member, error) {
+	var out *domain.Member
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		m, err := s.repo.UpdateMember(ctx, teamID, memberID, func(m *domain.Member) error {
+			return m.Approve(s.clock.Now().UTC())
+		})
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
-		}
-		if m.Status != domain.StatusPending {
-			return fault.Newf(fault.Conflict, fault.CodeConflict, "member is %s, not pending", m.Status)
-		}
-		m.Status = domain.StatusActive
-		m.UpdatedAt = s.clock.Now().UTC()
-		if err := s.repo.UpdateMember(ctx, m); err != nil {
-			return err
 		}
 		out = m
 		return s.publishMember(ctx, events.MemberJoined, m)
@@ -396,12 +411,12 @@ type MemberPayload struct {
 	CreatedAt string `json:"created_at"`
 }
 
-func (s *Service) publishMember(ctx context.Context, typ string, m *postgres.Member) error {
+func (s *Service) publishMember(ctx context.Context, typ string, m *domain.Member) error {
 	return s.events.Publish(ctx, memberEvent(typ, m))
 }
 
 // memberEvent is a member.* event with the spec's member payload.
-func memberEvent(typ string, m *postgres.Member) events.Event {
+func memberEvent(typ string, m *domain.Member) events.Event {
 	return events.Event{TeamID: m.TeamID, Type: typ, Data: map[string]any{"member": MemberPayload{
 		ID: m.ID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: string(m.Role), Status: m.Status,
 		IsBlocked: m.IsBlocked, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano),
@@ -410,7 +425,7 @@ func memberEvent(typ string, m *postgres.Member) events.Event {
 
 // CreatedKey is a new key with its value, shown once.
 type CreatedKey struct {
-	Key   postgres.APIKey
+	Key   domain.APIKey
 	Value string
 }
 
@@ -425,13 +440,13 @@ func (s *Service) CreateKey(ctx context.Context, teamID, memberID, name string) 
 	if err != nil {
 		return nil, fmt.Errorf("generate key: %w", err)
 	}
-	k := postgres.APIKey{ID: id.New("key"), TeamID: teamID, MemberID: memberID, Name: name, Lookup: lookup, Hash: hash, CreatedAt: s.clock.Now().UTC()}
+	k := domain.APIKey{ID: id.New("key"), TeamID: teamID, MemberID: memberID, Name: name, Lookup: lookup, Hash: hash, CreatedAt: s.clock.Now().UTC()}
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
 		m, err := s.repo.Member(ctx, teamID, memberID, false)
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
-		if !domain.KeyOwnerActive(m.Role, m.CanSendBroadcasts) || m.Status != domain.StatusActive {
+		if !m.KeyOwner() || m.Status != domain.StatusActive {
 			return fault.New(fault.Forbidden, fault.CodeForbidden, "only an active head coach or team director who may send broadcasts can create API keys")
 		}
 		return s.repo.InsertKey(ctx, &k)
@@ -443,7 +458,7 @@ func (s *Service) CreateKey(ctx context.Context, teamID, memberID, name string) 
 }
 
 // Keys lists a team's keys (never their values), limit+1 rows.
-func (s *Service) Keys(ctx context.Context, teamID string, limit, offset int) ([]postgres.APIKey, error) {
+func (s *Service) Keys(ctx context.Context, teamID string, limit, offset int) ([]domain.APIKey, error) {
 	if _, err := s.repo.Team(ctx, teamID); err != nil {
 		return nil, mapNotFound(err, errTeamNotFound)
 	}
@@ -452,8 +467,8 @@ func (s *Service) Keys(ctx context.Context, teamID string, limit, offset int) ([
 
 // RevokeKey revokes a key in the dashboard, on any plan. Revoking a revoked
 // key is a no-op that answers the key as it is.
-func (s *Service) RevokeKey(ctx context.Context, teamID, keyID string) (*postgres.APIKey, error) {
-	var out *postgres.APIKey
+func (s *Service) RevokeKey(ctx context.Context, teamID, keyID string) (*domain.APIKey, error) {
+	var out *domain.APIKey
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
 		k, err := s.repo.Key(ctx, teamID, keyID)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
@@ -84,7 +85,7 @@ func (s *Service) ClearMemberUndeliverable(ctx context.Context, teamID, memberID
 		if _, err := s.repo.ClearUndeliverable(ctx, teamID, m.Phone); err != nil {
 			return err
 		}
-		vs, err := s.withGroups(ctx, []postgres.Member{*m})
+		vs, err := s.withGroups(ctx, []domain.Member{*m})
 		if err != nil {
 			return err
 		}

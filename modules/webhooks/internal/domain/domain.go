@@ -1,6 +1,10 @@
-// Package domain holds the webhooks module's rules as pure functions: which
-// event lists are valid, how secrets look, the retry schedule and the
-// auto-disable threshold. No I/O.
+// Package domain holds the webhooks module's rules, without I/O: the
+// Webhook with its failure counter and auto-disable (webhook.go), the
+// Delivery with its rounds of attempts, retry schedule and states
+// (delivery.go), and here which event lists are valid, how secrets look,
+// the retry gaps, the threshold and the throttle's slots. The storage
+// adapter's set-based SQL follows these rules and is tested against them
+// (postgres/rules_test.go).
 package domain
 
 import (

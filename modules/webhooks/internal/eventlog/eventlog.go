@@ -15,7 +15,6 @@ import (
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
-	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
@@ -31,9 +30,23 @@ type Inserter interface {
 
 var _ Inserter = (*jobs.Jobs)(nil)
 
+// Store is what publishing needs of storage (postgres.Repo), in the
+// publishing transaction carried by ctx.
+type Store interface {
+	// InsertEvent stores an event and, unless it is skipped, a pending
+	// delivery per enabled webhook it goes to, with ids taken in order
+	// from ids; targets beyond len(ids) come back without a delivery.
+	InsertEvent(ctx context.Context, e *domain.Event, ids []string) ([]domain.Target, error)
+	// InsertEvents stores events (COPY from 64 on).
+	InsertEvents(ctx context.Context, es []domain.Event) error
+	// SubscriptionsOf maps team → event type → its enabled webhooks' ids, oldest first.
+	SubscriptionsOf(ctx context.Context, teamIDs []string) (map[string]map[string][]string, error)
+	InsertDeliveries(ctx context.Context, ds []domain.Delivery) error
+}
+
 // Log is the event log.
 type Log struct {
-	repo    *postgres.Repo
+	repo    Store
 	teams   rosterapi.Teams
 	billing billingapi.Accounts
 	jobs    Inserter
@@ -41,7 +54,7 @@ type Log struct {
 }
 
 // New returns the event log.
-func New(repo *postgres.Repo, teams rosterapi.Teams, billing billingapi.Accounts, j Inserter, clk clock.Clock) *Log {
+func New(repo Store, teams rosterapi.Teams, billing billingapi.Accounts, j Inserter, clk clock.Clock) *Log {
 	return &Log{repo: repo, teams: teams, billing: billing, jobs: j, clock: clk}
 }
 
@@ -109,7 +122,7 @@ func (l *Log) publish(ctx context.Context, ev events.Event, webhookID string) (P
 	if len(targets) == 0 {
 		return out, nil
 	}
-	var rest []postgres.Delivery // targets beyond the ids given: stored here
+	var rest []domain.Delivery // targets beyond the ids given: stored here
 	params := make([]river.InsertManyParams, len(targets))
 	for i, t := range targets {
 		d, job := pending(t.DeliveryID, &e, t.WebhookID)
@@ -154,7 +167,7 @@ func (l *Log) PublishTeams(ctx context.Context, evs []events.Event) error {
 		return fmt.Errorf("publish %d events: %w", len(evs), err)
 	}
 	now := l.clock.Now().UTC()
-	rows := make([]postgres.Event, len(evs))
+	rows := make([]domain.Event, len(evs))
 	for i, ev := range evs {
 		st := states[ev.TeamID]
 		if rows[i], err = stored(st.team, st.api, now, ev); err != nil {
@@ -177,7 +190,7 @@ func (l *Log) PublishTeams(ctx context.Context, evs []events.Event) error {
 	if err != nil {
 		return err
 	}
-	var ds []postgres.Delivery
+	var ds []domain.Delivery
 	var params []river.InsertManyParams
 	for i := range rows {
 		for _, w := range subs[rows[i].TeamID][rows[i].Type] {
@@ -237,26 +250,25 @@ func (l *Log) teamStates(ctx context.Context, evs []events.Event) (map[string]te
 
 // stored is ev's row: its envelope, with a new id and created at now,
 // marshalled; skipped unless the team's plan includes the API.
-func stored(team rosterapi.Team, api bool, now time.Time, ev events.Event) (postgres.Event, error) {
+func stored(team rosterapi.Team, api bool, now time.Time, ev events.Event) (domain.Event, error) {
 	env := events.Envelope{ID: id.New("evt"), Type: ev.Type, CreatedAt: now.Truncate(time.Microsecond),
 		Team: events.Team{ID: team.ID, Code: team.Code}, Data: ev.Data}
 	body, err := Marshal(env)
 	if err != nil {
-		return postgres.Event{}, err
+		return domain.Event{}, err
 	}
-	return postgres.Event{ID: env.ID, TeamID: team.ID, Type: env.Type, CreatedAt: env.CreatedAt,
+	return domain.Event{ID: env.ID, TeamID: team.ID, Type: env.Type, CreatedAt: env.CreatedAt,
 		Body: string(body), Skipped: !api}, nil
 }
 
 // pending is a new delivery of e to webhook w (id "": a new one), due at
 // once, and the job of its first attempt: available at once, River wakes a
 // worker when the transaction commits.
-func pending(deliveryID string, e *postgres.Event, w string) (postgres.Delivery, river.InsertManyParams) {
+func pending(deliveryID string, e *domain.Event, w string) (domain.Delivery, river.InsertManyParams) {
 	if deliveryID == "" {
 		deliveryID = id.New("dlv")
 	}
-	d := postgres.Delivery{ID: deliveryID, TeamID: e.TeamID, EventID: e.ID, WebhookID: w,
-		State: postgres.StatePending, NextAttemptAt: &e.CreatedAt, CreatedAt: e.CreatedAt, UpdatedAt: e.CreatedAt}
+	d := domain.NewDelivery(deliveryID, e.TeamID, e.ID, w, e.CreatedAt)
 	return d, river.InsertManyParams{Args: domain.DeliverArgs{TeamID: e.TeamID, DeliveryID: d.ID, Attempt: 1},
 		InsertOpts: &river.InsertOpts{Queue: domain.Queue}}
 }

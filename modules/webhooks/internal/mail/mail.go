@@ -19,7 +19,7 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/config"
 	"github.com/teamtext/teamtext/platform/id"
@@ -50,14 +50,23 @@ const (
 	StatusNoAddress = "no_address" // the member has no e-mail address
 )
 
+// Store records e-mails (postgres.Repo), in the transaction carried by ctx.
+type Store interface {
+	InsertNotification(ctx context.Context, n *domain.Notification) error
+	// Notification reads one of a team's e-mails (domain.ErrNotFound if none).
+	Notification(ctx context.Context, teamID, id string) (*domain.Notification, error)
+	// MarkNotification sets an e-mail's status (sent or failed).
+	MarkNotification(ctx context.Context, teamID, id, status string, errMsg *string, sentAt *time.Time) error
+}
+
 // Recorder is the default adapter: it records messages and sends nothing.
 type Recorder struct {
-	repo  *postgres.Repo
+	repo  Store
 	clock clock.Clock
 }
 
 // NewRecorder returns the recording adapter.
-func NewRecorder(repo *postgres.Repo, clk clock.Clock) *Recorder {
+func NewRecorder(repo Store, clk clock.Clock) *Recorder {
 	return &Recorder{repo: repo, clock: clk}
 }
 
@@ -71,8 +80,8 @@ func (r *Recorder) Send(ctx context.Context, m Message) error {
 	return err
 }
 
-func (r *Recorder) record(ctx context.Context, m Message, status string) (*postgres.Notification, error) {
-	n := &postgres.Notification{ID: id.New("ntf"), TeamID: m.TeamID, MemberID: m.MemberID, To: m.To,
+func (r *Recorder) record(ctx context.Context, m Message, status string) (*domain.Notification, error) {
+	n := &domain.Notification{ID: id.New("ntf"), TeamID: m.TeamID, MemberID: m.MemberID, To: m.To,
 		Subject: m.Subject, Body: m.Body, Status: status, CreatedAt: r.clock.Now().UTC()}
 	if err := r.repo.InsertNotification(ctx, n); err != nil {
 		return nil, fmt.Errorf("record e-mail: %w", err)
@@ -142,7 +151,7 @@ func (s *SMTP) Send(ctx context.Context, m Message) error {
 // after a recorded success. final marks a failure as permanent.
 func (s *SMTP) Deliver(ctx context.Context, a SendArgs, final bool) error {
 	n, err := s.rec.repo.Notification(ctx, a.TeamID, a.NotificationID)
-	if errors.Is(err, postgres.ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		return nil
 	}
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
+	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
@@ -151,7 +152,7 @@ func TestRecorderAndSMTP(t *testing.T) {
 	ns, err := repo.Notifications(ctx, "t1", 10, 0)
 	require.NoError(t, err)
 	require.Len(t, ns, 3)
-	byMember := map[string]postgres.Notification{}
+	byMember := map[string]domain.Notification{}
 	for _, n := range ns {
 		byMember[n.MemberID] = n
 	}

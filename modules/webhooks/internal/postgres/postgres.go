@@ -1,6 +1,9 @@
 // Package postgres stores the webhooks module's subscriptions, event log,
 // deliveries, attempts and e-mail notices through bun, and embeds the
 // module's migrations. Every query that takes an id also takes the team id.
+// Its rows are unexported (rows.go maps them): callers see the domain's
+// types. Where a statement encodes a domain rule in SQL for speed, its
+// constants come from the domain and rules_test.go holds it to the rule.
 package postgres
 
 import (
@@ -14,7 +17,17 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
+	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
 	"github.com/teamtext/teamtext/platform/db"
+)
+
+// The delivery states as SQL literals, from the domain's constants (the
+// statements stay constant text, prepared once per connection).
+const (
+	sqlPending   = "'" + domain.StatePending + "'"
+	sqlSucceeded = "'" + domain.StateSucceeded + "'"
+	sqlAbandoned = "'" + domain.StateAbandoned + "'"
+	sqlCancelled = "'" + domain.StateCancelled + "'"
 )
 
 //go:embed migrations/*.sql
@@ -23,19 +36,8 @@ var migrationFiles embed.FS
 // Migrations is the webhooks module's schema history.
 func Migrations() db.MigrationSet { return db.Embedded("webhooks", 50, migrationFiles, "migrations") }
 
-// ErrNotFound means no row matched (for this team).
-var ErrNotFound = errors.New("webhooks: not found")
-
-// Delivery states.
-const (
-	StatePending   = "pending"
-	StateSucceeded = "succeeded"
-	StateAbandoned = "abandoned"
-	StateCancelled = "cancelled"
-)
-
-// Webhook is a webhooks row.
-type Webhook struct {
+// webhookRow is a webhooks row.
+type webhookRow struct {
 	bun.BaseModel `bun:"table:webhooks"`
 	ID            string   `bun:"id,pk"`
 	TeamID        string   `bun:"team_id"`
@@ -59,8 +61,8 @@ type Webhook struct {
 	UpdatedAt    time.Time `bun:"updated_at"`
 }
 
-// Event is a webhook_events row: the envelope exactly as it is sent.
-type Event struct {
+// eventRow is a webhook_events row.
+type eventRow struct {
 	bun.BaseModel `bun:"table:webhook_events"`
 	ID            string    `bun:"id,pk"`
 	TeamID        string    `bun:"team_id"`
@@ -71,8 +73,8 @@ type Event struct {
 	WebhookID     *string   `bun:"webhook_id"`
 }
 
-// Delivery is a webhook_deliveries row.
-type Delivery struct {
+// deliveryRow is a webhook_deliveries row.
+type deliveryRow struct {
 	bun.BaseModel `bun:"table:webhook_deliveries"`
 	ID            string     `bun:"id,pk"`
 	TeamID        string     `bun:"team_id"`
@@ -89,8 +91,8 @@ type Delivery struct {
 	Queued    bool `bun:"queued"`
 }
 
-// Attempt is a webhook_attempts row.
-type Attempt struct {
+// attemptRow is a webhook_attempts row.
+type attemptRow struct {
 	bun.BaseModel `bun:"table:webhook_attempts"`
 	ID            int64      `bun:"id,pk,autoincrement"`
 	TeamID        string     `bun:"team_id"`
@@ -106,8 +108,8 @@ type Attempt struct {
 	NextAttemptAt *time.Time `bun:"next_attempt_at"`
 }
 
-// Notification is a webhook_notifications row: one e-mail to one person.
-type Notification struct {
+// notificationRow is a webhook_notifications row.
+type notificationRow struct {
 	bun.BaseModel `bun:"table:webhook_notifications"`
 	ID            string     `bun:"id,pk"`
 	TeamID        string     `bun:"team_id"`
@@ -121,44 +123,15 @@ type Notification struct {
 	SentAt        *time.Time `bun:"sent_at"`
 }
 
-// Work is what a delivery attempt needs, read in one query.
-type Work struct {
-	DeliveryID    string
-	TeamID        string
-	EventID       string
-	WebhookID     string
-	State         string
-	Attempts      int
-	WebhookExists bool // false: the webhook was deleted (URL, Secret and Enabled are zero)
-	URL           string
-	Secret        string
-	// PreviousSecret ("" none) signs too until PreviousUntil (a rotation's overlap).
-	PreviousSecret string
-	PreviousUntil  *time.Time
-	Enabled        bool
-	EventType      string
-	Body           string
-	// RoundFrom is the attempts the delivery had when its round began;
-	// Queued: it waits in the webhook's queue; MaxPerSecond: the throttle.
-	RoundFrom    int
-	Queued       bool
-	MaxPerSecond *int
-}
-
-// Repo is the module's repository.
+// Repo is the module's repository. The delivery path's set-based
+// statements (Works, RecordSuccesses) take many calls' worth at once; the
+// batch package gathers concurrent calls into them.
 type Repo struct {
-	db        *db.DB
-	works     *batcher[workKey, *Work]
-	successes *batcher[*success, bool]
+	db *db.DB
 }
 
 // NewRepo returns a repository over d.
-func NewRepo(d *db.DB) *Repo {
-	r := &Repo{db: d}
-	r.works = newBatcher(r.workBatch)
-	r.successes = newBatcher(r.successBatch)
-	return r
-}
+func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
 
 // The delivery path's statements (publishing, reading and recording an
 // attempt) are written with $n placeholders and sent with their arguments
@@ -220,7 +193,7 @@ func (rs rowSet) each(fn func(scan func(dest ...any) error) error) error {
 	return rs.sql.Close()
 }
 
-func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
+func notFound(err error, what string) error { return db.NotFound(err, domain.ErrNotFound, what) }
 
 // LockTeam serialises webhook creation for a team until the transaction
 // ends, so that two concurrent creations cannot both pass the limit.
@@ -237,7 +210,7 @@ func (r *Repo) LockTeam(ctx context.Context, teamID string) error {
 
 // CountWebhooks counts a team's webhooks, enabled or not.
 func (r *Repo) CountWebhooks(ctx context.Context, teamID string) (int, error) {
-	n, err := r.db.IDB(ctx).NewSelect().Model((*Webhook)(nil)).Where("team_id = ?", teamID).Count(ctx)
+	n, err := r.db.IDB(ctx).NewSelect().Model((*webhookRow)(nil)).Where("team_id = ?", teamID).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("count webhooks: %w", err)
 	}
@@ -245,27 +218,27 @@ func (r *Repo) CountWebhooks(ctx context.Context, teamID string) (int, error) {
 }
 
 // InsertWebhook stores a new webhook.
-func (r *Repo) InsertWebhook(ctx context.Context, w *Webhook) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(w).Exec(ctx); err != nil {
+func (r *Repo) InsertWebhook(ctx context.Context, w *domain.Webhook) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(fromWebhook(w)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert webhook: %w", err)
 	}
 	return nil
 }
 
 // Webhooks lists a team's webhooks, oldest first, limit+1 rows for pagination.
-func (r *Repo) Webhooks(ctx context.Context, teamID string, limit, offset int) ([]Webhook, error) {
-	var ws []Webhook
+func (r *Repo) Webhooks(ctx context.Context, teamID string, limit, offset int) ([]domain.Webhook, error) {
+	var ws []webhookRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ws).Where("team_id = ?", teamID).
 		OrderExpr("created_at, id").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list webhooks: %w", err)
 	}
-	return ws, nil
+	return toWebhooks(ws), nil
 }
 
 // Webhook loads one of a team's webhooks; forUpdate locks the row.
-func (r *Repo) Webhook(ctx context.Context, teamID, id string, forUpdate bool) (*Webhook, error) {
-	w := new(Webhook)
+func (r *Repo) Webhook(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Webhook, error) {
+	w := new(webhookRow)
 	q := r.db.IDB(ctx).NewSelect().Model(w).Where("team_id = ? AND id = ?", teamID, id)
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -273,13 +246,13 @@ func (r *Repo) Webhook(ctx context.Context, teamID, id string, forUpdate bool) (
 	if err := q.Scan(ctx); err != nil {
 		return nil, notFound(err, "select webhook")
 	}
-	return w, nil
+	return toWebhook(w), nil
 }
 
 // DeleteWebhook deletes one of a team's webhooks with its deliveries (and
 // so their attempts), and returns it.
-func (r *Repo) DeleteWebhook(ctx context.Context, teamID, id string) (*Webhook, error) {
-	w := new(Webhook)
+func (r *Repo) DeleteWebhook(ctx context.Context, teamID, id string) (*domain.Webhook, error) {
+	w := new(webhookRow)
 	err := r.db.IDB(ctx).NewRaw(`
 WITH w AS (DELETE FROM webhooks WHERE team_id = ? AND id = ? RETURNING *),
 d AS (DELETE FROM webhook_deliveries WHERE team_id = ? AND webhook_id IN (SELECT id FROM w))
@@ -287,7 +260,7 @@ SELECT * FROM w`, teamID, id, teamID).Scan(ctx, w)
 	if err != nil {
 		return nil, notFound(err, "delete webhook")
 	}
-	return w, nil
+	return toWebhook(w), nil
 }
 
 // DeleteByKey deletes the webhooks a team made with an API key, with their
@@ -307,7 +280,7 @@ SELECT id FROM w`, teamID, keyID, teamID).Scan(ctx, &ids)
 // DeleteDelivery deletes a delivery whose webhook is gone (stored by a
 // publisher while the webhook was being deleted), with its attempts.
 func (r *Repo) DeleteDelivery(ctx context.Context, teamID, id string) error {
-	_, err := r.db.IDB(ctx).NewDelete().Model((*Delivery)(nil)).Where("team_id = ? AND id = ?", teamID, id).Exec(ctx)
+	_, err := r.db.IDB(ctx).NewDelete().Model((*deliveryRow)(nil)).Where("team_id = ? AND id = ?", teamID, id).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("delete delivery: %w", err)
 	}
@@ -318,7 +291,7 @@ func (r *Repo) DeleteDelivery(ctx context.Context, teamID, id string) error {
 // member owns, with reason, and returns their ids.
 func (r *Repo) DisableDashboardOwnedBy(ctx context.Context, teamID, ownerID, reason string, now time.Time) ([]string, error) {
 	var ids []string
-	err := r.db.IDB(ctx).NewUpdate().Model((*Webhook)(nil)).
+	err := r.db.IDB(ctx).NewUpdate().Model((*webhookRow)(nil)).
 		Set("enabled = false").Set("disabled_reason = ?", reason).Set("updated_at = ?", now).
 		Where("team_id = ? AND owner_id = ? AND source = 'dashboard' AND enabled", teamID, ownerID).
 		Returning("id").Scan(ctx, &ids)
@@ -328,40 +301,30 @@ func (r *Repo) DisableDashboardOwnedBy(ctx context.Context, teamID, ownerID, rea
 	return ids, nil
 }
 
-// Enable turns a webhook on for owner: the reason is cleared and the
-// failure count starts again.
-func (r *Repo) Enable(ctx context.Context, teamID, id, ownerID string, now time.Time) (*Webhook, error) {
-	w := new(Webhook)
-	err := r.db.IDB(ctx).NewUpdate().Model(w).
-		Set("enabled = true").Set("disabled_reason = NULL").Set("consecutive_failures = 0").
-		Set("owner_id = ?", ownerID).Set("updated_at = ?", now).
+// UpdateWebhook loads one of a team's webhooks locked, lets change alter
+// it, and stores what change left (everything but its id, team, source,
+// creator and creation time). When change fails nothing is written. It
+// joins the transaction carried by ctx (and needs one).
+func (r *Repo) UpdateWebhook(ctx context.Context, teamID, id string, change func(*domain.Webhook) error) (*domain.Webhook, error) {
+	if _, err := db.MustTx(ctx); err != nil {
+		return nil, fmt.Errorf("update webhook: %w", err)
+	}
+	w, err := r.Webhook(ctx, teamID, id, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(w); err != nil {
+		return nil, err
+	}
+	row := fromWebhook(w)
+	err = r.db.IDB(ctx).NewUpdate().Model(row).
+		Column("url", "events", "secret", "previous_secret", "previous_secret_until", "owner_id", "key_id", "enabled",
+			"disabled_reason", "consecutive_failures", "max_per_second", "updated_at").
 		Where("team_id = ? AND id = ?", teamID, id).Returning("*").Scan(ctx)
 	if err != nil {
-		return nil, notFound(err, "enable webhook")
+		return nil, fmt.Errorf("update webhook: %w", err)
 	}
-	return w, nil
-}
-
-// RotateSecret makes secret the webhook's signing secret; the one it
-// replaces keeps signing beside it until until.
-func (r *Repo) RotateSecret(ctx context.Context, teamID, id, secret string, until, now time.Time) (*Webhook, error) {
-	w := new(Webhook)
-	err := r.db.IDB(ctx).NewUpdate().Model(w).
-		Set("previous_secret = secret").Set("previous_secret_until = ?", until).Set("secret = ?", secret).
-		Set("updated_at = ?", now).
-		Where("team_id = ? AND id = ?", teamID, id).Returning("*").Scan(ctx)
-	if err != nil {
-		return nil, notFound(err, "rotate webhook secret")
-	}
-	return w, nil
-}
-
-// Target is an enabled webhook an event goes to, with the delivery made
-// for it; DeliveryID is "" when the statement ran out of the ids it was
-// given (the caller then stores that delivery itself).
-type Target struct {
-	WebhookID  string
-	DeliveryID string
+	return toWebhook(row), nil
 }
 
 // InsertEvent stores an event and, unless it is skipped, one pending
@@ -369,7 +332,7 @@ type Target struct {
 // its type, oldest first, or only e.WebhookID when set (a test event).
 // Deliveries take their ids from ids, in order; targets beyond len(ids) are
 // returned without a delivery. One round trip.
-func (r *Repo) InsertEvent(ctx context.Context, e *Event, ids []string) ([]Target, error) {
+func (r *Repo) InsertEvent(ctx context.Context, e *domain.Event, ids []string) ([]domain.Target, error) {
 	rows, err := r.query(ctx, `
 WITH ev AS (
     INSERT INTO webhook_events (id, team_id, type, created_at, body, skipped, webhook_id)
@@ -382,7 +345,7 @@ WITH ev AS (
       AND CASE WHEN $7::text IS NULL THEN $3::text = ANY (w.events) ELSE w.id = $7::text END
 ), dlv AS (
     INSERT INTO webhook_deliveries (id, team_id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
-    SELECT ($8::text[])[t.n], $2::text, ev.id, t.id, 'pending', 0, $4::timestamptz, $4::timestamptz, $4::timestamptz
+    SELECT ($8::text[])[t.n], $2::text, ev.id, t.id, `+sqlPending+`, 0, $4::timestamptz, $4::timestamptz, $4::timestamptz
     FROM target t, ev
     WHERE t.n <= cardinality($8::text[])
     RETURNING id, webhook_id
@@ -392,9 +355,9 @@ SELECT t.id, coalesce(d.id, '') FROM target t LEFT JOIN dlv d ON d.webhook_id = 
 	if err != nil {
 		return nil, fmt.Errorf("insert event: %w", err)
 	}
-	var out []Target
+	var out []domain.Target
 	err = rows.each(func(scan func(...any) error) error {
-		var t Target
+		var t domain.Target
 		if err := scan(&t.WebhookID, &t.DeliveryID); err != nil {
 			return err
 		}
@@ -408,14 +371,18 @@ SELECT t.id, coalesce(d.id, '') FROM target t LEFT JOIN dlv d ON d.webhook_id = 
 }
 
 // InsertEvents stores events in one statement.
-func (r *Repo) InsertEvents(ctx context.Context, es []Event) error {
+func (r *Repo) InsertEvents(ctx context.Context, es []domain.Event) error {
 	if len(es) == 0 {
 		return nil
 	}
 	if len(es) >= copyEventsFrom {
 		return copyEvents(ctx, es)
 	}
-	if _, err := r.db.IDB(ctx).NewInsert().Model(&es).Exec(ctx); err != nil {
+	rows := make([]eventRow, len(es))
+	for i := range es {
+		rows[i] = fromEvent(&es[i])
+	}
+	if _, err := r.db.IDB(ctx).NewInsert().Model(&rows).Exec(ctx); err != nil {
 		return fmt.Errorf("insert %d events: %w", len(es), err)
 	}
 	return nil
@@ -429,7 +396,7 @@ func (r *Repo) InsertEvents(ctx context.Context, es []Event) error {
 const copyEventsFrom = 64
 
 // copyEvents writes es with COPY on the caller's transaction.
-func copyEvents(ctx context.Context, es []Event) error {
+func copyEvents(ctx context.Context, es []domain.Event) error {
 	err := db.PgxTx(ctx, func(tx pgx.Tx) error {
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{"webhook_events"},
 			[]string{"id", "team_id", "type", "created_at", "body", "skipped", "webhook_id"},
@@ -497,11 +464,15 @@ func (r *Repo) SubscriptionsOf(ctx context.Context, teamIDs []string) (map[strin
 }
 
 // InsertDeliveries stores new deliveries.
-func (r *Repo) InsertDeliveries(ctx context.Context, ds []Delivery) error {
+func (r *Repo) InsertDeliveries(ctx context.Context, ds []domain.Delivery) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	if _, err := r.db.IDB(ctx).NewInsert().Model(&ds).Exec(ctx); err != nil {
+	rows := make([]deliveryRow, len(ds))
+	for i := range ds {
+		rows[i] = fromDelivery(&ds[i])
+	}
+	if _, err := r.db.IDB(ctx).NewInsert().Model(&rows).Exec(ctx); err != nil {
 		return fmt.Errorf("insert deliveries: %w", err)
 	}
 	return nil
@@ -513,28 +484,18 @@ const workColumns = `d.id, d.team_id, d.event_id, d.webhook_id, d.state, d.attem
        w.id IS NOT NULL, coalesce(w.url, ''), coalesce(w.secret, ''), coalesce(w.previous_secret, ''), w.previous_secret_until,
        coalesce(w.enabled, false), e.type, e.body::text, d.round_from, d.queued, w.max_per_second`
 
-func scanWork(scan func(dest ...any) error) (*Work, error) {
-	w := new(Work)
+func scanWork(scan func(dest ...any) error) (*domain.Work, error) {
+	w := new(domain.Work)
 	err := scan(&w.DeliveryID, &w.TeamID, &w.EventID, &w.WebhookID, &w.State, &w.Attempts,
 		&w.WebhookExists, &w.URL, &w.Secret, &w.PreviousSecret, &w.PreviousUntil, &w.Enabled, &w.EventType, &w.Body,
 		&w.RoundFrom, &w.Queued, &w.MaxPerSecond)
 	return w, err
 }
 
-// Work loads a delivery with its webhook and event. A delivery whose
-// webhook is gone comes back with WebhookExists false. Outside a
-// transaction, concurrent calls are read together (one statement a batch).
-func (r *Repo) Work(ctx context.Context, teamID, deliveryID string) (*Work, error) {
-	if _, ok := db.TxFrom(ctx); !ok {
-		w, err := r.works.do(ctx, workKey{teamID: teamID, deliveryID: deliveryID})
-		if err != nil {
-			return nil, fmt.Errorf("select delivery: %w", err)
-		}
-		if w == nil {
-			return nil, ErrNotFound
-		}
-		return w, nil
-	}
+// Work loads a delivery with its webhook and event, in the transaction
+// carried by ctx (or on the pool). A delivery whose webhook is gone comes
+// back with WebhookExists false.
+func (r *Repo) Work(ctx context.Context, teamID, deliveryID string) (*domain.Work, error) {
 	w, err := scanWork(r.queryRow(ctx, `
 SELECT `+workColumns+`
 FROM webhook_deliveries d
@@ -547,16 +508,16 @@ WHERE d.team_id = $1::text AND d.id = $2::text`, teamID, deliveryID).Scan)
 	return w, nil
 }
 
-// workKey names a delivery Work reads.
+// workKey names a delivery Works reads.
 type workKey struct{ teamID, deliveryID string }
 
-// workBatch reads deliveries with their webhooks and events in one
+// Works is Work for many deliveries (teamIDs[i], deliveryIDs[i]) in one
 // statement; a delivery not found (for its team) gives nil.
-func (r *Repo) workBatch(ctx context.Context, keys []workKey) ([]*Work, error) {
-	n := padded(len(keys))
+func (r *Repo) Works(ctx context.Context, teamIDs, deliveryIDs []string) ([]*domain.Work, error) {
+	n := padded(len(teamIDs))
 	teams, ids := make([]*string, n), make([]*string, n)
-	for i, k := range keys {
-		teams[i], ids[i] = &k.teamID, &k.deliveryID
+	for i := range teamIDs {
+		teams[i], ids[i] = &teamIDs[i], &deliveryIDs[i]
 	}
 	// LIMIT 1 keeps the lateral subquery a lookup per key (the planner
 	// would otherwise join the whole tables when it guesses the key list
@@ -574,7 +535,7 @@ CROSS JOIN LATERAL (
 	if err != nil {
 		return nil, err
 	}
-	found := make(map[workKey]*Work, len(keys))
+	found := make(map[workKey]*domain.Work, len(teamIDs))
 	err = rows.each(func(scan func(dest ...any) error) error {
 		w, err := scanWork(scan)
 		if err != nil {
@@ -586,9 +547,9 @@ CROSS JOIN LATERAL (
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*Work, len(keys))
-	for i, k := range keys {
-		if w := found[k]; w != nil {
+	out := make([]*domain.Work, len(teamIDs))
+	for i := range teamIDs {
+		if w := found[workKey{teamID: teamIDs[i], deliveryID: deliveryIDs[i]}]; w != nil {
 			c := *w // callers may hold the same delivery twice
 			out[i] = &c
 		}
@@ -598,41 +559,36 @@ CROSS JOIN LATERAL (
 
 // CancelDelivery ends a pending delivery whose webhook is off.
 func (r *Repo) CancelDelivery(ctx context.Context, teamID, id string, now time.Time) error {
-	_, err := r.db.IDB(ctx).NewUpdate().Model((*Delivery)(nil)).
-		Set("state = ?", StateCancelled).Set("next_attempt_at = NULL").Set("queued = false").Set("updated_at = ?", now).
-		Where("team_id = ? AND id = ? AND state = 'pending'", teamID, id).Exec(ctx)
+	_, err := r.db.IDB(ctx).NewUpdate().Model((*deliveryRow)(nil)).
+		Set("state = ?", domain.StateCancelled).Set("next_attempt_at = NULL").Set("queued = false").Set("updated_at = ?", now).
+		Where("team_id = ? AND id = ? AND state = ?", teamID, id, domain.StatePending).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("cancel delivery: %w", err)
 	}
 	return nil
 }
 
-// RecordSuccess records a successful attempt, atomically without a
-// transaction: the delivery moves from attempt-1 to attempt and succeeded,
-// the attempt row is written, and the webhook's failure count is cleared
-// if it is not 0 (a webhook whose count is 0 is only read, so successes do
-// not contend for its row). It reports false when the delivery was not
-// pending at attempt-1 (already recorded): then nothing is written.
-// Concurrent calls are recorded together, one statement a batch.
-func (r *Repo) RecordSuccess(ctx context.Context, a *Attempt, now time.Time) (bool, error) {
-	ok, err := r.successes.do(ctx, &success{a: a, now: now})
-	if err != nil {
-		return false, fmt.Errorf("record success: %w", err)
-	}
-	return ok, nil
-}
-
-// success is one RecordSuccess call.
+// success is one successful attempt to record, and when it was recorded.
 type success struct {
-	a   *Attempt
+	a   *domain.Attempt
 	now time.Time
 }
 
-// successBatch records successful attempts in one statement per round: a
-// delivery named twice in a batch (a duplicated job) goes to a later round,
-// so that each is judged against the state the other left, as one at a
-// time would be.
-func (r *Repo) successBatch(ctx context.Context, in []*success) ([]bool, error) {
+// RecordSuccesses records successful attempts (as[i], recorded at
+// nows[i]), atomically without a transaction: each delivery moves from
+// attempt-1 to attempt and succeeded (domain.Delivery.Succeeded), the
+// attempt row is written, and the webhook's failure count is cleared
+// (domain.Webhook.Succeeded) if it is not 0 (a webhook whose count is 0 is
+// only read, so successes do not contend for its row). out[i] is false
+// when the delivery was not pending at attempt-1 (already recorded): then
+// nothing is written for it. One statement per round: a delivery named
+// twice (a duplicated job) goes to a later round, so that each is judged
+// against the state the other left, as one at a time would be.
+func (r *Repo) RecordSuccesses(ctx context.Context, as []*domain.Attempt, nows []time.Time) ([]bool, error) {
+	in := make([]*success, len(as))
+	for i := range as {
+		in[i] = &success{a: as[i], now: nows[i]}
+	}
 	out := make([]bool, len(in))
 	rest := make([]int, len(in))
 	for i := range in {
@@ -651,7 +607,7 @@ func (r *Repo) successBatch(ctx context.Context, in []*success) ([]bool, error) 
 		}
 		recorded, err := r.recordSuccesses(ctx, in, round)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("record success: %w", err)
 		}
 		for _, i := range round {
 			out[i] = recorded[in[i].a.DeliveryID]
@@ -686,10 +642,10 @@ WITH i AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::timestamptz[], $7::timestamptz[], $8::bigint[], $9::integer[])
         AS i (team_id, webhook_id, delivery_id, event_id, attempt, now, attempted_at, duration_us, status_code)
 ), adv AS (
-    UPDATE webhook_deliveries d SET attempts = i.attempt, state = 'succeeded', next_attempt_at = NULL, updated_at = i.now,
+    UPDATE webhook_deliveries d SET attempts = i.attempt, state = `+sqlSucceeded+`, next_attempt_at = NULL, updated_at = i.now,
         queued = false
     FROM i
-    WHERE d.team_id = i.team_id AND d.id = i.delivery_id AND d.state = 'pending' AND d.attempts = i.attempt - 1
+    WHERE d.team_id = i.team_id AND d.id = i.delivery_id AND d.state = `+sqlPending+` AND d.attempts = i.attempt - 1
     RETURNING d.id
 ), att AS (
     INSERT INTO webhook_attempts (team_id, webhook_id, delivery_id, event_id, attempt, attempted_at, duration_us, status_code, error, success, next_attempt_at)
@@ -717,30 +673,25 @@ SELECT delivery_id FROM att`, teams, hooks, dlvs, evs, attempts, nows, ats, durs
 	return recorded, err
 }
 
-// Failure is what RecordFailure did.
-type Failure struct {
-	Recorded      bool       // false: the delivery was not pending at attempt-1 (nothing written)
-	NextAttemptAt *time.Time // when the next attempt is due; nil when the delivery ended
-	Failures      int        // the webhook's consecutive failures, this one included
-	Disabled      bool       // this failure turned the webhook off
-}
-
 // RecordFailure records a failed attempt in one statement, in the
-// caller's transaction: the delivery moves from attempt-1 to attempt,
-// pending until next (or abandoned when next is nil); the webhook's
-// consecutive failures grow, and reaching threshold while it is on turns
-// it off with reason, which ends the delivery (cancelled) instead of
-// retrying it; the attempt row is written with the next attempt's time.
-// When the delivery was not pending at attempt-1 nothing is written.
-func (r *Repo) RecordFailure(ctx context.Context, a *Attempt, next *time.Time, threshold int, reason string, now time.Time) (Failure, error) {
+// caller's transaction. It is domain.Webhook.Failed and
+// domain.Delivery.Failed in SQL (failure_test.go checks the two agree):
+// the delivery moves from attempt-1 to attempt, pending until next (the
+// domain's NextAttempt, or nil: abandoned); the webhook's consecutive
+// failures grow, and reaching domain.DisableAfter while it is on turns it
+// off (domain.DisabledConsecutiveFailures), which ends the delivery
+// (cancelled) instead of retrying it; the attempt row is written with the
+// next attempt's time. When the delivery was not pending at attempt-1
+// nothing is written.
+func (r *Repo) RecordFailure(ctx context.Context, a *domain.Attempt, next *time.Time, now time.Time) (domain.Failure, error) {
 	// cur and old lock the delivery and the webhook as they are read, so
 	// that "disabled" is true only for the failure that turned it off.
-	var f Failure
+	var f domain.Failure
 	var nextAt sql.NullTime
 	err := r.queryRow(ctx, `
 WITH cur AS (
     SELECT id FROM webhook_deliveries
-    WHERE team_id = $1::text AND id = $3::text AND state = 'pending' AND attempts = $5::integer - 1
+    WHERE team_id = $1::text AND id = $3::text AND state = `+sqlPending+` AND attempts = $5::integer - 1
     FOR UPDATE
 ), old AS (
     SELECT enabled FROM webhooks
@@ -758,9 +709,9 @@ WITH cur AS (
 ), adv AS (
     UPDATE webhook_deliveries d SET
         attempts = $5::integer,
-        state = CASE WHEN $11::timestamptz IS NULL THEN 'abandoned'
-                     WHEN coalesce((SELECT disabled FROM fail), false) THEN 'cancelled'
-                     ELSE 'pending' END,
+        state = CASE WHEN $11::timestamptz IS NULL THEN `+sqlAbandoned+`
+                     WHEN coalesce((SELECT disabled FROM fail), false) THEN `+sqlCancelled+`
+                     ELSE `+sqlPending+` END,
         next_attempt_at = CASE WHEN coalesce((SELECT disabled FROM fail), false) THEN NULL ELSE $11::timestamptz END,
         updated_at = $6::timestamptz,
         queued = false
@@ -775,12 +726,12 @@ WITH cur AS (
 SELECT adv.next_attempt_at, coalesce(fail.consecutive_failures, 0), coalesce(fail.disabled, false)
 FROM adv LEFT JOIN fail ON true`,
 		a.TeamID, a.WebhookID, a.DeliveryID, a.EventID, a.Attempt, now, a.AttemptedAt, a.DurationUS, a.StatusCode, a.Error,
-		next, threshold, reason).Scan(&nextAt, &f.Failures, &f.Disabled)
+		next, domain.DisableAfter, domain.DisabledConsecutiveFailures).Scan(&nextAt, &f.Failures, &f.Disabled)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Failure{}, nil
+		return domain.Failure{}, nil
 	}
 	if err != nil {
-		return Failure{}, fmt.Errorf("record failure: %w", err)
+		return domain.Failure{}, fmt.Errorf("record failure: %w", err)
 	}
 	f.Recorded = true
 	if nextAt.Valid {
@@ -791,36 +742,36 @@ FROM adv LEFT JOIN fail ON true`,
 }
 
 // Attempts lists a webhook's attempts, newest first, limit+1 rows.
-func (r *Repo) Attempts(ctx context.Context, teamID, webhookID string, limit, offset int) ([]Attempt, error) {
-	var as []Attempt
+func (r *Repo) Attempts(ctx context.Context, teamID, webhookID string, limit, offset int) ([]domain.Attempt, error) {
+	var as []attemptRow
 	err := r.db.IDB(ctx).NewSelect().Model(&as).Where("team_id = ? AND webhook_id = ?", teamID, webhookID).
 		OrderExpr("attempted_at DESC, id DESC").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list attempts: %w", err)
 	}
-	return as, nil
+	return toAttempts(as), nil
 }
 
 // InsertNotification records an e-mail.
-func (r *Repo) InsertNotification(ctx context.Context, n *Notification) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(n).Exec(ctx); err != nil {
+func (r *Repo) InsertNotification(ctx context.Context, n *domain.Notification) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(fromNotification(n)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert notification: %w", err)
 	}
 	return nil
 }
 
 // Notification loads one of a team's notifications.
-func (r *Repo) Notification(ctx context.Context, teamID, id string) (*Notification, error) {
-	n := new(Notification)
+func (r *Repo) Notification(ctx context.Context, teamID, id string) (*domain.Notification, error) {
+	n := new(notificationRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(n).Where("team_id = ? AND id = ?", teamID, id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select notification")
 	}
-	return n, nil
+	return toNotification(n), nil
 }
 
 // MarkNotification sets a notification's status (sent or failed).
 func (r *Repo) MarkNotification(ctx context.Context, teamID, id, status string, errMsg *string, sentAt *time.Time) error {
-	_, err := r.db.IDB(ctx).NewUpdate().Model((*Notification)(nil)).
+	_, err := r.db.IDB(ctx).NewUpdate().Model((*notificationRow)(nil)).
 		Set("status = ?", status).Set("error = ?", errMsg).Set("sent_at = ?", sentAt).
 		Where("team_id = ? AND id = ?", teamID, id).Exec(ctx)
 	if err != nil {
@@ -830,12 +781,16 @@ func (r *Repo) MarkNotification(ctx context.Context, teamID, id, status string, 
 }
 
 // Notifications lists a team's e-mails, newest first, limit+1 rows.
-func (r *Repo) Notifications(ctx context.Context, teamID string, limit, offset int) ([]Notification, error) {
-	var ns []Notification
+func (r *Repo) Notifications(ctx context.Context, teamID string, limit, offset int) ([]domain.Notification, error) {
+	var ns []notificationRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ns).Where("team_id = ?", teamID).
 		OrderExpr("created_at DESC, id DESC").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list notifications: %w", err)
 	}
-	return ns, nil
+	out := make([]domain.Notification, len(ns))
+	for i := range ns {
+		out[i] = *toNotification(&ns[i])
+	}
+	return out, nil
 }

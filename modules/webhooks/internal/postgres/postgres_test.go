@@ -4,12 +4,12 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
-	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/service"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/webhooktest"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
@@ -37,31 +37,28 @@ func TestSuccessBatchJudgesDuplicatesInTurn(t *testing.T) {
 			return e.Log.Publish(ctx, events.Event{TeamID: team, Type: events.MemberJoined, Data: map[string]int{}})
 		}))
 	}
-	var ds []postgres.Delivery
-	require.NoError(t, e.DB.Bun.NewSelect().Model(&ds).OrderExpr("created_at, id").Scan(ctx))
+	ds := e.Deliveries(t, team)
 	require.Len(t, ds, 2)
-	_, err = e.DB.Bun.NewUpdate().Model((*postgres.Webhook)(nil)).Set("consecutive_failures = 3").Where("id = ?", c.Webhook.ID).Exec(ctx)
+	_, err = e.DB.Bun.NewUpdate().Table("webhooks").Set("consecutive_failures = 3").Where("id = ?", c.Webhook.ID).Exec(ctx)
 	require.NoError(t, err)
 
 	now := e.Clock.Now()
 	code := 200
-	attempt := func(d postgres.Delivery, n int) *postgres.Attempt {
-		return &postgres.Attempt{TeamID: team, WebhookID: d.WebhookID, DeliveryID: d.ID, EventID: d.EventID,
+	attempt := func(d domain.Delivery, n int) *domain.Attempt {
+		return &domain.Attempt{TeamID: team, WebhookID: d.WebhookID, DeliveryID: d.ID, EventID: d.EventID,
 			Attempt: n, AttemptedAt: now, DurationUS: 1000, StatusCode: &code, Success: true}
 	}
-	got, err := e.Repo.SuccessBatch(ctx, []*postgres.Attempt{
+	got, err := e.Repo.RecordSuccesses(ctx, []*domain.Attempt{
 		attempt(ds[0], 1),
 		attempt(ds[0], 1), // the same job twice
 		attempt(ds[1], 2), // a stale attempt number
 		attempt(ds[1], 1),
-	}, now)
+	}, []time.Time{now, now, now, now})
 	require.NoError(t, err)
 	require.Equal(t, []bool{true, false, false, true}, got)
 
-	var after []postgres.Delivery
-	require.NoError(t, e.DB.Bun.NewSelect().Model(&after).OrderExpr("created_at, id").Scan(ctx))
-	for _, d := range after {
-		require.Equal(t, postgres.StateSucceeded, d.State)
+	for _, d := range e.Deliveries(t, team) {
+		require.Equal(t, domain.StateSucceeded, d.State)
 		require.Equal(t, 1, d.Attempts)
 	}
 	as, err := e.Repo.Attempts(ctx, team, c.Webhook.ID, 50, 0)
@@ -73,9 +70,9 @@ func TestSuccessBatchJudgesDuplicatesInTurn(t *testing.T) {
 
 	// Reads in a batch: a delivery of another team is not found.
 	other, _ := e.Team("team_b", billingapi.PlanBusiness)
-	_, err = e.Repo.Work(ctx, other, ds[0].ID)
-	require.ErrorIs(t, err, postgres.ErrNotFound)
-	wk, err := e.Repo.Work(ctx, team, ds[0].ID)
+	_, err = e.Path.Work(ctx, other, ds[0].ID)
+	require.ErrorIs(t, err, domain.ErrNotFound)
+	wk, err := e.Path.Work(ctx, team, ds[0].ID)
 	require.NoError(t, err)
 	require.Equal(t, c.Secret, wk.Secret)
 	require.True(t, wk.WebhookExists)

@@ -10,41 +10,37 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
+	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
 	"github.com/teamtext/teamtext/platform/db"
 )
 
 // isNoRows reports an empty single-row result from either driver.
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows) }
 
-// Listed is a delivery in the deliveries list, with its event's type.
-type Listed struct {
-	Delivery
-	EventType string
-}
-
-// statusWhere is the SQL condition (on d) of an API delivery status; ""
-// for every status.
+// statusWhere is the SQL condition (on d) of an API delivery status ("":
+// every status): domain.Delivery.Status in SQL, so that the filter runs on
+// the index (status_test.go checks the two agree).
 func statusWhere(status string) (string, error) {
 	switch status {
 	case "":
 		return "true", nil
-	case "pending":
-		return "d.state = 'pending' AND d.attempts = d.round_from", nil
-	case "failed":
-		return "d.state = 'pending' AND d.attempts > d.round_from", nil
-	case "delivered":
-		return "d.state = 'succeeded'", nil
-	case "abandoned":
-		return "d.state = 'abandoned'", nil
-	case "cancelled":
-		return "d.state = 'cancelled'", nil
+	case domain.StatusPending:
+		return "d.state = " + sqlPending + " AND d.attempts <= d.round_from", nil
+	case domain.StatusFailed:
+		return "d.state = " + sqlPending + " AND d.attempts > d.round_from", nil
+	case domain.StatusDelivered:
+		return "d.state = " + sqlSucceeded, nil
+	case domain.StatusAbandoned:
+		return "d.state = " + sqlAbandoned, nil
+	case domain.StatusCancelled:
+		return "d.state = " + sqlCancelled, nil
 	}
 	return "", fmt.Errorf("unknown delivery status %q", status)
 }
 
 // Deliveries lists a webhook's deliveries, newest first, limit+1 rows,
 // only those of status (an API status; "" for all).
-func (r *Repo) Deliveries(ctx context.Context, teamID, webhookID, status string, limit, offset int) ([]Listed, error) {
+func (r *Repo) Deliveries(ctx context.Context, teamID, webhookID, status string, limit, offset int) ([]domain.Listed, error) {
 	cond, err := statusWhere(status)
 	if err != nil {
 		return nil, err
@@ -60,9 +56,9 @@ LIMIT $3::integer OFFSET $4::integer`, teamID, webhookID, limit+1, offset)
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
-	var out []Listed
+	var out []domain.Listed
 	err = rows.each(func(scan func(...any) error) error {
-		var l Listed
+		var l domain.Listed
 		d := &l.Delivery
 		if err := scan(&d.ID, &d.TeamID, &d.EventID, &d.WebhookID, &d.State, &d.Attempts, &d.NextAttemptAt, &d.CreatedAt,
 			&d.UpdatedAt, &d.RoundFrom, &d.Queued, &l.EventType); err != nil {
@@ -78,27 +74,27 @@ LIMIT $3::integer OFFSET $4::integer`, teamID, webhookID, limit+1, offset)
 }
 
 // AttemptsOf returns the attempts of a team's deliveries, oldest first per delivery.
-func (r *Repo) AttemptsOf(ctx context.Context, teamID string, deliveryIDs []string) (map[string][]Attempt, error) {
-	out := make(map[string][]Attempt, len(deliveryIDs))
+func (r *Repo) AttemptsOf(ctx context.Context, teamID string, deliveryIDs []string) (map[string][]domain.Attempt, error) {
+	out := make(map[string][]domain.Attempt, len(deliveryIDs))
 	if len(deliveryIDs) == 0 {
 		return out, nil
 	}
-	var as []Attempt
+	var as []attemptRow
 	err := r.db.IDB(ctx).NewSelect().Model(&as).
 		Where("team_id = ? AND delivery_id IN (?)", teamID, bun.In(deliveryIDs)).
 		OrderExpr("delivery_id, attempt").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list attempts of deliveries: %w", err)
 	}
-	for _, a := range as {
-		out[a.DeliveryID] = append(out[a.DeliveryID], a)
+	for i := range as {
+		out[as[i].DeliveryID] = append(out[as[i].DeliveryID], toAttempt(&as[i]))
 	}
 	return out, nil
 }
 
 // Delivery loads one of a webhook's deliveries (for the team); forUpdate locks it.
-func (r *Repo) Delivery(ctx context.Context, teamID, webhookID, id string, forUpdate bool) (*Delivery, error) {
-	d := new(Delivery)
+func (r *Repo) Delivery(ctx context.Context, teamID, webhookID, id string, forUpdate bool) (*domain.Delivery, error) {
+	d := new(deliveryRow)
 	q := r.db.IDB(ctx).NewSelect().Model(d).Where("team_id = ? AND webhook_id = ? AND id = ?", teamID, webhookID, id)
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -106,36 +102,47 @@ func (r *Repo) Delivery(ctx context.Context, teamID, webhookID, id string, forUp
 	if err := q.Scan(ctx); err != nil {
 		return nil, notFound(err, "select delivery")
 	}
-	return d, nil
+	return toDelivery(d), nil
 }
 
-// Restart starts a new round for an ended delivery: pending again, its
-// next attempt due at now, the spec's retry schedule counted afresh.
-func (r *Repo) Restart(ctx context.Context, teamID, id string, now time.Time) (*Delivery, error) {
-	d := new(Delivery)
-	err := r.db.IDB(ctx).NewUpdate().Model(d).
-		Set("state = 'pending'").Set("round_from = attempts").Set("next_attempt_at = ?", now).
-		Set("queued = false").Set("updated_at = ?", now).
-		Where("team_id = ? AND id = ? AND state IN ('succeeded', 'abandoned', 'cancelled')", teamID, id).
-		Returning("*").Scan(ctx)
-	if err != nil {
-		return nil, notFound(err, "restart delivery")
+// UpdateDelivery loads one of a webhook's deliveries locked, lets change
+// alter it, and stores what change left (state, attempts, round, next
+// attempt, queue flag). When change fails nothing is written. It joins
+// the transaction carried by ctx (and needs one).
+func (r *Repo) UpdateDelivery(ctx context.Context, teamID, webhookID, id string, change func(*domain.Delivery) error) (*domain.Delivery, error) {
+	if _, err := db.MustTx(ctx); err != nil {
+		return nil, fmt.Errorf("update delivery: %w", err)
 	}
-	return d, nil
+	d, err := r.Delivery(ctx, teamID, webhookID, id, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(d); err != nil {
+		return nil, err
+	}
+	row := fromDelivery(d)
+	err = r.db.IDB(ctx).NewUpdate().Model(&row).
+		Column("state", "attempts", "round_from", "next_attempt_at", "queued", "updated_at").
+		Where("team_id = ? AND id = ?", teamID, id).Returning("*").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("update delivery: %w", err)
+	}
+	return toDelivery(&row), nil
 }
 
 // Recover puts every delivery of a webhook created at or after since that
 // ended unsent (abandoned, or cancelled when the webhook turned off) back
-// in the webhook's queue, each starting a new round, and returns how many.
+// in the webhook's queue, each starting a new round, and returns how many:
+// domain.Delivery.Recoverable and Recover, set-based.
 // One statement; the queue sends them in their original order.
 func (r *Repo) Recover(ctx context.Context, teamID, webhookID string, since, now time.Time) (int, error) {
 	var n int
 	err := r.queryRow(ctx, `
 WITH r AS (
-    UPDATE webhook_deliveries SET state = 'pending', round_from = attempts, next_attempt_at = NULL, queued = true,
+    UPDATE webhook_deliveries SET state = `+sqlPending+`, round_from = attempts, next_attempt_at = NULL, queued = true,
         updated_at = $4::timestamptz
     WHERE webhook_id = $2::text AND team_id = $1::text AND created_at >= $3::timestamptz
-      AND state IN ('abandoned', 'cancelled')
+      AND state IN (`+sqlAbandoned+`, `+sqlCancelled+`)
     RETURNING 1
 )
 SELECT count(*) FROM r`, teamID, webhookID, since, now).Scan(&n)
@@ -149,9 +156,9 @@ SELECT count(*) FROM r`, teamID, webhookID, since, now).Scan(&n)
 // webhook's queue; false when it is not pending at attempt-1 (recorded
 // already, or ended).
 func (r *Repo) Enqueue(ctx context.Context, teamID, id string, attempt int, now time.Time) (bool, error) {
-	res, err := r.db.IDB(ctx).NewUpdate().Model((*Delivery)(nil)).
+	res, err := r.db.IDB(ctx).NewUpdate().Model((*deliveryRow)(nil)).
 		Set("queued = true").Set("next_attempt_at = NULL").Set("updated_at = ?", now).
-		Where("team_id = ? AND id = ? AND state = 'pending' AND attempts = ? AND NOT queued", teamID, id, attempt-1).Exec(ctx)
+		Where("team_id = ? AND id = ? AND state = ? AND attempts = ? AND NOT queued", teamID, id, domain.StatePending, attempt-1).Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("enqueue delivery: %w", err)
 	}
@@ -240,19 +247,19 @@ func (r *Repo) SaveSlot(ctx context.Context, webhookID string, at time.Time) err
 }
 
 // Queued reads up to limit of a webhook's queued deliveries, in order.
-func (r *Repo) Queued(ctx context.Context, teamID, webhookID string, limit int) ([]*Work, error) {
+func (r *Repo) Queued(ctx context.Context, teamID, webhookID string, limit int) ([]*domain.Work, error) {
 	rows, err := r.query(ctx, `
 SELECT `+workColumns+`
 FROM webhook_deliveries d
 LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.team_id = d.team_id
 JOIN webhook_events e ON e.id = d.event_id AND e.team_id = d.team_id
-WHERE d.webhook_id = $2::text AND d.team_id = $1::text AND d.queued AND d.state = 'pending'
+WHERE d.webhook_id = $2::text AND d.team_id = $1::text AND d.queued AND d.state = `+sqlPending+`
 ORDER BY d.created_at, d.id
 LIMIT $3::integer`, teamID, webhookID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read queue: %w", err)
 	}
-	var out []*Work
+	var out []*domain.Work
 	err = rows.each(func(scan func(...any) error) error {
 		w, err := scanWork(scan)
 		if err != nil {
@@ -270,8 +277,8 @@ LIMIT $3::integer`, teamID, webhookID, limit)
 // CancelQueued ends every queued delivery of a webhook that is off, and
 // returns how many.
 func (r *Repo) CancelQueued(ctx context.Context, teamID, webhookID string, now time.Time) (int64, error) {
-	res, err := r.db.IDB(ctx).NewUpdate().Model((*Delivery)(nil)).
-		Set("state = ?", StateCancelled).Set("next_attempt_at = NULL").Set("queued = false").Set("updated_at = ?", now).
+	res, err := r.db.IDB(ctx).NewUpdate().Model((*deliveryRow)(nil)).
+		Set("state = ?", domain.StateCancelled).Set("next_attempt_at = NULL").Set("queued = false").Set("updated_at = ?", now).
 		Where("webhook_id = ? AND team_id = ? AND queued", webhookID, teamID).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("cancel queued deliveries: %w", err)
@@ -287,15 +294,4 @@ func (r *Repo) QueuedCount(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("count queued deliveries: %w", err)
 	}
 	return n, nil
-}
-
-// SetThrottle sets a webhook's max_per_second (nil: no limit).
-func (r *Repo) SetThrottle(ctx context.Context, teamID, id string, n *int, now time.Time) (*Webhook, error) {
-	w := new(Webhook)
-	err := r.db.IDB(ctx).NewUpdate().Model(w).Set("max_per_second = ?", n).Set("updated_at = ?", now).
-		Where("team_id = ? AND id = ?", teamID, id).Returning("*").Scan(ctx)
-	if err != nil {
-		return nil, notFound(err, "set webhook throttle")
-	}
-	return w, nil
 }

@@ -9,18 +9,30 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
-	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
-var errDeliveryNotFound = fault.NotFoundf("delivery not found")
+var (
+	errDeliveryNotFound = fault.NotFoundf("delivery not found")
+	errStillPending     = fault.New(fault.Conflict, fault.CodeConflict,
+		"the delivery is still pending: its next attempt is already planned (see next_attempt_at)")
+)
 
 // keyOwner checks that memberID may manage webhooks; "" (an operator
-// through the admin API) may.
+// through the admin API) may. It is the rule of the operations the admin
+// API runs without a member: throttle, retry, recovery.
 func (s *Service) keyOwner(ctx context.Context, teamID, memberID string) error {
 	if memberID == "" {
 		return nil
 	}
+	return s.requireKeyOwner(ctx, teamID, memberID)
+}
+
+// requireKeyOwner checks that memberID, a member of the team, may manage
+// webhooks: an active head coach or team director who may send
+// broadcasts (the key's creator, or the dashboard user). It is the rule of
+// creating, turning on and rotating, which always act for a member.
+func (s *Service) requireKeyOwner(ctx context.Context, teamID, memberID string) error {
 	m, err := s.Members.Member(ctx, teamID, memberID)
 	if err != nil {
 		return err
@@ -34,18 +46,15 @@ func (s *Service) keyOwner(ctx context.Context, teamID, memberID string) error {
 // SetThrottle sets a webhook's max_per_second (nil: no limit) for
 // memberID ("" for an operator). Deliveries already waiting take the new
 // pace from their next turn.
-func (s *Service) SetThrottle(ctx context.Context, teamID, webhookID, memberID string, n *int) (*postgres.Webhook, error) {
+func (s *Service) SetThrottle(ctx context.Context, teamID, webhookID, memberID string, n *int) (*domain.Webhook, error) {
 	if err := domain.ValidMaxPerSecond(n); err != nil {
 		return nil, err
 	}
 	if err := s.keyOwner(ctx, teamID, memberID); err != nil {
 		return nil, err
 	}
-	var out *postgres.Webhook
-	err := s.DB.Tx(ctx, func(ctx context.Context) error {
-		w, err := s.Repo.SetThrottle(ctx, teamID, webhookID, n, s.Clock.Now().UTC())
-		out = w
-		return mapNotFound(err)
+	out, err := s.updateWebhook(ctx, teamID, webhookID, func(w *domain.Webhook) error {
+		return w.SetThrottle(n, s.Clock.Now().UTC())
 	})
 	if err != nil {
 		return nil, err
@@ -54,15 +63,9 @@ func (s *Service) SetThrottle(ctx context.Context, teamID, webhookID, memberID s
 	return out, nil
 }
 
-// Listed is a delivery with its attempts, oldest first.
-type Listed struct {
-	postgres.Listed
-	Attempts []postgres.Attempt
-}
-
 // Deliveries lists a webhook's deliveries, newest first (limit+1 rows),
 // of one API status ("" all), each with its attempts.
-func (s *Service) Deliveries(ctx context.Context, teamID, webhookID, status string, limit, offset int) ([]Listed, error) {
+func (s *Service) Deliveries(ctx context.Context, teamID, webhookID, status string, limit, offset int) ([]domain.Listed, error) {
 	if _, err := s.Repo.Webhook(ctx, teamID, webhookID, false); err != nil {
 		return nil, mapNotFound(err)
 	}
@@ -78,11 +81,10 @@ func (s *Service) Deliveries(ctx context.Context, teamID, webhookID, status stri
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Listed, len(ds))
 	for i := range ds {
-		out[i] = Listed{Listed: ds[i], Attempts: as[ds[i].ID]}
+		ds[i].Attempts = as[ds[i].ID]
 	}
-	return out, nil
+	return ds, nil
 }
 
 // Retry sends an ended delivery (delivered, abandoned or cancelled) again
@@ -90,31 +92,29 @@ func (s *Service) Deliveries(ctx context.Context, teamID, webhookID, status stri
 // round with the spec's retry schedule. A delivery still pending is 409
 // conflict (it is sent already), as is a webhook that is off. Under a
 // throttle it takes its turn in the webhook's queue.
-func (s *Service) Retry(ctx context.Context, teamID, webhookID, deliveryID, memberID string) (*Listed, error) {
+func (s *Service) Retry(ctx context.Context, teamID, webhookID, deliveryID, memberID string) (*domain.Listed, error) {
 	if err := s.keyOwner(ctx, teamID, memberID); err != nil {
 		return nil, err
 	}
-	var out *postgres.Delivery
+	var out *domain.Delivery
 	err := s.DB.Tx(ctx, func(ctx context.Context) error {
 		w, err := s.Repo.Webhook(ctx, teamID, webhookID, false)
 		if err != nil {
 			return mapNotFound(err)
 		}
-		d, err := s.Repo.Delivery(ctx, teamID, webhookID, deliveryID, true)
-		if errors.Is(err, postgres.ErrNotFound) {
+		d, err := s.Repo.UpdateDelivery(ctx, teamID, webhookID, deliveryID, func(d *domain.Delivery) error {
+			if !w.Enabled {
+				return errWebhookOff
+			}
+			if !d.Ended() {
+				return errStillPending
+			}
+			d.Restart(s.Clock.Now().UTC())
+			return nil
+		})
+		if errors.Is(err, domain.ErrNotFound) {
 			return errDeliveryNotFound
 		}
-		if err != nil {
-			return err
-		}
-		if !w.Enabled {
-			return errWebhookOff
-		}
-		if d.State == postgres.StatePending {
-			return fault.New(fault.Conflict, fault.CodeConflict,
-				"the delivery is still pending: its next attempt is already planned (see next_attempt_at)")
-		}
-		d, err = s.Repo.Restart(ctx, teamID, deliveryID, s.Clock.Now().UTC())
 		if err != nil {
 			return err
 		}
@@ -131,11 +131,11 @@ func (s *Service) Retry(ctx context.Context, teamID, webhookID, deliveryID, memb
 	if err != nil {
 		return nil, err
 	}
-	ev, err := s.Repo.Work(ctx, teamID, out.ID)
+	ev, err := s.Path.Work(ctx, teamID, out.ID)
 	if err != nil {
 		return nil, fmt.Errorf("retried delivery: %w", err)
 	}
-	return &Listed{Listed: postgres.Listed{Delivery: *out, EventType: ev.EventType}, Attempts: ls[out.ID]}, nil
+	return &domain.Listed{Delivery: *out, EventType: ev.EventType, Attempts: ls[out.ID]}, nil
 }
 
 // Recover puts every delivery of the webhook created at or after since
@@ -184,7 +184,7 @@ func (s *Service) claimPump(ctx context.Context, teamID, webhookID string) error
 // enqueue puts a delivery of a throttled webhook in the webhook's queue
 // instead of sending it (its attempt job came due): the pump sends it in
 // its turn. Waiting is not an attempt.
-func (s *Service) enqueue(ctx context.Context, w *postgres.Work, attempt int) error {
+func (s *Service) enqueue(ctx context.Context, w *domain.Work, attempt int) error {
 	return s.DB.Tx(ctx, func(ctx context.Context) error {
 		ok, err := s.Repo.Enqueue(ctx, w.TeamID, w.DeliveryID, attempt, s.Clock.Now().UTC())
 		if err != nil || !ok {
@@ -279,11 +279,11 @@ func (s *Service) Pump(ctx context.Context, a domain.PumpArgs) (next time.Time, 
 
 // attempt sends attempt n of w and records it (the common path of Deliver
 // and Pump); it reports whether the failure turned the webhook off.
-func (s *Service) attempt(ctx context.Context, w *postgres.Work, n int) (bool, error) {
+func (s *Service) attempt(ctx context.Context, w *domain.Work, n int) (bool, error) {
 	res := s.Sender.Send(ctx, s.request(w))
 	if res.OK() {
 		// The common case in one statement: no transaction round trips.
-		if _, err := s.Repo.RecordSuccess(ctx, attemptRow(w, n, res), s.Clock.Now().UTC()); err != nil {
+		if _, err := s.Path.RecordSuccess(ctx, attemptRow(w, n, res), s.Clock.Now().UTC()); err != nil {
 			return false, fmt.Errorf("record attempt %d of %s: %w", n, w.DeliveryID, err)
 		}
 		return false, nil

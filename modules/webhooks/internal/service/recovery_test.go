@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
-	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/platform/events"
 )
 
@@ -53,7 +52,7 @@ func TestRecoverPumpsInOrder(t *testing.T) {
 		require.Equal(t, ds[i].ID, c.DeliveryID, "in the order the events happened")
 	}
 	for _, d := range deliveries(t, e, team) {
-		require.Equal(t, postgres.StateSucceeded, d.State)
+		require.Equal(t, domain.StateSucceeded, d.State)
 		require.Equal(t, 7, d.Attempts)
 		require.Equal(t, 6, d.RoundFrom)
 		require.False(t, d.Queued)

@@ -24,10 +24,8 @@ import (
 	"github.com/teamtext/teamtext/modules/webhooks/internal/eventlog"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/guard"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/mail"
-	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/clock"
-	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
@@ -48,11 +46,109 @@ type Inserter interface {
 	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
 }
 
+// Transactor runs fn in a transaction carried by its ctx (*db.DB); a
+// nested call joins the outer one. TxRetry runs it again when Postgres
+// reports a deadlock or a serialization failure.
+type Transactor interface {
+	Tx(ctx context.Context, fn func(ctx context.Context) error) error
+	TxRetry(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// WebhookStore is what the use cases need of the webhooks' storage
+// (postgres.Repo). Every method joins the transaction carried by ctx;
+// reads and changes by id answer domain.ErrNotFound for another team's id.
+type WebhookStore interface {
+	// LockTeam serialises webhook creation for a team until the transaction ends.
+	LockTeam(ctx context.Context, teamID string) error
+	CountWebhooks(ctx context.Context, teamID string) (int, error)
+	InsertWebhook(ctx context.Context, w *domain.Webhook) error
+	// Webhooks lists a team's webhooks, oldest first, limit+1 rows.
+	Webhooks(ctx context.Context, teamID string, limit, offset int) ([]domain.Webhook, error)
+	// Webhook reads one; forUpdate locks it.
+	Webhook(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Webhook, error)
+	// UpdateWebhook locks one, lets change alter it and stores the result
+	// (nothing when change fails).
+	UpdateWebhook(ctx context.Context, teamID, id string, change func(*domain.Webhook) error) (*domain.Webhook, error)
+	// DeleteWebhook deletes one with its deliveries and returns it.
+	DeleteWebhook(ctx context.Context, teamID, id string) (*domain.Webhook, error)
+	// DeleteByKey deletes the webhooks made with an API key; their ids.
+	DeleteByKey(ctx context.Context, teamID, keyID string) ([]string, error)
+	// DisableDashboardOwnedBy turns off the member's enabled dashboard-made webhooks; their ids.
+	DisableDashboardOwnedBy(ctx context.Context, teamID, ownerID, reason string, now time.Time) ([]string, error)
+	// Attempts lists a webhook's attempts, newest first, limit+1 rows.
+	Attempts(ctx context.Context, teamID, webhookID string, limit, offset int) ([]domain.Attempt, error)
+	// Notifications lists a team's e-mails, newest first, limit+1 rows.
+	Notifications(ctx context.Context, teamID string, limit, offset int) ([]domain.Notification, error)
+}
+
+// DeliveryStore is what the use cases need of the deliveries' storage
+// (postgres.Repo), with the same rules as WebhookStore.
+type DeliveryStore interface {
+	// DeleteDelivery deletes a delivery whose webhook is gone.
+	DeleteDelivery(ctx context.Context, teamID, id string) error
+	// CancelDelivery ends a pending delivery whose webhook is off (domain.Delivery.Cancel).
+	CancelDelivery(ctx context.Context, teamID, id string, now time.Time) error
+	// RecordFailure records a failed attempt: domain.Webhook.Failed and
+	// domain.Delivery.Failed in one statement.
+	RecordFailure(ctx context.Context, a *domain.Attempt, next *time.Time, now time.Time) (domain.Failure, error)
+	// Deliveries lists a webhook's deliveries of an API status ("" all),
+	// newest first, limit+1 rows, without their attempts.
+	Deliveries(ctx context.Context, teamID, webhookID, status string, limit, offset int) ([]domain.Listed, error)
+	// AttemptsOf returns the attempts of deliveries, oldest first per delivery.
+	AttemptsOf(ctx context.Context, teamID string, deliveryIDs []string) (map[string][]domain.Attempt, error)
+	// UpdateDelivery locks one of a webhook's deliveries, lets change alter
+	// it and stores the result (nothing when change fails).
+	UpdateDelivery(ctx context.Context, teamID, webhookID, id string, change func(*domain.Delivery) error) (*domain.Delivery, error)
+	// Recover queues a webhook's deliveries recoverable since since
+	// (domain.Delivery.Recoverable, Recover); how many.
+	Recover(ctx context.Context, teamID, webhookID string, since, now time.Time) (int, error)
+}
+
+// QueueStore is what the pump needs of a throttled webhook's queue (postgres.Repo).
+type QueueStore interface {
+	// Enqueue queues a delivery due at attempt; false when it is not due.
+	Enqueue(ctx context.Context, teamID, id string, attempt int, now time.Time) (bool, error)
+	// ClaimPump reports true when the queue had no pump job (the caller inserts one).
+	ClaimPump(ctx context.Context, teamID, webhookID string) (bool, error)
+	// FinishPump ends the pump if the queue is empty; whether it ended.
+	FinishPump(ctx context.Context, teamID, webhookID string) (bool, error)
+	QueueSlot(ctx context.Context, webhookID string) (*time.Time, error)
+	SaveSlot(ctx context.Context, webhookID string, at time.Time) error
+	// Queued reads up to limit queued deliveries, in order.
+	Queued(ctx context.Context, teamID, webhookID string, limit int) ([]*domain.Work, error)
+	// CancelQueued ends every queued delivery of a webhook that is off; how many.
+	CancelQueued(ctx context.Context, teamID, webhookID string, now time.Time) (int64, error)
+}
+
+// Store is all the storage the use cases need (postgres.Repo).
+type Store interface {
+	WebhookStore
+	DeliveryStore
+	QueueStore
+}
+
+// DeliveryPath is the delivery worker's read and record, batched under
+// load (*batch.Deliveries).
+type DeliveryPath interface {
+	// Work reads a delivery with its webhook and event; domain.ErrNotFound
+	// when it is gone (or another team's).
+	Work(ctx context.Context, teamID, deliveryID string) (*domain.Work, error)
+	// RecordSuccess records a successful attempt atomically; false when it
+	// was recorded already.
+	RecordSuccess(ctx context.Context, a *domain.Attempt, now time.Time) (bool, error)
+}
+
+// TestPublisher publishes an event to one webhook (*eventlog.Log).
+type TestPublisher interface {
+	PublishTo(ctx context.Context, ev events.Event, webhookID string) (eventlog.Published, error)
+}
+
 // Deps are the service's collaborators.
 type Deps struct {
-	DB      *db.DB
-	Repo    *postgres.Repo
-	Log     *eventlog.Log
+	DB      Transactor
+	Repo    Store
+	Path    DeliveryPath
+	Log     TestPublisher
 	Guard   URLChecker
 	Sender  Sender
 	Jobs    Inserter
@@ -82,7 +178,7 @@ var (
 )
 
 func mapNotFound(err error) error {
-	if errors.Is(err, postgres.ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		return errWebhookNotFound
 	}
 	return err
@@ -102,7 +198,7 @@ type NewWebhook struct {
 
 // Created is a new webhook with its secret, shown once.
 type Created struct {
-	Webhook postgres.Webhook
+	Webhook domain.Webhook
 	Secret  string
 }
 
@@ -110,12 +206,8 @@ type Created struct {
 // Team Plus or above; the events and URL are checked (the URL resolved
 // outside the transaction); the team may hold at most 25.
 func (s *Service) Create(ctx context.Context, in NewWebhook) (*Created, error) {
-	m, err := s.Members.Member(ctx, in.TeamID, in.CreatedBy)
-	if err != nil {
+	if err := s.requireKeyOwner(ctx, in.TeamID, in.CreatedBy); err != nil {
 		return nil, err
-	}
-	if !m.KeyOwner() {
-		return nil, errNotKeyOwner
 	}
 	acc, err := s.Billing.Status(ctx, in.TeamID)
 	if err != nil {
@@ -124,26 +216,17 @@ func (s *Service) Create(ctx context.Context, in NewWebhook) (*Created, error) {
 	if !acc.Plan.IncludesAPI() {
 		return nil, errPlanRequired
 	}
-	evs, err := domain.ValidEvents(in.Events)
-	if err != nil {
-		return nil, err
-	}
-	if err := domain.ValidMaxPerSecond(in.MaxPerSecond); err != nil {
-		return nil, err
-	}
-	if _, err := s.Guard.Check(ctx, in.URL); err != nil {
-		return nil, urlFault(err)
-	}
 	secret, err := domain.NewSecret()
 	if err != nil {
 		return nil, err
 	}
-	now := s.Clock.Now().UTC()
-	w := postgres.Webhook{ID: id.New("wh"), TeamID: in.TeamID, URL: in.URL, Events: evs, Secret: secret,
-		Source: in.Source, CreatedBy: in.CreatedBy, OwnerID: in.CreatedBy, Enabled: true, MaxPerSecond: in.MaxPerSecond,
-		CreatedAt: now, UpdatedAt: now}
-	if in.KeyID != "" {
-		w.KeyID = &in.KeyID
+	w, err := domain.NewWebhook(id.New("wh"), in.TeamID, in.URL, in.Events, in.Source, in.CreatedBy, in.KeyID,
+		in.MaxPerSecond, secret, s.Clock.Now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Guard.Check(ctx, in.URL); err != nil {
+		return nil, urlFault(err)
 	}
 	err = s.DB.Tx(ctx, func(ctx context.Context) error {
 		if err := s.Repo.LockTeam(ctx, in.TeamID); err != nil {
@@ -189,7 +272,7 @@ func hostOf(raw string) string {
 }
 
 // Webhooks lists a team's webhooks (limit+1 rows); an unknown team is 404.
-func (s *Service) Webhooks(ctx context.Context, teamID string, limit, offset int) ([]postgres.Webhook, error) {
+func (s *Service) Webhooks(ctx context.Context, teamID string, limit, offset int) ([]domain.Webhook, error) {
 	if _, err := s.Teams.Team(ctx, teamID); err != nil {
 		return nil, err
 	}
@@ -197,15 +280,15 @@ func (s *Service) Webhooks(ctx context.Context, teamID string, limit, offset int
 }
 
 // Webhook returns one of a team's webhooks.
-func (s *Service) Webhook(ctx context.Context, teamID, webhookID string) (*postgres.Webhook, error) {
+func (s *Service) Webhook(ctx context.Context, teamID, webhookID string) (*domain.Webhook, error) {
 	w, err := s.Repo.Webhook(ctx, teamID, webhookID, false)
 	return w, mapNotFound(err)
 }
 
 // Delete stops delivery and deletes a webhook (any source, any plan).
 // Pending deliveries go with it; their jobs then find nothing to do.
-func (s *Service) Delete(ctx context.Context, teamID, webhookID string) (*postgres.Webhook, error) {
-	var out *postgres.Webhook
+func (s *Service) Delete(ctx context.Context, teamID, webhookID string) (*domain.Webhook, error) {
+	var out *domain.Webhook
 	// The delete locks the webhook, then its deliveries; recording an
 	// attempt locks a delivery, then its webhook. When the two deadlock and
 	// Postgres picks the delete, it runs again rather than fail the request.
@@ -223,7 +306,7 @@ func (s *Service) Delete(ctx context.Context, teamID, webhookID string) (*postgr
 
 // Rotated is a webhook with the new secret a rotation made, shown once.
 type Rotated struct {
-	Webhook postgres.Webhook
+	Webhook domain.Webhook
 	Secret  string
 }
 
@@ -232,23 +315,17 @@ type Rotated struct {
 // beside the new one for SecretOverlap (so receivers can switch without
 // losing a delivery); a rotation during an overlap ends the older one.
 func (s *Service) RotateSecret(ctx context.Context, teamID, webhookID, memberID string) (*Rotated, error) {
-	m, err := s.Members.Member(ctx, teamID, memberID)
-	if err != nil {
+	if err := s.requireKeyOwner(ctx, teamID, memberID); err != nil {
 		return nil, err
-	}
-	if !m.KeyOwner() {
-		return nil, errNotKeyOwner
 	}
 	secret, err := domain.NewSecret()
 	if err != nil {
 		return nil, err
 	}
 	now := s.Clock.Now().UTC()
-	var out *postgres.Webhook
-	err = s.DB.Tx(ctx, func(ctx context.Context) error {
-		w, err := s.Repo.RotateSecret(ctx, teamID, webhookID, secret, now.Add(s.SecretOverlap), now)
-		out = w
-		return mapNotFound(err)
+	out, err := s.updateWebhook(ctx, teamID, webhookID, func(w *domain.Webhook) error {
+		w.Rotate(secret, now.Add(s.SecretOverlap), now)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -259,25 +336,31 @@ func (s *Service) RotateSecret(ctx context.Context, teamID, webhookID, memberID 
 
 // Enable turns a webhook on for memberID, who must be a key owner and
 // becomes its owner; the failure count starts again.
-func (s *Service) Enable(ctx context.Context, teamID, webhookID, memberID string) (*postgres.Webhook, error) {
-	m, err := s.Members.Member(ctx, teamID, memberID)
-	if err != nil {
+func (s *Service) Enable(ctx context.Context, teamID, webhookID, memberID string) (*domain.Webhook, error) {
+	if err := s.requireKeyOwner(ctx, teamID, memberID); err != nil {
 		return nil, err
 	}
-	if !m.KeyOwner() {
-		return nil, errNotKeyOwner
-	}
-	var out *postgres.Webhook
-	err = s.DB.Tx(ctx, func(ctx context.Context) error {
-		w, err := s.Repo.Enable(ctx, teamID, webhookID, memberID, s.Clock.Now().UTC())
-		out = w
-		return mapNotFound(err)
+	out, err := s.updateWebhook(ctx, teamID, webhookID, func(w *domain.Webhook) error {
+		w.Enable(memberID, s.Clock.Now().UTC())
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.Logger.Info("webhook enabled", "team_id", teamID, "webhook_id", webhookID)
 	return out, nil
+}
+
+// updateWebhook changes one of a team's webhooks through change, in a
+// transaction of its own (unknown or another team's: 404).
+func (s *Service) updateWebhook(ctx context.Context, teamID, webhookID string, change func(*domain.Webhook) error) (*domain.Webhook, error) {
+	var out *domain.Webhook
+	err := s.DB.Tx(ctx, func(ctx context.Context) error {
+		w, err := s.Repo.UpdateWebhook(ctx, teamID, webhookID, change)
+		out = w
+		return mapNotFound(err)
+	})
+	return out, err
 }
 
 // TestSent tells what a test event became.
@@ -320,7 +403,7 @@ func (s *Service) SendTest(ctx context.Context, teamID, webhookID, message strin
 }
 
 // Attempts lists a webhook's attempts, newest first (limit+1 rows).
-func (s *Service) Attempts(ctx context.Context, teamID, webhookID string, limit, offset int) ([]postgres.Attempt, error) {
+func (s *Service) Attempts(ctx context.Context, teamID, webhookID string, limit, offset int) ([]domain.Attempt, error) {
 	if _, err := s.Repo.Webhook(ctx, teamID, webhookID, false); err != nil {
 		return nil, mapNotFound(err)
 	}
@@ -328,7 +411,7 @@ func (s *Service) Attempts(ctx context.Context, teamID, webhookID string, limit,
 }
 
 // Notifications lists the e-mails recorded for a team, newest first (limit+1 rows).
-func (s *Service) Notifications(ctx context.Context, teamID string, limit, offset int) ([]postgres.Notification, error) {
+func (s *Service) Notifications(ctx context.Context, teamID string, limit, offset int) ([]domain.Notification, error) {
 	if _, err := s.Teams.Team(ctx, teamID); err != nil {
 		return nil, err
 	}
@@ -373,8 +456,8 @@ var (
 // abandoned after the sixth. It is idempotent: an attempt already recorded,
 // a delivery that ended, or a webhook that is gone is left alone.
 func (s *Service) Deliver(ctx context.Context, a domain.DeliverArgs) error {
-	w, err := s.Repo.Work(ctx, a.TeamID, a.DeliveryID)
-	if errors.Is(err, postgres.ErrNotFound) {
+	w, err := s.Path.Work(ctx, a.TeamID, a.DeliveryID)
+	if errors.Is(err, domain.ErrNotFound) {
 		return nil // deleted with its webhook
 	}
 	if err != nil {
@@ -383,7 +466,7 @@ func (s *Service) Deliver(ctx context.Context, a domain.DeliverArgs) error {
 	if !w.WebhookExists { // stored while its webhook was being deleted
 		return s.Repo.DeleteDelivery(ctx, w.TeamID, w.DeliveryID)
 	}
-	if w.State != postgres.StatePending || w.Attempts != a.Attempt-1 {
+	if !w.Due(a.Attempt) {
 		return nil // recorded already, or ended
 	}
 	if !w.Enabled {
@@ -403,18 +486,16 @@ func (s *Service) Deliver(ctx context.Context, a domain.DeliverArgs) error {
 
 // request is the signed request of w: with the secret a rotation replaced
 // too during its overlap.
-func (s *Service) request(w *postgres.Work) delivery.Request {
-	req := delivery.Request{URL: w.URL, Secret: w.Secret, Event: w.EventType, DeliveryID: w.DeliveryID, Body: []byte(w.Body)}
-	if w.PreviousUntil != nil && s.Clock.Now().Before(*w.PreviousUntil) {
-		req.PreviousSecret = w.PreviousSecret
-	}
+func (s *Service) request(w *domain.Work) delivery.Request {
+	req := delivery.Request{URL: w.URL, Event: w.EventType, DeliveryID: w.DeliveryID, Body: []byte(w.Body)}
+	req.Secret, req.PreviousSecret = domain.Signers(w.Secret, w.PreviousSecret, w.PreviousUntil, s.Clock.Now())
 	return req
 }
 
 // attemptRow is the attempts-log row of res (the repository sets its next
 // attempt time).
-func attemptRow(w *postgres.Work, attempt int, res delivery.Result) *postgres.Attempt {
-	row := &postgres.Attempt{TeamID: w.TeamID, WebhookID: w.WebhookID, DeliveryID: w.DeliveryID, EventID: w.EventID,
+func attemptRow(w *domain.Work, attempt int, res delivery.Result) *domain.Attempt {
+	row := &domain.Attempt{TeamID: w.TeamID, WebhookID: w.WebhookID, DeliveryID: w.DeliveryID, EventID: w.EventID,
 		Attempt: attempt, AttemptedAt: res.At.UTC(), DurationUS: res.Duration.Microseconds(), Success: res.OK()}
 	if res.StatusCode != 0 {
 		row.StatusCode = &res.StatusCode
@@ -430,13 +511,13 @@ func attemptRow(w *postgres.Work, attempt int, res delivery.Result) *postgres.At
 // abandoned; the webhook's failure count grows and may turn it off, which
 // ends the delivery; the attempt row), then e-mails the team when the
 // webhook went off and schedules the next attempt's job.
-func (s *Service) recordFailure(ctx context.Context, w *postgres.Work, attempt int, res delivery.Result) (bool, error) {
+func (s *Service) recordFailure(ctx context.Context, w *domain.Work, attempt int, res delivery.Result) (bool, error) {
 	now := s.Clock.Now().UTC()
 	var next *time.Time
 	if at, retry := domain.NextAttempt(attempt-w.RoundFrom, now); retry {
 		next = &at
 	}
-	f, err := s.Repo.RecordFailure(ctx, attemptRow(w, attempt, res), next, domain.DisableAfter, domain.DisabledConsecutiveFailures, now)
+	f, err := s.Repo.RecordFailure(ctx, attemptRow(w, attempt, res), next, now)
 	if err != nil || !f.Recorded {
 		return false, err // !f.Recorded: another run recorded this attempt
 	}
@@ -460,7 +541,7 @@ func (s *Service) recordFailure(ctx context.Context, w *postgres.Work, attempt i
 
 // notifyDisabled e-mails the team's head coaches and team directors that
 // a webhook was turned off.
-func (s *Service) notifyDisabled(ctx context.Context, w *postgres.Work, failures int) error {
+func (s *Service) notifyDisabled(ctx context.Context, w *domain.Work, failures int) error {
 	team, err := s.Teams.Team(ctx, w.TeamID)
 	if err != nil {
 		return fmt.Errorf("notify: team: %w", err)

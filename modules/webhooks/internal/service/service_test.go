@@ -11,13 +11,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/uptrace/bun"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/delivery"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
-	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/service"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/webhooktest"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
@@ -52,11 +50,9 @@ func publish(t *testing.T, e *webhooktest.Env, team, typ string) {
 	}))
 }
 
-func deliveries(t *testing.T, e *webhooktest.Env, team string) []postgres.Delivery {
+func deliveries(t *testing.T, e *webhooktest.Env, team string) []domain.Delivery {
 	t.Helper()
-	var ds []postgres.Delivery
-	require.NoError(t, e.DB.Bun.NewSelect().Model(&ds).Where("team_id = ?", team).OrderExpr("created_at, id").Scan(context.Background()))
-	return ds
+	return e.Deliveries(t, team)
 }
 
 // jobRow is what the tests read of River's jobs.
@@ -92,7 +88,7 @@ func TestPublishFansOut(t *testing.T) {
 	b := create(t, e, team, coach, events.MemberJoined, events.MemberOptedOut)
 	create(t, e, team, coach, events.MessageStatus)
 	off := create(t, e, team, coach, events.MemberJoined)
-	_, err := e.DB.Bun.NewUpdate().Model((*postgres.Webhook)(nil)).Set("enabled = false").Where("id = ?", off.Webhook.ID).Exec(ctx)
+	_, err := e.DB.Bun.NewUpdate().Table("webhooks").Set("enabled = false").Where("id = ?", off.Webhook.ID).Exec(ctx)
 	require.NoError(t, err)
 
 	publish(t, e, team, events.MemberJoined)
@@ -125,7 +121,7 @@ func TestPublishFansOut(t *testing.T) {
 	e.Billing.SetPlan(team, billingapi.PlanTeam)
 	publish(t, e, team, events.MemberJoined)
 	require.Len(t, deliveries(t, e, team), 2)
-	n, err := e.DB.Bun.NewSelect().Model((*postgres.Event)(nil)).Where("team_id = ? AND skipped", team).Count(ctx)
+	n, err := e.DB.Bun.NewSelect().Table("webhook_events").Where("team_id = ? AND skipped", team).Count(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n)
 }
@@ -146,7 +142,7 @@ func TestPublishWideFanOut(t *testing.T) {
 	for _, d := range ds {
 		got = append(got, d.WebhookID)
 		ids[d.ID] = true
-		require.Equal(t, postgres.StatePending, d.State)
+		require.Equal(t, domain.StatePending, d.State)
 		require.Equal(t, ds[0].EventID, d.EventID)
 	}
 	require.ElementsMatch(t, hooks, got)
@@ -180,7 +176,7 @@ func TestDeliverIsIdempotent(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, as, 1)
 	require.True(t, as[0].Success)
-	require.Equal(t, postgres.StateSucceeded, deliveries(t, e, team)[0].State)
+	require.Equal(t, domain.StateSucceeded, deliveries(t, e, team)[0].State)
 	// A later attempt number for a finished delivery does nothing either.
 	require.NoError(t, e.Svc.Deliver(ctx, domain.DeliverArgs{TeamID: team, DeliveryID: d.ID, Attempt: 2}))
 	require.Len(t, e.Sender.Calls(), 1)
@@ -202,8 +198,8 @@ func TestDeliverIsIdempotent(t *testing.T) {
 	// Another team's id is nothing to this team: the job does nothing.
 	other, _ := e.Team("team_b", billingapi.PlanBusiness)
 	require.NoError(t, e.Svc.Deliver(ctx, domain.DeliverArgs{TeamID: other, DeliveryID: d.ID, Attempt: 1}))
-	_, err = e.Repo.Work(ctx, other, d.ID)
-	require.ErrorIs(t, err, postgres.ErrNotFound)
+	_, err = e.Path.Work(ctx, other, d.ID)
+	require.ErrorIs(t, err, domain.ErrNotFound)
 
 	// A deleted webhook's pending delivery is gone with it.
 	publish(t, e, team, events.MemberJoined)
@@ -214,15 +210,15 @@ func TestDeliverIsIdempotent(t *testing.T) {
 	require.NoError(t, e.Svc.Deliver(ctx, domain.DeliverArgs{TeamID: team, DeliveryID: d3.ID, Attempt: 1}))
 	require.Len(t, e.Sender.Calls(), calls)
 	require.Empty(t, deliveries(t, e, team), "deliveries go with their webhook")
-	n, err := e.DB.Bun.NewSelect().Model((*postgres.Attempt)(nil)).Where("webhook_id = ?", w.Webhook.ID).Count(ctx)
+	n, err := e.DB.Bun.NewSelect().Table("webhook_attempts").Where("webhook_id = ?", w.Webhook.ID).Count(ctx)
 	require.NoError(t, err)
 	require.Zero(t, n, "and their attempts with them")
 
 	// A delivery stored by a publisher racing the deletion (its webhook
 	// already gone) is removed by its job, unsent.
-	orphan := postgres.Delivery{ID: "dlv_orphan", TeamID: team, EventID: d3.EventID, WebhookID: w.Webhook.ID,
-		State: postgres.StatePending, CreatedAt: e.Clock.Now(), UpdatedAt: e.Clock.Now()}
-	require.NoError(t, e.Repo.InsertDeliveries(ctx, []postgres.Delivery{orphan}))
+	orphan := domain.Delivery{ID: "dlv_orphan", TeamID: team, EventID: d3.EventID, WebhookID: w.Webhook.ID,
+		State: domain.StatePending, CreatedAt: e.Clock.Now(), UpdatedAt: e.Clock.Now()}
+	require.NoError(t, e.Repo.InsertDeliveries(ctx, []domain.Delivery{orphan}))
 	require.NoError(t, e.Svc.Deliver(ctx, domain.DeliverArgs{TeamID: team, DeliveryID: orphan.ID, Attempt: 1}))
 	require.Len(t, e.Sender.Calls(), calls)
 	require.Empty(t, deliveries(t, e, team))
@@ -257,7 +253,7 @@ func TestRetryScheduleAndAbandon(t *testing.T) {
 		e.Clock.Advance(gaps[n-1])
 	}
 	got := deliveries(t, e, team)[0]
-	require.Equal(t, postgres.StateAbandoned, got.State)
+	require.Equal(t, domain.StateAbandoned, got.State)
 	require.Equal(t, domain.MaxAttempts, got.Attempts)
 	require.Nil(t, got.NextAttemptAt)
 	as, err := e.Svc.Attempts(ctx, team, w.Webhook.ID, 50, 0)
@@ -318,13 +314,13 @@ func TestAutoDisableAcrossDeliveries(t *testing.T) {
 	to := []string{ns[0].To, ns[1].To}
 	require.ElementsMatch(t, []string{"coach@team_a.test", "dir@team.test"}, to)
 	ds := deliveries(t, e, team)
-	require.Equal(t, postgres.StateCancelled, ds[len(ds)-1].State, "the delivery that turned it off ends with it")
+	require.Equal(t, domain.StateCancelled, ds[len(ds)-1].State, "the delivery that turned it off ends with it")
 
 	// A pending retry of an earlier delivery ends without a send.
 	calls := len(e.Sender.Calls())
 	require.NoError(t, e.Svc.Deliver(ctx, domain.DeliverArgs{TeamID: team, DeliveryID: ds[len(ds)-2].ID, Attempt: 2}))
 	require.Len(t, e.Sender.Calls(), calls)
-	require.Equal(t, postgres.StateCancelled, deliveries(t, e, team)[len(ds)-2].State)
+	require.Equal(t, domain.StateCancelled, deliveries(t, e, team)[len(ds)-2].State)
 	// No new deliveries while off; the test event is refused.
 	publish(t, e, team, events.MemberJoined)
 	require.Len(t, deliveries(t, e, team), len(ds))
@@ -505,7 +501,7 @@ func TestPublishManyFansOutLikePublish(t *testing.T) {
 	e.Billing.SetPlan(team, billingapi.PlanTeam)
 	require.NoError(t, e.DB.Tx(ctx, func(ctx context.Context) error { return e.Log.PublishMany(ctx, team, batch) }))
 	require.Len(t, deliveries(t, e, team), 6, "skipped below Team Plus")
-	n, err := e.DB.Bun.NewSelect().Model((*postgres.Event)(nil)).Where("team_id = ? AND skipped", team).Count(ctx)
+	n, err := e.DB.Bun.NewSelect().Table("webhook_events").Where("team_id = ? AND skipped", team).Count(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, 3, n)
 }
@@ -542,8 +538,9 @@ func TestPublishTeamsAcrossTeams(t *testing.T) {
 	}
 	require.Empty(t, deliveries(t, e, c))
 	require.Len(t, jobs(t, e), 4)
-	var evs []postgres.Event
-	require.NoError(t, e.DB.Bun.NewSelect().Model(&evs).Where("team_id IN (?)", bun.In([]string{a, b, c})).Order("team_id").Scan(ctx))
+	var evs []domain.Event
+	require.NoError(t, e.DB.Bun.NewRaw(`SELECT id, team_id, type, created_at, body, skipped, webhook_id FROM webhook_events
+		WHERE team_id IN (?, ?, ?) ORDER BY team_id`, a, b, c).Scan(ctx, &evs))
 	require.Len(t, evs, 5)
 	for _, ev := range evs {
 		require.Contains(t, ev.Body, `"team":{"id":"`+ev.TeamID+`"`, "each event carries its own team")

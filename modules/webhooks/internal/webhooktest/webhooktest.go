@@ -15,6 +15,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/webhooks/internal/batch"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/delivery"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/eventlog"
@@ -195,6 +196,7 @@ func (AcceptAll) Check(_ context.Context, raw string) (*url.URL, error) { return
 type Env struct {
 	DB      *db.DB
 	Repo    *postgres.Repo
+	Path    *batch.Deliveries
 	Log     *eventlog.Log
 	Jobs    *jobs.Jobs
 	Svc     *service.Service
@@ -224,7 +226,8 @@ type Options struct {
 func New(tb testing.TB, srv *dbtest.Server, o Options) *Env {
 	tb.Helper()
 	d := srv.Migrated(tb, db.PlatformMigrations(), postgres.Migrations())
-	e := &Env{DB: d, Repo: postgres.NewRepo(d), Clock: NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
+	repo := postgres.NewRepo(d)
+	e := &Env{DB: d, Repo: repo, Path: batch.NewDeliveries(repo), Clock: NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)),
 		Dir: NewDirectory(), Billing: &Billing{}}
 	e.Sender = &Sender{clock: e.Clock}
 	var clk clock.Clock = e.Clock
@@ -248,7 +251,7 @@ func New(tb testing.TB, srv *dbtest.Server, o Options) *Env {
 	if o.Guard != nil {
 		guard = o.Guard
 	}
-	e.Svc = service.New(service.Deps{DB: d, Repo: e.Repo, Log: e.Log, Guard: guard, Sender: sender, Jobs: j,
+	e.Svc = service.New(service.Deps{DB: d, Repo: e.Repo, Path: e.Path, Log: e.Log, Guard: guard, Sender: sender, Jobs: j,
 		Mailer: mail.NewRecorder(e.Repo, clk), Teams: e.Dir, Members: e.Dir, Billing: e.Billing, Clock: clk, Logger: log})
 	runner, err := jobs.NewRunner(j, []jobs.Registration{worker.Registration(worker.NewDeliverWorker(e.Svc),
 		worker.NewPumpWorker(e.Svc, clk, log), worker.NewMailWorker(nil))}, metrics.New(), opts)
@@ -277,6 +280,18 @@ func (e *Env) Team(id string, plan billingapi.Plan) (teamID, coachID string) {
 	e.Dir.AddMember(rosterapi.Member{ID: coachID, TeamID: id, Name: "Coach", Email: "coach@" + id + ".test",
 		Role: rosterapi.RoleHeadCoach, Status: "active", CanSendBroadcasts: true})
 	return id, coachID
+}
+
+// Deliveries reads a team's deliveries as stored, oldest first.
+func (e *Env) Deliveries(tb testing.TB, teamID string) []domain.Delivery {
+	tb.Helper()
+	var ds []domain.Delivery
+	err := e.DB.Bun.NewRaw(`SELECT id, team_id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at,
+		round_from, queued FROM webhook_deliveries WHERE team_id = ? ORDER BY created_at, id`, teamID).Scan(context.Background(), &ds)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ds
 }
 
 func errNotFound(what string) error { return fault.NotFoundf("%s not found", what) }

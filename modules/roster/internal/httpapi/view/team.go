@@ -1,15 +1,10 @@
-// Package httpapi is the roster's public API under /api/v1.
-package httpapi
+// Package view holds the bodies of the roster's public API (/api/v1) and
+// their renderings from the service's results; the admin API's bodies
+// (adminview) reuse them.
+package view
 
 import (
-	"context"
-	"net/http"
-
-	"github.com/danielgtaylor/huma/v2"
-
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
-	"github.com/teamtext/teamtext/platform/auth"
-	"github.com/teamtext/teamtext/platform/httpapi"
 )
 
 // Team is the team record of GET /team.
@@ -28,23 +23,4 @@ type Team struct {
 func TeamFrom(v *service.TeamView) Team {
 	return Team{ID: v.Team.ID, Name: v.Team.Name, Code: v.Team.Code, Number: v.Team.Number, TimeZone: v.Team.TimeZone,
 		Plan: string(v.Account.Plan), CreditsUsed: v.Account.CreditsUsed, CreditsIncluded: v.Account.CreditsIncluded}
-}
-
-// Register adds the roster's public operations.
-func Register(api huma.API, svc *service.Service) {
-	registerMembers(api, svc)
-	registerRoster(api, svc)
-	registerConsent(api, svc)
-	httpapi.Register(api, huma.Operation{
-		OperationID: "get-team", Method: http.MethodGet, Path: "/team", Tags: []string{"Team"},
-		Summary:     "Get the team",
-		Description: "Returns the key's team: name, code, number, plan, and credits used and included in the current period.",
-	}, func(ctx context.Context, _ *struct{}) (*httpapi.DataOutput[Team], error) {
-		p := auth.MustPrincipal(ctx)
-		v, err := svc.TeamViewOf(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		return httpapi.Data(TeamFrom(v)), nil
-	}, http.StatusForbidden)
 }

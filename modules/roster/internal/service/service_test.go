@@ -1,0 +1,288 @@
+package service_test
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
+	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/internal/service"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/db/dbtest"
+	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/fault"
+)
+
+var srv *dbtest.Server
+
+func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &srv)) }
+
+const teamA, teamB = "team_a", "team_b"
+
+var t0 = time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC)
+
+// billing stands in for the billing module: the roster's member use cases
+// call none of it; New asks for the gate's sub-select.
+type billing struct{ billingapi.Accounts }
+
+func (billing) AccessSQL(string) string { return "SELECT NULL" }
+
+// recorder keeps what the service published and what its listeners heard.
+type recorder struct {
+	mu       sync.Mutex
+	events   []events.Event
+	revoked  []rosterapi.KeyRevoked
+	inactive []rosterapi.OwnerInactive
+}
+
+func (r *recorder) Publish(_ context.Context, ev events.Event) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, ev)
+	return nil
+}
+
+func (r *recorder) OnKeyRevoked(_ context.Context, ev rosterapi.KeyRevoked) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.revoked = append(r.revoked, ev)
+	return nil
+}
+
+func (r *recorder) OnOwnerInactive(_ context.Context, ev rosterapi.OwnerInactive) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inactive = append(r.inactive, ev)
+	return nil
+}
+
+// types lists the published events' types, in order.
+func (r *recorder) types() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := []string{}
+	for _, ev := range r.events {
+		out = append(out, ev.Type)
+	}
+	return out
+}
+
+type bundle struct {
+	svc  *service.Service
+	repo *postgres.Repo
+	d    *db.DB
+	rec  *recorder
+}
+
+// setup is a roster on its own database with two teams and a group "grp_a1"
+// of team A.
+func setup(t *testing.T) (context.Context, *bundle) {
+	t.Helper()
+	ctx := context.Background()
+	d := srv.Migrated(t, postgres.Migrations())
+	repo := postgres.NewRepo(d)
+	rec := &recorder{}
+	svc := service.New(d, repo, billing{}, rec, clock.NewFake(t0),
+		[]rosterapi.KeyRevokedListener{rec}, []rosterapi.OwnerInactiveListener{rec})
+	for _, id := range []string{teamA, teamB} {
+		require.NoError(t, repo.InsertTeam(ctx, &domain.Team{ID: id, Name: id, Code: "code-" + id[5:], TimeZone: "America/New_York", CreatedAt: t0}))
+	}
+	require.NoError(t, repo.InsertGroup(ctx, &domain.Group{ID: "grp_a1", TeamID: teamA, Name: "Varsity", CreatedAt: t0}))
+	require.NoError(t, repo.InsertGroup(ctx, &domain.Group{ID: "grp_a2", TeamID: teamA, Name: "JV", CreatedAt: t0}))
+	return ctx, &bundle{svc: svc, repo: repo, d: d, rec: rec}
+}
+
+// requireFault asserts err is a fault with kind and code.
+func requireFault(t *testing.T, err error, kind fault.Kind, code string) *fault.Error {
+	t.Helper()
+	f, ok := fault.As(err)
+	require.True(t, ok, "a fault: %v", err)
+	require.Equal(t, kind, f.Kind, "%v", err)
+	require.Equal(t, code, f.Code, "%v", err)
+	return f
+}
+
+// members counts a team's rows in roster_members.
+func (b *bundle) members(t *testing.T, teamID string) int {
+	t.Helper()
+	var n int
+	require.NoError(t, b.d.Pool.QueryRow(context.Background(), `SELECT count(*) FROM roster_members WHERE team_id = $1`, teamID).Scan(&n))
+	return n
+}
+
+func TestAddMemberFromAPI(t *testing.T) {
+	t.Parallel()
+	ctx, b := setup(t)
+
+	v, err := b.svc.AddMember(ctx, teamA, service.NewMember{Name: "Ann Lee", Phone: "(202) 555-0101", Role: "guardian",
+		Status: domain.StatusPending, DashboardLogin: true, GroupIDs: []string{"grp_a2", "grp_a1", "grp_a2"}}, service.FromAPI())
+	require.NoError(t, err)
+	require.Equal(t, "+12025550101", v.Phone)
+	require.Equal(t, domain.StatusActive, v.Status, "the API cannot add a pending member")
+	require.False(t, v.DashboardLogin, "nor give a login")
+	require.False(t, v.CanSendBroadcasts)
+	require.Equal(t, []string{"grp_a1", "grp_a2"}, v.GroupIDs, "each group once, sorted")
+	require.Equal(t, []string{events.MemberJoined}, b.rec.types())
+	require.Equal(t, domain.ConsentAPI, *v.ConsentSource)
+	hist, err := b.repo.ConsentHistory(ctx, teamA, v.Phone, -1, 0)
+	require.NoError(t, err)
+	require.Len(t, hist, 1)
+	require.Equal(t, domain.ChannelAPI, hist[0].Channel)
+	require.Equal(t, v.ID, *hist[0].MemberID)
+
+	_, err = b.svc.AddMember(ctx, teamA, service.NewMember{Name: "Coach", Phone: "2025550102", Role: "head_coach"}, service.FromAPI())
+	requireFault(t, err, fault.Invalid, domain.CodeRoleNotAllowed)
+	_, err = b.svc.AddMember(ctx, teamA, service.NewMember{Name: "Bo", Phone: "2025550103", GroupIDs: []string{"grp_a1", "grp_nope"}}, service.FromAPI())
+	requireFault(t, err, fault.Invalid, domain.CodeInvalidGroup)
+	require.Equal(t, 1, b.members(t, teamA), "nothing written by the refused adds")
+}
+
+func TestAddMemberFromDashboard(t *testing.T) {
+	t.Parallel()
+	ctx, b := setup(t)
+
+	v, err := b.svc.AddMember(ctx, teamA, service.NewMember{Name: "Coach Kim", Phone: "2025550101", Role: "head_coach",
+		Status: domain.StatusPending, DashboardLogin: true}, service.FromDashboard())
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusPending, v.Status)
+	require.True(t, v.DashboardLogin)
+	require.True(t, v.CanSendBroadcasts, "staff may broadcast unless told otherwise")
+	require.Equal(t, []string{}, v.GroupIDs)
+	require.Empty(t, b.rec.types(), "a pending member has not joined")
+	require.Equal(t, domain.ConsentDashboard, *v.ConsentSource)
+	hist, err := b.repo.ConsentHistory(ctx, teamA, v.Phone, -1, 0)
+	require.NoError(t, err)
+	require.Len(t, hist, 1)
+	require.Equal(t, domain.ChannelAdmin, hist[0].Channel)
+
+	_, err = b.svc.AddMember(ctx, "team_none", service.NewMember{Name: "Ann", Phone: "2025550102"}, service.FromDashboard())
+	f := requireFault(t, err, fault.NotFound, fault.CodeNotFound)
+	require.Equal(t, "team not found", f.Message)
+}
+
+func TestAddMemberRules(t *testing.T) {
+	t.Parallel()
+	ctx, b := setup(t)
+	first, err := b.svc.AddMember(ctx, teamA, service.NewMember{Name: "Ann Lee", Phone: "2025550101"}, service.FromAPI())
+	require.NoError(t, err)
+
+	_, err = b.svc.AddMember(ctx, teamA, service.NewMember{Name: "  ann   LEE ", Phone: "202-555-0101"}, service.FromAPI())
+	f := requireFault(t, err, fault.Conflict, domain.CodeMemberExists)
+	require.Equal(t, first.ID, f.Fields["existing_member_id"])
+
+	_, err = b.svc.AddMember(ctx, teamA, service.NewMember{Name: "Ben Lee", Phone: "2025550101"}, service.FromAPI())
+	require.NoError(t, err, "the same number with another name is another entry (a parent of two athletes)")
+	_, err = b.svc.AddMember(ctx, teamB, service.NewMember{Name: "Ann Lee", Phone: "2025550101"}, service.FromAPI())
+	require.NoError(t, err, "another team's roster is its own")
+
+	_, err = b.svc.AddMember(ctx, teamA, service.NewMember{Name: "Coach", Phone: "2025550105", Role: "coach"}, service.FromDashboard())
+	require.NoError(t, err)
+	_, err = b.svc.AddMember(ctx, teamA, service.NewMember{Name: "coach", Phone: "2025550105"}, service.FromAPI())
+	requireFault(t, err, fault.Forbidden, domain.CodeStaffMemberProtected)
+
+	_, err = b.svc.RecordOptOut(ctx, teamA, "2025550109", "", service.SourceAPI)
+	require.NoError(t, err)
+	_, err = b.svc.AddMember(ctx, teamA, service.NewMember{Name: "Cy", Phone: "2025550109"}, service.FromDashboard())
+	requireFault(t, err, fault.Conflict, domain.CodeOptedOut)
+	require.Equal(t, 3, b.members(t, teamA))
+}
+
+func TestRecordOptOut(t *testing.T) {
+	t.Parallel()
+	ctx, b := setup(t)
+	ann, err := b.svc.AddMember(ctx, teamA, service.NewMember{Name: "Ann", Phone: "2025550101"}, service.FromAPI())
+	require.NoError(t, err)
+	_, err = b.svc.AddMember(ctx, teamA, service.NewMember{Name: "Coach", Phone: "2025550105", Role: "coach"}, service.FromDashboard())
+	require.NoError(t, err)
+	other, err := b.svc.AddMember(ctx, teamB, service.NewMember{Name: "Bo", Phone: "2025550102"}, service.FromAPI())
+	require.NoError(t, err)
+
+	for _, tc := range []struct{ phone, memberID string }{{"", ""}, {"2025550101", ann.ID}} {
+		_, err := b.svc.RecordOptOut(ctx, teamA, tc.phone, tc.memberID, service.SourceAPI)
+		f := requireFault(t, err, fault.Invalid, fault.CodeInvalidRequest)
+		require.Equal(t, "send exactly one of phone and member_id", f.Message)
+	}
+	_, err = b.svc.RecordOptOut(ctx, teamA, "", other.ID, service.SourceSupport)
+	requireFault(t, err, fault.NotFound, fault.CodeNotFound)
+	_, err = b.svc.RecordOptOut(ctx, teamA, "2025550105", "", service.SourceSupport)
+	requireFault(t, err, fault.Forbidden, domain.CodeStaffMemberProtected)
+	opted, err := b.svc.IsOptedOut(ctx, teamA, "+12025550101")
+	require.NoError(t, err)
+	require.False(t, opted, "nothing recorded by the refused opt-outs")
+
+	r, err := b.svc.RecordOptOut(ctx, teamA, "", ann.ID, service.SourceSupport)
+	require.NoError(t, err)
+	require.Equal(t, "+12025550101", r.Phone)
+	require.Equal(t, []string{ann.ID}, r.MemberIDs)
+	require.Equal(t, service.SourceSupport, r.Source)
+	require.True(t, r.New)
+	got, err := b.svc.GetMember(ctx, teamA, ann.ID)
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusOptedOut, got.Status)
+
+	again, err := b.svc.RecordOptOut(ctx, teamA, "+1 202 555 0101", "", service.SourceAPI)
+	require.NoError(t, err)
+	require.False(t, again.New)
+	require.Equal(t, service.SourceSupport, again.Source, "the existing record answers")
+}
+
+func TestMemberChanges(t *testing.T) {
+	t.Parallel()
+	ctx, b := setup(t)
+	pending, err := b.svc.AddMember(ctx, teamA, service.NewMember{Name: "Pat", Phone: "2025550101", Status: domain.StatusPending}, service.FromDashboard())
+	require.NoError(t, err)
+
+	m, err := b.svc.ApproveMember(ctx, teamA, pending.ID)
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusActive, m.Status)
+	require.Equal(t, []string{events.MemberJoined}, b.rec.types())
+	_, err = b.svc.ApproveMember(ctx, teamA, pending.ID)
+	requireFault(t, err, fault.Conflict, fault.CodeConflict)
+	_, err = b.svc.ApproveMember(ctx, teamB, pending.ID)
+	requireFault(t, err, fault.NotFound, fault.CodeNotFound)
+
+	_, err = b.svc.RecordOptOut(ctx, teamA, "", pending.ID, service.SourceAPI)
+	require.NoError(t, err)
+	phone := "2025550199"
+	_, err = b.svc.ChangeMember(ctx, teamA, pending.ID, service.MemberChange{Phone: &phone})
+	requireFault(t, err, fault.Conflict, domain.CodeOptedOutMember)
+	got, err := b.svc.GetMember(ctx, teamA, pending.ID)
+	require.NoError(t, err)
+	require.Equal(t, "+12025550101", got.Phone, "unchanged")
+
+	coach, err := b.svc.AddMember(ctx, teamA, service.NewMember{Name: "Coach", Phone: "2025550105", Role: "head_coach"}, service.FromDashboard())
+	require.NoError(t, err)
+	name := "Renamed"
+	_, err = b.svc.ChangeMember(ctx, teamA, coach.ID, service.MemberChange{Name: &name})
+	requireFault(t, err, fault.Forbidden, domain.CodeStaffMemberProtected)
+	requireFault(t, b.svc.RemoveMember(ctx, teamA, coach.ID), fault.Forbidden, domain.CodeStaffMemberProtected)
+
+	key, err := b.svc.CreateKey(ctx, teamA, coach.ID, "Integration")
+	require.NoError(t, err)
+	role := "coach"
+	demoted, err := b.svc.PatchMember(ctx, teamA, coach.ID, service.MemberPatch{Role: &role})
+	require.NoError(t, err)
+	require.Equal(t, rosterapi.RoleCoach, demoted.Role)
+	require.Equal(t, []rosterapi.KeyRevoked{{TeamID: teamA, KeyID: key.Key.ID, MemberID: coach.ID, Reason: "creator_role_changed"}}, b.rec.revoked)
+	require.Equal(t, []rosterapi.OwnerInactive{{TeamID: teamA, MemberID: coach.ID, Reason: "creator_role_changed"}}, b.rec.inactive)
+	bad := "captain"
+	_, err = b.svc.PatchMember(ctx, teamA, coach.ID, service.MemberPatch{Role: &bad})
+	requireFault(t, err, fault.Invalid, domain.CodeInvalidRole)
+
+	// An opted-out member is kept on record when removed; others are deleted.
+	require.NoError(t, b.svc.RemoveMember(ctx, teamA, pending.ID))
+	_, err = b.svc.GetMember(ctx, teamA, pending.ID)
+	requireFault(t, err, fault.NotFound, fault.CodeNotFound)
+	onRecord, err := b.repo.MembersOnRecordByPhone(ctx, teamA, "+12025550101")
+	require.NoError(t, err)
+	require.Len(t, onRecord, 1)
+	require.NotNil(t, onRecord[0].DeletedAt)
+}

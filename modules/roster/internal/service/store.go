@@ -1,0 +1,89 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
+	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+)
+
+// The stores the roster's use cases need, declared here (the consumer's
+// side) and implemented by internal/postgres: the service and the
+// directory see methods and domain types, not bun rows. postgres.Repo
+// satisfies both (asserted in module.go).
+
+// Store is what the Service reads and writes (the Directory's reads
+// included). Every read that takes an id also takes the team id; every
+// write runs in the caller's transaction.
+type Store interface {
+	DirectoryStore
+	AddToGroup(ctx context.Context, teamID, groupID, memberID string) error
+	ConsentHistory(ctx context.Context, teamID, phone string, limit, offset int) ([]domain.ConsentEvent, error)
+	CopyMembers(ctx context.Context, teamID string, ms []domain.Member, groups []postgres.Membership, values []postgres.CustomValue) error
+	CountGroups(ctx context.Context, teamID string, ids []string) (int, error)
+	CustomField(ctx context.Context, teamID, id string) (*domain.CustomField, error)
+	CustomValues(ctx context.Context, memberID string) (map[string]string, error)
+	DeleteCustomField(ctx context.Context, f *domain.CustomField) error
+	DeleteGroup(ctx context.Context, g *domain.Group) error
+	DeleteMember(ctx context.Context, m *domain.Member) error
+	DeleteOptOut(ctx context.Context, teamID, phone string) (bool, error)
+	GroupIDs(ctx context.Context, memberIDs []string) (map[string][]string, error)
+	Groups(ctx context.Context, teamID string, limit, offset int) ([]domain.Group, error)
+	ImportState(ctx context.Context, teamID string, phones, groupIDs []string) (*postgres.ImportState, error)
+	InsertConsentEvents(ctx context.Context, events []domain.ConsentEvent) error
+	InsertCustomField(ctx context.Context, f *domain.CustomField) error
+	InsertGroup(ctx context.Context, g *domain.Group) error
+	InsertKey(ctx context.Context, k *domain.APIKey) error
+	InsertMember(ctx context.Context, m *domain.Member) error
+	InsertOptOut(ctx context.Context, o *domain.OptOut) (bool, error)
+	InsertOptOuts(ctx context.Context, teamID string, phones []string, source string, at time.Time) (map[string]bool, error)
+	InsertTeam(ctx context.Context, t *domain.Team) error
+	Key(ctx context.Context, teamID, id string) (*domain.APIKey, error)
+	KeyAuth(ctx context.Context, query, lookup string) (*postgres.KeyAuth, error)
+	Keys(ctx context.Context, teamID string, limit, offset int) ([]domain.APIKey, error)
+	LockPhone(ctx context.Context, teamID, phone string) error
+	LockPhones(ctx context.Context, teamID string, phones []string) error
+	LockTeam(ctx context.Context, teamID string) error
+	MemberPage(ctx context.Context, teamID string, f domain.MemberFilter) ([]domain.Member, [][]string, error)
+	MembersByPhones(ctx context.Context, teamID string, phones []string) ([]domain.Member, error)
+	MembersOnRecordByPhone(ctx context.Context, teamID, phone string) ([]domain.Member, error)
+	MembersOnRecordByPhones(ctx context.Context, teamID string, phones []string) ([]domain.Member, error)
+	OptOuts(ctx context.Context, teamID string, limit, offset int) ([]domain.OptOut, error)
+	OptedOutPhones(ctx context.Context, teamID string, phones []string) (map[string]bool, error)
+	RemoveFromGroup(ctx context.Context, groupID, memberID string) (bool, error)
+	RevokeKey(ctx context.Context, k *domain.APIKey) error
+	RevokeMemberKeys(ctx context.Context, teamID, memberID, reason string, at time.Time) ([]domain.APIKey, error)
+	SetCustomValue(ctx context.Context, memberID, fieldID, value string) error
+	SetGroups(ctx context.Context, teamID, memberID string, groupIDs []string) error
+	SetStatusByPhone(ctx context.Context, teamID, phone, status string, at time.Time) ([]domain.Member, error)
+	SetStatusByPhones(ctx context.Context, teamID string, phones []string, status string, at time.Time) ([]domain.Member, error)
+	UndeliverableSince(ctx context.Context, teamID string, phones []string) (map[string]time.Time, error)
+	UpdateCustomField(ctx context.Context, f *domain.CustomField) error
+	UpdateGroup(ctx context.Context, g *domain.Group) error
+	UpdateMember(ctx context.Context, teamID, id string, change func(*domain.Member) error) (*domain.Member, error)
+	UpdateTeam(ctx context.Context, t *domain.Team) error
+	WriteMember(ctx context.Context, m *domain.Member) error
+}
+
+// DirectoryStore is what the Directory (the rosterapi read side) reads.
+type DirectoryStore interface {
+	Audience(ctx context.Context, teamID string, roles []rosterapi.Role, groupID string) ([]rosterapi.Recipient, error)
+	ClearStreaks(ctx context.Context, teams, phones []string) error
+	ClearUndeliverable(ctx context.Context, teamID, phone string) (bool, error)
+	CountStats(ctx context.Context, teamID string, from, to time.Time) (newMembers, optOuts int, err error)
+	CustomFields(ctx context.Context, teamID string) ([]domain.CustomField, error)
+	Group(ctx context.Context, teamID, id string) (*domain.Group, error)
+	Member(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Member, error)
+	MembersByPhone(ctx context.Context, teamID, phone string, forUpdate bool) ([]domain.Member, error)
+	MembersByRole(ctx context.Context, teamID string, roles ...rosterapi.Role) ([]domain.Member, error)
+	MembersByTeamPhones(ctx context.Context, teams, phones []string) ([]domain.Member, error)
+	NoteFailures(ctx context.Context, fs []postgres.Failure, markAfter int) ([]postgres.Marked, error)
+	OptOut(ctx context.Context, teamID, phone string) (*domain.OptOut, error)
+	OptedOutAmong(ctx context.Context, teams, phones []string) ([][2]string, error)
+	Team(ctx context.Context, id string) (*domain.Team, error)
+	TeamByNumber(ctx context.Context, e164 string) (*domain.Team, error)
+	TeamsByID(ctx context.Context, ids []string) ([]domain.Team, error)
+	TeamsByNumbers(ctx context.Context, e164s []string) ([]domain.Team, error)
+}
