@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
+	"github.com/teamtext/teamtext/modules/messaging/internal/httpapi/view"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/phone"
@@ -21,18 +22,18 @@ type decision struct {
 }
 
 // adminApproveMessage serves admin-approve-message.
-func (h *handler) adminApproveMessage(ctx context.Context, in *decision) (*httpapi.DataOutput[Message], error) {
+func (h *handler) adminApproveMessage(ctx context.Context, in *decision) (*httpapi.DataOutput[view.Message], error) {
 	return h.decide(ctx, in, true)
 }
 
 // adminRejectMessage serves admin-reject-message.
-func (h *handler) adminRejectMessage(ctx context.Context, in *decision) (*httpapi.DataOutput[Message], error) {
+func (h *handler) adminRejectMessage(ctx context.Context, in *decision) (*httpapi.DataOutput[view.Message], error) {
 	return h.decide(ctx, in, false)
 }
 
 // decide approves or rejects a send awaiting approval and answers with the
 // message as it is now.
-func (h *handler) decide(ctx context.Context, in *decision, approve bool) (*httpapi.DataOutput[Message], error) {
+func (h *handler) decide(ctx context.Context, in *decision, approve bool) (*httpapi.DataOutput[view.Message], error) {
 	m, err := h.svc.Decide(ctx, in.TeamID, in.MessageID, in.Body.MemberID, approve)
 	if err != nil {
 		return nil, err
@@ -41,21 +42,21 @@ func (h *handler) decide(ctx context.Context, in *decision, approve bool) (*http
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Data(MessageFrom(v)), nil
+	return httpapi.Data(view.MessageFrom(v)), nil
 }
 
 // adminListApprovals serves admin-list-approvals.
 func (h *handler) adminListApprovals(ctx context.Context, in *struct {
 	TeamID string `path:"team_id"`
 	httpapi.PageParams
-}) (*httpapi.ListOutput[Message], error) {
+}) (*httpapi.ListOutput[view.Message], error) {
 	ms, err := h.svc.Approvals(ctx, in.TeamID, in.Limit, in.Offset)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Message, len(ms))
+	out := make([]view.Message, len(ms))
 	for i := range ms {
-		out[i] = MessageFrom(&ms[i])
+		out[i] = view.MessageFrom(&ms[i])
 	}
 	return httpapi.List(in.PageParams, out), nil
 }
@@ -68,12 +69,12 @@ func (h *handler) adminCreateTemplate(ctx context.Context, in *struct {
 		Body        string `json:"body"`
 		MessageType string `json:"message_type,omitempty"`
 	}
-}) (*httpapi.DataOutput[Template], error) {
+}) (*httpapi.DataOutput[view.Template], error) {
 	t, _, err := h.svc.CreateTemplate(ctx, in.TeamID, in.Body.Name, in.Body.Body, in.Body.MessageType, true)
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Data(TemplateFrom(t)), nil
+	return httpapi.Data(view.TemplateFrom(t)), nil
 }
 
 // adminSimulatorOutcomes serves admin-simulator-outcomes.

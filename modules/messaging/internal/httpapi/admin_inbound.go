@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/teamtext/teamtext/modules/messaging/internal/httpapi/view"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/httpapi"
@@ -91,12 +92,12 @@ func (h *handler) adminInboxReply(ctx context.Context, in *struct {
 		MemberID string `json:"member_id" doc:"The staff member replying."`
 		Body     string `json:"body" doc:"The reply, up to 1200 characters; merge tags are refused."`
 	}
-}) (*httpapi.DataOutput[InboxItem], error) {
+}) (*httpapi.DataOutput[view.InboxItem], error) {
 	row, err := h.inbound.Reply(ctx, inbound.ReplyInput{TeamID: in.TeamID, MessageID: in.MessageID, MemberID: in.Body.MemberID, Body: in.Body.Body})
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Data(InboxItemFrom(row)), nil
+	return httpapi.Data(view.InboxItemFrom(row)), nil
 }
 
 // adminGetMessagingSettings serves admin-get-messaging-settings.

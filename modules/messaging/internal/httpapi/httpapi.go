@@ -10,112 +10,13 @@ import (
 	"time"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/messaging/internal/httpapi/view"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/phone"
 )
-
-// Counts are a message's deliveries by status.
-type Counts struct {
-	Total       int `json:"total"`
-	Queued      int `json:"queued"`
-	Sent        int `json:"sent" doc:"Handed to the carrier, no final status yet."`
-	Delivered   int `json:"delivered"`
-	Failed      int `json:"failed"`
-	Unconfirmed int `json:"delivery_unconfirmed"`
-}
-
-// Message is a broadcast with its delivery counts.
-type Message struct {
-	ID                   string     `json:"id"`
-	Kind                 string     `json:"kind" enum:"message"`
-	Status               string     `json:"status" enum:"pending_approval,queued,sent,rejected,expired" doc:"pending_approval: waits in the dashboard's approvals (expires after 7 days); queued: being handed to the carrier; sent: every text handed over; rejected/expired: never sent."`
-	Audience             string     `json:"audience"`
-	GroupID              *string    `json:"group_id"`
-	TemplateID           *string    `json:"template_id"`
-	ScheduledID          *string    `json:"scheduled_id" doc:"The scheduled send this message came from, if any."`
-	Text                 string     `json:"text"`
-	RenderedText         string     `json:"rendered_text" doc:"Exactly what each recipient receives: team prefix, text, opt-out line."`
-	Encoding             string     `json:"encoding" enum:"GSM-7,UCS-2"`
-	SegmentsPerRecipient int        `json:"segments_per_recipient"`
-	Recipients           int        `json:"recipients" doc:"Distinct phone numbers (a number on the roster twice gets one text)."`
-	Credits              int        `json:"credits" doc:"recipients × segments_per_recipient."`
-	DeliveryCounts       Counts     `json:"delivery_counts"`
-	Progress             Progress   `json:"progress" doc:"How far the hand-over to the carrier has got (an addition to v1)."`
-	EstimatedCompletion  *time.Time `json:"estimated_completion" doc:"When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired)."`
-	CreatedAt            time.Time  `json:"created_at"`
-	SentAt               *time.Time `json:"sent_at"`
-	Suppression
-}
-
-// Suppression is what issue 18 adds to a message: numbers left out because
-// they are marked undeliverable, and the message a resend went out for.
-type Suppression struct {
-	SkippedUndeliverable int     `json:"skipped_undeliverable" doc:"Numbers of the audience not texted because they are marked undeliverable (their texts failed with a permanent carrier code UNDELIVERABLE_AFTER times in a row); not among recipients, charged nothing (an addition to v1)."`
-	ResendOf             *string `json:"resend_of" doc:"The message this one resent to its failed recipients (POST /messages/{message_id}/resend); null otherwise (an addition to v1)."`
-}
-
-// Progress is how many of a message's texts have been handed to the carrier.
-type Progress struct {
-	HandedOver int `json:"handed_over" doc:"Texts handed to the carrier (whatever came of them)."`
-	Skipped    int `json:"skipped" doc:"Texts never handed over: the recipient opted out after the send was accepted (their deliveries failed with error_code opted_out)."`
-	Total      int `json:"total" doc:"Texts of the send: one per recipient number."`
-}
-
-func opt(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-// MessageFrom renders a message with its delivery counts.
-func MessageFrom(m *postgres.Message) Message {
-	c := m.Counts()
-	return Message{ID: m.ID, Kind: "message", Status: m.Status, Audience: m.Audience, GroupID: opt(m.GroupID), TemplateID: opt(m.TemplateID),
-		ScheduledID: opt(m.ScheduledID), Text: m.Text, RenderedText: m.Rendered, Encoding: m.Encoding, SegmentsPerRecipient: m.Segments,
-		Recipients: m.Recipients, Credits: m.Recipients * m.Segments, CreatedAt: m.CreatedAt, SentAt: m.SentAt,
-		DeliveryCounts:      Counts{Total: c.Total, Queued: c.Queued, Sent: c.Sent, Delivered: c.Delivered, Failed: c.Failed, Unconfirmed: c.Unconfirmed},
-		Progress:            Progress{HandedOver: c.Total - c.Queued - c.Skipped, Skipped: c.Skipped, Total: c.Total},
-		EstimatedCompletion: m.EstimatedCompletion,
-		Suppression:         Suppression{SkippedUndeliverable: m.SkippedUndeliverable, ResendOf: opt(m.ResendOf)}}
-}
-
-// RepeatOut is a scheduled send's repetition.
-type RepeatOut struct {
-	Every string `json:"every" enum:"week"`
-	Until string `json:"until" doc:"Last date (team time zone) a week may be sent."`
-}
-
-// Scheduled is a pending scheduled send; a weekly series shows its next week.
-type Scheduled struct {
-	ID           string     `json:"id"`
-	Kind         string     `json:"kind" enum:"scheduled"`
-	Status       string     `json:"status" enum:"pending"`
-	ScheduledFor time.Time  `json:"scheduled_for" doc:"The next send."`
-	Repeat       *RepeatOut `json:"repeat" doc:"null for a one-off send."`
-	Text         string     `json:"text,omitempty"`
-	TemplateID   *string    `json:"template_id"`
-	Audience     string     `json:"audience"`
-	GroupID      *string    `json:"group_id"`
-	Sends        int        `json:"sends" doc:"Weeks already sent."`
-	CreatedAt    time.Time  `json:"created_at"`
-}
-
-// ScheduledFrom renders a scheduled send.
-func ScheduledFrom(s *postgres.Scheduled) Scheduled {
-	var in service.SendInput
-	_ = json.Unmarshal(s.Request, &in)
-	out := Scheduled{ID: s.ID, Kind: "scheduled", Status: s.Status, ScheduledFor: s.ScheduledFor, Text: in.Text, TemplateID: opt(in.TemplateID),
-		Audience: in.Audience, GroupID: opt(in.GroupID), Sends: s.Runs, CreatedAt: s.CreatedAt}
-	if s.RepeatEvery != "" && s.RepeatUntil != nil {
-		out.Repeat = &RepeatOut{Every: s.RepeatEvery, Until: s.RepeatUntil.Format("2006-01-02")}
-	}
-	return out
-}
 
 // SendBody is the body of POST /messages and /messages/estimate.
 type SendBody struct {
@@ -146,12 +47,12 @@ func (b SendBody) input() service.SendInput {
 // (for encoding/json and huma alike) because a scheduled send has values a
 // message does not: kind scheduled, status pending, no encoding yet.
 type SendResult struct {
-	Message
-	Kind         string     `json:"kind" enum:"message,scheduled" doc:"message: sent now (or waiting for approval); scheduled: a scheduled send, see scheduled_for."`
-	Status       string     `json:"status" enum:"pending_approval,queued,sent,rejected,expired,pending" doc:"As a message's status for kind message; pending for kind scheduled."`
-	Encoding     string     `json:"encoding,omitempty" enum:"GSM-7,UCS-2" doc:"kind message only: the text's encoding. Absent for kind scheduled, whose text is encoded when it is sent."`
-	ScheduledFor *time.Time `json:"scheduled_for,omitempty" doc:"kind scheduled only."`
-	Repeat       *RepeatOut `json:"repeat,omitempty" doc:"kind scheduled only."`
+	view.Message
+	Kind         string          `json:"kind" enum:"message,scheduled" doc:"message: sent now (or waiting for approval); scheduled: a scheduled send, see scheduled_for."`
+	Status       string          `json:"status" enum:"pending_approval,queued,sent,rejected,expired,pending" doc:"As a message's status for kind message; pending for kind scheduled."`
+	Encoding     string          `json:"encoding,omitempty" enum:"GSM-7,UCS-2" doc:"kind message only: the text's encoding. Absent for kind scheduled, whose text is encoded when it is sent."`
+	ScheduledFor *time.Time      `json:"scheduled_for,omitempty" doc:"kind scheduled only."`
+	Repeat       *view.RepeatOut `json:"repeat,omitempty" doc:"kind scheduled only."`
 }
 
 // Estimate is the answer of POST /messages/estimate.
@@ -191,11 +92,11 @@ type SendOutput struct {
 
 func resultFrom(o *service.Outcome) SendResult {
 	if o.Scheduled != nil {
-		s := ScheduledFrom(o.Scheduled)
-		return SendResult{Message: Message{ID: s.ID, Audience: s.Audience, GroupID: s.GroupID,
+		s := view.ScheduledFrom(o.Scheduled)
+		return SendResult{Message: view.Message{ID: s.ID, Audience: s.Audience, GroupID: s.GroupID,
 			TemplateID: s.TemplateID, Text: s.Text, CreatedAt: s.CreatedAt}, Kind: "scheduled", Status: "pending", ScheduledFor: &s.ScheduledFor, Repeat: s.Repeat}
 	}
-	m := MessageFrom(o.Message)
+	m := view.MessageFrom(o.Message)
 	return SendResult{Message: m, Kind: m.Kind, Status: m.Status, Encoding: m.Encoding}
 }
 
@@ -254,14 +155,14 @@ func (h *handler) estimateMessage(ctx context.Context, in *struct{ Body SendBody
 }
 
 // listMessages serves list-messages.
-func (h *handler) listMessages(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[Message], error) {
+func (h *handler) listMessages(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[view.Message], error) {
 	vs, err := h.svc.Messages(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Message, len(vs))
+	out := make([]view.Message, len(vs))
 	for i := range vs {
-		out[i] = MessageFrom(&vs[i])
+		out[i] = view.MessageFrom(&vs[i])
 	}
 	return httpapi.List(in.PageParams, out), nil
 }
@@ -269,12 +170,12 @@ func (h *handler) listMessages(ctx context.Context, in *struct{ httpapi.PagePara
 // getMessage serves get-message.
 func (h *handler) getMessage(ctx context.Context, in *struct {
 	MessageID string `path:"message_id"`
-}) (*httpapi.DataOutput[Message], error) {
+}) (*httpapi.DataOutput[view.Message], error) {
 	v, err := h.svc.Message(ctx, auth.MustPrincipal(ctx).TeamID, in.MessageID)
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Data(MessageFrom(v)), nil
+	return httpapi.Data(view.MessageFrom(v)), nil
 }
 
 // listDeliveries serves list-deliveries.
@@ -289,8 +190,8 @@ func (h *handler) listDeliveries(ctx context.Context, in *struct {
 	out := make([]Delivery, len(ds))
 	for i, d := range ds {
 		out[i] = Delivery{ID: d.ID, MessageID: d.MessageID, MemberIDs: d.MemberIDs, Phone: phone.Mask(d.Phone), Status: d.Status,
-			CarrierStatus: d.CarrierStatus, ErrorCode: opt(d.ErrorCode), ErrorMessage: opt(d.ErrorMessage),
-			ProviderMessageID: opt(d.ProviderMessageID), UpdatedAt: d.UpdatedAt}
+			CarrierStatus: d.CarrierStatus, ErrorCode: view.Nullable(d.ErrorCode), ErrorMessage: view.Nullable(d.ErrorMessage),
+			ProviderMessageID: view.Nullable(d.ProviderMessageID), UpdatedAt: d.UpdatedAt}
 		if out[i].MemberIDs == nil {
 			out[i].MemberIDs = []string{}
 		}
@@ -299,14 +200,14 @@ func (h *handler) listDeliveries(ctx context.Context, in *struct {
 }
 
 // listScheduled serves list-scheduled.
-func (h *handler) listScheduled(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[Scheduled], error) {
+func (h *handler) listScheduled(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[view.Scheduled], error) {
 	ss, err := h.svc.ScheduledList(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Scheduled, len(ss))
+	out := make([]view.Scheduled, len(ss))
 	for i := range ss {
-		out[i] = ScheduledFrom(&ss[i])
+		out[i] = view.ScheduledFrom(&ss[i])
 	}
 	return httpapi.List(in.PageParams, out), nil
 }

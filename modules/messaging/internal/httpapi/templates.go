@@ -2,41 +2,25 @@ package httpapi
 
 import (
 	"context"
-	"time"
 
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/messaging/internal/httpapi/view"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/platform/httpapi"
 )
-
-// Template is a saved message.
-type Template struct {
-	ID          string    `json:"id"`
-	Name        string    `json:"name"`
-	Body        string    `json:"body"`
-	MessageType string    `json:"message_type" enum:"standard,reminder,announcement,urgent_alert" doc:"urgent_alert templates are made in the dashboard only."`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
-}
-
-// TemplateFrom renders a template.
-func TemplateFrom(t *postgres.Template) Template {
-	return Template{ID: t.ID, Name: t.Name, Body: t.Body, MessageType: t.MessageType, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
-}
 
 type templatePath struct {
 	TemplateID string `path:"template_id"`
 }
 
 // listTemplates serves list-templates.
-func (h *handler) listTemplates(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[Template], error) {
+func (h *handler) listTemplates(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[view.Template], error) {
 	ts, err := h.svc.Templates(ctx, teamOf(ctx), in.Limit, in.Offset)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Template, len(ts))
+	out := make([]view.Template, len(ts))
 	for i := range ts {
-		out[i] = TemplateFrom(&ts[i])
+		out[i] = view.TemplateFrom(&ts[i])
 	}
 	return httpapi.List(in.PageParams, out), nil
 }
@@ -50,7 +34,7 @@ func (h *handler) createTemplate(ctx context.Context, in *struct {
 	}
 }) (*struct {
 	Restored string `header:"Template-Restored"`
-	Body     httpapi.DataBody[Template]
+	Body     httpapi.DataBody[view.Template]
 }, error) {
 	t, restored, err := h.svc.CreateTemplate(ctx, teamOf(ctx), in.Body.Name, in.Body.Body, in.Body.MessageType, false)
 	if err != nil {
@@ -58,8 +42,8 @@ func (h *handler) createTemplate(ctx context.Context, in *struct {
 	}
 	out := &struct {
 		Restored string `header:"Template-Restored"`
-		Body     httpapi.DataBody[Template]
-	}{Body: httpapi.DataBody[Template]{Data: TemplateFrom(t)}}
+		Body     httpapi.DataBody[view.Template]
+	}{Body: httpapi.DataBody[view.Template]{Data: view.TemplateFrom(t)}}
 	if restored {
 		out.Restored = "true"
 	}
@@ -67,12 +51,12 @@ func (h *handler) createTemplate(ctx context.Context, in *struct {
 }
 
 // getTemplate serves get-template.
-func (h *handler) getTemplate(ctx context.Context, in *templatePath) (*httpapi.DataOutput[Template], error) {
+func (h *handler) getTemplate(ctx context.Context, in *templatePath) (*httpapi.DataOutput[view.Template], error) {
 	t, err := h.svc.Template(ctx, teamOf(ctx), in.TemplateID)
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Data(TemplateFrom(t)), nil
+	return httpapi.Data(view.TemplateFrom(t)), nil
 }
 
 // updateTemplate serves update-template.
@@ -83,12 +67,12 @@ func (h *handler) updateTemplate(ctx context.Context, in *struct {
 		Body        *string `json:"body,omitempty"`
 		MessageType *string `json:"message_type,omitempty"`
 	}
-}) (*httpapi.DataOutput[Template], error) {
+}) (*httpapi.DataOutput[view.Template], error) {
 	t, err := h.svc.ChangeTemplate(ctx, teamOf(ctx), in.TemplateID, service.TemplateChange{Name: in.Body.Name, Body: in.Body.Body, MessageType: in.Body.MessageType})
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Data(TemplateFrom(t)), nil
+	return httpapi.Data(view.TemplateFrom(t)), nil
 }
 
 // deleteTemplate serves delete-template.
