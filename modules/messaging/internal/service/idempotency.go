@@ -17,35 +17,22 @@ const IdempotencyWindow = 24 * time.Hour
 // 409 conflict. Concurrent duplicates wait on the first one's row lock.
 func (s *Service) Idempotent(ctx context.Context, keyID, idemKey string, hash []byte, fn func(ctx context.Context) (int, []byte, error)) (status int, body []byte, replay bool, err error) {
 	err = s.DB.Tx(ctx, func(ctx context.Context) error {
-		db := s.Repo.IDB(ctx)
 		now := s.Clock.Now().UTC()
-		if _, err := db.ExecContext(ctx, `DELETE FROM messaging_idempotency WHERE key_id = ? AND idem_key = ? AND created_at < ?`,
-			keyID, idemKey, now.Add(-IdempotencyWindow)); err != nil {
-			return err
-		}
-		res, err := db.ExecContext(ctx, `INSERT INTO messaging_idempotency (key_id, idem_key, request_hash, status, response, created_at)
-VALUES (?, ?, ?, 0, '{}', ?) ON CONFLICT DO NOTHING`, keyID, idemKey, hash, now)
+		stored, err := s.Repo.ClaimIdempotencyKey(ctx, keyID, idemKey, hash, now, now.Add(-IdempotencyWindow))
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			var stored []byte
-			if err := db.QueryRowContext(ctx, `SELECT request_hash, status, response FROM messaging_idempotency WHERE key_id = ? AND idem_key = ?`,
-				keyID, idemKey).Scan(&stored, &status, &body); err != nil {
-				return err
-			}
-			if !bytes.Equal(stored, hash) {
+		if stored != nil {
+			if !bytes.Equal(stored.RequestHash, hash) {
 				return fault.New(fault.Conflict, fault.CodeConflict, "this Idempotency-Key was used with a different request in the last 24 hours")
 			}
-			replay = true
+			status, body, replay = stored.Status, stored.Response, true
 			return nil
 		}
 		if status, body, err = fn(ctx); err != nil {
 			return err
 		}
-		_, err = db.ExecContext(ctx, `UPDATE messaging_idempotency SET status = ?, response = ? WHERE key_id = ? AND idem_key = ?`,
-			status, string(body), keyID, idemKey)
-		return err
+		return s.Repo.StoreIdempotentAnswer(ctx, keyID, idemKey, status, body)
 	})
 	return status, body, replay, err
 }

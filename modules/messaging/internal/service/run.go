@@ -34,17 +34,12 @@ func (ScheduledArgs) Kind() string { return "messaging.scheduled" }
 
 // Expire ends a message still awaiting approval: it will never be sent.
 func (s *Service) Expire(ctx context.Context, a ExpireArgs) error {
-	_, err := s.Repo.IDB(ctx).NewUpdate().Model((*postgres.Message)(nil)).Set("status = ?", domain.StatusExpired).
-		Set("decided_at = ?", s.Clock.Now().UTC()).Where("id = ? AND status = ?", a.MessageID, domain.StatusPendingApproval).Exec(ctx)
-	return err
+	return s.Repo.ExpireApproval(ctx, a.MessageID, s.Clock.Now().UTC())
 }
 
 // Approvals lists messages awaiting approval, oldest first (limit+1 rows).
 func (s *Service) Approvals(ctx context.Context, teamID string, limit, offset int) ([]postgres.Message, error) {
-	var ms []postgres.Message
-	err := s.Repo.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND status = ?", teamID, domain.StatusPendingApproval).
-		OrderExpr("created_at, id").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
-	return ms, err
+	return s.Repo.Approvals(ctx, teamID, limit, offset)
 }
 
 // Decide approves or rejects a message awaiting approval. The approver

@@ -22,11 +22,6 @@ func (s *Service) Template(ctx context.Context, teamID, templateID string) (*pos
 	return t, mapNotFound(err, errTemplateNotFound)
 }
 
-func lockTeamTemplates(ctx context.Context, s *Service, teamID string) error {
-	_, err := s.Repo.IDB(ctx).ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('templates|' || ?, 0))`, teamID)
-	return err
-}
-
 // CreateTemplate adds a template: at most 200 live per team
 // (template_limit); a live template's name gives template_exists; the name
 // of a deleted template restores that template (same id) with the new body
@@ -39,7 +34,7 @@ func (s *Service) CreateTemplate(ctx context.Context, teamID, name, body, messag
 	var out *postgres.Template
 	restored := false
 	err = s.DB.Tx(ctx, func(ctx context.Context) error {
-		if err := lockTeamTemplates(ctx, s, teamID); err != nil {
+		if err := s.Repo.LockTemplates(ctx, teamID); err != nil {
 			return err
 		}
 		existing, err := s.Repo.TemplateByName(ctx, teamID, name)
@@ -93,7 +88,7 @@ type TemplateChange struct {
 func (s *Service) ChangeTemplate(ctx context.Context, teamID, templateID string, c TemplateChange) (*postgres.Template, error) {
 	var out *postgres.Template
 	err := s.DB.Tx(ctx, func(ctx context.Context) error {
-		if err := lockTeamTemplates(ctx, s, teamID); err != nil {
+		if err := s.Repo.LockTemplates(ctx, teamID); err != nil {
 			return err
 		}
 		t, err := s.Repo.Template(ctx, teamID, templateID, false, true)
