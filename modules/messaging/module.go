@@ -91,6 +91,7 @@ var Module = fx.Module("messaging",
 	// what service.Deps and inbound.Deps take in this module's own terms
 	fx.Provide(fx.Private,
 		func(ob *outbound.Service) service.Planner { return ob },
+		func(r *postgres.Repo) service.TemplateStore { return r },
 		func(c carrier.Carrier) domain.Classifier { return carrier.Classifier(c) }, // which failures a resend leaves out
 		fx.Annotate(func(l rosterapi.Lookup, ob *outbound.Service) rosterapi.Lookup {
 			return numberLookup{Lookup: l, numbers: ob}

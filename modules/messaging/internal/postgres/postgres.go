@@ -29,19 +29,6 @@ var ErrNotFound = errors.New("messaging: not found")
 
 func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
 
-// Template is a messaging_templates row.
-type Template struct {
-	bun.BaseModel `bun:"table:messaging_templates,alias:t"`
-	ID            string     `bun:"id,pk"`
-	TeamID        string     `bun:"team_id"`
-	Name          string     `bun:"name"`
-	Body          string     `bun:"body"`
-	MessageType   string     `bun:"message_type"`
-	CreatedAt     time.Time  `bun:"created_at"`
-	UpdatedAt     time.Time  `bun:"updated_at"`
-	DeletedAt     *time.Time `bun:"deleted_at"`
-}
-
 // Message is a messaging_messages row.
 type Message struct {
 	bun.BaseModel `bun:"table:messaging_messages,alias:m"`
@@ -144,70 +131,6 @@ type Repo struct{ db *db.DB }
 
 // NewRepo returns the repository.
 func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
-
-// IDB exposes the handle for the few statements the service composes itself.
-func (r *Repo) IDB(ctx context.Context) bun.IDB { return r.db.IDB(ctx) }
-
-// Templates lists a team's live templates by name, limit+1 rows.
-func (r *Repo) Templates(ctx context.Context, teamID string, limit, offset int) ([]Template, error) {
-	var ts []Template
-	err := r.db.IDB(ctx).NewSelect().Model(&ts).Where("team_id = ? AND deleted_at IS NULL", teamID).
-		OrderExpr("lower(name), id").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list templates: %w", err)
-	}
-	return ts, nil
-}
-
-// CountTemplates counts a team's live templates.
-func (r *Repo) CountTemplates(ctx context.Context, teamID string) (int, error) {
-	n, err := r.db.IDB(ctx).NewSelect().Model((*Template)(nil)).Where("team_id = ? AND deleted_at IS NULL", teamID).Count(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("count templates: %w", err)
-	}
-	return int(n), nil
-}
-
-// Template loads a team's template; deleted ones only when withDeleted.
-func (r *Repo) Template(ctx context.Context, teamID, id string, withDeleted, forUpdate bool) (*Template, error) {
-	t := new(Template)
-	q := r.db.IDB(ctx).NewSelect().Model(t).Where("team_id = ? AND id = ?", teamID, id)
-	if !withDeleted {
-		q = q.Where("deleted_at IS NULL")
-	}
-	if forUpdate {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
-		return nil, notFound(err, "select template")
-	}
-	return t, nil
-}
-
-// TemplateByName loads a team's template by name (deleted included), locked.
-func (r *Repo) TemplateByName(ctx context.Context, teamID, name string) (*Template, error) {
-	t := new(Template)
-	if err := r.db.IDB(ctx).NewSelect().Model(t).Where("team_id = ? AND lower(name) = lower(?)", teamID, name).For("UPDATE").Scan(ctx); err != nil {
-		return nil, notFound(err, "select template by name")
-	}
-	return t, nil
-}
-
-// InsertTemplate stores a template.
-func (r *Repo) InsertTemplate(ctx context.Context, t *Template) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(t).Exec(ctx); err != nil {
-		return fmt.Errorf("insert template: %w", err)
-	}
-	return nil
-}
-
-// UpdateTemplate writes every column of t.
-func (r *Repo) UpdateTemplate(ctx context.Context, t *Template) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(t).WherePK().Exec(ctx); err != nil {
-		return fmt.Errorf("update template: %w", err)
-	}
-	return nil
-}
 
 // InsertMessage stores a message.
 func (r *Repo) InsertMessage(ctx context.Context, m *Message) error {

@@ -9,8 +9,8 @@ import (
 )
 
 // This file holds the statements the send use cases (package service) used
-// to write themselves: approvals, expiry, the templates lock and the
-// Idempotency-Key record. Each is the statement it was, moved.
+// to write themselves: approvals, expiry and the Idempotency-Key record
+// (the templates lock is in templates.go). Each is the statement it was, moved.
 
 // Approvals lists a team's messages awaiting approval, oldest first
 // (limit+1 rows).
@@ -31,15 +31,6 @@ func (r *Repo) ExpireApproval(ctx context.Context, messageID string, at time.Tim
 		Set("decided_at = ?", at).Where("id = ? AND status = ?", messageID, domain.StatusPendingApproval).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("expire approval: %w", err)
-	}
-	return nil
-}
-
-// LockTemplates takes the team's templates lock for the transaction, so
-// the count and name checks of concurrent changes see each other.
-func (r *Repo) LockTemplates(ctx context.Context, teamID string) error {
-	if _, err := r.db.IDB(ctx).ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('templates|' || ?, 0))`, teamID); err != nil {
-		return fmt.Errorf("lock templates: %w", err)
 	}
 	return nil
 }

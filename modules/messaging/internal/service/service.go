@@ -26,21 +26,36 @@ import (
 // the application graph (fx.In) or written out by a test.
 type Deps struct {
 	fx.In
-	DB       *db.DB
-	Repo     *postgres.Repo
-	Jobs     *jobs.Jobs
-	Clock    clock.Clock
-	Teams    rosterapi.Teams
-	Members  rosterapi.Members
-	Audience rosterapi.Audience
-	Lookup   rosterapi.Lookup
-	Billing  billingapi.Accounts
-	Events   events.Publisher
-	Outbound Planner
-	Log      *slog.Logger
+	DB   *db.DB
+	Repo *postgres.Repo
+	// Templates are the team's saved templates (postgres.Repo's templates store).
+	TemplateStore TemplateStore
+	Jobs          *jobs.Jobs
+	Clock         clock.Clock
+	Teams         rosterapi.Teams
+	Members       rosterapi.Members
+	Audience      rosterapi.Audience
+	Lookup        rosterapi.Lookup
+	Billing       billingapi.Accounts
+	Events        events.Publisher
+	Outbound      Planner
+	Log           *slog.Logger
 	// Classify is the carrier's code mapping: which failures are
 	// permanent for the number, and so are not resent (issue 18).
 	Classify domain.Classifier
+}
+
+// TemplateStore is where the templates use cases keep a team's templates.
+// Changes run inside the caller's transaction; LockTemplates serialises a
+// team's changes, so the limit and name checks see each other.
+type TemplateStore interface {
+	Templates(ctx context.Context, teamID string, limit, offset int) ([]postgres.Template, error)
+	CountTemplates(ctx context.Context, teamID string) (int, error)
+	Template(ctx context.Context, teamID, id string, withDeleted, forUpdate bool) (*postgres.Template, error)
+	TemplateByName(ctx context.Context, teamID, name string) (*postgres.Template, error)
+	InsertTemplate(ctx context.Context, t *postgres.Template) error
+	UpdateTemplate(ctx context.Context, t *postgres.Template) error
+	LockTemplates(ctx context.Context, teamID string) error
 }
 
 // Planner plans accepted sends on the team's sending numbers (package outbound).

@@ -13,12 +13,12 @@ import (
 
 // Templates lists live templates (limit+1 rows).
 func (s *Service) Templates(ctx context.Context, teamID string, limit, offset int) ([]postgres.Template, error) {
-	return s.Repo.Templates(ctx, teamID, limit, offset)
+	return s.TemplateStore.Templates(ctx, teamID, limit, offset)
 }
 
 // Template returns one live template.
 func (s *Service) Template(ctx context.Context, teamID, templateID string) (*postgres.Template, error) {
-	t, err := s.Repo.Template(ctx, teamID, templateID, false, false)
+	t, err := s.TemplateStore.Template(ctx, teamID, templateID, false, false)
 	return t, mapNotFound(err, errTemplateNotFound)
 }
 
@@ -34,17 +34,17 @@ func (s *Service) CreateTemplate(ctx context.Context, teamID, name, body, messag
 	var out *postgres.Template
 	restored := false
 	err = s.DB.Tx(ctx, func(ctx context.Context) error {
-		if err := s.Repo.LockTemplates(ctx, teamID); err != nil {
+		if err := s.TemplateStore.LockTemplates(ctx, teamID); err != nil {
 			return err
 		}
-		existing, err := s.Repo.TemplateByName(ctx, teamID, name)
+		existing, err := s.TemplateStore.TemplateByName(ctx, teamID, name)
 		if err != nil && !errors.Is(err, postgres.ErrNotFound) {
 			return err
 		}
 		if existing != nil && existing.DeletedAt == nil {
 			return fault.New(fault.Conflict, domain.CodeTemplateExists, "a template with this name exists").With("existing_template_id", existing.ID)
 		}
-		n, err := s.Repo.CountTemplates(ctx, teamID)
+		n, err := s.TemplateStore.CountTemplates(ctx, teamID)
 		if err != nil {
 			return err
 		}
@@ -55,10 +55,10 @@ func (s *Service) CreateTemplate(ctx context.Context, teamID, name, body, messag
 		if existing != nil {
 			existing.Name, existing.Body, existing.MessageType, existing.DeletedAt, existing.UpdatedAt = name, body, mt, nil, now
 			out, restored = existing, true
-			return s.Repo.UpdateTemplate(ctx, existing)
+			return s.TemplateStore.UpdateTemplate(ctx, existing)
 		}
 		out = &postgres.Template{ID: id.New("tpl"), TeamID: teamID, Name: name, Body: body, MessageType: mt, CreatedAt: now, UpdatedAt: now}
-		return s.Repo.InsertTemplate(ctx, out)
+		return s.TemplateStore.InsertTemplate(ctx, out)
 	})
 	return out, restored, err
 }
@@ -88,10 +88,10 @@ type TemplateChange struct {
 func (s *Service) ChangeTemplate(ctx context.Context, teamID, templateID string, c TemplateChange) (*postgres.Template, error) {
 	var out *postgres.Template
 	err := s.DB.Tx(ctx, func(ctx context.Context) error {
-		if err := s.Repo.LockTemplates(ctx, teamID); err != nil {
+		if err := s.TemplateStore.LockTemplates(ctx, teamID); err != nil {
 			return err
 		}
-		t, err := s.Repo.Template(ctx, teamID, templateID, false, true)
+		t, err := s.TemplateStore.Template(ctx, teamID, templateID, false, true)
 		if err != nil {
 			return mapNotFound(err, errTemplateNotFound)
 		}
@@ -112,7 +112,7 @@ func (s *Service) ChangeTemplate(ctx context.Context, teamID, templateID string,
 			return err
 		}
 		if name != t.Name {
-			other, err := s.Repo.TemplateByName(ctx, teamID, name)
+			other, err := s.TemplateStore.TemplateByName(ctx, teamID, name)
 			if err != nil && !errors.Is(err, postgres.ErrNotFound) {
 				return err
 			}
@@ -121,14 +121,14 @@ func (s *Service) ChangeTemplate(ctx context.Context, teamID, templateID string,
 					return fault.New(fault.Conflict, domain.CodeTemplateExists, "a template with this name exists").With("existing_template_id", other.ID)
 				}
 				other.Name = other.Name + " (deleted " + other.ID + ")"
-				if err := s.Repo.UpdateTemplate(ctx, other); err != nil {
+				if err := s.TemplateStore.UpdateTemplate(ctx, other); err != nil {
 					return err
 				}
 			}
 		}
 		t.Name, t.Body, t.MessageType, t.UpdatedAt = name, body, mt, s.Clock.Now().UTC()
 		out = t
-		return s.Repo.UpdateTemplate(ctx, t)
+		return s.TemplateStore.UpdateTemplate(ctx, t)
 	})
 	return out, err
 }
@@ -136,7 +136,7 @@ func (s *Service) ChangeTemplate(ctx context.Context, teamID, templateID string,
 // DeleteTemplate deletes a template (kept, so its name can restore it).
 func (s *Service) DeleteTemplate(ctx context.Context, teamID, templateID string, dashboard bool) error {
 	return s.DB.Tx(ctx, func(ctx context.Context) error {
-		t, err := s.Repo.Template(ctx, teamID, templateID, false, true)
+		t, err := s.TemplateStore.Template(ctx, teamID, templateID, false, true)
 		if err != nil {
 			return mapNotFound(err, errTemplateNotFound)
 		}
@@ -145,6 +145,6 @@ func (s *Service) DeleteTemplate(ctx context.Context, teamID, templateID string,
 		}
 		now := s.Clock.Now().UTC()
 		t.DeletedAt, t.UpdatedAt = &now, now
-		return s.Repo.UpdateTemplate(ctx, t)
+		return s.TemplateStore.UpdateTemplate(ctx, t)
 	})
 }
