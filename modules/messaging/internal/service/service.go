@@ -28,7 +28,7 @@ type Deps struct {
 	fx.In
 	DB   *db.DB
 	Repo *postgres.Repo
-	// Templates are the team's saved templates (postgres.Repo's templates store).
+	// TemplateStore keeps the team's saved templates (postgres.Repo).
 	TemplateStore TemplateStore
 	Jobs          *jobs.Jobs
 	Clock         clock.Clock
