@@ -92,6 +92,8 @@ var Module = fx.Module("messaging",
 	fx.Provide(fx.Private,
 		func(ob *outbound.Service) service.Planner { return ob },
 		func(r *postgres.Repo) service.TemplateStore { return r },
+		func(r *postgres.Repo) inbound.InboxStore { return r },
+		func(r *postgres.Repo) inbound.Counters { return r },
 		func(c carrier.Carrier) domain.Classifier { return carrier.Classifier(c) }, // which failures a resend leaves out
 		fx.Annotate(func(l rosterapi.Lookup, ob *outbound.Service) rosterapi.Lookup {
 			return numberLookup{Lookup: l, numbers: ob}

@@ -85,7 +85,7 @@ func (s *Service) Analytics(ctx context.Context, teamID, from, to string) (*Tota
 	if err != nil {
 		return nil, err
 	}
-	sum, err := s.Repo.SumStats(ctx, teamID, start, end)
+	sum, err := s.Counters.SumStats(ctx, teamID, start, end)
 	if err != nil {
 		return nil, err
 	}

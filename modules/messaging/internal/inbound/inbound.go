@@ -32,7 +32,9 @@
 package inbound
 
 import (
+	"context"
 	"log/slog"
+	"time"
 
 	"go.uber.org/fx"
 
@@ -64,12 +66,16 @@ const (
 // filled from the application graph (fx.In) or written out by a test.
 type Deps struct {
 	fx.In
-	DB      *db.DB
-	Repo    *postgres.Repo
-	Jobs    *jobs.Jobs
-	Clock   clock.Clock
-	Teams   rosterapi.Teams
-	Members rosterapi.Members
+	DB   *db.DB
+	Repo *postgres.Repo
+	// InboxStore keeps the staff inbox's read and reply state; Counters
+	// sums the analytics counters (both postgres.Repo).
+	InboxStore InboxStore
+	Counters   Counters
+	Jobs       *jobs.Jobs
+	Clock      clock.Clock
+	Teams      rosterapi.Teams
+	Members    rosterapi.Members
 	// Lookup finds a team by any of its sending numbers, its own or one
 	// added to it (the module's "numbers" lookup, not roster's alone).
 	Lookup  rosterapi.Lookup `name:"numbers"`
@@ -86,6 +92,24 @@ type Deps struct {
 	// Keywords carries out STOP and START and keeps every keyword text in
 	// the number's consent history (roster's consent record).
 	Keywords rosterapi.Keywords
+}
+
+// InboxStore is where the inbox use cases read a team's visible texts and
+// keep their read and reply state.
+type InboxStore interface {
+	InboundMessages(ctx context.Context, teamID string, limit, offset int) ([]postgres.Inbound, error)
+	Inbox(ctx context.Context, teamID string, f postgres.InboxFilter, limit, offset int) ([]postgres.Inbound, error)
+	InboxItem(ctx context.Context, teamID, id string, forUpdate bool) (*postgres.Inbound, error)
+	UnreadCount(ctx context.Context, teamID string) (int, error)
+	MarkRead(ctx context.Context, teamID, id string, at time.Time) (*postgres.Inbound, error)
+	MarkAllRead(ctx context.Context, teamID string, at time.Time) (int, error)
+	SetLatestReply(ctx context.Context, teamID, id string, rp *postgres.Reply) error
+}
+
+// Counters are the analytics counters GET /analytics sums (their writers
+// are the send, status and filing paths, in their own transactions).
+type Counters interface {
+	SumStats(ctx context.Context, teamID string, from, to time.Time) (postgres.DailyStats, error)
 }
 
 // Service runs the inbound use cases. It holds its Deps by pointer: fx

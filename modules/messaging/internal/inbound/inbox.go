@@ -14,7 +14,7 @@ import (
 
 // InboundMessages lists a team's visible texts, newest first (limit+1 rows).
 func (s *Service) InboundMessages(ctx context.Context, teamID string, limit, offset int) ([]postgres.Inbound, error) {
-	return s.Repo.InboundMessages(ctx, teamID, limit, offset)
+	return s.InboxStore.InboundMessages(ctx, teamID, limit, offset)
 }
 
 // ParseInboxFilter checks GET /inbox's filter ("" means all).
@@ -34,18 +34,18 @@ func (s *Service) Inbox(ctx context.Context, teamID, filter string, limit, offse
 	if err != nil {
 		return nil, err
 	}
-	return s.Repo.Inbox(ctx, teamID, f, limit, offset)
+	return s.InboxStore.Inbox(ctx, teamID, f, limit, offset)
 }
 
 // UnreadCount counts a team's unread inbox items.
 func (s *Service) UnreadCount(ctx context.Context, teamID string) (int, error) {
-	return s.Repo.UnreadCount(ctx, teamID)
+	return s.InboxStore.UnreadCount(ctx, teamID)
 }
 
 // MarkRead marks one inbox item read; marking it again keeps the first
 // read_at. 404 not_found for texts that are not the team's inbox items.
 func (s *Service) MarkRead(ctx context.Context, teamID, messageID string) (*postgres.Inbound, error) {
-	in, err := s.Repo.MarkRead(ctx, teamID, messageID, s.Clock.Now().UTC())
+	in, err := s.InboxStore.MarkRead(ctx, teamID, messageID, s.Clock.Now().UTC())
 	if errors.Is(err, postgres.ErrNotFound) {
 		return nil, errTextNotFound
 	}
@@ -55,5 +55,5 @@ func (s *Service) MarkRead(ctx context.Context, teamID, messageID string) (*post
 // MarkAllRead marks every unread inbox item of the team read and returns
 // how many it marked.
 func (s *Service) MarkAllRead(ctx context.Context, teamID string) (int, error) {
-	return s.Repo.MarkAllRead(ctx, teamID, s.Clock.Now().UTC())
+	return s.InboxStore.MarkAllRead(ctx, teamID, s.Clock.Now().UTC())
 }

@@ -161,7 +161,7 @@ func (s *Service) Reply(ctx context.Context, r ReplyInput) (*postgres.Inbound, e
 		if !staff.Role.IsStaff() || staff.IsBlocked || staff.Status != "active" {
 			return fault.New(fault.Forbidden, fault.CodeForbidden, "only active staff (head coach, team director, coach, board member) can reply")
 		}
-		in, err := s.Repo.InboxItem(ctx, r.TeamID, r.MessageID, true)
+		in, err := s.InboxStore.InboxItem(ctx, r.TeamID, r.MessageID, true)
 		if errors.Is(err, postgres.ErrNotFound) {
 			return errTextNotFound
 		}
@@ -209,10 +209,10 @@ func (s *Service) Reply(ctx context.Context, r ReplyInput) (*postgres.Inbound, e
 		if err := s.queueReply(ctx, rp); err != nil {
 			return err
 		}
-		if err := s.Repo.SetLatestReply(ctx, r.TeamID, in.ID, rp); err != nil {
+		if err := s.InboxStore.SetLatestReply(ctx, r.TeamID, in.ID, rp); err != nil {
 			return err
 		}
-		out, err = s.Repo.InboxItem(ctx, r.TeamID, in.ID, false)
+		out, err = s.InboxStore.InboxItem(ctx, r.TeamID, in.ID, false)
 		return err
 	})
 	return out, err
