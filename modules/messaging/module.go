@@ -94,6 +94,7 @@ var Module = fx.Module("messaging",
 		func(r *postgres.Repo) service.TemplateStore { return r },
 		func(r *postgres.Repo) inbound.InboxStore { return r },
 		func(r *postgres.Repo) inbound.Counters { return r },
+		func(r *postgres.Repo) inbound.ReplyStore { return r },
 		func(c carrier.Carrier) domain.Classifier { return carrier.Classifier(c) }, // which failures a resend leaves out
 		fx.Annotate(func(l rosterapi.Lookup, ob *outbound.Service) rosterapi.Lookup {
 			return numberLookup{Lookup: l, numbers: ob}

@@ -72,6 +72,8 @@ type Deps struct {
 	// sums the analytics counters (both postgres.Repo).
 	InboxStore InboxStore
 	Counters   Counters
+	// ReplyStore keeps one-to-one replies and the team's HELP text (postgres.Repo).
+	ReplyStore ReplyStore
 	Jobs       *jobs.Jobs
 	Clock      clock.Clock
 	Teams      rosterapi.Teams
@@ -104,6 +106,16 @@ type InboxStore interface {
 	MarkRead(ctx context.Context, teamID, id string, at time.Time) (*postgres.Inbound, error)
 	MarkAllRead(ctx context.Context, teamID string, at time.Time) (int, error)
 	SetLatestReply(ctx context.Context, teamID, id string, rp *postgres.Reply) error
+}
+
+// ReplyStore is where replies to one person (staff replies, HELP answers)
+// and the team's HELP text are kept.
+type ReplyStore interface {
+	InsertReply(ctx context.Context, rp *postgres.Reply) error
+	ReplyForSend(ctx context.Context, teamID, id string) (*postgres.Reply, error)
+	UpdateReply(ctx context.Context, rp *postgres.Reply) error
+	HelpText(ctx context.Context, teamID string) (string, error)
+	SetHelpText(ctx context.Context, teamID, text string, at time.Time) error
 }
 
 // Counters are the analytics counters GET /analytics sums (their writers

@@ -301,7 +301,7 @@ func setup(t *testing.T) (*inbound.Service, *testBundle) {
 	c := &texts{}
 	repo := postgres.NewRepo(d)
 	pub := published{db: d}
-	svc := inbound.New(inbound.Deps{DB: d, Repo: repo, InboxStore: repo, Counters: repo, Jobs: j, Clock: clock.Real{}, Teams: r, Members: r, Lookup: r, OptOuts: r, Stats: r,
+	svc := inbound.New(inbound.Deps{DB: d, Repo: repo, InboxStore: repo, Counters: repo, ReplyStore: repo, Jobs: j, Clock: clock.Real{}, Teams: r, Members: r, Lookup: r, OptOuts: r, Stats: r,
 		Billing: b, Events: pub, Carrier: c, Log: log, Keywords: r})
 	_, err = jobs.NewRunner(j, []jobs.Registration{worker.Inbound(svc, clock.Real{}, nil)}, metrics.New(), jobs.Options{})
 	require.NoError(t, err)

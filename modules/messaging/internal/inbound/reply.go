@@ -80,7 +80,7 @@ func (s *Service) Settings(ctx context.Context, teamID string) (*Settings, error
 	if err != nil {
 		return nil, err
 	}
-	text, err := s.Repo.HelpText(ctx, teamID)
+	text, err := s.ReplyStore.HelpText(ctx, teamID)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (s *Service) SetHelpText(ctx context.Context, teamID string, text *string) 
 		if err != nil {
 			return nil, err
 		}
-		if err := s.Repo.SetHelpText(ctx, teamID, t, s.Clock.Now().UTC()); err != nil {
+		if err := s.ReplyStore.SetHelpText(ctx, teamID, t, s.Clock.Now().UTC()); err != nil {
 			return nil, err
 		}
 	}
@@ -112,7 +112,7 @@ func (s *Service) SetHelpText(ctx context.Context, teamID string, text *string) 
 // a compliance answer, not a broadcast: sent even while the renewal is
 // overdue, and not charged as credits.
 func (s *Service) queueHelp(ctx context.Context, team rosterapi.Team, in *postgres.Inbound) error {
-	text, err := s.Repo.HelpText(ctx, team.ID)
+	text, err := s.ReplyStore.HelpText(ctx, team.ID)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func (s *Service) queueHelp(ctx context.Context, team rosterapi.Team, in *postgr
 }
 
 func (s *Service) queueReply(ctx context.Context, rp *postgres.Reply) error {
-	if err := s.Repo.InsertReply(ctx, rp); err != nil {
+	if err := s.ReplyStore.InsertReply(ctx, rp); err != nil {
 		return err
 	}
 	if _, err := s.Jobs.Insert(ctx, ReplyArgs{TeamID: rp.TeamID, ReplyID: rp.ID}, nil); err != nil {
@@ -224,7 +224,7 @@ func (s *Service) Reply(ctx context.Context, r ReplyInput) (*postgres.Inbound, e
 // marks it failed; other errors retry the job. Replies are not deliveries:
 // the carrier's later status reports for them are not tracked.
 func (s *Service) SendReply(ctx context.Context, a ReplyArgs) error {
-	rp, err := s.Repo.ReplyForSend(ctx, a.TeamID, a.ReplyID)
+	rp, err := s.ReplyStore.ReplyForSend(ctx, a.TeamID, a.ReplyID)
 	if errors.Is(err, postgres.ErrNotFound) {
 		s.Log.Warn("reply not found; job dropped", "reply_id", a.ReplyID)
 		return nil
@@ -241,19 +241,19 @@ func (s *Service) SendReply(ctx context.Context, a ReplyArgs) error {
 	}
 	if team.Number == "" {
 		rp.Status, rp.ErrorCode = ReplyFailed, CodeNoSender
-		return s.Repo.UpdateReply(ctx, rp)
+		return s.ReplyStore.UpdateReply(ctx, rp)
 	}
 	rc, err := s.Carrier.Send(ctx, carrier.Message{DeliveryID: rp.ID, TeamID: rp.TeamID, From: team.Number, To: rp.ToPhone,
 		Body: rp.Body, Segments: rp.Segments})
 	if pe, ok := carrier.IsPermanent(err); ok {
 		s.Log.Warn("reply refused by the carrier", "reply_id", rp.ID, "to", phone.Mask(rp.ToPhone), "code", pe.Code)
 		rp.Status, rp.ErrorCode = ReplyFailed, pe.Code
-		return s.Repo.UpdateReply(ctx, rp)
+		return s.ReplyStore.UpdateReply(ctx, rp)
 	}
 	if err != nil {
 		return fmt.Errorf("send reply %s: %w", rp.ID, err)
 	}
 	now := s.Clock.Now().UTC()
 	rp.Status, rp.ProviderMessageID, rp.SentAt = ReplySent, rc.ProviderMessageID, &now
-	return s.Repo.UpdateReply(ctx, rp)
+	return s.ReplyStore.UpdateReply(ctx, rp)
 }
