@@ -214,9 +214,6 @@ type Deliverability interface {
 	// statement per kind whatever their number, and returns the numbers it
 	// newly marked undeliverable. Rows are locked in (team, phone) order.
 	NoteOutcomes(ctx context.Context, outcomes []NumberOutcome, markAfter int) ([]TeamPhone, error)
-	// ClearUndeliverable drops a team's number's mark and streak (an
-	// inbound text from it); it reports whether the number was marked.
-	ClearUndeliverable(ctx context.Context, teamID, phone string) (bool, error)
 }
 
 // KeywordText is an inbound STOP, START or HELP text, as the roster's

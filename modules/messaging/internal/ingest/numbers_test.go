@@ -24,10 +24,6 @@ func (r *recorded) NoteOutcomes(_ context.Context, os []rosterapi.NumberOutcome,
 	return nil, nil
 }
 
-func (r *recorded) ClearUndeliverable(context.Context, string, string) (bool, error) {
-	return false, nil
-}
-
 func landline(code string) domain.NumberFault {
 	if code == "30006" {
 		return domain.FaultLandline

@@ -44,7 +44,7 @@ func fail(team, phone string, n int) rosterapi.NumberOutcome {
 // just those failures.
 func TestNoteOutcomesMarksAtThreshold(t *testing.T) {
 	t.Parallel()
-	dir, _, _, streak := undeliverableSetup(t)
+	dir, repo, _, streak := undeliverableSetup(t)
 	ctx := context.Background()
 	const p = "+12025550901"
 
@@ -87,10 +87,10 @@ func TestNoteOutcomesMarksAtThreshold(t *testing.T) {
 	require.Equal(t, []rosterapi.TeamPhone{{TeamID: "team_c", Phone: p}}, marked)
 
 	// Clearing reports whether the number was marked.
-	was, err := dir.ClearUndeliverable(ctx, "team_c", p)
+	was, err := repo.ClearUndeliverable(ctx, "team_c", p)
 	require.NoError(t, err)
 	require.True(t, was)
-	was, err = dir.ClearUndeliverable(ctx, "team_c", p)
+	was, err = repo.ClearUndeliverable(ctx, "team_c", p)
 	require.NoError(t, err)
 	require.False(t, was)
 }

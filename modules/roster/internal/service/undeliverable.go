@@ -67,11 +67,6 @@ func (d *Directory) NoteOutcomes(ctx context.Context, outcomes []rosterapi.Numbe
 	return marked, nil
 }
 
-// ClearUndeliverable implements rosterapi.Deliverability.
-func (d *Directory) ClearUndeliverable(ctx context.Context, teamID, phone string) (bool, error) {
-	return d.repo.ClearUndeliverable(ctx, teamID, phone)
-}
-
 // ClearMemberUndeliverable is the admin's clear: the number of one of the
 // team's members (404 if none) is no longer undeliverable, on every entry
 // with it, and its streak starts again.
