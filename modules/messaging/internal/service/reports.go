@@ -31,14 +31,14 @@ func (s *Service) Deliveries(ctx context.Context, teamID, messageID string, limi
 
 // ScheduledList lists pending scheduled sends (limit+1 rows).
 func (s *Service) ScheduledList(ctx context.Context, teamID string, limit, offset int) ([]postgres.Scheduled, error) {
-	return s.Repo.PendingScheduled(ctx, teamID, limit, offset)
+	return s.ScheduledStore.PendingScheduled(ctx, teamID, limit, offset)
 }
 
 // CancelScheduled cancels a pending scheduled send; for a weekly series the
 // series ends. Cancelling one that is no longer pending gives 404.
 func (s *Service) CancelScheduled(ctx context.Context, teamID, scheduledID string) error {
 	return s.DB.Tx(ctx, func(ctx context.Context) error {
-		sch, err := s.Repo.Scheduled(ctx, teamID, scheduledID)
+		sch, err := s.ScheduledStore.Scheduled(ctx, teamID, scheduledID)
 		if err != nil {
 			return mapNotFound(err, errScheduledNotFound)
 		}
@@ -46,6 +46,6 @@ func (s *Service) CancelScheduled(ctx context.Context, teamID, scheduledID strin
 			return fault.NotFoundf("scheduled message not found (it is %s)", sch.Status)
 		}
 		sch.Status, sch.StatusReason, sch.UpdatedAt = "cancelled", "cancelled", s.Clock.Now().UTC()
-		return s.Repo.UpdateScheduled(ctx, sch)
+		return s.ScheduledStore.UpdateScheduled(ctx, sch)
 	})
 }

@@ -99,7 +99,7 @@ func (s *Service) Decide(ctx context.Context, teamID, messageID, approverID stri
 // transaction.
 func (s *Service) RunScheduled(ctx context.Context, a ScheduledArgs) error {
 	return s.DB.Tx(ctx, func(ctx context.Context) error {
-		sch, err := s.Repo.Scheduled(ctx, "", a.ScheduledID)
+		sch, err := s.ScheduledStore.Scheduled(ctx, "", a.ScheduledID)
 		if errors.Is(err, postgres.ErrNotFound) {
 			return nil
 		}
@@ -129,7 +129,7 @@ func (s *Service) RunScheduled(ctx context.Context, a ScheduledArgs) error {
 		if errors.As(err, &f) {
 			s.Log.Info("scheduled send refused; series stops", "scheduled_id", sch.ID, "code", f.Code)
 			sch.Status, sch.StatusReason = "stopped", f.Code
-			return s.Repo.UpdateScheduled(ctx, sch)
+			return s.ScheduledStore.UpdateScheduled(ctx, sch)
 		}
 		if err != nil {
 			return err
@@ -146,7 +146,7 @@ func (s *Service) RunScheduled(ctx context.Context, a ScheduledArgs) error {
 			next := domain.NextWeek(sch.ScheduledFor, loc)
 			if sch.RepeatUntil != nil && domain.WithinUntil(next, *sch.RepeatUntil, loc) {
 				sch.ScheduledFor = next.UTC()
-				if err := s.Repo.UpdateScheduled(ctx, sch); err != nil {
+				if err := s.ScheduledStore.UpdateScheduled(ctx, sch); err != nil {
 					return err
 				}
 				_, err := s.Jobs.Insert(ctx, ScheduledArgs{ScheduledID: sch.ID, Run: sch.Runs}, &river.InsertOpts{ScheduledAt: sch.ScheduledFor})
@@ -154,6 +154,6 @@ func (s *Service) RunScheduled(ctx context.Context, a ScheduledArgs) error {
 			}
 		}
 		sch.Status = "completed"
-		return s.Repo.UpdateScheduled(ctx, sch)
+		return s.ScheduledStore.UpdateScheduled(ctx, sch)
 	})
 }

@@ -304,7 +304,7 @@ func (s *Service) dispatch(ctx context.Context, m *postgres.Message, p *Plan) er
 }
 
 func (s *Service) schedule(ctx context.Context, snd Sender, in SendInput, p *Plan) (*postgres.Scheduled, error) {
-	n, err := s.Repo.CountPendingScheduled(ctx, snd.TeamID)
+	n, err := s.ScheduledStore.CountPendingScheduled(ctx, snd.TeamID)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +323,7 @@ func (s *Service) schedule(ctx context.Context, snd Sender, in SendInput, p *Pla
 	if p.RepeatUntil != nil {
 		sch.RepeatEvery, sch.RepeatUntil = "week", p.RepeatUntil
 	}
-	if err := s.Repo.InsertScheduled(ctx, sch); err != nil {
+	if err := s.ScheduledStore.InsertScheduled(ctx, sch); err != nil {
 		return nil, err
 	}
 	_, err = s.Jobs.Insert(ctx, ScheduledArgs{ScheduledID: sch.ID, Run: 0}, &river.InsertOpts{ScheduledAt: sch.ScheduledFor})

@@ -30,16 +30,18 @@ type Deps struct {
 	Repo *postgres.Repo
 	// TemplateStore keeps the team's saved templates (postgres.Repo).
 	TemplateStore TemplateStore
-	Jobs          *jobs.Jobs
-	Clock         clock.Clock
-	Teams         rosterapi.Teams
-	Members       rosterapi.Members
-	Audience      rosterapi.Audience
-	Lookup        rosterapi.Lookup
-	Billing       billingapi.Accounts
-	Events        events.Publisher
-	Outbound      Planner
-	Log           *slog.Logger
+	// ScheduledStore keeps scheduled sends and weekly series (postgres.Repo).
+	ScheduledStore ScheduledStore
+	Jobs           *jobs.Jobs
+	Clock          clock.Clock
+	Teams          rosterapi.Teams
+	Members        rosterapi.Members
+	Audience       rosterapi.Audience
+	Lookup         rosterapi.Lookup
+	Billing        billingapi.Accounts
+	Events         events.Publisher
+	Outbound       Planner
+	Log            *slog.Logger
 	// Classify is the carrier's code mapping: which failures are
 	// permanent for the number, and so are not resent (issue 18).
 	Classify domain.Classifier
@@ -56,6 +58,16 @@ type TemplateStore interface {
 	InsertTemplate(ctx context.Context, t *postgres.Template) error
 	UpdateTemplate(ctx context.Context, t *postgres.Template) error
 	LockTemplates(ctx context.Context, teamID string) error
+}
+
+// ScheduledStore is where scheduled sends wait for their time; run, cancel
+// and the pending limit read and change them in the caller's transaction.
+type ScheduledStore interface {
+	InsertScheduled(ctx context.Context, s *postgres.Scheduled) error
+	Scheduled(ctx context.Context, teamID, id string) (*postgres.Scheduled, error)
+	UpdateScheduled(ctx context.Context, s *postgres.Scheduled) error
+	PendingScheduled(ctx context.Context, teamID string, limit, offset int) ([]postgres.Scheduled, error)
+	CountPendingScheduled(ctx context.Context, teamID string) (int, error)
 }
 
 // Planner plans accepted sends on the team's sending numbers (package outbound).
