@@ -1,0 +1,92 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// This file is the scheduled-sends store: one-off and weekly sends waiting
+// for their time (the service's ScheduledStore), and their stop when the
+// key that made them is revoked.
+
+// Scheduled is a messaging_scheduled row.
+type Scheduled struct {
+	bun.BaseModel `bun:"table:messaging_scheduled,alias:s"`
+	ID            string          `bun:"id,pk"`
+	TeamID        string          `bun:"team_id"`
+	KeyID         string          `bun:"key_id"`
+	MemberID      string          `bun:"member_id"`
+	Request       json.RawMessage `bun:"request,type:jsonb"`
+	ScheduledFor  time.Time       `bun:"scheduled_for"`
+	RepeatEvery   string          `bun:"repeat_every"`
+	RepeatUntil   *time.Time      `bun:"repeat_until,type:date"`
+	Status        string          `bun:"status"`
+	StatusReason  string          `bun:"status_reason"`
+	Runs          int             `bun:"runs"`
+	CreatedAt     time.Time       `bun:"created_at"`
+	UpdatedAt     time.Time       `bun:"updated_at"`
+}
+
+// InsertScheduled stores a scheduled send.
+func (r *Repo) InsertScheduled(ctx context.Context, s *Scheduled) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(s).Exec(ctx); err != nil {
+		return fmt.Errorf("insert scheduled: %w", err)
+	}
+	return nil
+}
+
+// Scheduled loads a scheduled send by id (and team, if given), locked.
+func (r *Repo) Scheduled(ctx context.Context, teamID, id string) (*Scheduled, error) {
+	s := new(Scheduled)
+	q := r.db.IDB(ctx).NewSelect().Model(s).Where("id = ?", id)
+	if teamID != "" {
+		q = q.Where("team_id = ?", teamID)
+	}
+	if err := q.For("UPDATE").Scan(ctx); err != nil {
+		return nil, notFound(err, "select scheduled")
+	}
+	return s, nil
+}
+
+// UpdateScheduled writes every column of s.
+func (r *Repo) UpdateScheduled(ctx context.Context, s *Scheduled) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(s).WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("update scheduled: %w", err)
+	}
+	return nil
+}
+
+// PendingScheduled lists a team's pending scheduled sends, soonest first, limit+1 rows.
+func (r *Repo) PendingScheduled(ctx context.Context, teamID string, limit, offset int) ([]Scheduled, error) {
+	var ss []Scheduled
+	err := r.db.IDB(ctx).NewSelect().Model(&ss).Where("team_id = ? AND status = 'pending'", teamID).
+		OrderExpr("scheduled_for, id").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list scheduled: %w", err)
+	}
+	return ss, nil
+}
+
+// CountPendingScheduled counts a team's pending scheduled sends.
+func (r *Repo) CountPendingScheduled(ctx context.Context, teamID string) (int, error) {
+	n, err := r.db.IDB(ctx).NewSelect().Model((*Scheduled)(nil)).Where("team_id = ? AND status = 'pending'", teamID).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count scheduled: %w", err)
+	}
+	return int(n), nil
+}
+
+// StopKeyScheduled stops every pending scheduled send of a revoked key.
+func (r *Repo) StopKeyScheduled(ctx context.Context, keyID, reason string, at time.Time) (int, error) {
+	res, err := r.db.IDB(ctx).NewUpdate().Model((*Scheduled)(nil)).Set("status = 'stopped'").Set("status_reason = ?", reason).
+		Set("updated_at = ?", at).Where("key_id = ? AND status = 'pending'", keyID).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("stop key scheduled: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
