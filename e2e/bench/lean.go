@@ -161,7 +161,7 @@ func rosterCopy(ctx context.Context, env *benchEnv, name string, n, runs int) (r
 		copied, err := pool.CopyFrom(ctx, pgx.Identifier{"roster_members"},
 			[]string{"id", "team_id", "name", "phone", "email", "role", "status", "is_blocked", "dashboard_login", "can_send_broadcasts", "created_at", "updated_at"},
 			pgx.CopyFromSlice(n, func(j int) ([]any, error) {
-				return []any{fmt.Sprintf("mem_copy_%d_%s_%d_%d", run0, name, i, j), fx.TeamID, fmt.Sprintf("Copy %d", j), benchPhone(blockImport5k+1, j), "",
+				return []any{fmt.Sprintf("mem_copy_%d_%s_%d_%d", env.runID, name, i, j), fx.TeamID, fmt.Sprintf("Copy %d", j), benchPhone(blockImport5k+1, j), "",
 					"athlete", "active", false, false, false, now, now}, nil
 			}))
 		d := time.Since(t0)
@@ -174,6 +174,3 @@ func rosterCopy(ctx context.Context, env *benchEnv, name string, n, runs int) (r
 		return d, nil
 	})
 }
-
-// run0 keeps roster-copy-5k's member ids apart between bench runs.
-var run0 = time.Now().UnixNano()

@@ -72,6 +72,7 @@ type benchEnv struct {
 	inboundFx   fixtureOnce[*inboundRun]
 	hooks       *hookSink // the webhook scenarios' receiver
 	recoverFx   fixtureOnce[*recoverFixture]
+	runID       int64 // this run's start (UnixNano): keeps ids written raw apart between runs
 }
 
 // fixtureOnce builds a fixture shared by a group's scenarios the first time
@@ -262,7 +263,7 @@ func run() int {
 		cancel()
 	}()
 
-	env := &benchEnv{requests: *requests, concurrency: *concurrency, warmup: *warmup,
+	env := &benchEnv{runID: time.Now().UnixNano(), requests: *requests, concurrency: *concurrency, warmup: *warmup,
 		maxDuration: *maxDuration, pgMaxConns: *pgMaxConns, members: *members, engineTeams: *engTeams}
 	results, facts, err := runAll(ctx, env, selected, *keys)
 	if err != nil {

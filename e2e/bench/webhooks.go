@@ -135,7 +135,7 @@ WITH ev AS (
 )
 INSERT INTO webhook_deliveries (id, team_id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
 SELECT 'dlv' || substr(id, 4), $2::text, id, $4::text, 'abandoned', 6, NULL, created_at, created_at FROM ev`,
-				fmt.Sprintf("evt_bench%d_%d", run0, i), e.teamID, fx.since.Add(time.Minute), w.ID, recoverDeliveries)
+				fmt.Sprintf("evt_bench%d_%d", e.runID, i), e.teamID, fx.since.Add(time.Minute), w.ID, recoverDeliveries)
 			if err != nil {
 				return nil, fmt.Errorf("abandoned deliveries: %w", err)
 			}
