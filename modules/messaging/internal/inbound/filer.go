@@ -3,7 +3,6 @@ package inbound
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/loops"
 )
 
 // FilerLoops is how many filing loops each node runs: two lanes filed at
@@ -40,64 +40,32 @@ type Filer struct {
 	lag     prometheus.Observer // seconds from a text's callback to its filing; may be nil
 	log     *slog.Logger
 
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   sync.WaitGroup
-	wake   []chan struct{}
+	loops loops.Group
+	wake  []chan struct{} // one per loop: poke's
 }
 
 // NewFiler returns the filer of svc's staged texts; connect opens the
 // listening connection.
 func NewFiler(svc *Service, connect func(ctx context.Context) (*pgx.Conn, error), clk clock.Clock, lag prometheus.Observer, log *slog.Logger) *Filer {
-	return &Filer{svc: svc, connect: connect, clock: clk, lag: lag, log: log}
+	f := &Filer{svc: svc, connect: connect, clock: clk, lag: lag, log: log, wake: make([]chan struct{}, FilerLoops)}
+	for i := range f.wake {
+		f.wake[i] = make(chan struct{}, 1)
+	}
+	return f
 }
 
 // Start starts the listener and the loops; they run until Stop.
 func (f *Filer) Start() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.cancel != nil {
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	f.cancel = cancel
-	f.wake = make([]chan struct{}, FilerLoops)
-	for i := range f.wake {
-		f.wake[i] = make(chan struct{}, 1)
-	}
-	f.done.Add(1)
-	go func() {
-		defer f.done.Done()
-		f.listen(ctx)
-	}()
+	fns := []func(context.Context){f.listen}
 	for i := range FilerLoops {
-		f.done.Add(1)
-		go func() {
-			defer f.done.Done()
-			f.run(ctx, i)
-		}()
+		fns = append(fns, func(ctx context.Context) { f.run(ctx, i) })
 	}
+	f.loops.Start(fns...)
 }
 
 // Stop stops the loops (a batch in progress commits first) and the
 // listener, or gives up when ctx ends.
-func (f *Filer) Stop(ctx context.Context) error {
-	f.mu.Lock()
-	cancel := f.cancel
-	f.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	stopped := make(chan struct{})
-	go func() { f.done.Wait(); close(stopped) }()
-	select {
-	case <-stopped:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (f *Filer) Stop(ctx context.Context) error { return f.loops.Stop(ctx) }
 
 // poke wakes every loop (a loop already awake looks again before waiting).
 func (f *Filer) poke() {

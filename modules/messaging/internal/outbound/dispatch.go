@@ -3,8 +3,9 @@ package outbound
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
+
+	"github.com/teamtext/teamtext/platform/loops"
 )
 
 // Loops is how many hand-over loops each node runs. Two, so that one long
@@ -39,12 +40,9 @@ const failWait = time.Second
 // waits for the previous one, so that lateness would add up, text after
 // text, into a slower pace. A timer wakes within a millisecond.
 type Dispatcher struct {
-	svc *Service
-	log *slog.Logger
-
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   sync.WaitGroup
+	svc   *Service
+	log   *slog.Logger
+	loops loops.Group
 }
 
 // NewDispatcher returns the dispatcher of svc's hand-overs.
@@ -54,41 +52,16 @@ func NewDispatcher(svc *Service, log *slog.Logger) *Dispatcher {
 
 // Start starts the loops; they run until Stop.
 func (d *Dispatcher) Start() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.cancel != nil {
-		return
+	fns := make([]func(context.Context), Loops)
+	for i := range fns {
+		fns[i] = func(ctx context.Context) { d.run(ctx, i) }
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	d.cancel = cancel
-	for i := range Loops {
-		d.done.Add(1)
-		go func() {
-			defer d.done.Done()
-			d.run(ctx, i)
-		}()
-	}
+	d.loops.Start(fns...)
 }
 
 // Stop stops the loops and waits for their passes to end (a pass in the
 // middle of its carrier calls finishes them and commits), or for ctx.
-func (d *Dispatcher) Stop(ctx context.Context) error {
-	d.mu.Lock()
-	cancel := d.cancel
-	d.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	stopped := make(chan struct{})
-	go func() { d.done.Wait(); close(stopped) }()
-	select {
-	case <-stopped:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (d *Dispatcher) Stop(ctx context.Context) error { return d.loops.Stop(ctx) }
 
 // run is loop i: a pass, then a wait until the next is due.
 func (d *Dispatcher) run(ctx context.Context, i int) {
