@@ -117,25 +117,35 @@ func (h *handler) sendMessage(ctx context.Context, in *struct {
 	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" doc:"Optional; see the description."`
 	Body           SendBody
 }) (*SendOutput, error) {
+	return h.send(ctx, in.IdempotencyKey, in.Body, func(ctx context.Context, snd service.Sender) (*service.Outcome, error) {
+		return h.svc.Send(ctx, snd, in.Body.input())
+	})
+}
+
+// send runs a send use case (a send or a resend) under the Idempotency-Key
+// rules: without a key it just runs; with one, the key's first answer is
+// stored and replayed, and request, canonically encoded, is the
+// fingerprint a later request with the key must match.
+func (h *handler) send(ctx context.Context, key string, request any, do func(context.Context, service.Sender) (*service.Outcome, error)) (*SendOutput, error) {
 	snd := senderOf(ctx)
 	run := func(ctx context.Context) (int, []byte, error) {
-		o, err := h.svc.Send(ctx, snd, in.Body.input())
+		o, err := do(ctx, snd)
 		if err != nil {
 			return 0, nil, err
 		}
 		b, err := json.Marshal(resultFrom(o))
 		return http.StatusCreated, b, err
 	}
-	if in.IdempotencyKey == "" {
+	if key == "" {
 		_, b, err := run(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return sendOutput(http.StatusCreated, b, false)
 	}
-	canon, _ := json.Marshal(in.Body)
+	canon, _ := json.Marshal(request)
 	sum := sha256.Sum256(canon)
-	status, b, replay, err := h.svc.Idempotent(ctx, snd.KeyID, in.IdempotencyKey, sum[:], run)
+	status, b, replay, err := h.svc.Idempotent(ctx, snd.KeyID, key, sum[:], run)
 	if err != nil {
 		return nil, err
 	}
