@@ -86,6 +86,11 @@ func (s *Service) GetMember(ctx context.Context, teamID, memberID string) (*Memb
 	if err != nil {
 		return nil, mapNotFound(err, errMemberNotFound)
 	}
+	return s.view(ctx, m)
+}
+
+// view is one member's view, with its groups (and marks, as withGroups).
+func (s *Service) view(ctx context.Context, m *domain.Member) (*MemberView, error) {
 	vs, err := s.withGroups(ctx, []domain.Member{*m})
 	if err != nil {
 		return nil, err
@@ -210,12 +215,8 @@ func (s *Service) ChangeMember(ctx context.Context, teamID, memberID string, c M
 				return err
 			}
 		}
-		vs, err := s.withGroups(ctx, []domain.Member{*m})
-		if err != nil {
-			return err
-		}
-		out = &vs[0]
-		return nil
+		out, err = s.view(ctx, m)
+		return err
 	})
 	return out, err
 }

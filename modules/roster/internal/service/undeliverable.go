@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
@@ -80,12 +79,8 @@ func (s *Service) ClearMemberUndeliverable(ctx context.Context, teamID, memberID
 		if _, err := s.repo.ClearUndeliverable(ctx, teamID, m.Phone); err != nil {
 			return err
 		}
-		vs, err := s.withGroups(ctx, []domain.Member{*m})
-		if err != nil {
-			return err
-		}
-		out = &vs[0]
-		return nil
+		out, err = s.view(ctx, m)
+		return err
 	})
 	return out, err
 }
