@@ -36,8 +36,9 @@ WHERE k.lookup = $1`
   coalesce(sum(credits) FILTER (WHERE trial), 0)::int
 FROM billing_credit_entries WHERE team_id = $2`
 	sqlLeanPage = `SELECT m.id, m.team_id, m.name, m.phone, m.email, m.role, m.status, m.is_blocked, m.dashboard_login,
-       m.can_send_broadcasts, m.created_at, m.updated_at, m.deleted_at,
-       ARRAY(SELECT gm.group_id FROM roster_group_members gm WHERE gm.member_id = m.id ORDER BY gm.group_id)
+       m.can_send_broadcasts, m.created_at, m.updated_at, m.deleted_at, m.consent_source, m.consent_at, m.consent_evidence,
+       ARRAY(SELECT gm.group_id FROM roster_group_members gm WHERE gm.member_id = m.id ORDER BY gm.group_id),
+       (SELECT u.since FROM roster_undeliverable u WHERE u.team_id = m.team_id AND u.phone = m.phone)
 FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NULL ORDER BY m.created_at, m.id LIMIT $2 OFFSET $3) m ORDER BY m.created_at, m.id`
 )
 
@@ -113,7 +114,8 @@ func runRosterPagesPgxLean(ctx context.Context, env *benchEnv) (result, error) {
 			groups []string
 		)
 		_, err = pgx.ForEachRow(rows, []any{&m.id, &m.teamID, &m.name, &m.phone, &m.email, &m.role, &m.status, &m.blocked, &m.login,
-			&m.canBroadcast, &m.createdAt, &m.updatedAt, &m.deletedAt, &groups}, func() error { n++; return nil })
+			&m.canBroadcast, &m.createdAt, &m.updatedAt, &m.deletedAt, &m.consentSource, &m.consentAt, &m.consentEvidence, &groups, &m.undeliverableSince},
+			func() error { n++; return nil })
 		if err != nil {
 			return err
 		}

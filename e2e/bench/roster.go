@@ -399,6 +399,8 @@ type memberDBRow struct {
 	blocked, login, canBroadcast                 bool
 	createdAt, updatedAt                         time.Time
 	deletedAt                                    *time.Time
+	consentSource, consentEvidence               *string
+	consentAt, undeliverableSince                *time.Time
 }
 
 func runRosterPagesPgx(ctx context.Context, env *benchEnv) (result, error) {

@@ -93,15 +93,18 @@ func memberDest(m *domain.Member) []any {
 // one of a few fixed texts (each with $n parameters, so pgx prepares each
 // once per connection), and the group ids come from an index-only scan per
 // member (see GroupIDsSQL).
-func (r *Repo) MemberPage(ctx context.Context, teamID string, f domain.MemberFilter) ([]domain.Member, [][]string, error) {
+func (r *Repo) MemberPage(ctx context.Context, teamID string, f domain.MemberFilter) ([]domain.Member, [][]string, []*time.Time, error) {
 	var b strings.Builder
 	args := []any{teamID}
 	// The page is chosen in a subquery and the group ids read for its rows
 	// only: in one flat SELECT the scan computes the ARRAY for every row
 	// that OFFSET then skips (5,000 of them on an average page of a
 	// 10,000-member team).
+	// The number's undeliverable mark comes in the same row (one probe of
+	// roster_undeliverable's key), not from a second statement.
 	b.WriteString(`SELECT ` + memberColumns + `,
-       ARRAY(SELECT gm.group_id FROM roster_group_members gm WHERE gm.member_id = m.id ORDER BY gm.group_id)
+       ARRAY(SELECT gm.group_id FROM roster_group_members gm WHERE gm.member_id = m.id ORDER BY gm.group_id),
+       (SELECT u.since FROM roster_undeliverable u WHERE u.team_id = m.team_id AND u.phone = m.phone)
 FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NULL`)
 	where := func(cond string, v any) {
 		args = append(args, v)
@@ -131,6 +134,7 @@ FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NU
 	var (
 		ms     []domain.Member
 		groups [][]string
+		marks  []*time.Time
 	)
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		rows, err := q.Query(ctx, b.String(), args...)
@@ -138,20 +142,21 @@ FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NU
 			return err
 		}
 		var (
-			m  domain.Member
-			gs []string
+			m     domain.Member
+			gs    []string
+			since *time.Time
 		)
-		_, err = pgx.ForEachRow(rows, append(memberDest(&m), &gs), func() error {
-			ms, groups = append(ms, m), append(groups, gs)
-			gs = nil
+		_, err = pgx.ForEachRow(rows, append(memberDest(&m), &gs, &since), func() error {
+			ms, groups, marks = append(ms, m), append(groups, gs), append(marks, since)
+			gs, since = nil, nil
 			return nil
 		})
 		return err
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("list members: %w", err)
+		return nil, nil, nil, fmt.Errorf("list members: %w", err)
 	}
-	return ms, groups, nil
+	return ms, groups, marks, nil
 }
 
 // MembersByPhone returns a team's (not deleted) entries with phone, oldest first.

@@ -42,18 +42,18 @@ func (s *Service) ListMembers(ctx context.Context, teamID string, f domain.Membe
 	default:
 		return nil, fault.Invalidf("status must be pending, active or opted_out")
 	}
-	ms, groups, err := s.repo.MemberPage(ctx, teamID, f)
+	ms, groups, marks, err := s.repo.MemberPage(ctx, teamID, f)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]MemberView, len(ms))
 	for i := range ms {
-		out[i] = MemberView{Member: ms[i], GroupIDs: groups[i]}
+		out[i] = MemberView{Member: ms[i], GroupIDs: groups[i], UndeliverableSince: marks[i]}
 		if out[i].GroupIDs == nil {
 			out[i].GroupIDs = []string{}
 		}
 	}
-	return out, s.withUndeliverable(ctx, teamID, out)
+	return out, nil
 }
 
 func (s *Service) withGroups(ctx context.Context, ms []domain.Member) ([]MemberView, error) {

@@ -46,7 +46,9 @@ type Store interface {
 	LockPhone(ctx context.Context, teamID, phone string) error
 	LockPhones(ctx context.Context, teamID string, phones []string) error
 	LockTeam(ctx context.Context, teamID string) error
-	MemberPage(ctx context.Context, teamID string, f domain.MemberFilter) ([]domain.Member, [][]string, error)
+	// MemberPage returns a page's members, each one's group ids and its
+	// number's undeliverable mark (nil: none), in one statement.
+	MemberPage(ctx context.Context, teamID string, f domain.MemberFilter) ([]domain.Member, [][]string, []*time.Time, error)
 	MembersByPhones(ctx context.Context, teamID string, phones []string) ([]domain.Member, error)
 	MembersOnRecordByPhone(ctx context.Context, teamID, phone string) ([]domain.Member, error)
 	MembersOnRecordByPhones(ctx context.Context, teamID string, phones []string) ([]domain.Member, error)
