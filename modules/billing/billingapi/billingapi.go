@@ -49,17 +49,12 @@ const (
 	PaymentOverdue = "overdue"
 )
 
-// Account is a team's billing facts.
+// Account is a team's billing facts: its standing and this period's
+// credit figures.
 type Account struct {
-	TeamID          string
-	Plan            Plan
-	CardOnFile      bool
-	PaymentState    string
-	Trial           bool
-	TrialCredits    int
-	CreditsUsed     int // this period (UTC calendar month), trial sends excluded
-	CreditsIncluded int // the plan's monthly allowance
-	TrialUsed       int // credits drawn from the trial allowance so far
+	Standing
+	CreditsUsed int // this period (UTC calendar month), trial sends excluded
+	TrialUsed   int // credits drawn from the trial allowance so far
 }
 
 // TrialRemaining is what a trial team may still send.
@@ -80,10 +75,7 @@ type Standing struct {
 }
 
 // Account is s as Status answers it: CreditsUsed and TrialUsed zero.
-func (s Standing) Account() Account {
-	return Account{TeamID: s.TeamID, Plan: s.Plan, CardOnFile: s.CardOnFile, PaymentState: s.PaymentState,
-		Trial: s.Trial, TrialCredits: s.TrialCredits, CreditsIncluded: s.CreditsIncluded}
-}
+func (s Standing) Account() Account { return Account{Standing: s} }
 
 // Standings reads accounts' standings for hot paths (every request's plan
 // and card check, every published event). Billing provides it beside

@@ -113,6 +113,6 @@ func TestStanding(t *testing.T) {
 	s := a.Standing()
 	require.Equal(t, billingapi.Standing{TeamID: "team_1", Plan: "organization_season", CardOnFile: true,
 		PaymentState: billingapi.PaymentOverdue, Trial: true, TrialCredits: 3, CreditsIncluded: 25000}, s)
-	require.Equal(t, billingapi.Account{TeamID: "team_1", Plan: "organization_season", CardOnFile: true,
-		PaymentState: billingapi.PaymentOverdue, Trial: true, TrialCredits: 3, CreditsIncluded: 25000}, s.Account())
+	require.Equal(t, billingapi.Account{Standing: billingapi.Standing{TeamID: "team_1", Plan: "organization_season", CardOnFile: true,
+		PaymentState: billingapi.PaymentOverdue, Trial: true, TrialCredits: 3, CreditsIncluded: 25000}}, s.Account())
 }

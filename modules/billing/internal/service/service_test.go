@@ -225,7 +225,7 @@ func TestAccessSQL(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []any{"organization", true, billingapi.PaymentOK, true, 9}, []any{plan, card, state, trial, trialCredits})
 
-	acc, err := svc.WithCredits(ctx, billingapi.Account{TeamID: "team_1", Plan: billingapi.PlanOrganization})
+	acc, err := svc.WithCredits(ctx, billingapi.Standing{TeamID: "team_1", Plan: billingapi.PlanOrganization}.Account())
 	require.NoError(t, err)
 	require.Equal(t, 25000, acc.CreditsIncluded)
 	require.Zero(t, acc.CreditsUsed)

@@ -189,7 +189,7 @@ func (b *billing) Get(_ context.Context, teamID string) (billingapi.Account, err
 	if b.overdue[teamID] {
 		st = billingapi.PaymentOverdue
 	}
-	return billingapi.Account{TeamID: teamID, PaymentState: st}, nil
+	return billingapi.Standing{TeamID: teamID, PaymentState: st}.Account(), nil
 }
 
 func (b *billing) Status(ctx context.Context, teamID string) (billingapi.Account, error) {

@@ -133,8 +133,8 @@ func (s *Service) TeamView(ctx context.Context, teamID string) (*TeamView, error
 // TeamViewOf is GET /team's view from what the gate read (the principal's
 // team and account) and this period's credits: one statement.
 func (s *Service) TeamViewOf(ctx context.Context, p auth.Principal) (*TeamView, error) {
-	acc, err := s.billing.WithCredits(ctx, billingapi.Account{TeamID: p.TeamID, Plan: billingapi.Plan(p.Account.Plan),
-		CardOnFile: p.Account.CardOnFile, PaymentState: p.Account.PaymentState, Trial: p.Account.Trial, TrialCredits: p.Account.TrialCredits})
+	acc, err := s.billing.WithCredits(ctx, billingapi.Standing{TeamID: p.TeamID, Plan: billingapi.Plan(p.Account.Plan),
+		CardOnFile: p.Account.CardOnFile, PaymentState: p.Account.PaymentState, Trial: p.Account.Trial, TrialCredits: p.Account.TrialCredits}.Account())
 	if err != nil {
 		return nil, fmt.Errorf("team %s account: %w", p.TeamID, err)
 	}

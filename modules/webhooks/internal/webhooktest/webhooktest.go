@@ -147,7 +147,7 @@ func (b *Billing) Statuses(ctx context.Context, teamIDs []string) (map[string]bi
 func (b *Billing) Get(_ context.Context, teamID string) (billingapi.Account, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return billingapi.Account{TeamID: teamID, Plan: b.plans[teamID], CardOnFile: true, PaymentState: billingapi.PaymentOK}, nil
+	return billingapi.Standing{TeamID: teamID, Plan: b.plans[teamID], CardOnFile: true, PaymentState: billingapi.PaymentOK}.Account(), nil
 }
 
 // Sender is a scripted delivery.Sender: it answers from Results in order
