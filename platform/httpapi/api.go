@@ -135,6 +135,32 @@ func List[T any](p PageParams, items []T) *ListOutput[T] {
 	return &ListOutput[T]{Body: ListBody[T]{Data: page, Pagination: pg}}
 }
 
+// DataOf renders a use case's result with render, or passes its error on:
+// DataOf(view.MemberFrom)(svc.GetMember(…)).
+func DataOf[V, T any](render func(V) T) func(V, error) (*DataOutput[T], error) {
+	return func(v V, err error) (*DataOutput[T], error) {
+		if err != nil {
+			return nil, err
+		}
+		return Data(render(v)), nil
+	}
+}
+
+// ListOf renders a page of a use case's results with render, or passes
+// its error on: ListOf(in.PageParams, view.MessageFrom)(svc.Messages(…)).
+func ListOf[V, T any](p PageParams, render func(*V) T) func([]V, error) (*ListOutput[T], error) {
+	return func(vs []V, err error) (*ListOutput[T], error) {
+		if err != nil {
+			return nil, err
+		}
+		out := make([]T, len(vs))
+		for i := range vs {
+			out[i] = render(&vs[i])
+		}
+		return List(p, out), nil
+	}
+}
+
 // Public is the public API (/api/v1), behind the bearer-key middleware.
 type Public struct{ huma.API }
 

@@ -50,15 +50,7 @@ func (h *handler) adminListApprovals(ctx context.Context, in *struct {
 	TeamID string `path:"team_id"`
 	httpapi.PageParams
 }) (*httpapi.ListOutput[view.Message], error) {
-	ms, err := h.svc.Approvals(ctx, in.TeamID, in.Limit, in.Offset)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]view.Message, len(ms))
-	for i := range ms {
-		out[i] = view.MessageFrom(&ms[i])
-	}
-	return httpapi.List(in.PageParams, out), nil
+	return httpapi.ListOf(in.PageParams, view.MessageFrom)(h.svc.Approvals(ctx, in.TeamID, in.Limit, in.Offset))
 }
 
 // adminCreateTemplate serves admin-create-template.

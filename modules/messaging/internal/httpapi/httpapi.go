@@ -166,15 +166,7 @@ func (h *handler) estimateMessage(ctx context.Context, in *struct{ Body SendBody
 
 // listMessages serves list-messages.
 func (h *handler) listMessages(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[view.Message], error) {
-	vs, err := h.svc.Messages(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]view.Message, len(vs))
-	for i := range vs {
-		out[i] = view.MessageFrom(&vs[i])
-	}
-	return httpapi.List(in.PageParams, out), nil
+	return httpapi.ListOf(in.PageParams, view.MessageFrom)(h.svc.Messages(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset))
 }
 
 // getMessage serves get-message.
@@ -211,15 +203,7 @@ func (h *handler) listDeliveries(ctx context.Context, in *struct {
 
 // listScheduled serves list-scheduled.
 func (h *handler) listScheduled(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[view.Scheduled], error) {
-	ss, err := h.svc.ScheduledList(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]view.Scheduled, len(ss))
-	for i := range ss {
-		out[i] = view.ScheduledFrom(&ss[i])
-	}
-	return httpapi.List(in.PageParams, out), nil
+	return httpapi.ListOf(in.PageParams, view.ScheduledFrom)(h.svc.ScheduledList(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset))
 }
 
 // cancelScheduled serves cancel-scheduled.

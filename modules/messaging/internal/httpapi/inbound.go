@@ -44,15 +44,7 @@ const keywordDoc = "Keywords: the whole text, trimmed of white space and punctua
 
 // listInboundMessages serves list-inbound-messages.
 func (h *handler) listInboundMessages(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[view.InboundMessage], error) {
-	rows, err := h.inbound.InboundMessages(ctx, teamOf(ctx), in.Limit, in.Offset)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]view.InboundMessage, len(rows))
-	for i := range rows {
-		out[i] = view.InboundMessageFrom(&rows[i])
-	}
-	return httpapi.List(in.PageParams, out), nil
+	return httpapi.ListOf(in.PageParams, view.InboundMessageFrom)(h.inbound.InboundMessages(ctx, teamOf(ctx), in.Limit, in.Offset))
 }
 
 // listInbox serves list-inbox.
@@ -60,15 +52,7 @@ func (h *handler) listInbox(ctx context.Context, in *struct {
 	Filter string `query:"filter" enum:"all,unread,replied" default:"all" doc:"all, unread or replied."`
 	httpapi.PageParams
 }) (*httpapi.ListOutput[view.InboxItem], error) {
-	rows, err := h.inbound.Inbox(ctx, teamOf(ctx), in.Filter, in.Limit, in.Offset)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]view.InboxItem, len(rows))
-	for i := range rows {
-		out[i] = view.InboxItemFrom(&rows[i])
-	}
-	return httpapi.List(in.PageParams, out), nil
+	return httpapi.ListOf(in.PageParams, view.InboxItemFrom)(h.inbound.Inbox(ctx, teamOf(ctx), in.Filter, in.Limit, in.Offset))
 }
 
 // inboxUnreadCount serves inbox-unread-count.

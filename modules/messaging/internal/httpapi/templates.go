@@ -14,15 +14,7 @@ type templatePath struct {
 
 // listTemplates serves list-templates.
 func (h *handler) listTemplates(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[view.Template], error) {
-	ts, err := h.svc.Templates(ctx, teamOf(ctx), in.Limit, in.Offset)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]view.Template, len(ts))
-	for i := range ts {
-		out[i] = view.TemplateFrom(&ts[i])
-	}
-	return httpapi.List(in.PageParams, out), nil
+	return httpapi.ListOf(in.PageParams, view.TemplateFrom)(h.svc.Templates(ctx, teamOf(ctx), in.Limit, in.Offset))
 }
 
 // createTemplate serves create-template.

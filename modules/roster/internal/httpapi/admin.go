@@ -34,12 +34,12 @@ func (h *handler) adminCreateTeam(ctx context.Context, in *struct {
 	}
 }) (*httpapi.DataOutput[adminview.Team], error) {
 	b := in.Body
-	return data(adminview.TeamFrom)(h.svc.CreateTeam(ctx, service.NewTeam{Name: b.Name, Code: b.Code, Number: b.Number, TimeZone: b.TimeZone,
+	return httpapi.DataOf(adminview.TeamFrom)(h.svc.CreateTeam(ctx, service.NewTeam{Name: b.Name, Code: b.Code, Number: b.Number, TimeZone: b.TimeZone,
 		Plan: billingapi.Plan(b.Plan), CardOnFile: b.CardOnFile, ApprovalRequired: b.ApprovalRequired, Trial: b.Trial, TrialCredits: b.TrialCredits}))
 }
 
 func (h *handler) adminGetTeam(ctx context.Context, in *teamPath) (*httpapi.DataOutput[adminview.Team], error) {
-	return data(adminview.TeamFrom)(h.svc.TeamView(ctx, in.TeamID))
+	return httpapi.DataOf(adminview.TeamFrom)(h.svc.TeamView(ctx, in.TeamID))
 }
 
 func (h *handler) adminPatchTeam(ctx context.Context, in *struct {
@@ -63,7 +63,7 @@ func (h *handler) adminPatchTeam(ctx context.Context, in *struct {
 		plan := billingapi.Plan(*b.Plan)
 		p.Billing.Plan = &plan
 	}
-	return data(adminview.TeamFrom)(h.svc.PatchTeam(ctx, in.TeamID, p))
+	return httpapi.DataOf(adminview.TeamFrom)(h.svc.PatchTeam(ctx, in.TeamID, p))
 }
 
 func (h *handler) adminCreateMember(ctx context.Context, in *struct {
@@ -143,12 +143,12 @@ func (h *handler) adminListKeys(ctx context.Context, in *struct {
 	TeamID string `path:"team_id"`
 	httpapi.PageParams
 }) (*httpapi.ListOutput[adminview.Key], error) {
-	return list(in.PageParams, adminview.KeyFrom)(h.svc.Keys(ctx, in.TeamID, in.Limit, in.Offset))
+	return httpapi.ListOf(in.PageParams, adminview.KeyFrom)(h.svc.Keys(ctx, in.TeamID, in.Limit, in.Offset))
 }
 
 func (h *handler) adminRevokeKey(ctx context.Context, in *struct {
 	TeamID string `path:"team_id"`
 	KeyID  string `path:"key_id"`
 }) (*httpapi.DataOutput[adminview.Key], error) {
-	return data(adminview.KeyFrom)(h.svc.RevokeKey(ctx, in.TeamID, in.KeyID))
+	return httpapi.DataOf(adminview.KeyFrom)(h.svc.RevokeKey(ctx, in.TeamID, in.KeyID))
 }

@@ -14,7 +14,7 @@ func (h *handler) adminCreateGroup(ctx context.Context, in *struct {
 		Name string `json:"name"`
 	}
 }) (*httpapi.DataOutput[view.Group], error) {
-	return data(view.GroupFrom)(h.svc.CreateGroup(ctx, in.TeamID, in.Body.Name))
+	return httpapi.DataOf(view.GroupFrom)(h.svc.CreateGroup(ctx, in.TeamID, in.Body.Name))
 }
 
 func (h *handler) adminRenameGroup(ctx context.Context, in *struct {
@@ -24,7 +24,7 @@ func (h *handler) adminRenameGroup(ctx context.Context, in *struct {
 		Name string `json:"name"`
 	}
 }) (*httpapi.DataOutput[view.Group], error) {
-	return data(view.GroupFrom)(h.svc.RenameGroup(ctx, in.TeamID, in.GroupID, in.Body.Name))
+	return httpapi.DataOf(view.GroupFrom)(h.svc.RenameGroup(ctx, in.TeamID, in.GroupID, in.Body.Name))
 }
 
 func (h *handler) adminDeleteGroup(ctx context.Context, in *struct {
@@ -42,7 +42,7 @@ func (h *handler) adminUpdateCustomField(ctx context.Context, in *struct {
 		Private *bool   `json:"private,omitempty"`
 	}
 }) (*httpapi.DataOutput[view.CustomField], error) {
-	return data(view.FieldFrom)(h.svc.ChangeCustomField(ctx, in.TeamID, in.FieldID, service.FieldChange{Label: in.Body.Label, Private: in.Body.Private}, true))
+	return httpapi.DataOf(view.FieldFrom)(h.svc.ChangeCustomField(ctx, in.TeamID, in.FieldID, service.FieldChange{Label: in.Body.Label, Private: in.Body.Private}, true))
 }
 
 func (h *handler) adminDeleteCustomField(ctx context.Context, in *struct {
@@ -59,5 +59,5 @@ func (h *handler) adminCreateOptOut(ctx context.Context, in *struct {
 		MemberID string `json:"member_id,omitempty"`
 	}
 }) (*httpapi.DataOutput[view.OptOut], error) {
-	return data(view.OptOutFrom)(h.svc.RecordOptOut(ctx, in.TeamID, in.Body.Phone, in.Body.MemberID, service.SourceSupport))
+	return httpapi.DataOf(view.OptOutFrom)(h.svc.RecordOptOut(ctx, in.TeamID, in.Body.Phone, in.Body.MemberID, service.SourceSupport))
 }

@@ -48,7 +48,7 @@ func (h *handler) listMembers(ctx context.Context, in *struct {
 	httpapi.PageParams
 }) (*httpapi.ListOutput[view.Member], error) {
 	p := auth.MustPrincipal(ctx)
-	return list(in.PageParams, view.MemberFrom)(h.svc.ListMembers(ctx, p.TeamID, domain.MemberFilter{GroupID: in.GroupID, Role: in.Role, Status: in.Status,
+	return httpapi.ListOf(in.PageParams, view.MemberFrom)(h.svc.ListMembers(ctx, p.TeamID, domain.MemberFilter{GroupID: in.GroupID, Role: in.Role, Status: in.Status,
 		Phone: in.Phone, Email: in.Email, NewestFirst: in.Sort == "-created_at", Limit: in.Limit, Offset: in.Offset}))
 }
 
@@ -68,12 +68,12 @@ func (h *handler) createMember(ctx context.Context, in *struct {
 	}
 	p := auth.MustPrincipal(ctx)
 	b := in.Body
-	return data(view.MemberFrom)(h.svc.AddMember(ctx, p.TeamID, service.NewMember{Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role,
+	return httpapi.DataOf(view.MemberFrom)(h.svc.AddMember(ctx, p.TeamID, service.NewMember{Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role,
 		GroupIDs: b.GroupIDs, Consent: b.Consent.Domain()}, service.FromAPI()))
 }
 
 func (h *handler) getMember(ctx context.Context, in *memberPath) (*httpapi.DataOutput[view.Member], error) {
-	return data(view.MemberFrom)(h.svc.GetMember(ctx, auth.MustPrincipal(ctx).TeamID, in.MemberID))
+	return httpapi.DataOf(view.MemberFrom)(h.svc.GetMember(ctx, auth.MustPrincipal(ctx).TeamID, in.MemberID))
 }
 
 func (h *handler) updateMember(ctx context.Context, in *struct {
@@ -99,7 +99,7 @@ func (h *handler) updateMember(ctx context.Context, in *struct {
 		}
 		groups = b.GroupIDs
 	}
-	return data(view.MemberFrom)(h.svc.ChangeMember(ctx, auth.MustPrincipal(ctx).TeamID, in.MemberID, service.MemberChange{
+	return httpapi.DataOf(view.MemberFrom)(h.svc.ChangeMember(ctx, auth.MustPrincipal(ctx).TeamID, in.MemberID, service.MemberChange{
 		Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role, GroupIDs: groups}))
 }
 

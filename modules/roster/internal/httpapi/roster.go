@@ -10,7 +10,7 @@ import (
 )
 
 func (h *handler) listGroups(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[view.Group], error) {
-	return list(in.PageParams, view.GroupFrom)(h.svc.Groups(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset))
+	return httpapi.ListOf(in.PageParams, view.GroupFrom)(h.svc.Groups(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset))
 }
 
 func (h *handler) addGroupMember(ctx context.Context, in *struct {
@@ -19,7 +19,7 @@ func (h *handler) addGroupMember(ctx context.Context, in *struct {
 		MemberID string `json:"member_id"`
 	}
 }) (*httpapi.DataOutput[view.Member], error) {
-	return data(view.MemberFrom)(h.svc.AddToGroup(ctx, auth.MustPrincipal(ctx).TeamID, in.GroupID, in.Body.MemberID))
+	return httpapi.DataOf(view.MemberFrom)(h.svc.AddToGroup(ctx, auth.MustPrincipal(ctx).TeamID, in.GroupID, in.Body.MemberID))
 }
 
 func (h *handler) removeGroupMember(ctx context.Context, in *struct {
@@ -48,7 +48,7 @@ func (h *handler) createCustomField(ctx context.Context, in *struct {
 		Private bool   `json:"private,omitempty"`
 	}
 }) (*httpapi.DataOutput[view.CustomField], error) {
-	return data(view.FieldFrom)(h.svc.CreateCustomField(ctx, auth.MustPrincipal(ctx).TeamID, in.Body.Label, in.Body.Key, in.Body.Private))
+	return httpapi.DataOf(view.FieldFrom)(h.svc.CreateCustomField(ctx, auth.MustPrincipal(ctx).TeamID, in.Body.Label, in.Body.Key, in.Body.Private))
 }
 
 func (h *handler) updateCustomField(ctx context.Context, in *struct {
@@ -58,7 +58,7 @@ func (h *handler) updateCustomField(ctx context.Context, in *struct {
 		Private *bool   `json:"private,omitempty"`
 	}
 }) (*httpapi.DataOutput[view.CustomField], error) {
-	return data(view.FieldFrom)(h.svc.ChangeCustomField(ctx, auth.MustPrincipal(ctx).TeamID, in.FieldID, service.FieldChange{Label: in.Body.Label, Private: in.Body.Private}, false))
+	return httpapi.DataOf(view.FieldFrom)(h.svc.ChangeCustomField(ctx, auth.MustPrincipal(ctx).TeamID, in.FieldID, service.FieldChange{Label: in.Body.Label, Private: in.Body.Private}, false))
 }
 
 func (h *handler) deleteCustomField(ctx context.Context, in *struct {
@@ -89,7 +89,7 @@ func (h *handler) updateMemberCustomFields(ctx context.Context, in *struct {
 }
 
 func (h *handler) listOptOuts(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[view.OptOut], error) {
-	return list(in.PageParams, view.OptOutFrom)(h.svc.OptOuts(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset))
+	return httpapi.ListOf(in.PageParams, view.OptOutFrom)(h.svc.OptOuts(ctx, auth.MustPrincipal(ctx).TeamID, in.Limit, in.Offset))
 }
 
 func (h *handler) createOptOut(ctx context.Context, in *struct {
@@ -98,7 +98,7 @@ func (h *handler) createOptOut(ctx context.Context, in *struct {
 		MemberID string `json:"member_id,omitempty"`
 	}
 }) (*httpapi.DataOutput[view.OptOut], error) {
-	return data(view.OptOutFrom)(h.svc.RecordOptOut(ctx, auth.MustPrincipal(ctx).TeamID, in.Body.Phone, in.Body.MemberID, service.SourceAPI))
+	return httpapi.DataOf(view.OptOutFrom)(h.svc.RecordOptOut(ctx, auth.MustPrincipal(ctx).TeamID, in.Body.Phone, in.Body.MemberID, service.SourceAPI))
 }
 
 func (h *handler) bulkOptOut(ctx context.Context, in *struct {

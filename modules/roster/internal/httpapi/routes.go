@@ -116,29 +116,3 @@ func Register(public, admin huma.API, svc *service.Service) {
 type handler struct {
 	svc *service.Service
 }
-
-// data renders a use case's result with render, or passes its error on:
-// data(view.MemberFrom)(h.svc.GetMember(…)).
-func data[V, T any](render func(V) T) func(V, error) (*httpapi.DataOutput[T], error) {
-	return func(v V, err error) (*httpapi.DataOutput[T], error) {
-		if err != nil {
-			return nil, err
-		}
-		return httpapi.Data(render(v)), nil
-	}
-}
-
-// list renders a page of a use case's results with render, or passes its
-// error on.
-func list[V, T any](p httpapi.PageParams, render func(*V) T) func([]V, error) (*httpapi.ListOutput[T], error) {
-	return func(vs []V, err error) (*httpapi.ListOutput[T], error) {
-		if err != nil {
-			return nil, err
-		}
-		out := make([]T, len(vs))
-		for i := range vs {
-			out[i] = render(&vs[i])
-		}
-		return httpapi.List(p, out), nil
-	}
-}

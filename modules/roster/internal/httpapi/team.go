@@ -10,5 +10,5 @@ import (
 
 func (h *handler) getTeam(ctx context.Context, _ *struct{}) (*httpapi.DataOutput[view.Team], error) {
 	p := auth.MustPrincipal(ctx)
-	return data(view.TeamFrom)(h.svc.TeamViewOf(ctx, p))
+	return httpapi.DataOf(view.TeamFrom)(h.svc.TeamViewOf(ctx, p))
 }
