@@ -5,7 +5,6 @@ package postgres
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/id"
 )
@@ -23,8 +23,9 @@ var migrationFiles embed.FS
 // Migrations is messaging's schema history.
 func Migrations() db.MigrationSet { return db.Embedded("messaging", 30, migrationFiles, "migrations") }
 
-// ErrNotFound means no row matched (for this team).
-var ErrNotFound = errors.New("messaging: not found")
+// ErrNotFound means no row matched (for this team): domain.ErrNotFound,
+// which the use cases test for.
+var ErrNotFound = domain.ErrNotFound
 
 func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
 
