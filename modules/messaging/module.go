@@ -91,6 +91,7 @@ var Module = fx.Module("messaging",
 	// what service.Deps and inbound.Deps take in this module's own terms
 	fx.Provide(fx.Private,
 		func(ob *outbound.Service) service.Planner { return ob },
+		func(d *db.DB) service.Transactor { return d },
 		postgres.NewSendStore,
 		func(s *postgres.SendStore) service.MessageStore { return s },
 		func(s *postgres.SendStore) service.IdempotencyStore { return s },

@@ -15,7 +15,6 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
-	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
@@ -26,7 +25,8 @@ import (
 // the application graph (fx.In) or written out by a test.
 type Deps struct {
 	fx.In
-	DB *db.DB
+	// DB runs use cases in one transaction (*db.DB).
+	DB Transactor
 	// MessageStore keeps messages and their deliveries (postgres.SendStore).
 	MessageStore MessageStore
 	// IdempotencyStore keeps Idempotency-Key records (postgres.SendStore).
@@ -48,6 +48,12 @@ type Deps struct {
 	// Classify is the carrier's code mapping: which failures are
 	// permanent for the number, and so are not resent (issue 18).
 	Classify domain.Classifier
+}
+
+// Transactor runs fn in a transaction carried by its ctx (*db.DB); a
+// nested call joins the outer one. The stores' writes run in it.
+type Transactor interface {
+	Tx(ctx context.Context, fn func(ctx context.Context) error) error
 }
 
 // MessageStore is where sends keep their messages and deliveries; writes
