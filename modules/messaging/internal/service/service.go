@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/fx"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
@@ -18,7 +20,6 @@ import (
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
-	"github.com/teamtext/teamtext/platform/jobs"
 )
 
 // Deps are the service's collaborators: the one list of them, filled from
@@ -35,7 +36,7 @@ type Deps struct {
 	TemplateStore TemplateStore
 	// ScheduledStore keeps scheduled sends and weekly series (postgres.Repo).
 	ScheduledStore ScheduledStore
-	Jobs           *jobs.Jobs
+	Jobs           JobInserter
 	Clock          clock.Clock
 	Teams          rosterapi.Teams
 	Members        rosterapi.Members
@@ -48,6 +49,11 @@ type Deps struct {
 	// Classify is the carrier's code mapping: which failures are
 	// permanent for the number, and so are not resent (issue 18).
 	Classify domain.Classifier
+}
+
+// JobInserter inserts River jobs in the caller's transaction (*jobs.Jobs).
+type JobInserter interface {
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
 }
 
 // Transactor runs fn in a transaction carried by its ctx (*db.DB); a

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,10 +24,11 @@ type memStore struct {
 	templates map[string]domain.Template
 	scheduled map[string]domain.Scheduled
 	locks     []string // teams whose templates lock was taken, in order
+	messages  map[string]domain.Message
 }
 
 func newMemStore() *memStore {
-	return &memStore{templates: map[string]domain.Template{}, scheduled: map[string]domain.Scheduled{}}
+	return &memStore{templates: map[string]domain.Template{}, scheduled: map[string]domain.Scheduled{}, messages: map[string]domain.Message{}}
 }
 
 func (m *memStore) snapshot() (map[string]domain.Template, map[string]domain.Scheduled) {
@@ -44,10 +46,18 @@ func (m *memStore) snapshot() (map[string]domain.Template, map[string]domain.Sch
 // leaves the store as it found it.
 type memTx struct{ store *memStore }
 
+type inTx struct{}
+
+// Tx runs fn; a nested call joins the outer transaction, as db.DB's does
+// (no savepoint: only the outermost failure rolls back).
 func (tx memTx) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if ctx.Value(inTx{}) != nil {
+		return fn(ctx)
+	}
 	ts, ss := tx.store.snapshot()
-	if err := fn(ctx); err != nil {
-		tx.store.templates, tx.store.scheduled = ts, ss
+	ms := maps.Clone(tx.store.messages)
+	if err := fn(context.WithValue(ctx, inTx{}, true)); err != nil {
+		tx.store.templates, tx.store.scheduled, tx.store.messages = ts, ss, ms
 		return err
 	}
 	return nil
@@ -150,7 +160,7 @@ var t0 = time.Date(2027, 1, 1, 12, 0, 0, 0, time.UTC)
 func newService(t *testing.T) (*service.Service, *memStore, *clock.Fake) {
 	t.Helper()
 	store, clk := newMemStore(), clock.NewFake(t0)
-	return service.New(service.Deps{DB: memTx{store}, TemplateStore: store, ScheduledStore: store, Clock: clk}), store, clk
+	return service.New(service.Deps{DB: memTx{store}, TemplateStore: store, ScheduledStore: store, MessageStore: store, Clock: clk}), store, clk
 }
 
 // requireCode asserts err is a fault of kind with code.
