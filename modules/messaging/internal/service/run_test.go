@@ -48,8 +48,15 @@ func (m *memStore) Messages(context.Context, string, int, int) ([]domain.Message
 func (m *memStore) Approvals(context.Context, string, int, int) ([]domain.Message, error) {
 	return nil, nil
 }
-func (m *memStore) ExpireApproval(context.Context, string, time.Time) error    { return nil }
-func (m *memStore) LiveResend(context.Context, string, string) (string, error) { return "", nil }
+func (m *memStore) ExpireApproval(context.Context, string, time.Time) error { return nil }
+func (m *memStore) LiveResend(_ context.Context, teamID, messageID string) (string, error) {
+	for _, msg := range m.messages {
+		if msg.TeamID == teamID && msg.ResendOf == messageID && msg.Status != domain.StatusRejected && msg.Status != domain.StatusExpired {
+			return msg.ID, nil
+		}
+	}
+	return "", nil
+}
 
 // InsertQueued counts the deliveries on the message, as the statement does.
 func (m *memStore) InsertQueued(_ context.Context, _, messageID string, _, done time.Time, _ id.Series, phones []string, _ [][]string) error {
@@ -64,8 +71,8 @@ func (m *memStore) CountBroadcast(context.Context, *domain.Message, int, time.Ti
 func (m *memStore) Deliveries(context.Context, string, int, int) ([]domain.Delivery, error) {
 	return nil, nil
 }
-func (m *memStore) FailedDeliveries(context.Context, string) ([]domain.FailedDelivery, error) {
-	return nil, nil
+func (m *memStore) FailedDeliveries(_ context.Context, messageID string) ([]domain.FailedDelivery, error) {
+	return m.failed[messageID], nil
 }
 
 // The roster, billing, planner and jobs a send reaches, as fakes.

@@ -25,10 +25,12 @@ type memStore struct {
 	scheduled map[string]domain.Scheduled
 	locks     []string // teams whose templates lock was taken, in order
 	messages  map[string]domain.Message
+	failed    map[string][]domain.FailedDelivery // by message id
 }
 
 func newMemStore() *memStore {
-	return &memStore{templates: map[string]domain.Template{}, scheduled: map[string]domain.Scheduled{}, messages: map[string]domain.Message{}}
+	return &memStore{templates: map[string]domain.Template{}, scheduled: map[string]domain.Scheduled{}, messages: map[string]domain.Message{},
+		failed: map[string][]domain.FailedDelivery{}}
 }
 
 func (m *memStore) snapshot() (map[string]domain.Template, map[string]domain.Scheduled) {
