@@ -91,6 +91,11 @@ var Module = fx.Module("messaging",
 	// what service.Deps takes in this module's own terms (inbound's: deps.go)
 	fx.Provide(fx.Private,
 		func(ob *outbound.Service) service.Planner { return ob },
+		func(d *db.DB) service.Transactor { return d },
+		func(j *jobs.Jobs) service.JobInserter { return j },
+		postgres.NewSendStore,
+		func(s *postgres.SendStore) service.MessageStore { return s },
+		func(s *postgres.SendStore) service.IdempotencyStore { return s },
 		func(r *postgres.Repo) service.TemplateStore { return r },
 		func(r *postgres.Repo) service.ScheduledStore { return r },
 		func(c carrier.Carrier) domain.Classifier { return carrier.Classifier(c) }, // which failures a resend leaves out

@@ -14,11 +14,6 @@ import (
 // carrier callback (PendingInbound) and as filed (Inbound), the staff
 // inbox's filter, and replies to one person (reply.go).
 
-// ErrNotFound means no stored record matched (for this team). Stores
-// return it (wrapped) for a missing row; the use cases turn it into their
-// own 404.
-var ErrNotFound = errors.New("messaging: not found")
-
 // Keyword is what an inbound text asks the service to do, in its canonical
 // lowercase form. The empty Keyword is an ordinary text (keyword null).
 type Keyword string
