@@ -8,8 +8,8 @@ import (
 )
 
 // ErrNotFound means no message, template, scheduled send, inbound text or
-// reply has that id for
-// the team asked about (another team's id included). The stores return it.
+// reply has that id for the team asked about (another team's id included).
+// The stores return it.
 var ErrNotFound = errors.New("messaging: not found")
 
 // Message is a broadcast: one text to an audience, one delivery per
