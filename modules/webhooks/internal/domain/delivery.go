@@ -97,6 +97,18 @@ func (d *Delivery) Cancel(now time.Time) bool {
 	return true
 }
 
+// Enqueue puts a delivery whose attempt came due under its webhook's
+// throttle into the webhook's queue instead of sending it (waiting is not
+// an attempt): only when attempt is due (Due) and it is not queued
+// already. It reports whether it did.
+func (d *Delivery) Enqueue(attempt int, now time.Time) bool {
+	if !d.Due(attempt) || d.Queued {
+		return false
+	}
+	d.Queued, d.NextAttemptAt, d.UpdatedAt = true, nil, now
+	return true
+}
+
 // Restart starts a new round for an ended delivery (a retry): pending
 // again, its next attempt due at now, the retry schedule counted afresh.
 func (d *Delivery) Restart(now time.Time) {

@@ -98,3 +98,32 @@ func TestDeliverySucceededCancelRecover(t *testing.T) {
 	require.Equal(t, p.Attempts, p.RoundFrom)
 	require.Equal(t, StatusPending, p.Status())
 }
+
+// TestDeliveryEnqueue: only a due delivery not queued yet is queued (no
+// next attempt: it waits its turn); any other is left as it was.
+func TestDeliveryEnqueue(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	at := t0.Add(time.Minute)
+	due := Delivery{State: StatePending, Attempts: 2, NextAttemptAt: &at, UpdatedAt: t0}
+	d := due
+	require.True(t, d.Enqueue(3, t0.Add(time.Hour)))
+	require.True(t, d.Queued)
+	require.Nil(t, d.NextAttemptAt)
+	require.Equal(t, t0.Add(time.Hour), d.UpdatedAt)
+	require.Equal(t, StatePending, d.State)
+	require.Equal(t, 2, d.Attempts, "waiting is not an attempt")
+	for name, c := range map[string]struct {
+		d       Delivery
+		attempt int
+	}{
+		"queued already": {d, 3},
+		"stale attempt":  {due, 2},
+		"early attempt":  {due, 4},
+		"ended":          {Delivery{State: StateSucceeded, Attempts: 2, UpdatedAt: t0}, 3},
+		"cancelled":      {Delivery{State: StateCancelled, Attempts: 2, UpdatedAt: t0}, 3},
+	} {
+		before := c.d
+		require.False(t, c.d.Enqueue(c.attempt, t0.Add(2*time.Hour)), name)
+		require.Equal(t, before, c.d, name)
+	}
+}

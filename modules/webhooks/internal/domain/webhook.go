@@ -2,6 +2,7 @@ package domain
 
 import (
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -52,6 +53,19 @@ func NewWebhook(id, teamID, url string, events []string, source, createdBy, keyI
 		w.KeyID = &keyID
 	}
 	return w, nil
+}
+
+// Takes reports whether an event goes to the webhook: it is on, and
+// either the event is for it alone (a test event, WebhookID set) or it
+// subscribes to the event's type. The event's team is the webhook's.
+func (w *Webhook) Takes(e *Event) bool {
+	if !w.Enabled || w.TeamID != e.TeamID {
+		return false
+	}
+	if e.WebhookID != nil {
+		return w.ID == *e.WebhookID
+	}
+	return slices.Contains(w.Events, e.Type)
 }
 
 // Failed counts a failed attempt: the count grows, and the failure that

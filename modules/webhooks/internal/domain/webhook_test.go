@@ -122,3 +122,27 @@ func TestSetThrottle(t *testing.T) {
 	require.NoError(t, w.SetThrottle(nil, t0))
 	require.Nil(t, w.MaxPerSecond)
 }
+
+// TestWebhookTakes: an event goes to an enabled webhook of its team that
+// subscribes to its type, or, for a test event, to the named webhook only
+// (whatever it subscribes to).
+func TestWebhookTakes(t *testing.T) {
+	w := Webhook{ID: "w1", TeamID: "t1", Events: []string{"member.joined", "message.status"}, Enabled: true}
+	other := "w2"
+	self := "w1"
+	for name, c := range map[string]struct {
+		w    Webhook
+		e    Event
+		want bool
+	}{
+		"subscribed":            {w, Event{TeamID: "t1", Type: "message.status"}, true},
+		"not subscribed":        {w, Event{TeamID: "t1", Type: "member.opted_out"}, false},
+		"another team":          {w, Event{TeamID: "t2", Type: "member.joined"}, false},
+		"off":                   {Webhook{ID: "w1", TeamID: "t1", Events: w.Events}, Event{TeamID: "t1", Type: "member.joined"}, false},
+		"test event to it":      {w, Event{TeamID: "t1", Type: "webhook.test", WebhookID: &self}, true},
+		"test event to another": {w, Event{TeamID: "t1", Type: "member.joined", WebhookID: &other}, false},
+		"test event, off":       {Webhook{ID: "w1", TeamID: "t1"}, Event{TeamID: "t1", Type: "webhook.test", WebhookID: &self}, false},
+	} {
+		require.Equal(t, c.want, c.w.Takes(&c.e), name)
+	}
+}

@@ -21,13 +21,14 @@ import (
 	"github.com/teamtext/teamtext/platform/db"
 )
 
-// The delivery states as SQL literals, from the domain's constants (the
+// The delivery states and the dashboard source as SQL literals, from the domain's constants (the
 // statements stay constant text, prepared once per connection).
 const (
 	sqlPending   = "'" + domain.StatePending + "'"
 	sqlSucceeded = "'" + domain.StateSucceeded + "'"
 	sqlAbandoned = "'" + domain.StateAbandoned + "'"
 	sqlCancelled = "'" + domain.StateCancelled + "'"
+	sqlDashboard = "'" + domain.SourceDashboard + "'"
 )
 
 //go:embed migrations/*.sql
@@ -288,12 +289,13 @@ func (r *Repo) DeleteDelivery(ctx context.Context, teamID, id string) error {
 }
 
 // DisableDashboardOwnedBy turns off the enabled dashboard-made webhooks a
-// member owns, with reason, and returns their ids.
+// member owns, with reason, and returns their ids: domain.Webhook.Disable
+// over them, set-based (rules_test.go).
 func (r *Repo) DisableDashboardOwnedBy(ctx context.Context, teamID, ownerID, reason string, now time.Time) ([]string, error) {
 	var ids []string
 	err := r.db.IDB(ctx).NewUpdate().Model((*webhookRow)(nil)).
 		Set("enabled = false").Set("disabled_reason = ?", reason).Set("updated_at = ?", now).
-		Where("team_id = ? AND owner_id = ? AND source = 'dashboard' AND enabled", teamID, ownerID).
+		Where("team_id = ? AND owner_id = ? AND source = "+sqlDashboard+" AND enabled", teamID, ownerID).
 		Returning("id").Scan(ctx, &ids)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("disable webhooks of owner: %w", err)
@@ -331,7 +333,8 @@ func (r *Repo) UpdateWebhook(ctx context.Context, teamID, id string, change func
 // delivery per enabled webhook it goes to: those of the team subscribed to
 // its type, oldest first, or only e.WebhookID when set (a test event).
 // Deliveries take their ids from ids, in order; targets beyond len(ids) are
-// returned without a delivery. One round trip.
+// returned without a delivery. One round trip. The targets are those
+// domain.Webhook.Takes (rules_test.go holds the two together).
 func (r *Repo) InsertEvent(ctx context.Context, e *domain.Event, ids []string) ([]domain.Target, error) {
 	rows, err := r.query(ctx, `
 WITH ev AS (
@@ -435,7 +438,8 @@ func (r *Repo) Subscriptions(ctx context.Context, teamID string) (map[string][]s
 }
 
 // SubscriptionsOf is Subscriptions for several teams in one statement:
-// team → event type → the ids of its enabled webhooks that subscribe to it.
+// team → event type → the ids of its enabled webhooks that subscribe to it
+// (those domain.Webhook.Takes an event of that type; rules_test.go).
 func (r *Repo) SubscriptionsOf(ctx context.Context, teamIDs []string) (map[string]map[string][]string, error) {
 	out := map[string]map[string][]string{}
 	if len(teamIDs) == 0 {

@@ -154,7 +154,8 @@ SELECT count(*) FROM r`, teamID, webhookID, since, now).Scan(&n)
 
 // Enqueue puts a pending delivery whose next attempt is attempt into its
 // webhook's queue; false when it is not pending at attempt-1 (recorded
-// already, or ended).
+// already, or ended) or is queued already: domain.Delivery.Enqueue in one
+// statement (rules_test.go holds it to the domain).
 func (r *Repo) Enqueue(ctx context.Context, teamID, id string, attempt int, now time.Time) (bool, error) {
 	res, err := r.db.IDB(ctx).NewUpdate().Model((*deliveryRow)(nil)).
 		Set("queued = true").Set("next_attempt_at = NULL").Set("updated_at = ?", now).
@@ -275,11 +276,13 @@ LIMIT $3::integer`, teamID, webhookID, limit)
 }
 
 // CancelQueued ends every queued delivery of a webhook that is off, and
-// returns how many.
+// returns how many: domain.Delivery.Cancel over the queue, set-based (a
+// queued delivery is pending; the state is checked as Cancel and Queued
+// do). rules_test.go holds it to Cancel.
 func (r *Repo) CancelQueued(ctx context.Context, teamID, webhookID string, now time.Time) (int64, error) {
 	res, err := r.db.IDB(ctx).NewUpdate().Model((*deliveryRow)(nil)).
 		Set("state = ?", domain.StateCancelled).Set("next_attempt_at = NULL").Set("queued = false").Set("updated_at = ?", now).
-		Where("webhook_id = ? AND team_id = ? AND queued", webhookID, teamID).Exec(ctx)
+		Where("webhook_id = ? AND team_id = ? AND queued AND state = ?", webhookID, teamID, domain.StatePending).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("cancel queued deliveries: %w", err)
 	}

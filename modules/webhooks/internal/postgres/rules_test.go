@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -319,5 +320,286 @@ func TestCancelFollowsTheDomain(t *testing.T) {
 		}))
 		gotW, gotD := r.load(t)
 		requireSame(t, wantW, gotW, wantD, gotD, fmt.Sprintf("trial %d (%s, cancelled %v)", i, state, cancelled))
+	}
+}
+
+// TestEnqueueFollowsTheDomain: over random delivery states (any state,
+// attempt count and queue flag; the attempt due, stale or early), Enqueue
+// queues exactly when domain.Delivery.Enqueue does and leaves what it
+// leaves: queued, no next attempt, the attempts unchanged.
+func TestEnqueueFollowsTheDomain(t *testing.T) {
+	t.Parallel()
+	rnd := seeded(t)
+	r := newRuleEnv(t)
+	ctx := context.Background()
+	states := []string{domain.StatePending, domain.StatePending, domain.StateSucceeded, domain.StateAbandoned, domain.StateCancelled}
+	base := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	seen := map[bool]bool{}
+	for i := range 120 {
+		state := states[rnd.IntN(len(states))]
+		roundFrom := rnd.IntN(2) * domain.MaxAttempts
+		attempts := roundFrom + rnd.IntN(domain.MaxAttempts)
+		queued := rnd.IntN(3) == 0
+		attempt := attempts + 1
+		if rnd.IntN(4) == 0 {
+			attempt += []int{-1, 1, 2}[rnd.IntN(3)]
+		}
+		r.set(t, true, 0, state, attempts, roundFrom, queued)
+		wantW, wantD := r.load(t)
+		now := base.Add(time.Duration(i) * time.Minute)
+		want := wantD.Enqueue(attempt, now)
+		got, err := r.e.Repo.Enqueue(ctx, r.team, r.delivery.ID, attempt, now)
+		require.NoError(t, err)
+		msg := fmt.Sprintf("trial %d (%s, %d attempts, queued %v; attempt %d)", i, state, attempts, queued, attempt)
+		require.Equal(t, want, got, msg)
+		seen[want] = true
+		gotW, gotD := r.load(t)
+		requireSame(t, wantW, gotW, wantD, gotD, msg)
+	}
+	require.True(t, seen[true] && seen[false], "the random states reached both outcomes")
+}
+
+// TestCancelQueuedFollowsTheDomain: over a webhook's deliveries in random
+// states, queued or not (every combination, so also a queued delivery that
+// ended), CancelQueued applies domain.Delivery.Cancel to exactly the
+// queued ones, counts those Cancel ended, and leaves the rest untouched.
+func TestCancelQueuedFollowsTheDomain(t *testing.T) {
+	t.Parallel()
+	rnd := seeded(t)
+	r := newRuleEnv(t)
+	ctx := context.Background()
+	for range 30 {
+		r.e.Clock.Advance(time.Duration(1+rnd.IntN(5000)) * time.Millisecond)
+		publish(t, r.e, r.team)
+	}
+	states := []string{domain.StatePending, domain.StateSucceeded, domain.StateAbandoned, domain.StateCancelled}
+	old := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
+	for i, d := range r.e.Deliveries(t, r.team) {
+		state, queued := states[rnd.IntN(len(states))], rnd.IntN(2) == 0
+		if i < 2*len(states) {
+			state, queued = states[i/2], i%2 == 0 // every combination, whatever the seed
+		}
+		var next *time.Time
+		if state == domain.StatePending && rnd.IntN(2) == 0 {
+			next = &old
+		}
+		_, err := r.e.DB.Bun.NewUpdate().Table("webhook_deliveries").Set("state = ?", state).Set("queued = ?", queued).
+			Set("next_attempt_at = ?", next).Set("attempts = ?", rnd.IntN(domain.MaxAttempts)).Set("updated_at = ?", old).
+			Where("id = ?", d.ID).Exec(ctx)
+		require.NoError(t, err)
+	}
+	before := r.e.Deliveries(t, r.team)
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	want := 0
+	for i := range before {
+		if before[i].Queued && before[i].Cancel(now) {
+			want++
+		}
+	}
+	require.Positive(t, want)
+	var n int64
+	require.NoError(t, r.e.DB.Tx(ctx, func(ctx context.Context) error {
+		var err error
+		n, err = r.e.Repo.CancelQueued(ctx, r.team, r.webhook, now)
+		return err
+	}))
+	require.Equal(t, int64(want), n)
+	after := r.e.Deliveries(t, r.team)
+	require.Len(t, after, len(before))
+	for i := range after {
+		w, g := before[i], after[i]
+		require.Equal(t, w.ID, g.ID)
+		require.Equal(t, w.State, g.State, w.ID)
+		require.Equal(t, w.Attempts, g.Attempts, w.ID)
+		require.Equal(t, w.Queued, g.Queued, w.ID)
+		sameTime(t, w.NextAttemptAt, g.NextAttemptAt, w.ID+": next_attempt_at")
+		sameTime(t, &w.UpdatedAt, &g.UpdatedAt, w.ID+": updated_at")
+	}
+}
+
+// randomWebhooks stores n webhooks of team with random subscriptions,
+// sources, owners and on/off states, some created at the same instant (the
+// id breaks the tie), and returns them as the domain sees them.
+func randomWebhooks(t *testing.T, rnd *rand.Rand, r *ruleEnv, team string, n int, owners []string) []domain.Webhook {
+	t.Helper()
+	ctx := context.Background()
+	types := events.Subscribable
+	base := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	out := make([]domain.Webhook, n)
+	for i := range out {
+		var evs []string
+		for _, typ := range types {
+			if rnd.IntN(2) == 0 {
+				evs = append(evs, typ)
+			}
+		}
+		if len(evs) == 0 {
+			evs = types[:1]
+		}
+		source := []string{domain.SourceAPI, domain.SourceDashboard}[rnd.IntN(2)]
+		owner := owners[rnd.IntN(len(owners))]
+		off := rnd.IntN(3) == 0
+		if i < 4 {
+			// Either source, on and off, for the first owner, whatever the seed.
+			source, owner, off = []string{domain.SourceAPI, domain.SourceDashboard}[i%2], owners[0], i >= 2
+		}
+		w, err := domain.NewWebhook(fmt.Sprintf("wh_%s_%03d_%d", team, rnd.IntN(1000), i), team, "https://hooks.example/r",
+			evs, source, owner, "", nil, "whsec_x", base.Add(time.Duration(rnd.IntN(n/2+1))*time.Second))
+		require.NoError(t, err)
+		if off {
+			w.Disable([]string{domain.DisabledCreatorInactive, domain.DisabledConsecutiveFailures}[rnd.IntN(2)], w.CreatedAt)
+		}
+		require.NoError(t, r.e.Repo.InsertWebhook(ctx, &w))
+		out[i] = w
+	}
+	slices.SortFunc(out, func(a, b domain.Webhook) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// TestFanOutFollowsTheDomain: over random webhooks of two teams (any
+// subscriptions, on or off), InsertEvent sends an event to exactly the
+// webhooks domain.Webhook.Takes, oldest first (a test event to the named
+// one only; a skipped event to none), storing a pending delivery
+// (domain.NewDelivery) for the first len(ids) of them; SubscriptionsOf
+// maps each type to the webhooks that take an event of it, in the same
+// order.
+func TestFanOutFollowsTheDomain(t *testing.T) {
+	t.Parallel()
+	rnd := seeded(t)
+	r := newRuleEnv(t)
+	ctx := context.Background()
+	other, _ := r.e.Team("team_b", billingapi.PlanBusiness)
+	// The ruleEnv's own webhook subscribes to member.joined, on.
+	own, err := r.e.Repo.Webhook(ctx, r.team, r.webhook, false)
+	require.NoError(t, err)
+	hooks := append(randomWebhooks(t, rnd, r, r.team, 12, []string{"m1"}), *own)
+	slices.SortFunc(hooks, func(a, b domain.Webhook) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	otherHooks := randomWebhooks(t, rnd, r, other, 6, []string{"m2"})
+	types := append(slices.Clone(events.Subscribable), events.WebhookTest)
+	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	reached := map[string]bool{}
+	for i := range 40 {
+		e := domain.Event{ID: fmt.Sprintf("evt_r%d", i), TeamID: r.team, Type: types[rnd.IntN(len(types))],
+			CreatedAt: at.Add(time.Duration(i) * time.Second), Body: "{}", Skipped: rnd.IntN(8) == 0}
+		if rnd.IntN(4) == 0 {
+			pick := append(hooks, otherHooks...)[rnd.IntN(len(hooks)+len(otherHooks))].ID
+			e.WebhookID = &pick
+		}
+		ids := make([]string, rnd.IntN(6))
+		for j := range ids {
+			ids[j] = fmt.Sprintf("dlv_r%d_%d", i, j)
+		}
+		var want []domain.Target
+		var wantD []domain.Delivery
+		if !e.Skipped {
+			for _, w := range hooks {
+				if w.Takes(&e) {
+					tg := domain.Target{WebhookID: w.ID}
+					if n := len(want); n < len(ids) {
+						tg.DeliveryID = ids[n]
+						wantD = append(wantD, domain.NewDelivery(ids[n], e.TeamID, e.ID, w.ID, e.CreatedAt))
+					}
+					want = append(want, tg)
+				}
+			}
+		}
+		switch {
+		case len(want) > len(ids):
+			reached["beyond the ids"] = true
+		case len(want) > 1:
+			reached["several"] = true
+		case len(want) == 0:
+			reached["none"] = true
+		}
+		var got []domain.Target
+		require.NoError(t, r.e.DB.Tx(ctx, func(ctx context.Context) error {
+			var err error
+			got, err = r.e.Repo.InsertEvent(ctx, &e, ids)
+			return err
+		}))
+		msg := fmt.Sprintf("trial %d (%s, skipped %v, to %v, %d ids)", i, e.Type, e.Skipped, e.WebhookID, len(ids))
+		require.Equal(t, want, got, msg)
+		var gotD []domain.Delivery
+		for _, d := range r.e.Deliveries(t, r.team) {
+			if d.EventID == e.ID {
+				gotD = append(gotD, d)
+			}
+		}
+		require.Len(t, gotD, len(wantD), msg)
+		slices.SortFunc(gotD, func(a, b domain.Delivery) int { return strings.Compare(a.ID, b.ID) })
+		for j := range wantD {
+			w, g := wantD[j], gotD[j]
+			require.Equal(t, w.ID, g.ID, msg)
+			require.Equal(t, w.WebhookID, g.WebhookID, msg)
+			require.Equal(t, w.State, g.State, msg)
+			require.Equal(t, w.Attempts, g.Attempts, msg)
+			require.Equal(t, w.RoundFrom, g.RoundFrom, msg)
+			require.Equal(t, w.Queued, g.Queued, msg)
+			sameTime(t, w.NextAttemptAt, g.NextAttemptAt, msg+": next_attempt_at")
+			sameTime(t, &w.CreatedAt, &g.CreatedAt, msg+": created_at")
+		}
+	}
+	for _, c := range []string{"beyond the ids", "several", "none"} {
+		require.True(t, reached[c], "the random events reached %q", c)
+	}
+
+	subs, err := r.e.Repo.SubscriptionsOf(ctx, []string{r.team, other, "team_none"})
+	require.NoError(t, err)
+	for team, hs := range map[string][]domain.Webhook{r.team: hooks, other: otherHooks} {
+		want := map[string][]string{}
+		for _, typ := range events.Subscribable {
+			e := domain.Event{TeamID: team, Type: typ}
+			for _, w := range hs {
+				if w.Takes(&e) {
+					want[typ] = append(want[typ], w.ID)
+				}
+			}
+		}
+		require.Equal(t, want, subs[team], team)
+	}
+	require.Len(t, subs, 2, "a team without webhooks has no entry")
+}
+
+// TestDisableOwnedFollowsTheDomain: over random webhooks (either source,
+// any of three owners, on or off for either reason), DisableDashboardOwnedBy applies
+// domain.Webhook.Disable to the dashboard-made webhooks of the owner, and
+// returns those it turned off; the others are untouched.
+func TestDisableOwnedFollowsTheDomain(t *testing.T) {
+	t.Parallel()
+	rnd := seeded(t)
+	r := newRuleEnv(t)
+	ctx := context.Background()
+	owners := []string{"m1", "m2", "m3"}
+	hooks := randomWebhooks(t, rnd, r, r.team, 24, owners)
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	reason := domain.DisabledCreatorInactive
+	owner := owners[0] // randomWebhooks gives it every combination
+	var want []string
+	for i := range hooks {
+		if w := &hooks[i]; w.Source == domain.SourceDashboard && w.OwnerID == owner && w.Disable(reason, now) {
+			want = append(want, w.ID)
+		}
+	}
+	got, err := r.e.Repo.DisableDashboardOwnedBy(ctx, r.team, owner, reason, now)
+	require.NoError(t, err)
+	slices.Sort(want)
+	slices.Sort(got)
+	require.Equal(t, want, got, "owner %s", owner)
+	for _, w := range hooks {
+		g, err := r.e.Repo.Webhook(ctx, r.team, w.ID, false)
+		require.NoError(t, err)
+		require.Equal(t, w.Enabled, g.Enabled, w.ID)
+		require.Equal(t, w.DisabledReason, g.DisabledReason, w.ID)
+		sameTime(t, &w.UpdatedAt, &g.UpdatedAt, w.ID+": updated_at")
 	}
 }
