@@ -23,7 +23,7 @@ func (s *Service) Message(ctx context.Context, teamID, messageID string) (*postg
 
 // Deliveries lists a message's deliveries (limit+1 rows).
 func (s *Service) Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]postgres.Delivery, error) {
-	if _, err := s.Repo.Message(ctx, teamID, messageID, false); err != nil {
+	if err := s.Repo.MessageExists(ctx, teamID, messageID); err != nil {
 		return nil, mapNotFound(err, errMessageNotFound)
 	}
 	return s.Repo.Deliveries(ctx, messageID, limit, offset)
