@@ -343,7 +343,9 @@ func runRosterPages(ctx context.Context, env *benchEnv) (result, error) {
 		}
 		return nil
 	}
+	profiled := env.profileService(ctx, "roster-pages", 5*time.Second)
 	r, err := measureSpec(ctx, env, "roster-pages", pages, loadSpec{Requests: pagePasses * pages, Concurrency: 1, MaxDuration: env.maxDuration}, do)
+	<-profiled
 	if err != nil {
 		return result{}, err
 	}
