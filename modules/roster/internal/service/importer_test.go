@@ -230,7 +230,7 @@ func TestWarmPhones(t *testing.T) {
 	for _, rec := range sheet.rows[:200] {
 		few.phones[strings.TrimSpace(rec.cells[sheet.builtin["phone"]])] = "known"
 	}
-	few.warmPhones(0, 300) // the last 100 rows repeat known numbers: nothing new to warm
+	few.warmPhones(0, 300)              // the last 100 rows repeat known numbers: nothing new to warm
 	require.Len(t, few.phones, 150-3+1) // the invalid cell "555-0100" was set by hand above
 	for _, v := range few.phones {
 		require.Equal(t, "known", v)
