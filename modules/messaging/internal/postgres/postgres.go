@@ -5,7 +5,6 @@ package postgres
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/id"
 )
@@ -24,8 +24,8 @@ var migrationFiles embed.FS
 // Migrations is messaging's schema history.
 func Migrations() db.MigrationSet { return db.Embedded("messaging", 30, migrationFiles, "migrations") }
 
-// ErrNotFound means no row matched (for this team).
-var ErrNotFound = errors.New("messaging: not found")
+// ErrNotFound means no row matched (for this team): the domain's sentinel.
+var ErrNotFound = domain.ErrNotFound
 
 func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
 
@@ -77,13 +77,6 @@ func countColumns() []string {
 	return []string{"queued_count", "sent_count", "delivered_count", "failed_count", "unconfirmed_count", "skipped_count"}
 }
 
-// Counts are the message's delivery counts.
-func (m *Message) Counts() Counts {
-	return Counts{Total: m.QueuedCount + m.SentCount + m.DeliveredCount + m.FailedCount + m.UnconfirmedCount,
-		Queued: m.QueuedCount, Sent: m.SentCount, Delivered: m.DeliveredCount, Failed: m.FailedCount, Unconfirmed: m.UnconfirmedCount,
-		Skipped: m.SkippedCount}
-}
-
 // Delivery is a messaging_deliveries row.
 type Delivery struct {
 	bun.BaseModel     `bun:"table:messaging_deliveries,alias:d"`
@@ -100,12 +93,6 @@ type Delivery struct {
 	ErrorMessage      string     `bun:"error_message"`
 	SentAt            *time.Time `bun:"sent_at"`
 	UpdatedAt         time.Time  `bun:"updated_at"`
-}
-
-// Counts are a message's deliveries by status; Skipped are the failed
-// ones never handed over.
-type Counts struct {
-	Total, Queued, Sent, Delivered, Failed, Unconfirmed, Skipped int
 }
 
 // Repo is messaging's repository. Reads by id always take the team id.
@@ -133,23 +120,6 @@ func (r *Repo) Message(ctx context.Context, teamID, id string, forUpdate bool) (
 		return nil, notFound(err, "select message")
 	}
 	return m, nil
-}
-
-// MessageExists is nil when the team has the message and ErrNotFound when
-// not: one prepared probe of the primary key, for reads that only need to
-// know the message is the team's (the delivery report).
-func (r *Repo) MessageExists(ctx context.Context, teamID, id string) error {
-	var ok bool
-	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		return q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messaging_messages WHERE id = $1 AND team_id = $2)`, id, teamID).Scan(&ok)
-	})
-	if err != nil {
-		return fmt.Errorf("select message: %w", err)
-	}
-	if !ok {
-		return fmt.Errorf("select message: %w", ErrNotFound)
-	}
-	return nil
 }
 
 // MessageByID loads a message by id alone (workers, which carry the id).

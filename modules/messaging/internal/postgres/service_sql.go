@@ -35,18 +35,11 @@ func (r *Repo) ExpireApproval(ctx context.Context, messageID string, at time.Tim
 	return nil
 }
 
-// IdemAnswer is what an Idempotency-Key's first request stored.
-type IdemAnswer struct {
-	RequestHash []byte
-	Status      int
-	Response    []byte
-}
-
 // ClaimIdempotencyKey forgets the key's record from before expired, then
 // claims the key for this request (hash) at now. It returns nil when the
 // claim is new, else the record already there (concurrent duplicates wait
 // on the first one's row lock).
-func (r *Repo) ClaimIdempotencyKey(ctx context.Context, keyID, idemKey string, hash []byte, now, expired time.Time) (*IdemAnswer, error) {
+func (r *Repo) ClaimIdempotencyKey(ctx context.Context, keyID, idemKey string, hash []byte, now, expired time.Time) (*domain.IdempotentAnswer, error) {
 	db := r.db.IDB(ctx)
 	if _, err := db.ExecContext(ctx, `DELETE FROM messaging_idempotency WHERE key_id = ? AND idem_key = ? AND created_at < ?`,
 		keyID, idemKey, expired); err != nil {
@@ -60,7 +53,7 @@ VALUES (?, ?, ?, 0, '{}', ?) ON CONFLICT DO NOTHING`, keyID, idemKey, hash, now)
 	if n, _ := res.RowsAffected(); n > 0 {
 		return nil, nil
 	}
-	var a IdemAnswer
+	var a domain.IdempotentAnswer
 	if err := db.QueryRowContext(ctx, `SELECT request_hash, status, response FROM messaging_idempotency WHERE key_id = ? AND idem_key = ?`,
 		keyID, idemKey).Scan(&a.RequestHash, &a.Status, &a.Response); err != nil {
 		return nil, fmt.Errorf("read idempotency key: %w", err)

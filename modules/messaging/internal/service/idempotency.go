@@ -18,7 +18,7 @@ const IdempotencyWindow = 24 * time.Hour
 func (s *Service) Idempotent(ctx context.Context, keyID, idemKey string, hash []byte, fn func(ctx context.Context) (int, []byte, error)) (status int, body []byte, replay bool, err error) {
 	err = s.DB.Tx(ctx, func(ctx context.Context) error {
 		now := s.Clock.Now().UTC()
-		stored, err := s.Repo.ClaimIdempotencyKey(ctx, keyID, idemKey, hash, now, now.Add(-IdempotencyWindow))
+		stored, err := s.IdempotencyStore.ClaimIdempotencyKey(ctx, keyID, idemKey, hash, now, now.Add(-IdempotencyWindow))
 		if err != nil {
 			return err
 		}
@@ -32,7 +32,7 @@ func (s *Service) Idempotent(ctx context.Context, keyID, idemKey string, hash []
 		if status, body, err = fn(ctx); err != nil {
 			return err
 		}
-		return s.Repo.StoreIdempotentAnswer(ctx, keyID, idemKey, status, body)
+		return s.IdempotencyStore.StoreIdempotentAnswer(ctx, keyID, idemKey, status, body)
 	})
 	return status, body, replay, err
 }
