@@ -232,7 +232,6 @@ func runImport(ctx context.Context, r importRun) {
 	// pass get their member ids now, in file order.
 	plan := func(from, to int) []importPlan {
 		now := r.now()
-		sheet.warmPhones(from, to)
 		plans := make([]importPlan, 0, to-from)
 		for i := from; i < to; i++ {
 			p, ferr := sheet.plan(sheet.rows[i], groups, now)
@@ -686,58 +685,6 @@ func (sh *importSheet) validPhone(cell string) (string, error) {
 	}
 	sh.phones[cell] = e164
 	return e164, nil
-}
-
-// warmPhonesMin is the fewest new phone cells worth a second goroutine.
-const warmPhonesMin = 64
-
-// warmPhones checks the distinct phone cells of rows [from, to) not known
-// yet, half of them on a second goroutine, and keeps the valid ones in
-// sh.phones, where plan then finds them: parsing is most of planning's
-// CPU, and while the chunks before are written a CPU is often idle.
-// validPhone is pure, so a cell checked here gives plan what plan would
-// have found; an invalid cell is left to plan (each row its own fault),
-// and a row plan rejects before its phone only cost a parse.
-func (sh *importSheet) warmPhones(from, to int) {
-	col, ok := sh.builtin["phone"]
-	if !ok {
-		return
-	}
-	seen := make(map[string]bool, to-from)
-	cells := make([]string, 0, to-from)
-	for _, rec := range sh.rows[from:to] {
-		if col >= len(rec.cells) {
-			continue
-		}
-		c := strings.TrimSpace(rec.cells[col])
-		if _, known := sh.phones[c]; known || seen[c] {
-			continue
-		}
-		seen[c] = true
-		cells = append(cells, c)
-	}
-	if len(cells) < warmPhonesMin {
-		return
-	}
-	e164s := make([]string, len(cells)) // "" where the cell is not a valid phone
-	check := func(cells, e164s []string) {
-		for i, c := range cells {
-			e164s[i], _ = domain.ValidPhone("phone", c)
-		}
-	}
-	half := len(cells) / 2
-	var wg sync.WaitGroup
-	wg.Go(func() { check(cells[:half], e164s[:half]) })
-	check(cells[half:], e164s[half:])
-	wg.Wait()
-	if sh.phones == nil {
-		sh.phones = make(map[string]string, len(cells))
-	}
-	for i, c := range cells {
-		if e164s[i] != "" {
-			sh.phones[c] = e164s[i]
-		}
-	}
 }
 
 // plan checks a row without I/O, in the order AddMember checks a member
