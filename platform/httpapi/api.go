@@ -30,6 +30,7 @@ const BearerScheme = "bearer"
 func NewAPI(mux *http.ServeMux, o APIOptions) huma.API {
 	installErrorModel()
 	cfg := huma.DefaultConfig(o.Title, o.Version)
+	cfg.Formats = jsonFormats()
 	cfg.OpenAPIPath = "" // served by serveDocuments, which completes huma's description
 	cfg.DocsPath = ""
 	cfg.SchemasPath = ""

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
@@ -211,13 +212,44 @@ UPDATE messaging_messages SET queued_count = queued_count + (SELECT count(*) FRO
 	return nil
 }
 
-// Deliveries lists a message's deliveries, limit+1 rows.
-func (r *Repo) Deliveries(ctx context.Context, messageID string, limit, offset int) ([]Delivery, error) {
+// MessageOwnedSQL finds message $1 among team $2's: a deliveries page
+// answers 404 without it.
+const MessageOwnedSQL = `SELECT EXISTS (SELECT 1 FROM messaging_messages WHERE id = $1 AND team_id = $2)`
+
+// DeliveriesPageSQL is a page of a message's deliveries ($1), in position
+// order, $2 rows from $3 on: a fixed text with bind parameters (pgx prepares
+// it once per connection), read along the (message_id, seq) index.
+const DeliveriesPageSQL = `SELECT id, team_id, message_id, phone, member_ids, seq, status, provider_message_id,
+  carrier_status, error_code, error_message, sent_at, updated_at
+FROM messaging_deliveries WHERE message_id = $1 ORDER BY seq LIMIT $2 OFFSET $3`
+
+// Deliveries lists the deliveries of team teamID's message messageID,
+// limit+1 rows, or ErrNotFound if the team has no such message: the
+// ownership check and the page go to Postgres together, one round trip of
+// two prepared statements.
+func (r *Repo) Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]Delivery, error) {
 	var ds []Delivery
-	err := r.db.IDB(ctx).NewSelect().Model(&ds).Where("message_id = ?", messageID).OrderExpr("seq").
-		Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
+	owned := false
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		b := &pgx.Batch{}
+		b.Queue(MessageOwnedSQL, messageID, teamID).QueryRow(func(row pgx.Row) error { return row.Scan(&owned) })
+		b.Queue(DeliveriesPageSQL, messageID, limit+1, offset).Query(func(rows pgx.Rows) error {
+			var d Delivery
+			_, err := pgx.ForEachRow(rows, []any{&d.ID, &d.TeamID, &d.MessageID, &d.Phone, &d.MemberIDs, &d.Seq, &d.Status,
+				&d.ProviderMessageID, &d.CarrierStatus, &d.ErrorCode, &d.ErrorMessage, &d.SentAt, &d.UpdatedAt}, func() error {
+				ds = append(ds, d)
+				d.MemberIDs, d.SentAt = nil, nil
+				return nil
+			})
+			return err
+		})
+		return q.SendBatch(ctx, b).Close()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list deliveries: %w", err)
+	}
+	if !owned {
+		return nil, ErrNotFound
 	}
 	return ds, nil
 }

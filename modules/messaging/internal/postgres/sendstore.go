@@ -75,9 +75,10 @@ func (s *SendStore) CountBroadcast(ctx context.Context, m *domain.Message, deliv
 	return s.repo.CountBroadcast(ctx, &Message{ID: m.ID, TeamID: m.TeamID}, deliveries, at)
 }
 
-// Deliveries lists a message's deliveries in position order, limit+1 rows.
-func (s *SendStore) Deliveries(ctx context.Context, messageID string, limit, offset int) ([]domain.Delivery, error) {
-	ds, err := s.repo.Deliveries(ctx, messageID, limit, offset)
+// Deliveries lists a team's message's deliveries in position order,
+// limit+1 rows, or domain.ErrNotFound.
+func (s *SendStore) Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]domain.Delivery, error) {
+	ds, err := s.repo.Deliveries(ctx, teamID, messageID, limit, offset)
 	if err != nil {
 		return nil, err
 	}

@@ -22,10 +22,8 @@ func (s *Service) Message(ctx context.Context, teamID, messageID string) (*domai
 
 // Deliveries lists a message's deliveries (limit+1 rows).
 func (s *Service) Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]domain.Delivery, error) {
-	if _, err := s.MessageStore.Message(ctx, teamID, messageID, false); err != nil {
-		return nil, mapNotFound(err, errMessageNotFound)
-	}
-	return s.MessageStore.Deliveries(ctx, messageID, limit, offset)
+	ds, err := s.MessageStore.Deliveries(ctx, teamID, messageID, limit, offset)
+	return ds, mapNotFound(err, errMessageNotFound)
 }
 
 // ScheduledList lists pending scheduled sends (limit+1 rows).

@@ -86,7 +86,10 @@ type MessageStore interface {
 	InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string) error
 	// CountBroadcast adds a dispatched message to the daily analytics.
 	CountBroadcast(ctx context.Context, m *domain.Message, deliveries int, at time.Time) error
-	Deliveries(ctx context.Context, messageID string, limit, offset int) ([]domain.Delivery, error)
+	// Deliveries is a page of team teamID's message's deliveries, in
+	// position order (limit+1 rows), or domain.ErrNotFound when the team
+	// has no such message.
+	Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]domain.Delivery, error)
 	FailedDeliveries(ctx context.Context, messageID string) ([]domain.FailedDelivery, error)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
 )
 
@@ -94,4 +95,73 @@ INSERT INTO roster_members (id, team_id, name, phone, email, role, status, creat
 	text := strings.Join(plan, "\n")
 	require.Contains(t, text, "roster_members_team_phone_key", text)
 	require.NotContains(t, text, "Filter", text)
+}
+
+// TestAudienceFilters: an audience through pgx keeps its rules (active,
+// unblocked, live, not opted out; roles and group when given; oldest
+// first), and with a group its generic plan never scans every membership.
+func TestAudienceFilters(t *testing.T) {
+	t.Parallel()
+	d := server.Migrated(t, postgres.Migrations())
+	ctx := context.Background()
+	_, err := d.Pool.Exec(ctx, `
+INSERT INTO roster_teams (id, name, code, time_zone, created_at) VALUES ('team_aud', 'Aud', 'aud', 'UTC', now()), ('team_big', 'Big', 'big', 'UTC', now());
+INSERT INTO roster_groups (id, team_id, name, created_at) VALUES ('grp_a', 'team_aud', 'A', now());
+INSERT INTO roster_groups (id, team_id, name, created_at) SELECT 'grp_big' || g, 'team_big', 'G' || g, now() FROM generate_series(1, 20) g;
+INSERT INTO roster_members (id, team_id, name, phone, role, status, is_blocked, created_at, updated_at, deleted_at) VALUES
+  ('mem_1', 'team_aud', 'One', '+12025550001', 'athlete', 'active', false, timestamptz '2026-01-01 00:00:05+00', now(), NULL),
+  ('mem_2', 'team_aud', 'Two', '+12025550002', 'coach', 'active', false, timestamptz '2026-01-01 00:00:01+00', now(), NULL),
+  ('mem_3', 'team_aud', 'Three', '+12025550003', 'guardian', 'active', false, timestamptz '2026-01-01 00:00:03+00', now(), NULL),
+  ('mem_4', 'team_aud', 'Blocked', '+12025550004', 'athlete', 'active', true, timestamptz '2026-01-01 00:00:02+00', now(), NULL),
+  ('mem_5', 'team_aud', 'Gone', '+12025550005', 'athlete', 'active', false, timestamptz '2026-01-01 00:00:02+00', now(), now()),
+  ('mem_6', 'team_aud', 'Invited', '+12025550006', 'athlete', 'invited', false, timestamptz '2026-01-01 00:00:02+00', now(), NULL),
+  ('mem_7', 'team_aud', 'Out', '+12025550007', 'athlete', 'active', false, timestamptz '2026-01-01 00:00:02+00', now(), NULL),
+  ('mem_8', 'team_aud', 'Tie', '+12025550008', 'athlete', 'active', false, timestamptz '2026-01-01 00:00:03+00', now(), NULL);
+INSERT INTO roster_opt_outs (team_id, phone, source, created_at) VALUES ('team_aud', '+12025550007', 'sms', now());
+INSERT INTO roster_group_members (group_id, member_id, team_id) VALUES ('grp_a', 'mem_1', 'team_aud'), ('grp_a', 'mem_2', 'team_aud'), ('grp_a', 'mem_4', 'team_aud'), ('grp_a', 'mem_8', 'team_aud');
+INSERT INTO roster_members (id, team_id, name, phone, role, status, created_at, updated_at)
+  SELECT 'mem_b' || lpad(i::text, 6, '0'), 'team_big', 'M' || i, '+1202' || lpad(i::text, 7, '0'), 'athlete', 'active',
+         now() + i * interval '1 millisecond', now()
+  FROM generate_series(1, 10000) i;
+INSERT INTO roster_group_members (group_id, member_id, team_id)
+  SELECT 'grp_big' || (1 + (i + k) % 20), 'mem_b' || lpad(i::text, 6, '0'), 'team_big' FROM generate_series(1, 10000) i, generate_series(0, 1) k;
+ANALYZE roster_teams, roster_groups, roster_members, roster_group_members, roster_opt_outs;`)
+	require.NoError(t, err)
+
+	repo := postgres.NewRepo(d)
+	ids := func(roles []rosterapi.Role, group string) []string {
+		rs, err := repo.Audience(ctx, "team_aud", roles, group)
+		require.NoError(t, err)
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.MemberID+":"+string(r.Role)+":"+r.Phone+":"+r.Name)
+		}
+		return out
+	}
+	require.Equal(t, []string{"mem_2:coach:+12025550002:Two", "mem_3:guardian:+12025550003:Three", "mem_8:athlete:+12025550008:Tie", "mem_1:athlete:+12025550001:One"}, ids(nil, ""))
+	require.Equal(t, []string{"mem_3:guardian:+12025550003:Three"}, ids([]rosterapi.Role{"guardian"}, ""))
+	require.Equal(t, []string{"mem_8:athlete:+12025550008:Tie", "mem_1:athlete:+12025550001:One"}, ids([]rosterapi.Role{"athlete"}, ""))
+	require.Equal(t, []string{"mem_2:coach:+12025550002:Two", "mem_8:athlete:+12025550008:Tie", "mem_1:athlete:+12025550001:One"}, ids(nil, "grp_a"))
+	require.Equal(t, []string{"mem_2:coach:+12025550002:Two"}, ids([]rosterapi.Role{"coach", "guardian"}, "grp_a"))
+	require.Empty(t, ids([]rosterapi.Role{"staff"}, "grp_a"))
+
+	tx, err := d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	_, err = tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_generic_plan`)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `PREPARE audience_group(text, text[], text) AS `+postgres.AudienceSQL+
+		` AND m.role = ANY($2::text[]) AND EXISTS (SELECT 1 FROM roster_group_members gm WHERE gm.member_id = m.id AND gm.group_id = $3) ORDER BY m.created_at, m.id`)
+	require.NoError(t, err)
+	rows, err := tx.Query(ctx, `EXPLAIN EXECUTE audience_group('team_big', '{athlete}', 'grp_big7')`)
+	require.NoError(t, err)
+	var plan []string
+	for rows.Next() {
+		var line string
+		require.NoError(t, rows.Scan(&line))
+		plan = append(plan, line)
+	}
+	require.NoError(t, rows.Err())
+	text := strings.Join(plan, "\n")
+	require.NotContains(t, text, "Seq Scan on roster_group_members", text)
 }

@@ -550,41 +550,53 @@ func (r *Repo) SetStatusByPhone(ctx context.Context, teamID, phone, status strin
 	return toDomains[domain.Member](ms), nil
 }
 
+// AudienceSQL is a team's ($1) possible recipients; Audience narrows it to
+// roles and a group with further bind parameters and orders it. Each of its
+// four texts is fixed, so pgx prepares it once per connection.
+const AudienceSQL = `SELECT m.id, m.phone, m.name, m.role,
+  EXISTS (SELECT 1 FROM roster_undeliverable u WHERE u.team_id = m.team_id AND u.phone = m.phone AND u.since IS NOT NULL)
+FROM roster_members AS m
+WHERE m.team_id = $1 AND m.deleted_at IS NULL AND m.status = 'active' AND NOT m.is_blocked
+  AND NOT EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = m.team_id AND o.phone = m.phone)`
+
 // Audience returns the active, unblocked, opted-in members of an audience
 // as recipients, one entry per roster row, oldest first. roles empty means
 // every role. A broadcast reads the whole team, so only the recipient's
-// columns are read, and scanned without reflection.
+// columns are read, and scanned without reflection, through pgx with bind
+// parameters: one of four fixed texts (roles or not, group or not).
 func (r *Repo) Audience(ctx context.Context, teamID string, roles []rosterapi.Role, groupID string) ([]rosterapi.Recipient, error) {
-	q := `SELECT m.id, m.phone, m.name, m.role,
-  EXISTS (SELECT 1 FROM roster_undeliverable u WHERE u.team_id = m.team_id AND u.phone = m.phone AND u.since IS NOT NULL)
-FROM roster_members AS m
-WHERE m.team_id = ? AND m.deleted_at IS NULL AND m.status = 'active' AND NOT m.is_blocked
-  AND NOT EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = m.team_id AND o.phone = m.phone)`
+	q := AudienceSQL
 	args := []any{teamID}
 	if len(roles) > 0 {
-		q += ` AND m.role IN (?)`
-		args = append(args, bun.In(roles))
+		rs := make([]string, len(roles))
+		for i, role := range roles {
+			rs[i] = string(role)
+		}
+		args = append(args, rs)
+		q += fmt.Sprintf(` AND m.role = ANY($%d::text[])`, len(args))
 	}
 	if groupID != "" {
-		q += ` AND EXISTS (SELECT 1 FROM roster_group_members gm WHERE gm.member_id = m.id AND gm.group_id = ?)`
 		args = append(args, groupID)
+		q += fmt.Sprintf(` AND EXISTS (SELECT 1 FROM roster_group_members gm WHERE gm.member_id = m.id AND gm.group_id = $%d)`, len(args))
 	}
-	rows, err := r.db.IDB(ctx).QueryContext(ctx, q+` ORDER BY m.created_at, m.id`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("audience: %w", err)
-	}
-	defer rows.Close()
 	var out []rosterapi.Recipient
-	for rows.Next() {
-		var rc rosterapi.Recipient
-		var role string
-		if err := rows.Scan(&rc.MemberID, &rc.Phone, &rc.Name, &role, &rc.Undeliverable); err != nil {
-			return nil, fmt.Errorf("audience: %w", err)
+	err := r.db.WithPgx(ctx, func(pq db.PgxQuerier) error {
+		rows, err := pq.Query(ctx, q+` ORDER BY m.created_at, m.id`, args...)
+		if err != nil {
+			return err
 		}
-		rc.Role = rosterapi.Role(role)
-		out = append(out, rc)
-	}
-	if err := rows.Err(); err != nil {
+		var (
+			rc   rosterapi.Recipient
+			role string
+		)
+		_, err = pgx.ForEachRow(rows, []any{&rc.MemberID, &rc.Phone, &rc.Name, &role, &rc.Undeliverable}, func() error {
+			rc.Role = rosterapi.Role(role)
+			out = append(out, rc)
+			return nil
+		})
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("audience: %w", err)
 	}
 	return out, nil

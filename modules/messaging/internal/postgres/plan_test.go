@@ -1,0 +1,86 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+)
+
+// TestDeliveriesPage: a page of a message's deliveries comes through pgx in
+// position order, with its nullable and array columns as bun read them, and
+// its generic plan (pgx prepares the text; Postgres switches to a generic
+// plan after five runs) walks the (message_id, seq) index of a 20,000-row
+// table instead of scanning it.
+func TestDeliveriesPage(t *testing.T) {
+	t.Parallel()
+	d := srv.Migrated(t, postgres.Migrations())
+	ctx := context.Background()
+	_, err := d.Pool.Exec(ctx, `
+INSERT INTO messaging_messages (id, team_id, source, audience, text, rendered, encoding, segments, recipients, status, created_at)
+  SELECT 'msg_' || k, 'team_plan', 'api', 'all', 'hi', 'hi', 'GSM-7', 1, 10000, 'sent', now() FROM generate_series(1, 2) k;
+INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_ids, status, error_code, sent_at, updated_at)
+  SELECT 'dlv_' || k || '_' || lpad(i::text, 6, '0'), 'team_plan', 'msg_' || k, i, '+1202' || lpad(i::text, 7, '0'),
+         CASE WHEN i % 3 = 0 THEN '{}'::text[] ELSE ARRAY['mem_' || i, 'mem_x' || i] END,
+         CASE WHEN i % 2 = 0 THEN 'delivered' ELSE 'failed' END, CASE WHEN i % 2 = 0 THEN '' ELSE '30003' END,
+         CASE WHEN i % 2 = 0 THEN timestamptz '2026-11-24 12:00:00+00' END, timestamptz '2026-11-24 12:00:01+00'
+  FROM generate_series(1, 10000) i, generate_series(1, 2) k;
+ANALYZE messaging_messages, messaging_deliveries;`)
+	require.NoError(t, err)
+
+	repo := postgres.NewRepo(d)
+
+	_, err = repo.Deliveries(ctx, "team_other", "msg_2", 3, 4) // another team's message: not found, not an empty page
+	require.ErrorIs(t, err, postgres.ErrNotFound)
+	ds, err := repo.Deliveries(ctx, "team_plan", "msg_2", 3, 4) // positions 5..8: a page of 3 and the one that says there is more
+	require.NoError(t, err)
+	require.Len(t, ds, 4)
+	for i, dl := range ds {
+		n := 5 + i
+		require.Equal(t, n, dl.Seq)
+		require.Equal(t, "msg_2", dl.MessageID)
+		require.Equal(t, "team_plan", dl.TeamID)
+		require.Equal(t, fmt.Sprintf("dlv_2_%06d", n), dl.ID)
+		if n%3 == 0 {
+			require.Empty(t, dl.MemberIDs)
+		} else {
+			require.Len(t, dl.MemberIDs, 2)
+		}
+		if n%2 == 0 {
+			require.Equal(t, "delivered", dl.Status)
+			require.Empty(t, dl.ErrorCode)
+			require.NotNil(t, dl.SentAt)
+			require.True(t, dl.SentAt.Equal(dl.UpdatedAt.Add(-1e9)), dl.SentAt)
+		} else {
+			require.Equal(t, "30003", dl.ErrorCode)
+			require.Nil(t, dl.SentAt)
+		}
+	}
+	require.NotSame(t, ds[1].SentAt, ds[3].SentAt) // each row its own time, not the scan buffer's
+	require.Equal(t, []string{"mem_7", "mem_x7"}, ds[2].MemberIDs)
+
+	tx, err := d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	_, err = tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_generic_plan`)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `PREPARE deliveries_page(text, bigint, bigint) AS `+postgres.DeliveriesPageSQL)
+	require.NoError(t, err)
+	rows, err := tx.Query(ctx, `EXPLAIN EXECUTE deliveries_page('msg_2', 201, 9000)`)
+	require.NoError(t, err)
+	var plan []string
+	for rows.Next() {
+		var line string
+		require.NoError(t, rows.Scan(&line))
+		plan = append(plan, line)
+	}
+	require.NoError(t, rows.Err())
+	text := strings.Join(plan, "\n")
+	require.NotContains(t, text, "Seq Scan", text)
+	require.NotContains(t, text, "Sort", text)
+	require.Contains(t, text, "messaging_deliveries_message_seq", text)
+}
