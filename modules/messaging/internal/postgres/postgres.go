@@ -278,17 +278,29 @@ func (r *Repo) LockDeliveries(ctx context.Context, ids []string) ([]Delivery, er
 	return ds, nil
 }
 
+// The delivery statuses as SQL literals, from the domain's constants (the
+// statements stay constant text).
+const (
+	sqlQueued      = "'" + domain.DeliveryQueued + "'"
+	sqlSent        = "'" + domain.DeliverySent + "'"
+	sqlDelivered   = "'" + domain.DeliveryDelivered + "'"
+	sqlFailed      = "'" + domain.DeliveryFailed + "'"
+	sqlUnconfirmed = "'" + domain.DeliveryUnconfirmed + "'"
+)
+
 // moveCounts is the tail of the statements that move deliveries between
 // statuses: from a CTE "u" of (message_id, old, st) rows it adds each
-// status's arrivals and takes away its departures on the message's counts.
+// status's arrivals and takes away its departures on the message's counts,
+// so that each count stays the number of the message's deliveries in that
+// status (counts_test.go holds it to the domain's Delivery.Apply).
 const moveCounts = `,
 c AS (
   SELECT message_id,
-    count(*) FILTER (WHERE st = 'queued') - count(*) FILTER (WHERE old = 'queued') AS queued,
-    count(*) FILTER (WHERE st = 'sent') - count(*) FILTER (WHERE old = 'sent') AS sent,
-    count(*) FILTER (WHERE st = 'delivered') - count(*) FILTER (WHERE old = 'delivered') AS delivered,
-    count(*) FILTER (WHERE st = 'failed') - count(*) FILTER (WHERE old = 'failed') AS failed,
-    count(*) FILTER (WHERE st = 'delivery_unconfirmed') - count(*) FILTER (WHERE old = 'delivery_unconfirmed') AS unconfirmed
+    count(*) FILTER (WHERE st = ` + sqlQueued + `) - count(*) FILTER (WHERE old = ` + sqlQueued + `) AS queued,
+    count(*) FILTER (WHERE st = ` + sqlSent + `) - count(*) FILTER (WHERE old = ` + sqlSent + `) AS sent,
+    count(*) FILTER (WHERE st = ` + sqlDelivered + `) - count(*) FILTER (WHERE old = ` + sqlDelivered + `) AS delivered,
+    count(*) FILTER (WHERE st = ` + sqlFailed + `) - count(*) FILTER (WHERE old = ` + sqlFailed + `) AS failed,
+    count(*) FILTER (WHERE st = ` + sqlUnconfirmed + `) - count(*) FILTER (WHERE old = ` + sqlUnconfirmed + `) AS unconfirmed
   FROM u GROUP BY message_id)
 UPDATE messaging_messages AS m SET queued_count = m.queued_count + c.queued, sent_count = m.sent_count + c.sent,
   delivered_count = m.delivered_count + c.delivered, failed_count = m.failed_count + c.failed,
@@ -339,11 +351,11 @@ func (r *Repo) MarkSent(ctx context.Context, ss []Sent, at time.Time) error {
 		ids[i], pids[i], css[i] = x.DeliveryID, x.ProviderMessageID, x.CarrierStatus
 	}
 	_, err := r.db.SQL(ctx).ExecContext(ctx, `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS v(id, pid, cs)),
-l AS (SELECT d.id FROM messaging_deliveries d WHERE d.id = ANY($1::text[]) AND d.status = 'queued' ORDER BY d.id FOR UPDATE),
+l AS (SELECT d.id FROM messaging_deliveries d WHERE d.id = ANY($1::text[]) AND d.status = `+sqlQueued+` ORDER BY d.id FOR UPDATE),
 u AS (
-  UPDATE messaging_deliveries AS d SET status = 'sent', provider_message_id = v.pid, carrier_status = v.cs, sent_at = $4, updated_at = $4
+  UPDATE messaging_deliveries AS d SET status = `+sqlSent+`, provider_message_id = v.pid, carrier_status = v.cs, sent_at = $4, updated_at = $4
   FROM v, l WHERE d.id = v.id AND d.id = l.id
-  RETURNING d.message_id, 'queued'::text AS old, 'sent'::text AS st)`+moveCounts, ids, pids, css, at)
+  RETURNING d.message_id, `+sqlQueued+`::text AS old, `+sqlSent+`::text AS st)`+moveCounts, ids, pids, css, at)
 	if err != nil {
 		return fmt.Errorf("mark %d deliveries sent: %w", len(ss), err)
 	}
