@@ -2,6 +2,7 @@ package inbound_test
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/platform/fault"
 )
@@ -94,16 +96,28 @@ func TestReceive(t *testing.T) {
 		t.Parallel()
 		svc, b := setup(t)
 		now := time.Now().UTC().Truncate(time.Microsecond)
-		msgs := map[string]*postgres.Message{}
+		sends := postgres.NewOutboundStore(b.db, b.repo)
+		msgs := map[string]outbound.Broadcast{}
 		for i, m := range []struct{ id, group string }{{"msg_1", "grp_u12"}, {"msg_2", ""}, {"msg_3", "grp_u14"}} {
-			msgs[m.id] = &postgres.Message{ID: m.id, TeamID: b.team.ID, GroupID: m.group, CreatedAt: now.Add(time.Duration(i) * time.Second)}
+			msgs[m.id] = outbound.Broadcast{TeamID: b.team.ID, MessageID: m.id, GroupID: m.group, MessageCreatedAt: now.Add(time.Duration(i) * time.Second)}
 		}
-		// Fan-outs run in any order: the newest message to a number wins
+		// to is the hand-over of message id to phones (in phone order, as
+		// the engine records them).
+		to := func(id string, phones ...string) []outbound.Broadcast {
+			slices.Sort(phones)
+			bs := make([]outbound.Broadcast, len(phones))
+			for i, p := range phones {
+				bs[i] = msgs[id]
+				bs[i].Phone = p
+			}
+			return bs
+		}
+		// Hand-overs run in any order: the newest message to a number wins
 		// whichever is recorded last.
-		require.NoError(t, b.repo.RecordBroadcast(ctx, msgs["msg_2"], []string{parent}))
-		require.NoError(t, b.repo.RecordBroadcast(ctx, msgs["msg_1"], []string{parent, stranger}))
-		require.NoError(t, b.repo.RecordBroadcast(ctx, msgs["msg_3"], []string{stranger}))
-		require.NoError(t, b.repo.RecordBroadcast(ctx, msgs["msg_1"], []string{stranger}), "a retried older fan-out")
+		require.NoError(t, sends.RecordBroadcasts(ctx, to("msg_2", parent)))
+		require.NoError(t, sends.RecordBroadcasts(ctx, to("msg_1", parent, stranger)))
+		require.NoError(t, sends.RecordBroadcasts(ctx, to("msg_3", stranger)))
+		require.NoError(t, sends.RecordBroadcasts(ctx, to("msg_1", stranger)), "a retried older hand-over")
 		require.NoError(t, svc.Receive(ctx, text(stranger, "ok")))
 		require.NoError(t, svc.Receive(ctx, text(parent, "ok")))
 		require.NoError(t, svc.Receive(ctx, text("+12025550177", "who?")))

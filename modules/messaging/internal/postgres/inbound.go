@@ -211,26 +211,6 @@ func (r *Repo) ReleaseInbound(ctx context.Context, teamID string, ids []string, 
 	return nil
 }
 
-// RecordBroadcast makes m the latest broadcast to each of phones, unless a
-// newer one (by creation, then id) already is: fan-outs of two broadcasts
-// may run in any order. Rows are written in phone order, so concurrent
-// fan-outs to overlapping numbers lock them in one order and never deadlock.
-func (r *Repo) RecordBroadcast(ctx context.Context, m *Message, phones []string) error {
-	if len(phones) == 0 {
-		return nil
-	}
-	_, err := r.db.SQL(ctx).ExecContext(ctx, `INSERT INTO messaging_latest_broadcasts AS l (team_id, phone, message_id, group_id, message_created_at)
-SELECT $1, p, $2, $3, $4 FROM unnest($5::text[]) AS p ORDER BY p
-ON CONFLICT (team_id, phone) DO UPDATE SET message_id = excluded.message_id, group_id = excluded.group_id,
-  message_created_at = excluded.message_created_at
-WHERE (l.message_created_at, l.message_id) < (excluded.message_created_at, excluded.message_id)`,
-		m.TeamID, m.ID, m.GroupID, m.CreatedAt, textArray(phones))
-	if err != nil {
-		return fmt.Errorf("record broadcast %s to %d numbers: %w", m.ID, len(phones), err)
-	}
-	return nil
-}
-
 // InsertReply stores a reply.
 func (r *Repo) InsertReply(ctx context.Context, rp *domain.Reply) error {
 	if _, err := r.db.IDB(ctx).NewInsert().Model(toReplyRow(rp)).Exec(ctx); err != nil {

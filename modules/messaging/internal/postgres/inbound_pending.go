@@ -135,7 +135,7 @@ func (r *Repo) PendingStats(ctx context.Context) (int64, *time.Time, error) {
 // LatestGroupsTo returns, for each of the numbers whose latest broadcast
 // from its team went to a group, that group (message.received's
 // group_id), in one statement: the fan-out records each recipient's
-// latest broadcast before it sends (RecordBroadcast).
+// latest broadcast before it sends (OutboundStore.RecordBroadcasts).
 func (r *Repo) LatestGroupsTo(ctx context.Context, pairs []rosterapi.TeamPhone) (map[rosterapi.TeamPhone]string, error) {
 	out := map[rosterapi.TeamPhone]string{}
 	if len(pairs) == 0 {

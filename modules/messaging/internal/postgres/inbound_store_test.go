@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db"
@@ -227,8 +228,8 @@ func TestStagingRoundTrip(t *testing.T) {
 	taken[0].ReceivedAt = taken[0].ReceivedAt.UTC()
 	require.Equal(t, plain, taken[0])
 
-	m := &postgres.Message{ID: "msg_1", TeamID: "team_1", GroupID: "grp_1", CreatedAt: at}
-	require.NoError(t, r.RecordBroadcast(ctx, m, []string{"+12025550101"}))
+	require.NoError(t, postgres.NewOutboundStore(d, r).RecordBroadcasts(ctx, []outbound.Broadcast{
+		{TeamID: "team_1", Phone: "+12025550101", MessageID: "msg_1", GroupID: "grp_1", MessageCreatedAt: at}}))
 	groups, err := r.LatestGroupsTo(ctx, []rosterapi.TeamPhone{{TeamID: "team_1", Phone: "+12025550101"}, {TeamID: "team_1", Phone: "+12025550109"}})
 	require.NoError(t, err)
 	require.Equal(t, map[rosterapi.TeamPhone]string{{TeamID: "team_1", Phone: "+12025550101"}: "grp_1"}, groups)
