@@ -355,25 +355,26 @@ func TestAnalyticsCounters(t *testing.T) {
 		return d.Add(time.Duration(h) * time.Hour)
 	}
 	// Many writers of one team and day share a few shard rows.
+	sends, finals := postgres.NewSendStore(b.repo), postgres.NewDeliveryStore(b.repo)
 	for i := 0; i < 20; i++ {
-		m := &postgres.Message{ID: "msg_" + strconv.Itoa(i), TeamID: b.team.ID}
-		require.NoError(t, b.repo.CountBroadcast(ctx, m, 10, day("2026-03-01", 23)))
+		m := &domain.Message{ID: "msg_" + strconv.Itoa(i), TeamID: b.team.ID}
+		require.NoError(t, sends.CountBroadcast(ctx, m, 10, day("2026-03-01", 23)))
 	}
-	require.NoError(t, b.repo.CountBroadcast(ctx, &postgres.Message{ID: "msg_x", TeamID: b.team.ID}, 5, day("2026-03-03", 1)))
-	require.NoError(t, b.repo.CountBroadcast(ctx, &postgres.Message{ID: "msg_y", TeamID: "team_2"}, 7, day("2026-03-01", 1)))
+	require.NoError(t, sends.CountBroadcast(ctx, &domain.Message{ID: "msg_x", TeamID: b.team.ID}, 5, day("2026-03-03", 1)))
+	require.NoError(t, sends.CountBroadcast(ctx, &domain.Message{ID: "msg_y", TeamID: "team_2"}, 7, day("2026-03-01", 1)))
 	sent := day("2026-03-01", 23)
-	var ds []postgres.Delivery
+	var ds []domain.Delivery
 	for i := 0; i < 150; i++ {
 		status := "delivered"
 		if i%10 == 0 {
 			status = "failed"
 		}
-		ds = append(ds, postgres.Delivery{ID: "dlv_" + strconv.Itoa(i), TeamID: b.team.ID, Status: status, SentAt: &sent, UpdatedAt: day("2026-03-02", 1)})
+		ds = append(ds, domain.Delivery{ID: "dlv_" + strconv.Itoa(i), TeamID: b.team.ID, Status: status, SentAt: &sent, UpdatedAt: day("2026-03-02", 1)})
 	}
 	// Never handed over: counted on the day of its status.
-	ds = append(ds, postgres.Delivery{ID: "dlv_direct", TeamID: b.team.ID, Status: "delivered", UpdatedAt: day("2026-03-01", 2)})
+	ds = append(ds, domain.Delivery{ID: "dlv_direct", TeamID: b.team.ID, Status: "delivered", UpdatedAt: day("2026-03-01", 2)})
 	for i := 0; i < len(ds); i += 40 { // batches, as ingestion writes them
-		require.NoError(t, b.repo.CountFinals(ctx, ds[i:min(i+40, len(ds))]))
+		require.NoError(t, finals.CountFinals(ctx, ds[i:min(i+40, len(ds))]))
 	}
 	require.NoError(t, b.repo.CountReceived(ctx, &domain.Inbound{ID: "inb_1", TeamID: b.team.ID, ReceivedAt: day("2026-03-02", 12)}))
 	b.roster.counts = [2]int{3, 1}

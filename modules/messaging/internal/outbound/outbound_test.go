@@ -191,11 +191,11 @@ func build(t *testing.T, d *db.DB) *bundle {
 func (b *bundle) send(t *testing.T, phones []string) (string, time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	m := &postgres.Message{ID: id.New("msg"), TeamID: b.team.ID, Source: "api", Audience: "all", Text: "Hi", Rendered: "Tigers: Hi",
+	m := &domain.Message{ID: id.New("msg"), TeamID: b.team.ID, Source: "api", Audience: "all", Text: "Hi", Rendered: "Tigers: Hi",
 		Encoding: "GSM-7", Segments: 1, Recipients: len(phones), Status: domain.StatusQueued, CreatedAt: b.clock.Now()}
 	var done time.Time
 	err := b.db.Tx(ctx, func(ctx context.Context) error {
-		if err := b.repo.InsertMessage(ctx, m); err != nil {
+		if err := postgres.NewSendStore(b.repo).InsertMessage(ctx, m); err != nil {
 			return err
 		}
 		var err error

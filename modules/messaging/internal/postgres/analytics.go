@@ -41,7 +41,7 @@ ON CONFLICT (team_id, day, shard) DO UPDATE SET
 
 // CountBroadcast adds a dispatched broadcast and its deliveries to the
 // analytics of the UTC day of at. dispatch calls it in its transaction.
-func (r *Repo) CountBroadcast(ctx context.Context, m *Message, deliveries int, at time.Time) error {
+func (r *Repo) CountBroadcast(ctx context.Context, m *messageRow, deliveries int, at time.Time) error {
 	return r.addStats(ctx, m.TeamID, m.ID, at, domain.DailyStats{Broadcasts: 1, Deliveries: int64(deliveries)})
 }
 
@@ -53,7 +53,7 @@ func (r *Repo) CountBroadcast(ctx context.Context, m *Message, deliveries int, a
 // status is final, so each is counted once): one counter statement per
 // team and UTC day, taken in (team, day, shard) order so
 // that concurrent batches never deadlock on the shard rows.
-func (r *Repo) CountFinals(ctx context.Context, ds []Delivery) error {
+func (r *Repo) CountFinals(ctx context.Context, ds []deliveryRow) error {
 	type group struct {
 		team, first string
 		at          time.Time

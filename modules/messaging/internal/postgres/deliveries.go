@@ -35,7 +35,7 @@ func (s *DeliveryStore) CountFinals(ctx context.Context, ds []domain.Delivery) e
 	return s.repo.CountFinals(ctx, fromDomainDeliveries(ds))
 }
 
-func toDomainDeliveries(ds []Delivery) []domain.Delivery {
+func toDomainDeliveries(ds []deliveryRow) []domain.Delivery {
 	out := make([]domain.Delivery, len(ds))
 	for i, d := range ds {
 		out[i] = domain.Delivery{ID: d.ID, TeamID: d.TeamID, MessageID: d.MessageID, Phone: d.Phone, MemberIDs: d.MemberIDs, Status: d.Status,
@@ -45,10 +45,10 @@ func toDomainDeliveries(ds []Delivery) []domain.Delivery {
 	return out
 }
 
-func fromDomainDeliveries(ds []domain.Delivery) []Delivery {
-	out := make([]Delivery, len(ds))
+func fromDomainDeliveries(ds []domain.Delivery) []deliveryRow {
+	out := make([]deliveryRow, len(ds))
 	for i, d := range ds {
-		out[i] = Delivery{ID: d.ID, TeamID: d.TeamID, MessageID: d.MessageID, Phone: d.Phone, MemberIDs: d.MemberIDs, Status: d.Status,
+		out[i] = deliveryRow{ID: d.ID, TeamID: d.TeamID, MessageID: d.MessageID, Phone: d.Phone, MemberIDs: d.MemberIDs, Status: d.Status,
 			CarrierStatus: d.CarrierStatus, ProviderMessageID: d.ProviderMessageID, ErrorCode: d.ErrorCode,
 			ErrorMessage: d.ErrorMessage, SentAt: d.SentAt, UpdatedAt: d.UpdatedAt}
 	}

@@ -29,8 +29,8 @@ var ErrNotFound = domain.ErrNotFound
 
 func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
 
-// Message is a messaging_messages row.
-type Message struct {
+// messageRow is a messaging_messages row.
+type messageRow struct {
 	bun.BaseModel `bun:"table:messaging_messages,alias:m"`
 	ID            string     `bun:"id,pk"`
 	TeamID        string     `bun:"team_id"`
@@ -77,8 +77,8 @@ func countColumns() []string {
 	return []string{"queued_count", "sent_count", "delivered_count", "failed_count", "unconfirmed_count", "skipped_count"}
 }
 
-// Delivery is a messaging_deliveries row.
-type Delivery struct {
+// deliveryRow is a messaging_deliveries row.
+type deliveryRow struct {
 	bun.BaseModel     `bun:"table:messaging_deliveries,alias:d"`
 	ID                string     `bun:"id,pk"`
 	TeamID            string     `bun:"team_id"`
@@ -102,7 +102,7 @@ type Repo struct{ db *db.DB }
 func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
 
 // InsertMessage stores a message.
-func (r *Repo) InsertMessage(ctx context.Context, m *Message) error {
+func (r *Repo) InsertMessage(ctx context.Context, m *messageRow) error {
 	if _, err := r.db.IDB(ctx).NewInsert().Model(m).Exec(ctx); err != nil {
 		return fmt.Errorf("insert message: %w", err)
 	}
@@ -110,8 +110,8 @@ func (r *Repo) InsertMessage(ctx context.Context, m *Message) error {
 }
 
 // Message loads a team's message.
-func (r *Repo) Message(ctx context.Context, teamID, id string, forUpdate bool) (*Message, error) {
-	m := new(Message)
+func (r *Repo) Message(ctx context.Context, teamID, id string, forUpdate bool) (*messageRow, error) {
+	m := new(messageRow)
 	q := r.db.IDB(ctx).NewSelect().Model(m).Where("team_id = ? AND id = ?", teamID, id)
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -123,8 +123,8 @@ func (r *Repo) Message(ctx context.Context, teamID, id string, forUpdate bool) (
 }
 
 // MessageByID loads a message by id alone (workers, which carry the id).
-func (r *Repo) MessageByID(ctx context.Context, id string) (*Message, error) {
-	m := new(Message)
+func (r *Repo) MessageByID(ctx context.Context, id string) (*messageRow, error) {
+	m := new(messageRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(m).Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select message")
 	}
@@ -132,7 +132,7 @@ func (r *Repo) MessageByID(ctx context.Context, id string) (*Message, error) {
 }
 
 // UpdateMessage writes every column of m.
-func (r *Repo) UpdateMessage(ctx context.Context, m *Message) error {
+func (r *Repo) UpdateMessage(ctx context.Context, m *messageRow) error {
 	if _, err := r.db.IDB(ctx).NewUpdate().Model(m).ExcludeColumn(countColumns()...).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update message: %w", err)
 	}
@@ -140,8 +140,8 @@ func (r *Repo) UpdateMessage(ctx context.Context, m *Message) error {
 }
 
 // Messages lists a team's messages (all statuses), newest first, limit+1 rows.
-func (r *Repo) Messages(ctx context.Context, teamID, status string, limit, offset int) ([]Message, error) {
-	var ms []Message
+func (r *Repo) Messages(ctx context.Context, teamID, status string, limit, offset int) ([]messageRow, error) {
+	var ms []messageRow
 	q := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ?", teamID)
 	if status != "" {
 		q = q.Where("status = ?", status)
@@ -227,14 +227,14 @@ FROM messaging_deliveries WHERE message_id = $1 ORDER BY seq LIMIT $2 OFFSET $3`
 // limit+1 rows, or ErrNotFound if the team has no such message: the
 // ownership check and the page go to Postgres together, one round trip of
 // two prepared statements.
-func (r *Repo) Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]Delivery, error) {
-	var ds []Delivery
+func (r *Repo) Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]deliveryRow, error) {
+	var ds []deliveryRow
 	owned := false
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		b := &pgx.Batch{}
 		b.Queue(MessageOwnedSQL, messageID, teamID).QueryRow(func(row pgx.Row) error { return row.Scan(&owned) })
 		b.Queue(DeliveriesPageSQL, messageID, limit+1, offset).Query(func(rows pgx.Rows) error {
-			var d Delivery
+			var d deliveryRow
 			_, err := pgx.ForEachRow(rows, []any{&d.ID, &d.TeamID, &d.MessageID, &d.Phone, &d.MemberIDs, &d.Seq, &d.Status,
 				&d.ProviderMessageID, &d.CarrierStatus, &d.ErrorCode, &d.ErrorMessage, &d.SentAt, &d.UpdatedAt}, func() error {
 				ds = append(ds, d)
@@ -257,8 +257,8 @@ func (r *Repo) Deliveries(ctx context.Context, teamID, messageID string, limit, 
 // QueuedDeliveries returns a message's deliveries at positions from..to
 // that are still queued, in position order, with the columns a fan-out
 // needs (id, phone, status).
-func (r *Repo) QueuedDeliveries(ctx context.Context, messageID string, from, to int) ([]Delivery, error) {
-	var ds []Delivery
+func (r *Repo) QueuedDeliveries(ctx context.Context, messageID string, from, to int) ([]deliveryRow, error) {
+	var ds []deliveryRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ds).Column("id", "phone", "status").
 		Where("message_id = ? AND seq BETWEEN ? AND ? AND status = 'queued'", messageID, from, to).OrderExpr("seq").Scan(ctx)
 	if err != nil {
@@ -269,8 +269,8 @@ func (r *Repo) QueuedDeliveries(ctx context.Context, messageID string, from, to 
 
 // LockDeliveries loads deliveries by id and locks them, in id order (every
 // writer of several deliveries locks in that order, so none deadlocks).
-func (r *Repo) LockDeliveries(ctx context.Context, ids []string) ([]Delivery, error) {
-	var ds []Delivery
+func (r *Repo) LockDeliveries(ctx context.Context, ids []string) ([]deliveryRow, error) {
+	var ds []deliveryRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ds).Where("id = ANY(?)", pgdialect.Array(ids)).OrderExpr("id").For("UPDATE").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("lock deliveries: %w", err)
@@ -310,7 +310,7 @@ FROM c WHERE m.id = c.message_id`
 // UpdateDeliveries writes the status columns of ds, whose statuses were
 // from[i] when they were locked, and moves their messages' counts
 // accordingly, in one statement. The caller holds the rows' locks.
-func (r *Repo) UpdateDeliveries(ctx context.Context, ds []Delivery, from []string) error {
+func (r *Repo) UpdateDeliveries(ctx context.Context, ds []deliveryRow, from []string) error {
 	if len(ds) == 0 {
 		return nil
 	}
@@ -363,8 +363,8 @@ u AS (
 }
 
 // PendingDeliveries returns a message's deliveries still without a final status.
-func (r *Repo) PendingDeliveries(ctx context.Context, messageID string) ([]Delivery, error) {
-	var ds []Delivery
+func (r *Repo) PendingDeliveries(ctx context.Context, messageID string) ([]deliveryRow, error) {
+	var ds []deliveryRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ds).Where("message_id = ? AND status IN ('queued', 'sent')", messageID).OrderExpr("id").For("UPDATE").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("pending deliveries: %w", err)

@@ -30,7 +30,7 @@ WHERE message_id = $1 AND status = 'failed' ORDER BY seq`, messageID)
 // its way (not rejected or expired), or "" if there is none.
 func (r *Repo) LiveResend(ctx context.Context, teamID, messageID string) (string, error) {
 	var ids []string
-	err := r.db.IDB(ctx).NewSelect().Model((*Message)(nil)).Column("id").
+	err := r.db.IDB(ctx).NewSelect().Model((*messageRow)(nil)).Column("id").
 		Where("team_id = ? AND resend_of = ? AND status NOT IN ('rejected', 'expired')", teamID, messageID).
 		OrderExpr("created_at").Limit(1).Scan(ctx, &ids)
 	if err != nil {

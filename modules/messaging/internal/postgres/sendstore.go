@@ -72,7 +72,7 @@ func (s *SendStore) InsertQueued(ctx context.Context, teamID, messageID string, 
 
 // CountBroadcast adds a dispatched message to the analytics.
 func (s *SendStore) CountBroadcast(ctx context.Context, m *domain.Message, deliveries int, at time.Time) error {
-	return s.repo.CountBroadcast(ctx, &Message{ID: m.ID, TeamID: m.TeamID}, deliveries, at)
+	return s.repo.CountBroadcast(ctx, &messageRow{ID: m.ID, TeamID: m.TeamID}, deliveries, at)
 }
 
 // Deliveries lists a team's message's deliveries in position order,
@@ -100,7 +100,7 @@ func (s *SendStore) StoreIdempotentAnswer(ctx context.Context, keyID, idemKey st
 	return s.repo.StoreIdempotentAnswer(ctx, keyID, idemKey, status, body)
 }
 
-func toMessage(r *Message) *domain.Message {
+func toMessage(r *messageRow) *domain.Message {
 	return &domain.Message{ID: r.ID, TeamID: r.TeamID, KeyID: r.KeyID, MemberID: r.MemberID, Source: r.Source, Audience: r.Audience,
 		GroupID: r.GroupID, TemplateID: r.TemplateID, ScheduledID: r.ScheduledID, Text: r.Text, Rendered: r.Rendered,
 		Encoding: r.Encoding, Segments: r.Segments, Recipients: r.Recipients, Status: r.Status, Urgent: r.Urgent,
@@ -110,8 +110,8 @@ func toMessage(r *Message) *domain.Message {
 		UnconfirmedCount: r.UnconfirmedCount, SkippedCount: r.SkippedCount}
 }
 
-func fromMessage(m *domain.Message) *Message {
-	return &Message{ID: m.ID, TeamID: m.TeamID, KeyID: m.KeyID, MemberID: m.MemberID, Source: m.Source, Audience: m.Audience,
+func fromMessage(m *domain.Message) *messageRow {
+	return &messageRow{ID: m.ID, TeamID: m.TeamID, KeyID: m.KeyID, MemberID: m.MemberID, Source: m.Source, Audience: m.Audience,
 		GroupID: m.GroupID, TemplateID: m.TemplateID, ScheduledID: m.ScheduledID, Text: m.Text, Rendered: m.Rendered,
 		Encoding: m.Encoding, Segments: m.Segments, Recipients: m.Recipients, Status: m.Status, Urgent: m.Urgent,
 		CreatedAt: m.CreatedAt, DecidedAt: m.DecidedAt, DecidedBy: m.DecidedBy, SentAt: m.SentAt,
@@ -120,7 +120,7 @@ func fromMessage(m *domain.Message) *Message {
 		UnconfirmedCount: m.UnconfirmedCount, SkippedCount: m.SkippedCount}
 }
 
-func toMessages(rs []Message) []domain.Message {
+func toMessages(rs []messageRow) []domain.Message {
 	out := make([]domain.Message, len(rs))
 	for i := range rs {
 		out[i] = *toMessage(&rs[i])

@@ -14,8 +14,8 @@ import (
 
 // Approvals lists a team's messages awaiting approval, oldest first
 // (limit+1 rows).
-func (r *Repo) Approvals(ctx context.Context, teamID string, limit, offset int) ([]Message, error) {
-	var ms []Message
+func (r *Repo) Approvals(ctx context.Context, teamID string, limit, offset int) ([]messageRow, error) {
+	var ms []messageRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND status = ?", teamID, domain.StatusPendingApproval).
 		OrderExpr("created_at, id").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
@@ -27,7 +27,7 @@ func (r *Repo) Approvals(ctx context.Context, teamID string, limit, offset int) 
 // ExpireApproval ends a message still awaiting approval (decided at at);
 // a message decided meanwhile is left as it is.
 func (r *Repo) ExpireApproval(ctx context.Context, messageID string, at time.Time) error {
-	_, err := r.db.IDB(ctx).NewUpdate().Model((*Message)(nil)).Set("status = ?", domain.StatusExpired).
+	_, err := r.db.IDB(ctx).NewUpdate().Model((*messageRow)(nil)).Set("status = ?", domain.StatusExpired).
 		Set("decided_at = ?", at).Where("id = ? AND status = ?", messageID, domain.StatusPendingApproval).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("expire approval: %w", err)
