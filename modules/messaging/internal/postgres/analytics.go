@@ -39,13 +39,13 @@ ON CONFLICT (team_id, day, shard) DO UPDATE SET
 	return nil
 }
 
-// CountBroadcast adds a dispatched broadcast and its deliveries to the
+// countBroadcast adds a dispatched broadcast and its deliveries to the
 // analytics of the UTC day of at. dispatch calls it in its transaction.
-func (r *Repo) CountBroadcast(ctx context.Context, m *messageRow, deliveries int, at time.Time) error {
+func (r *Repo) countBroadcast(ctx context.Context, m *messageRow, deliveries int, at time.Time) error {
 	return r.addStats(ctx, m.TeamID, m.ID, at, domain.DailyStats{Broadcasts: 1, Deliveries: int64(deliveries)})
 }
 
-// CountFinals adds deliveries that just reached their final status to the
+// countFinals adds deliveries that just reached their final status to the
 // analytics, those delivered only. The day is the UTC day the text was
 // handed to the carrier (its status time if it never was), which for
 // almost every delivery is the day it was dispatched and counted. Ingestion
@@ -53,7 +53,7 @@ func (r *Repo) CountBroadcast(ctx context.Context, m *messageRow, deliveries int
 // status is final, so each is counted once): one counter statement per
 // team and UTC day, taken in (team, day, shard) order so
 // that concurrent batches never deadlock on the shard rows.
-func (r *Repo) CountFinals(ctx context.Context, ds []deliveryRow) error {
+func (r *Repo) countFinals(ctx context.Context, ds []deliveryRow) error {
 	type group struct {
 		team, first string
 		at          time.Time

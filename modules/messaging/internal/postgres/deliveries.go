@@ -15,24 +15,24 @@ func NewDeliveryStore(r *Repo) *DeliveryStore { return &DeliveryStore{repo: r} }
 
 // LockDeliveries loads and locks deliveries by id, in id order.
 func (s *DeliveryStore) LockDeliveries(ctx context.Context, ids []string) ([]domain.Delivery, error) {
-	ds, err := s.repo.LockDeliveries(ctx, ids)
+	ds, err := s.repo.lockDeliveries(ctx, ids)
 	return toDomainDeliveries(ds), err
 }
 
 // PendingDeliveries loads and locks a message's deliveries without a final status.
 func (s *DeliveryStore) PendingDeliveries(ctx context.Context, messageID string) ([]domain.Delivery, error) {
-	ds, err := s.repo.PendingDeliveries(ctx, messageID)
+	ds, err := s.repo.pendingDeliveries(ctx, messageID)
 	return toDomainDeliveries(ds), err
 }
 
 // UpdateDeliveries writes the deliveries' status columns and moves their messages' counts.
 func (s *DeliveryStore) UpdateDeliveries(ctx context.Context, ds []domain.Delivery, from []string) error {
-	return s.repo.UpdateDeliveries(ctx, fromDomainDeliveries(ds), from)
+	return s.repo.updateDeliveries(ctx, fromDomainDeliveries(ds), from)
 }
 
 // CountFinals adds newly final deliveries to the analytics.
 func (s *DeliveryStore) CountFinals(ctx context.Context, ds []domain.Delivery) error {
-	return s.repo.CountFinals(ctx, fromDomainDeliveries(ds))
+	return s.repo.countFinals(ctx, fromDomainDeliveries(ds))
 }
 
 func toDomainDeliveries(ds []deliveryRow) []domain.Delivery {

@@ -101,16 +101,16 @@ type Repo struct{ db *db.DB }
 // NewRepo returns the repository.
 func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
 
-// InsertMessage stores a message.
-func (r *Repo) InsertMessage(ctx context.Context, m *messageRow) error {
+// insertMessage stores a message.
+func (r *Repo) insertMessage(ctx context.Context, m *messageRow) error {
 	if _, err := r.db.IDB(ctx).NewInsert().Model(m).Exec(ctx); err != nil {
 		return fmt.Errorf("insert message: %w", err)
 	}
 	return nil
 }
 
-// Message loads a team's message.
-func (r *Repo) Message(ctx context.Context, teamID, id string, forUpdate bool) (*messageRow, error) {
+// message loads a team's message.
+func (r *Repo) message(ctx context.Context, teamID, id string, forUpdate bool) (*messageRow, error) {
 	m := new(messageRow)
 	q := r.db.IDB(ctx).NewSelect().Model(m).Where("team_id = ? AND id = ?", teamID, id)
 	if forUpdate {
@@ -122,8 +122,8 @@ func (r *Repo) Message(ctx context.Context, teamID, id string, forUpdate bool) (
 	return m, nil
 }
 
-// MessageByID loads a message by id alone (workers, which carry the id).
-func (r *Repo) MessageByID(ctx context.Context, id string) (*messageRow, error) {
+// messageByID loads a message by id alone (workers, which carry the id).
+func (r *Repo) messageByID(ctx context.Context, id string) (*messageRow, error) {
 	m := new(messageRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(m).Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select message")
@@ -131,16 +131,16 @@ func (r *Repo) MessageByID(ctx context.Context, id string) (*messageRow, error) 
 	return m, nil
 }
 
-// UpdateMessage writes every column of m.
-func (r *Repo) UpdateMessage(ctx context.Context, m *messageRow) error {
+// updateMessage writes every column of m.
+func (r *Repo) updateMessage(ctx context.Context, m *messageRow) error {
 	if _, err := r.db.IDB(ctx).NewUpdate().Model(m).ExcludeColumn(countColumns()...).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update message: %w", err)
 	}
 	return nil
 }
 
-// Messages lists a team's messages (all statuses), newest first, limit+1 rows.
-func (r *Repo) Messages(ctx context.Context, teamID, status string, limit, offset int) ([]messageRow, error) {
+// messages lists a team's messages (all statuses), newest first, limit+1 rows.
+func (r *Repo) messages(ctx context.Context, teamID, status string, limit, offset int) ([]messageRow, error) {
 	var ms []messageRow
 	q := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ?", teamID)
 	if status != "" {
@@ -254,10 +254,10 @@ func (r *Repo) Deliveries(ctx context.Context, teamID, messageID string, limit, 
 	return ds, nil
 }
 
-// QueuedDeliveries returns a message's deliveries at positions from..to
+// queuedDeliveries returns a message's deliveries at positions from..to
 // that are still queued, in position order, with the columns a fan-out
 // needs (id, phone, status).
-func (r *Repo) QueuedDeliveries(ctx context.Context, messageID string, from, to int) ([]deliveryRow, error) {
+func (r *Repo) queuedDeliveries(ctx context.Context, messageID string, from, to int) ([]deliveryRow, error) {
 	var ds []deliveryRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ds).Column("id", "phone", "status").
 		Where("message_id = ? AND seq BETWEEN ? AND ? AND status = 'queued'", messageID, from, to).OrderExpr("seq").Scan(ctx)
@@ -267,9 +267,9 @@ func (r *Repo) QueuedDeliveries(ctx context.Context, messageID string, from, to 
 	return ds, nil
 }
 
-// LockDeliveries loads deliveries by id and locks them, in id order (every
+// lockDeliveries loads deliveries by id and locks them, in id order (every
 // writer of several deliveries locks in that order, so none deadlocks).
-func (r *Repo) LockDeliveries(ctx context.Context, ids []string) ([]deliveryRow, error) {
+func (r *Repo) lockDeliveries(ctx context.Context, ids []string) ([]deliveryRow, error) {
 	var ds []deliveryRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ds).Where("id = ANY(?)", pgdialect.Array(ids)).OrderExpr("id").For("UPDATE").Scan(ctx)
 	if err != nil {
@@ -307,10 +307,10 @@ UPDATE messaging_messages AS m SET queued_count = m.queued_count + c.queued, sen
   unconfirmed_count = m.unconfirmed_count + c.unconfirmed
 FROM c WHERE m.id = c.message_id`
 
-// UpdateDeliveries writes the status columns of ds, whose statuses were
+// updateDeliveries writes the status columns of ds, whose statuses were
 // from[i] when they were locked, and moves their messages' counts
 // accordingly, in one statement. The caller holds the rows' locks.
-func (r *Repo) UpdateDeliveries(ctx context.Context, ds []deliveryRow, from []string) error {
+func (r *Repo) updateDeliveries(ctx context.Context, ds []deliveryRow, from []string) error {
 	if len(ds) == 0 {
 		return nil
 	}
@@ -362,8 +362,8 @@ u AS (
 	return nil
 }
 
-// PendingDeliveries returns a message's deliveries still without a final status.
-func (r *Repo) PendingDeliveries(ctx context.Context, messageID string) ([]deliveryRow, error) {
+// pendingDeliveries returns a message's deliveries still without a final status.
+func (r *Repo) pendingDeliveries(ctx context.Context, messageID string) ([]deliveryRow, error) {
 	var ds []deliveryRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ds).Where("message_id = ? AND status IN ('queued', 'sent')", messageID).OrderExpr("id").For("UPDATE").Scan(ctx)
 	if err != nil {

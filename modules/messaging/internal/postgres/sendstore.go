@@ -19,12 +19,12 @@ func NewSendStore(r *Repo) *SendStore { return &SendStore{repo: r} }
 
 // InsertMessage stores a message.
 func (s *SendStore) InsertMessage(ctx context.Context, m *domain.Message) error {
-	return s.repo.InsertMessage(ctx, fromMessage(m))
+	return s.repo.insertMessage(ctx, fromMessage(m))
 }
 
 // Message loads a team's message, locked when forUpdate.
 func (s *SendStore) Message(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Message, error) {
-	m, err := s.repo.Message(ctx, teamID, id, forUpdate)
+	m, err := s.repo.message(ctx, teamID, id, forUpdate)
 	if err != nil {
 		return nil, err
 	}
@@ -33,12 +33,12 @@ func (s *SendStore) Message(ctx context.Context, teamID, id string, forUpdate bo
 
 // UpdateMessage writes every column of m but its delivery counts.
 func (s *SendStore) UpdateMessage(ctx context.Context, m *domain.Message) error {
-	return s.repo.UpdateMessage(ctx, fromMessage(m))
+	return s.repo.updateMessage(ctx, fromMessage(m))
 }
 
 // Messages lists a team's messages, newest first, limit+1 rows.
 func (s *SendStore) Messages(ctx context.Context, teamID string, limit, offset int) ([]domain.Message, error) {
-	ms, err := s.repo.Messages(ctx, teamID, "", limit, offset)
+	ms, err := s.repo.messages(ctx, teamID, "", limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (s *SendStore) Messages(ctx context.Context, teamID string, limit, offset i
 
 // Approvals lists a team's messages awaiting approval, oldest first, limit+1 rows.
 func (s *SendStore) Approvals(ctx context.Context, teamID string, limit, offset int) ([]domain.Message, error) {
-	ms, err := s.repo.Approvals(ctx, teamID, limit, offset)
+	ms, err := s.repo.approvals(ctx, teamID, limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (s *SendStore) InsertQueued(ctx context.Context, teamID, messageID string, 
 
 // CountBroadcast adds a dispatched message to the analytics.
 func (s *SendStore) CountBroadcast(ctx context.Context, m *domain.Message, deliveries int, at time.Time) error {
-	return s.repo.CountBroadcast(ctx, &messageRow{ID: m.ID, TeamID: m.TeamID}, deliveries, at)
+	return s.repo.countBroadcast(ctx, &messageRow{ID: m.ID, TeamID: m.TeamID}, deliveries, at)
 }
 
 // Deliveries lists a team's message's deliveries in position order,

@@ -12,9 +12,9 @@ import (
 // to write themselves: approvals, expiry and the Idempotency-Key record
 // (the templates lock is in templates.go). Each is the statement it was, moved.
 
-// Approvals lists a team's messages awaiting approval, oldest first
+// approvals lists a team's messages awaiting approval, oldest first
 // (limit+1 rows).
-func (r *Repo) Approvals(ctx context.Context, teamID string, limit, offset int) ([]messageRow, error) {
+func (r *Repo) approvals(ctx context.Context, teamID string, limit, offset int) ([]messageRow, error) {
 	var ms []messageRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND status = ?", teamID, domain.StatusPendingApproval).
 		OrderExpr("created_at, id").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
