@@ -39,19 +39,7 @@ func NewCallbackHandler(sink carrier.Sink, authToken, publicBaseURL string, clk 
 
 // ServeHTTP handles one callback.
 func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "status callbacks are POST")
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxCallbackBytes)
-	if err := r.ParseForm(); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the body is not a form")
-		return
-	}
-	if !h.valid(r) {
-		h.log.Warn("twilio callback refused: bad signature", "path", r.URL.Path)
-		writeError(w, http.StatusForbidden, "forbidden", "missing or invalid X-Twilio-Signature")
+	if !h.admit(w, r, "status callbacks", "twilio callback") {
 		return
 	}
 	cb := Callback{
@@ -77,6 +65,28 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// admit reads a webhook's form and checks its signature, answering 405, 400
+// or 403 itself when it cannot go on; what names the webhook in those
+// answers ("status callbacks"), logAs in the log line.
+func (h *CallbackHandler) admit(w http.ResponseWriter, r *http.Request, what, logAs string) bool {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", what+" are POST")
+		return false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxCallbackBytes)
+	if err := r.ParseForm(); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the body is not a form")
+		return false
+	}
+	if !h.valid(r) {
+		h.log.Warn(logAs+" refused: bad signature", "path", r.URL.Path)
+		writeError(w, http.StatusForbidden, "forbidden", "missing or invalid X-Twilio-Signature")
+		return false
+	}
+	return true
 }
 
 // valid checks the signature with twilio-go's validator over the URL Twilio

@@ -30,19 +30,7 @@ func NewInboundHandler(sink carrier.Sink, authToken, publicBaseURL string, clk c
 
 // ServeHTTP handles one incoming text.
 func (h *InboundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "incoming-message webhooks are POST")
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxCallbackBytes)
-	if err := r.ParseForm(); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the body is not a form")
-		return
-	}
-	if !h.valid(r) {
-		h.log.Warn("twilio inbound refused: bad signature", "path", r.URL.Path)
-		writeError(w, http.StatusForbidden, "forbidden", "missing or invalid X-Twilio-Signature")
+	if !h.admit(w, r, "incoming-message webhooks", "twilio inbound") {
 		return
 	}
 	from, errFrom := phone.Parse(r.PostForm.Get("From"))
