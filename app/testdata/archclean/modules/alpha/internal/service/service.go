@@ -2,7 +2,9 @@
 package service
 
 // Store is what the use cases need of storage.
-type Store interface{ Thing(id string) (string, error) }
+type Store interface {
+	Thing(id string) (string, error)
+}
 
 // Service is alpha's use cases.
 type Service struct{ store Store }
