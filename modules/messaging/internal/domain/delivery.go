@@ -11,7 +11,8 @@ type Delivery struct {
 	ID                string
 	TeamID            string
 	MessageID         string
-	Phone             string // E.164
+	Phone             string   // E.164
+	MemberIDs         []string // the roster entries the text reached (one phone, several entries)
 	Status            string
 	CarrierStatus     string
 	ProviderMessageID string

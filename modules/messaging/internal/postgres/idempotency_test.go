@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
@@ -12,14 +11,9 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
-	"github.com/teamtext/teamtext/platform/db/dbtest"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/idempotency"
 )
-
-var server *dbtest.Server
-
-func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &server)) }
 
 type answer struct {
 	ID string `json:"id"`
@@ -29,7 +23,7 @@ type answer struct {
 // the operation's own writes.
 func idemSetup(t *testing.T) (*db.DB, idempotency.Keys) {
 	t.Helper()
-	d := server.Migrated(t, postgres.Migrations())
+	d := srv.Migrated(t, postgres.Migrations())
 	_, err := d.Pool.Exec(context.Background(), `CREATE TABLE messaging_test_writes (id text PRIMARY KEY)`)
 	require.NoError(t, err)
 	clk := clock.NewFake(time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC))

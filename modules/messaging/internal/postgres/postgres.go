@@ -5,7 +5,6 @@ package postgres
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/id"
 )
@@ -23,8 +23,8 @@ var migrationFiles embed.FS
 // Migrations is messaging's schema history.
 func Migrations() db.MigrationSet { return db.Embedded("messaging", 30, migrationFiles, "migrations") }
 
-// ErrNotFound means no row matched (for this team).
-var ErrNotFound = errors.New("messaging: not found")
+// ErrNotFound means no row matched (for this team): the domain's sentinel.
+var ErrNotFound = domain.ErrNotFound
 
 func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
 
@@ -76,13 +76,6 @@ func countColumns() []string {
 	return []string{"queued_count", "sent_count", "delivered_count", "failed_count", "unconfirmed_count", "skipped_count"}
 }
 
-// Counts are the message's delivery counts.
-func (m *Message) Counts() Counts {
-	return Counts{Total: m.QueuedCount + m.SentCount + m.DeliveredCount + m.FailedCount + m.UnconfirmedCount,
-		Queued: m.QueuedCount, Sent: m.SentCount, Delivered: m.DeliveredCount, Failed: m.FailedCount, Unconfirmed: m.UnconfirmedCount,
-		Skipped: m.SkippedCount}
-}
-
 // Delivery is a messaging_deliveries row.
 type Delivery struct {
 	bun.BaseModel     `bun:"table:messaging_deliveries,alias:d"`
@@ -99,12 +92,6 @@ type Delivery struct {
 	ErrorMessage      string     `bun:"error_message"`
 	SentAt            *time.Time `bun:"sent_at"`
 	UpdatedAt         time.Time  `bun:"updated_at"`
-}
-
-// Counts are a message's deliveries by status; Skipped are the failed
-// ones never handed over.
-type Counts struct {
-	Total, Queued, Sent, Delivered, Failed, Unconfirmed, Skipped int
 }
 
 // Repo is messaging's repository. Reads by id always take the team id.

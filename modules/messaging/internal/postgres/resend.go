@@ -3,25 +3,21 @@ package postgres
 import (
 	"context"
 	"fmt"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 )
 
-// FailedDelivery is a failed delivery's number and error code.
-type FailedDelivery struct {
-	Phone     string
-	ErrorCode string
-}
-
 // FailedDeliveries returns a message's failed deliveries, in position order.
-func (r *Repo) FailedDeliveries(ctx context.Context, messageID string) ([]FailedDelivery, error) {
+func (r *Repo) FailedDeliveries(ctx context.Context, messageID string) ([]domain.FailedDelivery, error) {
 	rows, err := r.db.SQL(ctx).QueryContext(ctx, `SELECT phone, error_code FROM messaging_deliveries
 WHERE message_id = $1 AND status = 'failed' ORDER BY seq`, messageID)
 	if err != nil {
 		return nil, fmt.Errorf("failed deliveries: %w", err)
 	}
 	defer rows.Close()
-	var out []FailedDelivery
+	var out []domain.FailedDelivery
 	for rows.Next() {
-		var f FailedDelivery
+		var f domain.FailedDelivery
 		if err := rows.Scan(&f.Phone, &f.ErrorCode); err != nil {
 			return nil, fmt.Errorf("failed deliveries: %w", err)
 		}

@@ -7,14 +7,16 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 )
 
 // This file is the scheduled-sends store: one-off and weekly sends waiting
 // for their time (the service's ScheduledStore), and their stop when the
 // key that made them is revoked.
 
-// Scheduled is a messaging_scheduled row.
-type Scheduled struct {
+// scheduledRow is a messaging_scheduled row.
+type scheduledRow struct {
 	bun.BaseModel `bun:"table:messaging_scheduled,alias:s"`
 	ID            string          `bun:"id,pk"`
 	TeamID        string          `bun:"team_id"`
@@ -32,16 +34,16 @@ type Scheduled struct {
 }
 
 // InsertScheduled stores a scheduled send.
-func (r *Repo) InsertScheduled(ctx context.Context, s *Scheduled) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(s).Exec(ctx); err != nil {
+func (r *Repo) InsertScheduled(ctx context.Context, s *domain.Scheduled) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(fromScheduled(s)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert scheduled: %w", err)
 	}
 	return nil
 }
 
 // Scheduled loads a scheduled send by id (and team, if given), locked.
-func (r *Repo) Scheduled(ctx context.Context, teamID, id string) (*Scheduled, error) {
-	s := new(Scheduled)
+func (r *Repo) Scheduled(ctx context.Context, teamID, id string) (*domain.Scheduled, error) {
+	s := new(scheduledRow)
 	q := r.db.IDB(ctx).NewSelect().Model(s).Where("id = ?", id)
 	if teamID != "" {
 		q = q.Where("team_id = ?", teamID)
@@ -49,31 +51,35 @@ func (r *Repo) Scheduled(ctx context.Context, teamID, id string) (*Scheduled, er
 	if err := q.For("UPDATE").Scan(ctx); err != nil {
 		return nil, notFound(err, "select scheduled")
 	}
-	return s, nil
+	return toScheduled(s), nil
 }
 
 // UpdateScheduled writes every column of s.
-func (r *Repo) UpdateScheduled(ctx context.Context, s *Scheduled) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(s).WherePK().Exec(ctx); err != nil {
+func (r *Repo) UpdateScheduled(ctx context.Context, s *domain.Scheduled) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(fromScheduled(s)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update scheduled: %w", err)
 	}
 	return nil
 }
 
 // PendingScheduled lists a team's pending scheduled sends, soonest first, limit+1 rows.
-func (r *Repo) PendingScheduled(ctx context.Context, teamID string, limit, offset int) ([]Scheduled, error) {
-	var ss []Scheduled
+func (r *Repo) PendingScheduled(ctx context.Context, teamID string, limit, offset int) ([]domain.Scheduled, error) {
+	var ss []scheduledRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ss).Where("team_id = ? AND status = 'pending'", teamID).
 		OrderExpr("scheduled_for, id").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list scheduled: %w", err)
 	}
-	return ss, nil
+	out := make([]domain.Scheduled, len(ss))
+	for i := range ss {
+		out[i] = *toScheduled(&ss[i])
+	}
+	return out, nil
 }
 
 // CountPendingScheduled counts a team's pending scheduled sends.
 func (r *Repo) CountPendingScheduled(ctx context.Context, teamID string) (int, error) {
-	n, err := r.db.IDB(ctx).NewSelect().Model((*Scheduled)(nil)).Where("team_id = ? AND status = 'pending'", teamID).Count(ctx)
+	n, err := r.db.IDB(ctx).NewSelect().Model((*scheduledRow)(nil)).Where("team_id = ? AND status = 'pending'", teamID).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("count scheduled: %w", err)
 	}
@@ -82,11 +88,23 @@ func (r *Repo) CountPendingScheduled(ctx context.Context, teamID string) (int, e
 
 // StopKeyScheduled stops every pending scheduled send of a revoked key.
 func (r *Repo) StopKeyScheduled(ctx context.Context, keyID, reason string, at time.Time) (int, error) {
-	res, err := r.db.IDB(ctx).NewUpdate().Model((*Scheduled)(nil)).Set("status = 'stopped'").Set("status_reason = ?", reason).
+	res, err := r.db.IDB(ctx).NewUpdate().Model((*scheduledRow)(nil)).Set("status = 'stopped'").Set("status_reason = ?", reason).
 		Set("updated_at = ?", at).Where("key_id = ? AND status = 'pending'", keyID).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("stop key scheduled: %w", err)
 	}
 	n, _ := res.RowsAffected()
 	return int(n), nil
+}
+
+func toScheduled(r *scheduledRow) *domain.Scheduled {
+	return &domain.Scheduled{ID: r.ID, TeamID: r.TeamID, KeyID: r.KeyID, MemberID: r.MemberID, Request: r.Request,
+		ScheduledFor: r.ScheduledFor, RepeatEvery: r.RepeatEvery, RepeatUntil: r.RepeatUntil, Status: r.Status,
+		StatusReason: r.StatusReason, Runs: r.Runs, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+func fromScheduled(s *domain.Scheduled) *scheduledRow {
+	return &scheduledRow{ID: s.ID, TeamID: s.TeamID, KeyID: s.KeyID, MemberID: s.MemberID, Request: s.Request,
+		ScheduledFor: s.ScheduledFor, RepeatEvery: s.RepeatEvery, RepeatUntil: s.RepeatUntil, Status: s.Status,
+		StatusReason: s.StatusReason, Runs: s.Runs, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
 }

@@ -6,13 +6,15 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 )
 
 // This file is the templates store: a team's saved templates (the
 // service's TemplateStore).
 
-// Template is a messaging_templates row.
-type Template struct {
+// templateRow is a messaging_templates row.
+type templateRow struct {
 	bun.BaseModel `bun:"table:messaging_templates,alias:t"`
 	ID            string     `bun:"id,pk"`
 	TeamID        string     `bun:"team_id"`
@@ -25,19 +27,19 @@ type Template struct {
 }
 
 // Templates lists a team's live templates by name, limit+1 rows.
-func (r *Repo) Templates(ctx context.Context, teamID string, limit, offset int) ([]Template, error) {
-	var ts []Template
+func (r *Repo) Templates(ctx context.Context, teamID string, limit, offset int) ([]domain.Template, error) {
+	var ts []templateRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ts).Where("team_id = ? AND deleted_at IS NULL", teamID).
 		OrderExpr("lower(name), id").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list templates: %w", err)
 	}
-	return ts, nil
+	return toTemplates(ts), nil
 }
 
 // CountTemplates counts a team's live templates.
 func (r *Repo) CountTemplates(ctx context.Context, teamID string) (int, error) {
-	n, err := r.db.IDB(ctx).NewSelect().Model((*Template)(nil)).Where("team_id = ? AND deleted_at IS NULL", teamID).Count(ctx)
+	n, err := r.db.IDB(ctx).NewSelect().Model((*templateRow)(nil)).Where("team_id = ? AND deleted_at IS NULL", teamID).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("count templates: %w", err)
 	}
@@ -45,8 +47,8 @@ func (r *Repo) CountTemplates(ctx context.Context, teamID string) (int, error) {
 }
 
 // Template loads a team's template; deleted ones only when withDeleted.
-func (r *Repo) Template(ctx context.Context, teamID, id string, withDeleted, forUpdate bool) (*Template, error) {
-	t := new(Template)
+func (r *Repo) Template(ctx context.Context, teamID, id string, withDeleted, forUpdate bool) (*domain.Template, error) {
+	t := new(templateRow)
 	q := r.db.IDB(ctx).NewSelect().Model(t).Where("team_id = ? AND id = ?", teamID, id)
 	if !withDeleted {
 		q = q.Where("deleted_at IS NULL")
@@ -57,29 +59,29 @@ func (r *Repo) Template(ctx context.Context, teamID, id string, withDeleted, for
 	if err := q.Scan(ctx); err != nil {
 		return nil, notFound(err, "select template")
 	}
-	return t, nil
+	return toTemplate(t), nil
 }
 
 // TemplateByName loads a team's template by name (deleted included), locked.
-func (r *Repo) TemplateByName(ctx context.Context, teamID, name string) (*Template, error) {
-	t := new(Template)
+func (r *Repo) TemplateByName(ctx context.Context, teamID, name string) (*domain.Template, error) {
+	t := new(templateRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(t).Where("team_id = ? AND lower(name) = lower(?)", teamID, name).For("UPDATE").Scan(ctx); err != nil {
 		return nil, notFound(err, "select template by name")
 	}
-	return t, nil
+	return toTemplate(t), nil
 }
 
 // InsertTemplate stores a template.
-func (r *Repo) InsertTemplate(ctx context.Context, t *Template) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(t).Exec(ctx); err != nil {
+func (r *Repo) InsertTemplate(ctx context.Context, t *domain.Template) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(fromTemplate(t)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert template: %w", err)
 	}
 	return nil
 }
 
 // UpdateTemplate writes every column of t.
-func (r *Repo) UpdateTemplate(ctx context.Context, t *Template) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(t).WherePK().Exec(ctx); err != nil {
+func (r *Repo) UpdateTemplate(ctx context.Context, t *domain.Template) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(fromTemplate(t)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update template: %w", err)
 	}
 	return nil
@@ -92,4 +94,22 @@ func (r *Repo) LockTemplates(ctx context.Context, teamID string) error {
 		return fmt.Errorf("lock templates: %w", err)
 	}
 	return nil
+}
+
+func toTemplate(r *templateRow) *domain.Template {
+	return &domain.Template{ID: r.ID, TeamID: r.TeamID, Name: r.Name, Body: r.Body, MessageType: r.MessageType,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, DeletedAt: r.DeletedAt}
+}
+
+func fromTemplate(t *domain.Template) *templateRow {
+	return &templateRow{ID: t.ID, TeamID: t.TeamID, Name: t.Name, Body: t.Body, MessageType: t.MessageType,
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, DeletedAt: t.DeletedAt}
+}
+
+func toTemplates(rs []templateRow) []domain.Template {
+	out := make([]domain.Template, len(rs))
+	for i := range rs {
+		out[i] = *toTemplate(&rs[i])
+	}
+	return out
 }

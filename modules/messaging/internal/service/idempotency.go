@@ -3,8 +3,8 @@ package service
 import "github.com/teamtext/teamtext/platform/idempotency"
 
 // IdempotencyKeys are the send use cases' Idempotency-Key records
-// (postgres.Repo, messaging_idempotency), kept in their transactions on the
-// service's clock: the keys of platform/idempotency's decorator.
+// (IdempotencyStore: messaging_idempotency), kept in their transactions on
+// the service's clock: the keys of platform/idempotency's decorator.
 func (s *Service) IdempotencyKeys() idempotency.Keys {
-	return idempotency.Keys{Store: s.Repo, Tx: s.DB, Clock: s.Clock}
+	return idempotency.Keys{Store: s.IdempotencyStore, Tx: s.DB, Clock: s.Clock}
 }

@@ -3,18 +3,17 @@ package service
 import (
 	"context"
 
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
-	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 )
 
 // Messages lists a team's messages, delivery counts included (limit+1 rows).
-func (s *Service) Messages(ctx context.Context, teamID string, limit, offset int) ([]postgres.Message, error) {
-	return s.Repo.Messages(ctx, teamID, "", limit, offset)
+func (s *Service) Messages(ctx context.Context, teamID string, limit, offset int) ([]domain.Message, error) {
+	return s.MessageStore.Messages(ctx, teamID, limit, offset)
 }
 
 // Message returns one message, delivery counts included.
-func (s *Service) Message(ctx context.Context, teamID, messageID string) (*postgres.Message, error) {
-	m, err := s.Repo.Message(ctx, teamID, messageID, false)
+func (s *Service) Message(ctx context.Context, teamID, messageID string) (*domain.Message, error) {
+	m, err := s.MessageStore.Message(ctx, teamID, messageID, false)
 	if err != nil {
 		return nil, mapNotFound(err, errMessageNotFound)
 	}
@@ -22,15 +21,15 @@ func (s *Service) Message(ctx context.Context, teamID, messageID string) (*postg
 }
 
 // Deliveries lists a message's deliveries (limit+1 rows).
-func (s *Service) Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]postgres.Delivery, error) {
-	if _, err := s.Repo.Message(ctx, teamID, messageID, false); err != nil {
+func (s *Service) Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]domain.Delivery, error) {
+	if _, err := s.MessageStore.Message(ctx, teamID, messageID, false); err != nil {
 		return nil, mapNotFound(err, errMessageNotFound)
 	}
-	return s.Repo.Deliveries(ctx, messageID, limit, offset)
+	return s.MessageStore.Deliveries(ctx, messageID, limit, offset)
 }
 
 // ScheduledList lists pending scheduled sends (limit+1 rows).
-func (s *Service) ScheduledList(ctx context.Context, teamID string, limit, offset int) ([]postgres.Scheduled, error) {
+func (s *Service) ScheduledList(ctx context.Context, teamID string, limit, offset int) ([]domain.Scheduled, error) {
 	return s.ScheduledStore.PendingScheduled(ctx, teamID, limit, offset)
 }
 
@@ -42,10 +41,9 @@ func (s *Service) CancelScheduled(ctx context.Context, teamID, scheduledID strin
 		if err != nil {
 			return mapNotFound(err, errScheduledNotFound)
 		}
-		if sch.Status != "pending" {
-			return fault.NotFoundf("scheduled message not found (it is %s)", sch.Status)
+		if err := sch.Cancel(s.Clock.Now().UTC()); err != nil {
+			return err
 		}
-		sch.Status, sch.StatusReason, sch.UpdatedAt = "cancelled", "cancelled", s.Clock.Now().UTC()
 		return s.ScheduledStore.UpdateScheduled(ctx, sch)
 	})
 }

@@ -30,23 +30,19 @@ func (s *Service) Resend(ctx context.Context, snd Sender, messageID, only string
 	}
 	var out *Outcome
 	err := s.DB.Tx(ctx, func(ctx context.Context) error {
-		orig, err := s.Repo.Message(ctx, snd.TeamID, messageID, true) // locked: one resend at a time
+		orig, err := s.MessageStore.Message(ctx, snd.TeamID, messageID, true) // locked: one resend at a time
 		if err != nil {
 			return mapNotFound(err, errMessageNotFound)
 		}
-		switch orig.Status {
-		case domain.StatusPendingApproval, domain.StatusRejected, domain.StatusExpired:
-			return fault.Newf(fault.Conflict, fault.CodeConflict, "the message is %s: it was never sent, so nothing failed", orig.Status)
+		if err := orig.CheckResend(); err != nil {
+			return err
 		}
-		if c := orig.Counts(); c.Queued+c.Sent > 0 {
-			return fault.Newf(fault.Conflict, fault.CodeConflict, "the message is still going out: %d of its texts have no final status yet", c.Queued+c.Sent)
-		}
-		prior, err := s.Repo.LiveResend(ctx, snd.TeamID, orig.ID)
+		prior, err := s.MessageStore.LiveResend(ctx, snd.TeamID, orig.ID)
 		if err != nil {
 			return err
 		}
-		if prior != "" {
-			return fault.Newf(fault.Conflict, fault.CodeConflict, "the message was resent already (%s); resend that message to try its failures again", prior)
+		if err := domain.ResentAlready(prior); err != nil {
+			return err
 		}
 		phones, err := s.resendPhones(ctx, orig.ID)
 		if err != nil {
@@ -70,17 +66,11 @@ func (s *Service) Resend(ctx context.Context, snd Sender, messageID, only string
 // resendPhones are the numbers of a message's failed deliveries that a
 // resend goes to.
 func (s *Service) resendPhones(ctx context.Context, messageID string) (map[string]bool, error) {
-	fs, err := s.Repo.FailedDeliveries(ctx, messageID)
+	fs, err := s.MessageStore.FailedDeliveries(ctx, messageID)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]bool{}
-	for _, f := range fs {
-		if domain.Resendable(domain.DeliveryFailed, f.ErrorCode, s.Classify) {
-			out[f.Phone] = true
-		}
-	}
-	return out, nil
+	return domain.ResendPhones(fs, s.Classify), nil
 }
 
 // recipients resolves a send's audience; a resend's is the team's active

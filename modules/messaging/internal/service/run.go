@@ -10,7 +10,6 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
@@ -34,19 +33,19 @@ func (ScheduledArgs) Kind() string { return "messaging.scheduled" }
 
 // Expire ends a message still awaiting approval: it will never be sent.
 func (s *Service) Expire(ctx context.Context, a ExpireArgs) error {
-	return s.Repo.ExpireApproval(ctx, a.MessageID, s.Clock.Now().UTC())
+	return s.MessageStore.ExpireApproval(ctx, a.MessageID, s.Clock.Now().UTC())
 }
 
 // Approvals lists messages awaiting approval, oldest first (limit+1 rows).
-func (s *Service) Approvals(ctx context.Context, teamID string, limit, offset int) ([]postgres.Message, error) {
-	return s.Repo.Approvals(ctx, teamID, limit, offset)
+func (s *Service) Approvals(ctx context.Context, teamID string, limit, offset int) ([]domain.Message, error) {
+	return s.MessageStore.Approvals(ctx, teamID, limit, offset)
 }
 
 // Decide approves or rejects a message awaiting approval. The approver
 // must be a head coach or team director. Approving resolves the recipients
 // now and sends; rejecting means it is never sent.
-func (s *Service) Decide(ctx context.Context, teamID, messageID, approverID string, approve bool) (*postgres.Message, error) {
-	var out *postgres.Message
+func (s *Service) Decide(ctx context.Context, teamID, messageID, approverID string, approve bool) (*domain.Message, error) {
+	var out *domain.Message
 	err := s.DB.Tx(ctx, func(ctx context.Context) error {
 		approver, err := s.Members.Member(ctx, teamID, approverID)
 		if err != nil {
@@ -55,19 +54,16 @@ func (s *Service) Decide(ctx context.Context, teamID, messageID, approverID stri
 		if !approver.KeyOwner() {
 			return fault.New(fault.Forbidden, fault.CodeForbidden, "only a head coach or team director can approve or reject sends")
 		}
-		m, err := s.Repo.Message(ctx, teamID, messageID, true)
+		m, err := s.MessageStore.Message(ctx, teamID, messageID, true)
 		if err != nil {
 			return mapNotFound(err, errMessageNotFound)
 		}
-		if m.Status != domain.StatusPendingApproval {
-			return fault.Newf(fault.Conflict, fault.CodeConflict, "the message is %s, not pending_approval", m.Status)
+		if err := m.Decide(approverID, approve, s.Clock.Now().UTC()); err != nil {
+			return err
 		}
-		now := s.Clock.Now().UTC()
-		m.DecidedAt, m.DecidedBy = &now, approverID
 		out = m
 		if !approve {
-			m.Status = domain.StatusRejected
-			return s.Repo.UpdateMessage(ctx, m)
+			return s.MessageStore.UpdateMessage(ctx, m)
 		}
 		team, err := s.Teams.Team(ctx, teamID)
 		if err != nil {
@@ -78,13 +74,10 @@ func (s *Service) Decide(ctx context.Context, teamID, messageID, approverID stri
 			return err
 		}
 		p := &Plan{Team: team}
-		rs, m.SkippedUndeliverable = deliverable(rs)
+		rs, skipped := deliverable(rs)
 		p.Phones, p.MemberIDs = dedupe(rs)
-		m.Status, m.Recipients = domain.StatusQueued, len(p.Phones)
-		if len(p.Phones) == 0 {
-			m.Status = domain.StatusSent
-		}
-		if err := s.Repo.UpdateMessage(ctx, m); err != nil {
+		m.Approved(len(p.Phones), skipped)
+		if err := s.MessageStore.UpdateMessage(ctx, m); err != nil {
 			return err
 		}
 		return s.dispatch(ctx, m, p)
@@ -100,13 +93,13 @@ func (s *Service) Decide(ctx context.Context, teamID, messageID, approverID stri
 func (s *Service) RunScheduled(ctx context.Context, a ScheduledArgs) error {
 	return s.DB.Tx(ctx, func(ctx context.Context) error {
 		sch, err := s.ScheduledStore.Scheduled(ctx, "", a.ScheduledID)
-		if errors.Is(err, postgres.ErrNotFound) {
+		if errors.Is(err, domain.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if sch.Status != "pending" || sch.Runs != a.Run {
+		if !sch.Due(a.Run) {
 			return nil // cancelled, stopped, or a stale job
 		}
 		var in SendInput
@@ -114,9 +107,7 @@ func (s *Service) RunScheduled(ctx context.Context, a ScheduledArgs) error {
 			return fmt.Errorf("scheduled %s request: %w", sch.ID, err)
 		}
 		snd := Sender{TeamID: sch.TeamID, KeyID: sch.KeyID, MemberID: sch.MemberID, Source: "schedule"}
-		now := s.Clock.Now().UTC()
-		sch.Runs++
-		sch.UpdatedAt = now
+		sch.Started(s.Clock.Now().UTC())
 		err = s.DB.Tx(ctx, func(ctx context.Context) error {
 			p, err := s.prepare(ctx, snd, in, true)
 			if err != nil {
@@ -128,32 +119,29 @@ func (s *Service) RunScheduled(ctx context.Context, a ScheduledArgs) error {
 		var f *fault.Error
 		if errors.As(err, &f) {
 			s.Log.Info("scheduled send refused; series stops", "scheduled_id", sch.ID, "code", f.Code)
-			sch.Status, sch.StatusReason = "stopped", f.Code
+			sch.Stop(f.Code)
 			return s.ScheduledStore.UpdateScheduled(ctx, sch)
 		}
 		if err != nil {
 			return err
 		}
-		if sch.RepeatEvery == "week" {
+		var loc *time.Location
+		if sch.Weekly() {
 			team, err := s.Teams.Team(ctx, sch.TeamID)
 			if err != nil {
 				return err
 			}
-			loc, err := time.LoadLocation(team.TimeZone)
-			if err != nil {
-				return err
-			}
-			next := domain.NextWeek(sch.ScheduledFor, loc)
-			if sch.RepeatUntil != nil && domain.WithinUntil(next, *sch.RepeatUntil, loc) {
-				sch.ScheduledFor = next.UTC()
-				if err := s.ScheduledStore.UpdateScheduled(ctx, sch); err != nil {
-					return err
-				}
-				_, err := s.Jobs.Insert(ctx, ScheduledArgs{ScheduledID: sch.ID, Run: sch.Runs}, &river.InsertOpts{ScheduledAt: sch.ScheduledFor})
+			if loc, err = time.LoadLocation(team.TimeZone); err != nil {
 				return err
 			}
 		}
-		sch.Status = "completed"
-		return s.ScheduledStore.UpdateScheduled(ctx, sch)
+		if !sch.Advance(loc) {
+			return s.ScheduledStore.UpdateScheduled(ctx, sch) // completed
+		}
+		if err := s.ScheduledStore.UpdateScheduled(ctx, sch); err != nil {
+			return err
+		}
+		_, err = s.Jobs.Insert(ctx, ScheduledArgs{ScheduledID: sch.ID, Run: sch.Runs}, &river.InsertOpts{ScheduledAt: sch.ScheduledFor})
+		return err
 	})
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/ingest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
@@ -92,8 +91,8 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 		if err != nil {
 			return nil, mapNotFound(err, errTemplateNotFound)
 		}
-		if t.MessageType == domain.TypeUrgentAlert && !snd.AllowUrgent {
-			return nil, fault.New(fault.Invalid, domain.CodeUrgentNotAllowed, "urgent-alert templates cannot be sent through the API")
+		if err := t.Sendable(snd.AllowUrgent); err != nil {
+			return nil, err
 		}
 		p.Text, p.TemplateID = t.Body, t.ID
 	case in.Text != "":
@@ -127,7 +126,7 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 		p.ScheduledFor = &at
 	}
 	if in.Repeat != nil {
-		if in.Repeat.Every != "week" {
+		if in.Repeat.Every != domain.RepeatWeek {
 			return nil, fault.New(fault.Invalid, domain.CodeInvalidRepeat, `repeat.every must be "week"`)
 		}
 		if p.ScheduledFor == nil {
@@ -221,8 +220,8 @@ func (s *Service) Estimate(ctx context.Context, snd Sender, in SendInput) (*Plan
 
 // Outcome is what a send produced: a message or a scheduled send.
 type Outcome struct {
-	Message   *postgres.Message
-	Scheduled *postgres.Scheduled
+	Message   *domain.Message
+	Scheduled *domain.Scheduled
 }
 
 // Send is POST /messages: in one transaction, a scheduled send (row + job at
@@ -248,25 +247,22 @@ func (s *Service) Send(ctx context.Context, snd Sender, in SendInput) (*Outcome,
 }
 
 // createMessage stores a message and, unless it awaits approval, dispatches it.
-func (s *Service) createMessage(ctx context.Context, snd Sender, in SendInput, p *Plan, scheduledID string) (*postgres.Message, error) {
-	if len(p.Phones) == 0 && !p.ApprovalRequired {
-		return nil, fault.New(fault.Conflict, fault.CodeConflict, "the audience has no one to text (no active, opted-in members)")
-	}
+func (s *Service) createMessage(ctx context.Context, snd Sender, in SendInput, p *Plan, scheduledID string) (*domain.Message, error) {
 	now := s.Clock.Now().UTC()
-	m := &postgres.Message{ID: id.New("msg"), TeamID: snd.TeamID, KeyID: snd.KeyID, MemberID: snd.MemberID, Source: snd.Source,
-		Audience: in.Audience, GroupID: in.GroupID, TemplateID: p.TemplateID, ScheduledID: scheduledID, Text: p.Text,
-		Rendered: p.Rendered, Encoding: string(p.Encoding), Segments: p.Segments, Recipients: len(p.Phones),
-		Status: domain.StatusQueued, Urgent: in.Urgent, CreatedAt: now, SkippedUndeliverable: p.SkippedUndeliverable, ResendOf: in.ResendOf}
-	if p.ApprovalRequired {
-		m.Status = domain.StatusPendingApproval
-		if err := s.Repo.InsertMessage(ctx, m); err != nil {
-			return nil, err
-		}
+	msg, err := domain.NewMessage(domain.Message{ID: id.New("msg"), TeamID: snd.TeamID, KeyID: snd.KeyID, MemberID: snd.MemberID,
+		Source: snd.Source, Audience: in.Audience, GroupID: in.GroupID, TemplateID: p.TemplateID, ScheduledID: scheduledID, Text: p.Text,
+		Rendered: p.Rendered, Encoding: string(p.Encoding), Segments: p.Segments, Urgent: in.Urgent, CreatedAt: now,
+		SkippedUndeliverable: p.SkippedUndeliverable, ResendOf: in.ResendOf}, len(p.Phones), p.ApprovalRequired)
+	if err != nil {
+		return nil, err
+	}
+	m := &msg
+	if err := s.MessageStore.InsertMessage(ctx, m); err != nil {
+		return nil, err
+	}
+	if m.Status == domain.StatusPendingApproval {
 		_, err := s.Jobs.Insert(ctx, ExpireArgs{MessageID: m.ID}, &river.InsertOpts{ScheduledAt: now.Add(domain.ApprovalExpiry)})
 		return m, err
-	}
-	if err := s.Repo.InsertMessage(ctx, m); err != nil {
-		return nil, err
 	}
 	return m, s.dispatch(ctx, m, p)
 }
@@ -276,7 +272,7 @@ func (s *Service) createMessage(ctx context.Context, snd Sender, in SendInput, p
 // that marks deliveries still unconfirmed after the timeout, all in the
 // caller's transaction. It returns when the last text is planned to reach
 // the carrier.
-func (s *Service) dispatch(ctx context.Context, m *postgres.Message, p *Plan) error {
+func (s *Service) dispatch(ctx context.Context, m *domain.Message, p *Plan) error {
 	if err := s.Billing.Consume(ctx, m.TeamID, m.ID, len(p.Phones)*m.Segments); err != nil {
 		return err
 	}
@@ -293,23 +289,23 @@ func (s *Service) dispatch(ctx context.Context, m *postgres.Message, p *Plan) er
 	if n > 0 {
 		m.EstimatedCompletion = &done
 	}
-	if err := s.Repo.InsertQueued(ctx, m.TeamID, m.ID, now, done, id.NewSeries("dlv"), p.Phones, members); err != nil {
+	if err := s.MessageStore.InsertQueued(ctx, m.TeamID, m.ID, now, done, id.NewSeries("dlv"), p.Phones, members); err != nil {
 		return err
 	}
-	if err := s.Repo.CountBroadcast(ctx, m, n, now); err != nil { // analytics: per-day counters (inbound package)
+	if err := s.MessageStore.CountBroadcast(ctx, m, n, now); err != nil { // analytics: per-day counters (inbound package)
 		return err
 	}
 	_, err = s.Jobs.Insert(ctx, ingest.UnconfirmArgs{MessageID: m.ID}, &river.InsertOpts{ScheduledAt: now.Add(ingest.UnconfirmedAfter)})
 	return err
 }
 
-func (s *Service) schedule(ctx context.Context, snd Sender, in SendInput, p *Plan) (*postgres.Scheduled, error) {
+func (s *Service) schedule(ctx context.Context, snd Sender, in SendInput, p *Plan) (*domain.Scheduled, error) {
 	n, err := s.ScheduledStore.CountPendingScheduled(ctx, snd.TeamID)
 	if err != nil {
 		return nil, err
 	}
-	if n >= domain.ScheduledLimit {
-		return nil, fault.Newf(fault.Conflict, domain.CodeScheduledLimit, "a team can have at most %d pending scheduled messages", domain.ScheduledLimit)
+	if err := domain.CheckScheduledRoom(n); err != nil {
+		return nil, err
 	}
 	req := in
 	req.ScheduledFor, req.Repeat = "", nil
@@ -318,11 +314,8 @@ func (s *Service) schedule(ctx context.Context, snd Sender, in SendInput, p *Pla
 		return nil, err
 	}
 	now := s.Clock.Now().UTC()
-	sch := &postgres.Scheduled{ID: id.New("sch"), TeamID: snd.TeamID, KeyID: snd.KeyID, MemberID: snd.MemberID, Request: raw,
-		ScheduledFor: p.ScheduledFor.UTC(), Status: "pending", CreatedAt: now, UpdatedAt: now}
-	if p.RepeatUntil != nil {
-		sch.RepeatEvery, sch.RepeatUntil = "week", p.RepeatUntil
-	}
+	scheduled := domain.NewScheduled(id.New("sch"), snd.TeamID, snd.KeyID, snd.MemberID, raw, *p.ScheduledFor, p.RepeatUntil, now)
+	sch := &scheduled
 	if err := s.ScheduledStore.InsertScheduled(ctx, sch); err != nil {
 		return nil, err
 	}

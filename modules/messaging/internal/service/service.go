@@ -8,31 +8,36 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/fx"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
-	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
-	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/id"
+	"github.com/teamtext/teamtext/platform/idempotency"
 )
 
 // Deps are the service's collaborators: the one list of them, filled from
 // the application graph (fx.In) or written out by a test.
 type Deps struct {
 	fx.In
-	DB   *db.DB
-	Repo *postgres.Repo
+	// DB runs use cases in one transaction (*db.DB).
+	DB Transactor
+	// MessageStore keeps messages and their deliveries (postgres.SendStore).
+	MessageStore MessageStore
+	// IdempotencyStore keeps Idempotency-Key records (postgres.SendStore).
+	IdempotencyStore IdempotencyStore
 	// TemplateStore keeps the team's saved templates (postgres.Repo).
 	TemplateStore TemplateStore
 	// ScheduledStore keeps scheduled sends and weekly series (postgres.Repo).
 	ScheduledStore ScheduledStore
-	Jobs           *jobs.Jobs
+	Jobs           JobInserter
 	Clock          clock.Clock
 	Teams          rosterapi.Teams
 	Members        rosterapi.Members
@@ -47,26 +52,69 @@ type Deps struct {
 	Classify domain.Classifier
 }
 
+// JobInserter inserts River jobs in the caller's transaction (*jobs.Jobs).
+type JobInserter interface {
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+}
+
+// Transactor runs fn in a transaction carried by its ctx (*db.DB); a
+// nested call joins the outer one. The stores' writes run in it.
+type Transactor interface {
+	Tx(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// MessageStore is where sends keep their messages and deliveries; writes
+// run inside the caller's transaction. Loads of a message take the team
+// id and return domain.ErrNotFound for another team's message.
+type MessageStore interface {
+	InsertMessage(ctx context.Context, m *domain.Message) error
+	Message(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Message, error)
+	// UpdateMessage writes every field of m but its delivery counts.
+	UpdateMessage(ctx context.Context, m *domain.Message) error
+	// Messages and Approvals return limit+1 rows: newest first, and the
+	// messages awaiting approval oldest first.
+	Messages(ctx context.Context, teamID string, limit, offset int) ([]domain.Message, error)
+	Approvals(ctx context.Context, teamID string, limit, offset int) ([]domain.Message, error)
+	// ExpireApproval ends a message still awaiting approval (one decided
+	// meanwhile is left as it is).
+	ExpireApproval(ctx context.Context, messageID string, at time.Time) error
+	// LiveResend is the id of a resend of messageID that is sent or on its
+	// way, or "".
+	LiveResend(ctx context.Context, teamID, messageID string) (string, error)
+	// InsertQueued writes a message's queued deliveries (one per phone, in
+	// order, ids from ids), counts them on the message and sets its
+	// estimated completion to done.
+	InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string) error
+	// CountBroadcast adds a dispatched message to the daily analytics.
+	CountBroadcast(ctx context.Context, m *domain.Message, deliveries int, at time.Time) error
+	Deliveries(ctx context.Context, messageID string, limit, offset int) ([]domain.Delivery, error)
+	FailedDeliveries(ctx context.Context, messageID string) ([]domain.FailedDelivery, error)
+}
+
+// IdempotencyStore keeps the Idempotency-Key records of sends: the store
+// of platform/idempotency's decorator (IdempotencyKeys).
+type IdempotencyStore = idempotency.Store
+
 // TemplateStore is where the templates use cases keep a team's templates.
 // Changes run inside the caller's transaction; LockTemplates serialises a
 // team's changes, so the limit and name checks see each other.
 type TemplateStore interface {
-	Templates(ctx context.Context, teamID string, limit, offset int) ([]postgres.Template, error)
+	Templates(ctx context.Context, teamID string, limit, offset int) ([]domain.Template, error)
 	CountTemplates(ctx context.Context, teamID string) (int, error)
-	Template(ctx context.Context, teamID, id string, withDeleted, forUpdate bool) (*postgres.Template, error)
-	TemplateByName(ctx context.Context, teamID, name string) (*postgres.Template, error)
-	InsertTemplate(ctx context.Context, t *postgres.Template) error
-	UpdateTemplate(ctx context.Context, t *postgres.Template) error
+	Template(ctx context.Context, teamID, id string, withDeleted, forUpdate bool) (*domain.Template, error)
+	TemplateByName(ctx context.Context, teamID, name string) (*domain.Template, error)
+	InsertTemplate(ctx context.Context, t *domain.Template) error
+	UpdateTemplate(ctx context.Context, t *domain.Template) error
 	LockTemplates(ctx context.Context, teamID string) error
 }
 
 // ScheduledStore is where scheduled sends wait for their time; run, cancel
 // and the pending limit read and change them in the caller's transaction.
 type ScheduledStore interface {
-	InsertScheduled(ctx context.Context, s *postgres.Scheduled) error
-	Scheduled(ctx context.Context, teamID, id string) (*postgres.Scheduled, error)
-	UpdateScheduled(ctx context.Context, s *postgres.Scheduled) error
-	PendingScheduled(ctx context.Context, teamID string, limit, offset int) ([]postgres.Scheduled, error)
+	InsertScheduled(ctx context.Context, s *domain.Scheduled) error
+	Scheduled(ctx context.Context, teamID, id string) (*domain.Scheduled, error)
+	UpdateScheduled(ctx context.Context, s *domain.Scheduled) error
+	PendingScheduled(ctx context.Context, teamID string, limit, offset int) ([]domain.Scheduled, error)
 	CountPendingScheduled(ctx context.Context, teamID string) (int, error)
 }
 
@@ -91,7 +139,7 @@ var (
 )
 
 func mapNotFound(err error, nf *fault.Error) error {
-	if errors.Is(err, postgres.ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		return nf
 	}
 	return err

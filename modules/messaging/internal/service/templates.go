@@ -5,19 +5,16 @@ import (
 	"errors"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
-	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
-	"github.com/teamtext/teamtext/platform/text"
 )
 
 // Templates lists live templates (limit+1 rows).
-func (s *Service) Templates(ctx context.Context, teamID string, limit, offset int) ([]postgres.Template, error) {
+func (s *Service) Templates(ctx context.Context, teamID string, limit, offset int) ([]domain.Template, error) {
 	return s.TemplateStore.Templates(ctx, teamID, limit, offset)
 }
 
 // Template returns one live template.
-func (s *Service) Template(ctx context.Context, teamID, templateID string) (*postgres.Template, error) {
+func (s *Service) Template(ctx context.Context, teamID, templateID string) (*domain.Template, error) {
 	t, err := s.TemplateStore.Template(ctx, teamID, templateID, false, false)
 	return t, mapNotFound(err, errTemplateNotFound)
 }
@@ -26,67 +23,63 @@ func (s *Service) Template(ctx context.Context, teamID, templateID string) (*pos
 // (template_limit); a live template's name gives template_exists; the name
 // of a deleted template restores that template (same id) with the new body
 // and type. urgent_alert only from the dashboard.
-func (s *Service) CreateTemplate(ctx context.Context, teamID, name, body, messageType string, dashboard bool) (*postgres.Template, bool, error) {
-	name, body, mt, err := validTemplate(name, body, messageType, dashboard)
+func (s *Service) CreateTemplate(ctx context.Context, teamID, name, body, messageType string, dashboard bool) (*domain.Template, bool, error) {
+	f, err := domain.ValidTemplate(name, body, messageType, dashboard)
 	if err != nil {
 		return nil, false, err
 	}
-	var out *postgres.Template
+	var out *domain.Template
 	restored := false
 	err = s.DB.Tx(ctx, func(ctx context.Context) error {
 		if err := s.TemplateStore.LockTemplates(ctx, teamID); err != nil {
 			return err
 		}
-		existing, err := s.TemplateStore.TemplateByName(ctx, teamID, name)
-		if err != nil && !errors.Is(err, postgres.ErrNotFound) {
+		existing, err := s.templateByName(ctx, teamID, f.Name)
+		if err != nil {
 			return err
 		}
-		if existing != nil && existing.DeletedAt == nil {
-			return fault.New(fault.Conflict, domain.CodeTemplateExists, "a template with this name exists").With("existing_template_id", existing.ID)
+		if err := domain.NameTaken(existing); err != nil {
+			return err
 		}
 		n, err := s.TemplateStore.CountTemplates(ctx, teamID)
 		if err != nil {
 			return err
 		}
-		if n >= domain.TemplateLimit {
-			return fault.Newf(fault.Conflict, domain.CodeTemplateLimit, "a team can have at most %d templates", domain.TemplateLimit)
+		if err := domain.CheckTemplateRoom(n); err != nil {
+			return err
 		}
 		now := s.Clock.Now().UTC()
 		if existing != nil {
-			existing.Name, existing.Body, existing.MessageType, existing.DeletedAt, existing.UpdatedAt = name, body, mt, nil, now
+			existing.Restore(f, now)
 			out, restored = existing, true
 			return s.TemplateStore.UpdateTemplate(ctx, existing)
 		}
-		out = &postgres.Template{ID: id.New("tpl"), TeamID: teamID, Name: name, Body: body, MessageType: mt, CreatedAt: now, UpdatedAt: now}
+		t := domain.NewTemplate(id.New("tpl"), teamID, f, now)
+		out = &t
 		return s.TemplateStore.InsertTemplate(ctx, out)
 	})
 	return out, restored, err
 }
 
-func validTemplate(name, body, messageType string, dashboard bool) (string, string, string, error) {
-	if name == "" || len([]rune(name)) > 100 {
-		return "", "", "", fault.Invalidf("name must be 1 to 100 characters")
+// templateByName is the team's template with that name, deleted or not,
+// locked; nil when there is none.
+func (s *Service) templateByName(ctx context.Context, teamID, name string) (*domain.Template, error) {
+	t, err := s.TemplateStore.TemplateByName(ctx, teamID, name)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, nil
 	}
-	if !text.Visible(name) {
-		return "", "", "", fault.Invalidf("name must have a visible character (not only spaces or zero-width characters)")
-	}
-	body, err := domain.ValidText(body)
-	if err != nil {
-		return "", "", "", fault.Invalidf("body: %s", err.(*fault.Error).Message)
-	}
-	mt, err := domain.ValidMessageType(messageType, dashboard)
-	return name, body, mt, err
+	return t, err
 }
 
 // TemplateChange changes a template; nil fields are left alone.
-type TemplateChange struct {
-	Name, Body, MessageType *string
-}
+type TemplateChange = domain.TemplateChange
 
 // ChangeTemplate edits a template through the API: urgent-alert templates
-// are protected (template_protected) and none can become one (urgent_not_allowed).
-func (s *Service) ChangeTemplate(ctx context.Context, teamID, templateID string, c TemplateChange) (*postgres.Template, error) {
-	var out *postgres.Template
+// are protected (template_protected) and none can become one
+// (urgent_not_allowed). Taking the name of a deleted template sets that
+// one aside ("<name> (deleted <id>)"); a live one's gives template_exists.
+func (s *Service) ChangeTemplate(ctx context.Context, teamID, templateID string, c TemplateChange) (*domain.Template, error) {
+	var out *domain.Template
 	err := s.DB.Tx(ctx, func(ctx context.Context) error {
 		if err := s.TemplateStore.LockTemplates(ctx, teamID); err != nil {
 			return err
@@ -95,38 +88,26 @@ func (s *Service) ChangeTemplate(ctx context.Context, teamID, templateID string,
 		if err != nil {
 			return mapNotFound(err, errTemplateNotFound)
 		}
-		if t.MessageType == domain.TypeUrgentAlert {
-			return fault.New(fault.Forbidden, domain.CodeTemplateProtected, "urgent-alert templates can be changed only in the dashboard")
-		}
-		name, body, mt := t.Name, t.Body, t.MessageType
-		if c.Name != nil {
-			name = *c.Name
-		}
-		if c.Body != nil {
-			body = *c.Body
-		}
-		if c.MessageType != nil {
-			mt = *c.MessageType
-		}
-		if name, body, mt, err = validTemplate(name, body, mt, false); err != nil {
+		f, err := t.Change(c)
+		if err != nil {
 			return err
 		}
-		if name != t.Name {
-			other, err := s.TemplateStore.TemplateByName(ctx, teamID, name)
-			if err != nil && !errors.Is(err, postgres.ErrNotFound) {
+		if f.Name != t.Name {
+			other, err := s.templateByName(ctx, teamID, f.Name)
+			if err != nil {
 				return err
 			}
 			if other != nil && other.ID != t.ID {
-				if other.DeletedAt == nil {
-					return fault.New(fault.Conflict, domain.CodeTemplateExists, "a template with this name exists").With("existing_template_id", other.ID)
+				if err := domain.NameTaken(other); err != nil {
+					return err
 				}
-				other.Name = other.Name + " (deleted " + other.ID + ")"
+				other.SetAside()
 				if err := s.TemplateStore.UpdateTemplate(ctx, other); err != nil {
 					return err
 				}
 			}
 		}
-		t.Name, t.Body, t.MessageType, t.UpdatedAt = name, body, mt, s.Clock.Now().UTC()
+		t.Apply(f, s.Clock.Now().UTC())
 		out = t
 		return s.TemplateStore.UpdateTemplate(ctx, t)
 	})
@@ -140,11 +121,9 @@ func (s *Service) DeleteTemplate(ctx context.Context, teamID, templateID string,
 		if err != nil {
 			return mapNotFound(err, errTemplateNotFound)
 		}
-		if t.MessageType == domain.TypeUrgentAlert && !dashboard {
-			return fault.New(fault.Forbidden, domain.CodeTemplateProtected, "urgent-alert templates can be deleted only in the dashboard")
+		if err := t.Delete(dashboard, s.Clock.Now().UTC()); err != nil {
+			return err
 		}
-		now := s.Clock.Now().UTC()
-		t.DeletedAt, t.UpdatedAt = &now, now
 		return s.TemplateStore.UpdateTemplate(ctx, t)
 	})
 }

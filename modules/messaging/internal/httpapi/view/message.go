@@ -1,13 +1,13 @@
 // Package view is the JSON bodies of messaging's API (public and admin)
-// made from what the use cases return: the one place above storage that
-// reads its rows, so no handler imports postgres.
+// made from what the use cases return (domain messages, templates and
+// scheduled sends), so that the handlers share one rendering of each.
 package view
 
 import (
 	"encoding/json"
 	"time"
 
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 )
 
@@ -67,7 +67,7 @@ func Nullable(s string) *string {
 }
 
 // MessageFrom renders a message with its delivery counts.
-func MessageFrom(m *postgres.Message) Message {
+func MessageFrom(m *domain.Message) Message {
 	c := m.Counts()
 	return Message{ID: m.ID, Kind: "message", Status: m.Status, Audience: m.Audience, GroupID: Nullable(m.GroupID), TemplateID: Nullable(m.TemplateID),
 		ScheduledID: Nullable(m.ScheduledID), Text: m.Text, RenderedText: m.Rendered, Encoding: m.Encoding, SegmentsPerRecipient: m.Segments,
@@ -100,7 +100,7 @@ type Scheduled struct {
 }
 
 // ScheduledFrom renders a scheduled send.
-func ScheduledFrom(s *postgres.Scheduled) Scheduled {
+func ScheduledFrom(s *domain.Scheduled) Scheduled {
 	var in service.SendInput
 	_ = json.Unmarshal(s.Request, &in)
 	out := Scheduled{ID: s.ID, Kind: "scheduled", Status: s.Status, ScheduledFor: s.ScheduledFor, Text: in.Text, TemplateID: Nullable(in.TemplateID),

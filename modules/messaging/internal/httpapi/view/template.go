@@ -3,7 +3,7 @@ package view
 import (
 	"time"
 
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 )
 
 // Template is a saved message.
@@ -17,6 +17,6 @@ type Template struct {
 }
 
 // TemplateFrom renders a template.
-func TemplateFrom(t *postgres.Template) Template {
+func TemplateFrom(t *domain.Template) Template {
 	return Template{ID: t.ID, Name: t.Name, Body: t.Body, MessageType: t.MessageType, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
 }
