@@ -596,10 +596,11 @@ func isUniqueViolation(err error, index string) bool {
 }
 
 // groupNameTaken maps a unique violation of the team's group names to
-// domain.ErrGroupNameTaken, and passes any other error on.
+// domain.ErrGroupNameTaken (the driver's error kept as text), and passes
+// any other error on.
 func groupNameTaken(err error) error {
 	if isUniqueViolation(err, "roster_groups_team_name") {
-		return domain.ErrGroupNameTaken
+		return fmt.Errorf("%w: %v", domain.ErrGroupNameTaken, err)
 	}
 	return err
 }
