@@ -129,7 +129,7 @@ type archReport struct {
 // bunConfined are the modules whose storage is behind their domain (issue
 // 17, item 1): in them only internal/postgres imports bun. Add a module
 // when its rows stop travelling above its postgres package.
-var bunConfined = map[string]bool{"billing": true, "campaigns": true, "roster": true, "webhooks": true}
+var bunConfined = map[string]bool{"billing": true, "campaigns": true, "messaging": true, "roster": true, "webhooks": true}
 
 // domainForbidden are the imports a domain package may not have (a path
 // and everything below it).

@@ -46,9 +46,9 @@ func (l numberLookup) TeamsByNumbers(ctx context.Context, e164s []string) (map[s
 // carrierSink is how carrier adapters hand messaging their callbacks: each
 // only enqueues its ingestion job, in its own transaction.
 type carrierSink struct {
-	db   *db.DB
-	jobs *jobs.Jobs
-	repo *postgres.Repo // inbound texts are staged (inbound.Enqueue)
+	db    *db.DB
+	jobs  *jobs.Jobs
+	stage inbound.Stager // inbound texts are staged (inbound.Enqueue)
 }
 
 // Report and Receive keep what the carrier sent as Postgres can store it
@@ -64,21 +64,36 @@ func (s carrierSink) Report(ctx context.Context, a carrier.StatusArgs) error {
 }
 
 func (s carrierSink) Receive(ctx context.Context, t carrier.InboundText) error {
-	return inbound.Enqueue(ctx, s.repo, inbound.Args{From: t.From, To: t.To, Body: text.Storable(t.Body),
+	return inbound.Enqueue(ctx, s.stage, inbound.Args{From: t.From, To: t.To, Body: text.Storable(t.Body),
 		ProviderMessageID: text.Storable(t.ProviderMessageID), ReceivedAt: t.ReceivedAt})
 }
 
-// inboundOptions wire inbound: the service, its workers and operations, and
-// the releaser of held texts as billing's payment_recovered listener. The
+// inboundOptions wire inbound: its capabilities (filing and keywords, the
+// inbox, replies, analytics), each with its own store (the module's
+// postgres.Repo, provided as each interface), their workers, and the
+// releaser of held texts as billing's payment_recovered listener. The
 // releaser gets the event publisher through Bind, not its constructor: the
 // publisher reads billing accounts, and billing takes the listeners.
 var inboundOptions = fx.Options(
+	fx.Provide(fx.Private,
+		func(d *db.DB) inbound.Transactor { return d },
+		func(r *postgres.Repo) inbound.FilingStore { return r },
+		func(r *postgres.Repo) inbound.HoldStore { return r },
+		func(r *postgres.Repo) inbound.InboxStore { return r },
+		func(r *postgres.Repo) inbound.ReplyStore { return r },
+		func(r *postgres.Repo) inbound.Counters { return r },
+		func(j *jobs.Jobs) inbound.Inserter { return j },
+		func(r *inbound.Replies) inbound.HelpReplier { return r },
+	),
 	fx.Provide(
 		inbound.New,
+		inbound.NewInbox,
+		inbound.NewReplies,
+		inbound.NewAnalytics,
 		inbound.NewReleaser,
 		fx.Annotate(func(r *inbound.Releaser) billingapi.PaymentListener { return r }, fx.ResultTags(`group:"payment_recovered"`)),
-		fx.Annotate(func(s *inbound.Service, clk clock.Clock, ins instruments) jobs.Registration {
-			return worker.Inbound(s, clk, ins.inboundLag)
+		fx.Annotate(func(s *inbound.Service, rs *inbound.Replies, clk clock.Clock, ins instruments) jobs.Registration {
+			return worker.Inbound(s, rs, clk, ins.inboundLag)
 		}, fx.ResultTags(`group:"workers"`)),
 	),
 	fx.Invoke(
@@ -91,9 +106,9 @@ var inboundOptions = fx.Options(
 // database closes) and reports the staged backlog at each scrape.
 func startFiler(p filerParams) {
 	l := p.Log.With("component", "inbound")
-	f := inbound.NewFiler(p.Inbound, func(ctx context.Context) (*pgx.Conn, error) {
+	f := inbound.NewFiler(inbound.FilerDeps{Service: p.Inbound, Connect: func(ctx context.Context) (*pgx.Conn, error) {
 		return pgx.ConnectConfig(ctx, p.DB.Pool.Config().ConnConfig.Copy())
-	}, p.Clock, p.Ins.inboundLag, l)
+	}, Channel: postgres.InboundChannel, Clock: p.Clock, Lag: p.Ins.inboundLag, Log: l})
 	p.Metrics.Registry.MustRegister(&pendingCollector{repo: p.Repo, clock: p.Clock, log: l})
 	p.Lifecycle.Append(fx.Hook{
 		OnStart: func(context.Context) error { f.Start(); return nil },

@@ -88,7 +88,7 @@ var Module = fx.Module("messaging",
 			return jobs.Queue{Name: inbound.Queue, MaxWorkers: cfg.InboundWorkers}
 		}, fx.ResultTags(`group:"queues"`)),
 	),
-	// what service.Deps and inbound.Deps take in this module's own terms
+	// what service.Deps takes in this module's own terms (inbound's: deps.go)
 	fx.Provide(fx.Private,
 		func(ob *outbound.Service) service.Planner { return ob },
 		func(d *db.DB) service.Transactor { return d },
@@ -98,9 +98,6 @@ var Module = fx.Module("messaging",
 		func(s *postgres.SendStore) service.IdempotencyStore { return s },
 		func(r *postgres.Repo) service.TemplateStore { return r },
 		func(r *postgres.Repo) service.ScheduledStore { return r },
-		func(r *postgres.Repo) inbound.InboxStore { return r },
-		func(r *postgres.Repo) inbound.Counters { return r },
-		func(r *postgres.Repo) inbound.ReplyStore { return r },
 		func(c carrier.Carrier) domain.Classifier { return carrier.Classifier(c) }, // which failures a resend leaves out
 		fx.Annotate(func(l rosterapi.Lookup, ob *outbound.Service) rosterapi.Lookup {
 			return numberLookup{Lookup: l, numbers: ob}
@@ -123,6 +120,9 @@ type routesParams struct {
 	Admin     httpapi.Admin
 	Send      *service.Service
 	Inbound   *inbound.Service
+	Inbox     *inbound.Inbox
+	Replies   *inbound.Replies
+	Analytics *inbound.Analytics
 	Numbers   *outbound.Service
 	Carrier   carrier.Carrier
 	Simulator *simulator.Simulator
@@ -133,7 +133,7 @@ type routesParams struct {
 // registerRoutes adds messaging's public and admin operations (one table:
 // httpapi/routes.go); the simulator's operations only when it is the carrier.
 func registerRoutes(p routesParams) {
-	msghttp.Register(p.Public.API, p.Admin.API, msghttp.Services{Send: p.Send, Inbound: p.Inbound, Numbers: p.Numbers,
+	msghttp.Register(p.Public.API, p.Admin.API, msghttp.Services{Send: p.Send, Inbound: p.Inbound, Inbox: p.Inbox, Replies: p.Replies, Analytics: p.Analytics, Numbers: p.Numbers,
 		Simulator: simulatorOnly(p.Carrier, p.Simulator), DB: p.DB, Clock: p.Clock})
 }
 
@@ -333,7 +333,7 @@ func newCarrierRoutes(p carrierRoutesParams) CarrierRoutes {
 		return CarrierRoutes{}
 	}
 	l := p.Log.With("component", "twilio")
-	sink := carrierSink{db: p.DB, jobs: p.Jobs, repo: p.Repo}
+	sink := carrierSink{db: p.DB, jobs: p.Jobs, stage: p.Repo}
 	return CarrierRoutes{
 		http.MethodPost + " " + twilio.StatusPath:  twilio.NewCallbackHandler(sink, cfg.TwilioAuthToken, cfg.PublicBaseURL, p.Clock, l),
 		http.MethodPost + " " + twilio.InboundPath: twilio.NewInboundHandler(sink, cfg.TwilioAuthToken, cfg.PublicBaseURL, p.Clock, l),

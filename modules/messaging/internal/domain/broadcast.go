@@ -7,8 +7,9 @@ import (
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
-// ErrNotFound means no message, template or scheduled send has that id for
-// the team asked about (another team's id included). The stores return it.
+// ErrNotFound means no message, template, scheduled send, inbound text or
+// reply has that id for the team asked about (another team's id included).
+// The stores return it.
 var ErrNotFound = errors.New("messaging: not found")
 
 // Message is a broadcast: one text to an audience, one delivery per

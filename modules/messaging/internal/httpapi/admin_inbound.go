@@ -76,7 +76,7 @@ func (h *handler) adminSimulatorInbound(ctx context.Context, in *struct {
 		if err := h.sim.NoteInbound(ctx, a.From, a.To, a.Body); err != nil {
 			return err
 		}
-		return inbound.Enqueue(ctx, h.inbound.Repo, a)
+		return h.inbound.Enqueue(ctx, a)
 	})
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func (h *handler) adminInboxReply(ctx context.Context, in *struct {
 		Body     string `json:"body" doc:"The reply, up to 1200 characters; merge tags are refused."`
 	}
 }) (*httpapi.DataOutput[view.InboxItem], error) {
-	row, err := h.inbound.Reply(ctx, inbound.ReplyInput{TeamID: in.TeamID, MessageID: in.MessageID, MemberID: in.Body.MemberID, Body: in.Body.Body})
+	row, err := h.replies.Reply(ctx, inbound.ReplyInput{TeamID: in.TeamID, MessageID: in.MessageID, MemberID: in.Body.MemberID, Body: in.Body.Body})
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func (h *handler) adminInboxReply(ctx context.Context, in *struct {
 func (h *handler) adminGetMessagingSettings(ctx context.Context, in *struct {
 	TeamID string `path:"team_id"`
 }) (*httpapi.DataOutput[Settings], error) {
-	s, err := h.inbound.Settings(ctx, in.TeamID)
+	s, err := h.replies.Settings(ctx, in.TeamID)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func (h *handler) adminPatchMessagingSettings(ctx context.Context, in *struct {
 		HelpText *string `json:"help_text,omitempty" required:"false" nullable:"true"`
 	}
 }) (*httpapi.DataOutput[Settings], error) {
-	s, err := h.inbound.SetHelpText(ctx, in.TeamID, in.Body.HelpText)
+	s, err := h.replies.SetHelpText(ctx, in.TeamID, in.Body.HelpText)
 	if err != nil {
 		return nil, err
 	}

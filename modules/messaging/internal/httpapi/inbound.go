@@ -44,7 +44,7 @@ const keywordDoc = "Keywords: the whole text, trimmed of white space and punctua
 
 // listInboundMessages serves list-inbound-messages.
 func (h *handler) listInboundMessages(ctx context.Context, in *struct{ httpapi.PageParams }) (*httpapi.ListOutput[view.InboundMessage], error) {
-	return httpapi.ListOf(in.PageParams, view.InboundMessageFrom)(h.inbound.InboundMessages(ctx, teamOf(ctx), in.Limit, in.Offset))
+	return httpapi.ListOf(in.PageParams, view.InboundMessageFrom)(h.inbox.InboundMessages(ctx, teamOf(ctx), in.Limit, in.Offset))
 }
 
 // listInbox serves list-inbox.
@@ -52,12 +52,12 @@ func (h *handler) listInbox(ctx context.Context, in *struct {
 	Filter string `query:"filter" enum:"all,unread,replied" default:"all" doc:"all, unread or replied."`
 	httpapi.PageParams
 }) (*httpapi.ListOutput[view.InboxItem], error) {
-	return httpapi.ListOf(in.PageParams, view.InboxItemFrom)(h.inbound.Inbox(ctx, teamOf(ctx), in.Filter, in.Limit, in.Offset))
+	return httpapi.ListOf(in.PageParams, view.InboxItemFrom)(h.inbox.List(ctx, teamOf(ctx), in.Filter, in.Limit, in.Offset))
 }
 
 // inboxUnreadCount serves inbox-unread-count.
 func (h *handler) inboxUnreadCount(ctx context.Context, _ *struct{}) (*httpapi.DataOutput[UnreadCount], error) {
-	n, err := h.inbound.UnreadCount(ctx, teamOf(ctx))
+	n, err := h.inbox.UnreadCount(ctx, teamOf(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (h *handler) inboxUnreadCount(ctx context.Context, _ *struct{}) (*httpapi.D
 func (h *handler) inboxMarkRead(ctx context.Context, in *struct {
 	MessageID string `path:"message_id"`
 }) (*httpapi.DataOutput[view.InboxItem], error) {
-	row, err := h.inbound.MarkRead(ctx, teamOf(ctx), in.MessageID)
+	row, err := h.inbox.MarkRead(ctx, teamOf(ctx), in.MessageID)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (h *handler) inboxMarkRead(ctx context.Context, in *struct {
 
 // inboxReadAll serves inbox-read-all.
 func (h *handler) inboxReadAll(ctx context.Context, _ *struct{}) (*httpapi.DataOutput[ReadAll], error) {
-	n, err := h.inbound.MarkAllRead(ctx, teamOf(ctx))
+	n, err := h.inbox.MarkAllRead(ctx, teamOf(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (h *handler) getAnalytics(ctx context.Context, in *struct {
 	From string `query:"from" doc:"First UTC day, YYYY-MM-DD."`
 	To   string `query:"to" doc:"Last UTC day, YYYY-MM-DD, included."`
 }) (*httpapi.DataOutput[Analytics], error) {
-	t, err := h.inbound.Analytics(ctx, teamOf(ctx), in.From, in.To)
+	t, err := h.analytics.Totals(ctx, teamOf(ctx), in.From, in.To)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,8 @@ import (
 // scheduled, resend, inbound texts and the inbox, analytics; admin:
 // approvals, urgent templates, simulator, sending numbers, inbound).
 func Register(api, admin huma.API, s Services) {
-	h := &handler{svc: s.Send, inbound: s.Inbound, numbers: s.Numbers, sim: s.Simulator, db: s.DB, clock: s.Clock}
+	h := &handler{svc: s.Send, inbound: s.Inbound, inbox: s.Inbox, replies: s.Replies, analytics: s.Analytics, numbers: s.Numbers,
+		sim: s.Simulator, db: s.DB, clock: s.Clock}
 	tmpl, msgs, sched, inb := []string{"Templates"}, []string{"Messages"}, []string{"Scheduled"}, []string{"Inbound texts"}
 	approvals, simTags, numbers, settingsTags := []string{"Approvals"}, []string{"Simulator"}, []string{"Sending numbers"}, []string{"Messaging settings"}
 
@@ -75,7 +76,10 @@ func Register(api, admin huma.API, s Services) {
 // Services are what messaging's operations call.
 type Services struct {
 	Send      *service.Service
-	Inbound   *inbound.Service
+	Inbound   *inbound.Service // the simulator's inbound texts are staged with it
+	Inbox     *inbound.Inbox
+	Replies   *inbound.Replies
+	Analytics *inbound.Analytics
 	Numbers   *outbound.Service
 	Simulator *simulator.Simulator // nil unless CARRIER=simulator: its operations answer 409
 	DB        *db.DB               // the simulator's inbound injection: one transaction
@@ -83,17 +87,21 @@ type Services struct {
 }
 
 // handler serves both APIs. The public handlers act on the key's team:
-// sends, reports, scheduled sends and templates (svc), inbound texts, the
-// inbox and analytics (inbound). The admin handlers act on the path's team
-// and add approvals, urgent templates, replies, settings, sending numbers
-// (numbers) and the carrier simulator (sim).
+// sends, reports, scheduled sends and templates (svc), inbound texts and
+// the inbox (inbox) and analytics. The admin handlers act on the path's
+// team and add approvals, urgent templates, replies and settings
+// (replies), sending numbers (numbers) and the carrier simulator (sim,
+// its texts staged by inbound).
 type handler struct {
-	svc     *service.Service
-	inbound *inbound.Service
-	numbers *outbound.Service
-	sim     *simulator.Simulator
-	db      *db.DB
-	clock   clock.Clock
+	svc       *service.Service
+	inbound   *inbound.Service
+	inbox     *inbound.Inbox
+	replies   *inbound.Replies
+	analytics *inbound.Analytics
+	numbers   *outbound.Service
+	sim       *simulator.Simulator
+	db        *db.DB
+	clock     clock.Clock
 }
 
 // teamOf is the key's team.

@@ -5,6 +5,10 @@ import (
 	"math"
 	"time"
 
+	"go.uber.org/fx"
+
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
@@ -79,8 +83,23 @@ func Rate(delivered, deliveries int64) float64 {
 	return math.Min(r, 1)
 }
 
-// Analytics totals a team's activity over the UTC days from..to.
-func (s *Service) Analytics(ctx context.Context, teamID, from, to string) (*Totals, error) {
+// AnalyticsDeps are the analytics' collaborators: messaging's counters
+// and roster's counts.
+type AnalyticsDeps struct {
+	fx.In
+	Counters Counters
+	Stats    rosterapi.Stats
+	Clock    clock.Clock
+}
+
+// Analytics answers GET /analytics.
+type Analytics struct{ *AnalyticsDeps }
+
+// NewAnalytics returns the analytics.
+func NewAnalytics(d AnalyticsDeps) *Analytics { return &Analytics{AnalyticsDeps: &d} }
+
+// Totals totals a team's activity over the UTC days from..to.
+func (s *Analytics) Totals(ctx context.Context, teamID, from, to string) (*Totals, error) {
 	start, end, err := ParseRange(from, to, s.Clock.Now())
 	if err != nil {
 		return nil, err

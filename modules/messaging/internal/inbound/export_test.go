@@ -1,4 +1,6 @@
 package inbound
 
+import "github.com/teamtext/teamtext/modules/messaging/internal/domain"
+
 // LaneOf exposes a sender's lane to the tests.
-var LaneOf = laneOf
+var LaneOf = domain.InboundLane

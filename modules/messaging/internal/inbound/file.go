@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"time"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/id"
@@ -33,18 +32,11 @@ import (
 // waits for at most the batch in progress, however long the backlog.
 
 // Lanes is how many lanes staged texts are spread over: how many filers,
-// across every node, can file at once.
-const Lanes = 8
+// across every node, can file at once (domain.InboundLane).
+const Lanes = domain.InboundLanes
 
 // BatchSize is the most texts one filing transaction takes.
 const BatchSize = 500
-
-// laneOf is the lane of a sender's number.
-func laneOf(from string) int {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(from))
-	return int(h.Sum32() % Lanes)
-}
 
 // Enqueue stages a text a carrier received, in the transaction carried by
 // ctx or in its own statement, and wakes the filers when that commits.
@@ -52,17 +44,16 @@ func laneOf(from string) int {
 // carrier as soon as it returns. A provider id already staged (a carrier
 // retrying its callback) stages nothing; one already filed is skipped when
 // filed again.
-func Enqueue(ctx context.Context, repo *postgres.Repo, a Args) error {
-	if a.ProviderMessageID == "" || a.From == "" || a.To == "" {
-		return errors.New("inbound: from, to and provider_message_id are required")
+func Enqueue(ctx context.Context, st Stager, a Args) error {
+	p, err := domain.StageInbound(a.ProviderMessageID, e164(a.From), e164(a.To), a.Body, a.ReceivedAt)
+	if err != nil {
+		return err
 	}
-	if a.ReceivedAt.IsZero() {
-		return errors.New("inbound: received_at is required")
-	}
-	from := e164(a.From)
-	return repo.StageInbound(ctx, postgres.PendingInbound{ProviderMessageID: a.ProviderMessageID, FromPhone: from, ToPhone: e164(a.To),
-		Body: a.Body, Keyword: MatchKeyword(a.Body) != "", Lane: laneOf(from), ReceivedAt: a.ReceivedAt.UTC().Truncate(time.Microsecond)})
+	return st.StageInbound(ctx, p)
 }
+
+// Enqueue stages a text with the service's store (see Enqueue).
+func (s *Service) Enqueue(ctx context.Context, a Args) error { return Enqueue(ctx, s.Store, a) }
 
 // FileNext files one batch of a lane's staged texts in one transaction,
 // trying the lanes from first on. It returns when each text it took had
@@ -71,7 +62,7 @@ func Enqueue(ctx context.Context, repo *postgres.Repo, a Args) error {
 // A batch that fails is filed again text by text, each in its own
 // transaction, so that a text that cannot be filed does not hold its lane:
 // each failure of a text on its own is counted on its staged row, and at
-// postgres.InboundMaxAttempts it is set aside (logged, kept staged for an
+// domain.InboundMaxAttempts it is set aside (logged, kept staged for an
 // operator, no longer taken) and the lane moves on.
 func (s *Service) FileNext(ctx context.Context, first int) ([]time.Time, error) {
 	received, _, err := s.fileBatch(ctx, first, BatchSize)
@@ -94,7 +85,7 @@ func (s *Service) FileNext(ctx context.Context, first int) ([]time.Time, error) 
 		}
 		s.Log.Error("inbound text not filed", "provider_message_id", taken[0].ProviderMessageID, "from", phone.Mask(taken[0].FromPhone),
 			"staged_id", taken[0].ID, "err", err)
-		if nerr := s.Repo.NoteInboundFailure(ctx, taken[0].ID, err.Error()); nerr != nil {
+		if nerr := s.Store.NoteInboundFailure(ctx, taken[0].ID, err.Error()); nerr != nil {
 			return received, errors.Join(err, nerr)
 		}
 	}
@@ -104,15 +95,15 @@ func (s *Service) FileNext(ctx context.Context, first int) ([]time.Time, error) 
 // fileBatch takes up to limit texts of a lane and files them in one
 // transaction; it returns what it took even when filing failed (and the
 // transaction rolled back).
-func (s *Service) fileBatch(ctx context.Context, first, limit int) ([]time.Time, []postgres.PendingInbound, error) {
+func (s *Service) fileBatch(ctx context.Context, first, limit int) ([]time.Time, []domain.PendingInbound, error) {
 	var received []time.Time
-	var taken []postgres.PendingInbound
-	err := s.DB.Tx(ctx, func(ctx context.Context) error {
-		lane, err := s.Repo.LockInboundLane(ctx, Lanes, first)
+	var taken []domain.PendingInbound
+	err := s.Tx.Tx(ctx, func(ctx context.Context) error {
+		lane, err := s.Store.LockInboundLane(ctx, Lanes, first)
 		if err != nil || lane < 0 {
 			return err
 		}
-		ps, err := s.Repo.TakeInbound(ctx, lane, limit)
+		ps, err := s.Store.TakeInbound(ctx, lane, limit)
 		if err != nil {
 			return err
 		}
@@ -138,7 +129,7 @@ func (s *Service) File(ctx context.Context, as []Args) error {
 	if len(as) == 0 {
 		return nil
 	}
-	return s.DB.Tx(ctx, func(ctx context.Context) error {
+	return s.Tx.Tx(ctx, func(ctx context.Context) error {
 		// Normalised, and once per provider id (a retry staged after the
 		// first was taken may share a batch with it).
 		seen := make(map[string]bool, len(as))
@@ -177,7 +168,7 @@ func (s *Service) File(ctx context.Context, as []Args) error {
 		teamIDs = unique(teamIDs)
 		// Shared with other texts of the teams, exclusive with a release:
 		// a text is either seen held by the release or sees the paid account.
-		if err := s.Repo.LockHolds(ctx, teamIDs); err != nil {
+		if err := s.Store.LockHolds(ctx, teamIDs); err != nil {
 			return err
 		}
 		accs, err := s.Billing.Statuses(ctx, teamIDs)
@@ -188,36 +179,30 @@ func (s *Service) File(ctx context.Context, as []Args) error {
 		if err != nil {
 			return fmt.Errorf("inbound members: %w", err)
 		}
-		ours := make([]postgres.TeamPhone, len(pairs))
-		for i, p := range pairs {
-			ours[i] = postgres.TeamPhone{TeamID: p.TeamID, Phone: p.Phone}
-		}
-		groups, err := s.Repo.LatestGroupsTo(ctx, ours)
+		groups, err := s.Store.LatestGroupsTo(ctx, pairs)
 		if err != nil {
 			return err
 		}
 		now := s.Clock.Now().UTC()
-		ins := make([]postgres.Inbound, len(known))
-		kws := make([]Keyword, len(known))
+		ins := make([]domain.Inbound, len(known))
 		for i, a := range known {
 			team := teams[a.To]
 			at := a.ReceivedAt
 			if at.IsZero() {
 				at = now
 			}
-			kws[i] = MatchKeyword(a.Body)
-			ins[i] = postgres.Inbound{ID: id.New("inb"), TeamID: team.ID, ProviderMessageID: a.ProviderMessageID, FromPhone: a.From, ToPhone: a.To,
-				Body: a.Body, Keyword: string(kws[i]), GroupID: groups[ours[i]], ReceivedAt: at.UTC().Truncate(time.Microsecond),
+			ins[i] = domain.Inbound{ID: id.New("inb"), TeamID: team.ID, ProviderMessageID: a.ProviderMessageID, FromPhone: a.From, ToPhone: a.To,
+				Body: a.Body, Keyword: domain.MatchKeyword(a.Body), GroupID: groups[pairs[i]], ReceivedAt: at.UTC().Truncate(time.Microsecond),
 				Held: accs[team.ID].PaymentState == billingapi.PaymentOverdue, CreatedAt: now}
 			if m := chooseMember(entries[pairs[i]]); m != nil {
-				ins[i].MemberID, ins[i].MemberName, ins[i].MemberRole = m.ID, m.Name, string(m.Role)
+				ins[i].Member = domain.InboundMember{ID: m.ID, Name: m.Name, Role: string(m.Role)}
 			}
 		}
-		stored, err := s.Repo.InsertInbounds(ctx, ins)
+		stored, err := s.Store.InsertInbounds(ctx, ins)
 		if err != nil {
 			return err
 		}
-		var fresh []postgres.Inbound
+		var fresh []domain.Inbound
 		for i := range ins {
 			if stored[ins[i].ID] {
 				fresh = append(fresh, ins[i])
@@ -226,14 +211,14 @@ func (s *Service) File(ctx context.Context, as []Args) error {
 		if err := s.heardFrom(ctx, fresh); err != nil {
 			return err
 		}
-		var visible []postgres.Inbound
+		var visible []domain.Inbound
 		for i := range ins {
 			in := &ins[i]
 			if !stored[in.ID] {
 				s.Log.Info("inbound text already received; retry ignored", "provider_message_id", in.ProviderMessageID)
 				continue
 			}
-			if err := s.act(ctx, teams[in.ToPhone], in, kws[i]); err != nil {
+			if err := s.act(ctx, teams[in.ToPhone], in); err != nil {
 				return err
 			}
 			if in.Held {
@@ -242,25 +227,25 @@ func (s *Service) File(ctx context.Context, as []Args) error {
 			}
 			visible = append(visible, *in)
 		}
-		return announceMany(ctx, s.Repo, s.Events, visible)
+		return s.announceMany(ctx, visible)
 	})
 }
 
 // announceMany makes visible texts count in analytics and publishes their
 // message.received events, in order, in the caller's transaction: one
 // counter statement and one batch of events.
-func announceMany(ctx context.Context, repo *postgres.Repo, pub events.Publisher, ins []postgres.Inbound) error {
+func (s *Service) announceMany(ctx context.Context, ins []domain.Inbound) error {
 	if len(ins) == 0 {
 		return nil
 	}
-	if err := repo.CountReceivedMany(ctx, ins); err != nil {
+	if err := s.Store.CountReceivedMany(ctx, ins); err != nil {
 		return err
 	}
 	evs := make([]events.Event, len(ins))
 	for i := range ins {
 		evs[i] = events.Event{TeamID: ins[i].TeamID, Type: events.MessageReceived, Data: ReceivedFrom(&ins[i])}
 	}
-	if err := events.PublishAcross(ctx, pub, evs); err != nil {
+	if err := events.PublishAcross(ctx, s.Events, evs); err != nil {
 		return fmt.Errorf("publish %d message.received: %w", len(evs), err)
 	}
 	return nil

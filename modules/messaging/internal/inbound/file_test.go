@@ -117,7 +117,7 @@ func TestFileSkipsStoredAndUnknown(t *testing.T) {
 // TestFileNextSetsAsideATextThatFails: a text that cannot be filed (here
 // roster refuses its keyword) does not hold its lane: the batch is filed
 // again text by text, the others are filed in order, and the failing text
-// is set aside after postgres.InboundMaxAttempts tries, kept staged with
+// is set aside after domain.InboundMaxAttempts tries, kept staged with
 // its error.
 func TestFileNextSetsAsideATextThatFails(t *testing.T) {
 	t.Parallel()

@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/loops"
 )
@@ -34,20 +33,27 @@ const filerRetry = time.Second
 // a node that dies leaves nothing behind: its batch rolls back and stays
 // staged for the others.
 type Filer struct {
-	svc     *Service
-	connect func(ctx context.Context) (*pgx.Conn, error)
-	clock   clock.Clock
-	lag     prometheus.Observer // seconds from a text's callback to its filing; may be nil
-	log     *slog.Logger
+	FilerDeps
 
 	loops loops.Group
 	wake  []chan struct{} // one per loop: poke's
 }
 
-// NewFiler returns the filer of svc's staged texts; connect opens the
-// listening connection.
-func NewFiler(svc *Service, connect func(ctx context.Context) (*pgx.Conn, error), clk clock.Clock, lag prometheus.Observer, log *slog.Logger) *Filer {
-	f := &Filer{svc: svc, connect: connect, clock: clk, lag: lag, log: log, wake: make([]chan struct{}, FilerLoops)}
+// FilerDeps are a filer's collaborators.
+type FilerDeps struct {
+	Service *Service // files the staged texts
+	// Connect opens the listening connection, and Channel is what it
+	// listens on: the notification a staged text sends at its commit.
+	Connect func(ctx context.Context) (*pgx.Conn, error)
+	Channel string
+	Clock   clock.Clock
+	Lag     prometheus.Observer // seconds from a text's callback to its filing; may be nil
+	Log     *slog.Logger
+}
+
+// NewFiler returns the filer of d.Service's staged texts.
+func NewFiler(d FilerDeps) *Filer {
+	f := &Filer{FilerDeps: d, wake: make([]chan struct{}, FilerLoops)}
 	for i := range f.wake {
 		f.wake[i] = make(chan struct{}, 1)
 	}
@@ -91,9 +97,9 @@ func (f *Filer) run(ctx context.Context, i int) {
 		}
 		for ctx.Err() == nil {
 			// A batch runs to its commit even when the node is stopping.
-			received, err := f.svc.FileNext(context.WithoutCancel(ctx), first)
+			received, err := f.Service.FileNext(context.WithoutCancel(ctx), first)
 			if err != nil {
-				f.log.Warn("inbound filing failed; retrying", "loop", i, "err", err, "retry_in", filerRetry)
+				f.Log.Warn("inbound filing failed; retrying", "loop", i, "err", err, "retry_in", filerRetry)
 				select {
 				case <-ctx.Done():
 					return
@@ -104,10 +110,10 @@ func (f *Filer) run(ctx context.Context, i int) {
 			if len(received) == 0 {
 				break
 			}
-			if f.lag != nil {
-				now := f.clock.Now()
+			if f.Lag != nil {
+				now := f.Clock.Now()
 				for _, at := range received {
-					f.lag.Observe(max(now.Sub(at), 0).Seconds())
+					f.Lag.Observe(max(now.Sub(at), 0).Seconds())
 				}
 			}
 			first = (first + 1) % Lanes
@@ -122,7 +128,7 @@ func (f *Filer) run(ctx context.Context, i int) {
 	}
 }
 
-// listen keeps a connection listening on postgres.InboundChannel and pokes
+// listen keeps a connection listening on Channel and pokes
 // the loops at each notification (and once after each connect, for texts
 // staged while it was down).
 func (f *Filer) listen(ctx context.Context) {
@@ -131,7 +137,7 @@ func (f *Filer) listen(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		f.log.Warn("inbound notifications lost; reconnecting", "err", err, "retry_in", filerRetry)
+		f.Log.Warn("inbound notifications lost; reconnecting", "err", err, "retry_in", filerRetry)
 		select {
 		case <-ctx.Done():
 			return
@@ -141,12 +147,12 @@ func (f *Filer) listen(ctx context.Context) {
 }
 
 func (f *Filer) listenOnce(ctx context.Context) error {
-	conn, err := f.connect(ctx)
+	conn, err := f.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "LISTEN "+postgres.InboundChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+f.Channel); err != nil {
 		return err
 	}
 	f.poke()

@@ -3,14 +3,26 @@ package inbound
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 
+	"go.uber.org/fx"
+
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/platform/clock"
-	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
 )
+
+// ReleaserDeps are the releaser's collaborators (the event publisher
+// excepted: see Releaser).
+type ReleaserDeps struct {
+	fx.In
+	Tx    Transactor
+	Store HoldStore
+	Clock clock.Clock
+	Log   *slog.Logger
+}
 
 // Releaser makes held texts visible when a team's overdue renewal is paid.
 // It is billing's PaymentListener (fx group "payment_recovered"), so it
@@ -18,19 +30,14 @@ import (
 // webhooks event log) reads billing accounts, and billing takes the
 // listeners. The publisher is bound once at start-up with Bind instead.
 type Releaser struct {
-	db     *db.DB
-	repo   *postgres.Repo
-	clock  clock.Clock
-	log    *slog.Logger
+	d      *ReleaserDeps
 	events events.Publisher
 }
 
 var _ billingapi.PaymentListener = (*Releaser)(nil)
 
 // NewReleaser returns a releaser; call Bind before it is used.
-func NewReleaser(d *db.DB, repo *postgres.Repo, clk clock.Clock, log *slog.Logger) *Releaser {
-	return &Releaser{db: d, repo: repo, clock: clk, log: log}
-}
+func NewReleaser(d ReleaserDeps) *Releaser { return &Releaser{d: &d} }
 
 // Bind sets the event publisher. It is called once while the application
 // is assembled, before any request or job runs.
@@ -45,29 +52,42 @@ func (r *Releaser) ReleaseHeld(ctx context.Context, teamID string) (int, error) 
 		return 0, errors.New("inbound: releaser used before Bind")
 	}
 	var n int
-	err := r.db.Tx(ctx, func(ctx context.Context) error {
-		if err := r.repo.LockHold(ctx, teamID, true); err != nil {
+	err := r.d.Tx.Tx(ctx, func(ctx context.Context) error {
+		if err := r.d.Store.LockHold(ctx, teamID, true); err != nil {
 			return err
 		}
-		held, err := r.repo.HeldInbound(ctx, teamID)
+		held, err := r.d.Store.HeldInbound(ctx, teamID)
 		if err != nil {
 			return err
 		}
+		now := r.d.Clock.Now().UTC()
 		ids := make([]string, len(held))
 		for i := range held {
-			held[i].Held = false
-			if err := announce(ctx, r.repo, r.events, &held[i]); err != nil {
+			held[i].Release(now)
+			if err := r.announce(ctx, &held[i]); err != nil {
 				return err
 			}
 			ids[i] = held[i].ID
 		}
 		n = len(held)
-		return r.repo.ReleaseInbound(ctx, teamID, ids, r.clock.Now().UTC())
+		return r.d.Store.ReleaseInbound(ctx, teamID, ids, now)
 	})
 	if err == nil && n > 0 {
-		r.log.Info("held inbound texts released", "team_id", teamID, "count", n)
+		r.d.Log.Info("held inbound texts released", "team_id", teamID, "count", n)
 	}
 	return n, err
+}
+
+// announce makes a released text count in analytics and publishes
+// message.received, in the caller's transaction.
+func (r *Releaser) announce(ctx context.Context, in *domain.Inbound) error {
+	if err := r.d.Store.CountReceived(ctx, in); err != nil {
+		return err
+	}
+	if err := r.events.Publish(ctx, events.Event{TeamID: in.TeamID, Type: events.MessageReceived, Data: ReceivedFrom(in)}); err != nil {
+		return fmt.Errorf("publish message.received: %w", err)
+	}
+	return nil
 }
 
 // OnPaymentRecovered implements billingapi.PaymentListener: billing calls

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -147,7 +148,7 @@ func TestKeywords(t *testing.T) {
 		all, err := svc.InboundMessages(ctx, b.team.ID, 10, 0)
 		require.NoError(t, err)
 		require.Len(t, all, 4)
-		box, err := svc.Inbox(ctx, b.team.ID, "all", 10, 0)
+		box, err := svc.List(ctx, b.team.ID, "all", 10, 0)
 		require.NoError(t, err)
 		require.Len(t, box, 1)
 		require.Equal(t, "stop please", box[0].Body)
@@ -158,11 +159,11 @@ func TestKeywords(t *testing.T) {
 		svc, b := setup(t)
 		require.NoError(t, svc.Receive(ctx, text(stranger, "help")))
 		require.Equal(t, []string{"help " + stranger}, b.roster.Calls(), "HELP is kept in the consent history too")
-		var rp postgres.Reply
-		require.NoError(t, b.db.Bun.NewSelect().Model(&rp).Scan(ctx))
-		require.Equal(t, inbound.ReplyHelp, rp.Kind)
+		var rp domain.Reply
+		require.NoError(t, b.db.Bun.QueryRowContext(ctx, `SELECT id, kind, to_phone, body FROM messaging_replies`).Scan(&rp.ID, &rp.Kind, &rp.ToPhone, &rp.Body))
+		require.Equal(t, domain.ReplyHelp, rp.Kind)
 		require.Equal(t, stranger, rp.ToPhone)
-		require.Equal(t, inbound.DefaultHelpText("Tigers"), rp.Body)
+		require.Equal(t, domain.DefaultHelpText("Tigers"), rp.Body)
 		require.Equal(t, 1, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'messaging.reply' AND args->>'reply_id' = ?`, rp.ID))
 		require.NoError(t, svc.SendReply(ctx, inbound.ReplyArgs{TeamID: b.team.ID, ReplyID: rp.ID}))
 		require.NoError(t, svc.SendReply(ctx, inbound.ReplyArgs{TeamID: b.team.ID, ReplyID: rp.ID}), "a retried job sends nothing more")
@@ -171,7 +172,7 @@ func TestKeywords(t *testing.T) {
 		require.Equal(t, stranger, sent[0].To)
 		require.Equal(t, teamNumber, sent[0].From)
 		require.Equal(t, rp.ID, sent[0].DeliveryID, "the idempotency key")
-		require.Equal(t, inbound.DefaultHelpText("Tigers"), sent[0].Body)
+		require.Equal(t, domain.DefaultHelpText("Tigers"), sent[0].Body)
 		require.Zero(t, b.billing.consumed[b.team.ID], "compliance replies are not charged")
 
 		custom := "Tigers texts. Questions: coach@tigers.example. Msg & data rates may apply. Reply STOP to opt out."
@@ -206,7 +207,7 @@ func TestHeldTexts(t *testing.T) {
 	n, err := svc.UnreadCount(ctx, b.team.ID)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	tot, err := svc.Analytics(ctx, b.team.ID, "", "")
+	tot, err := svc.Totals(ctx, b.team.ID, "", "")
 	require.NoError(t, err)
 	require.EqualValues(t, 1, tot.TextsReceived)
 
@@ -224,7 +225,7 @@ func TestHeldTexts(t *testing.T) {
 	n, err = svc.UnreadCount(ctx, b.team.ID)
 	require.NoError(t, err)
 	require.Equal(t, 3, n)
-	tot, err = svc.Analytics(ctx, b.team.ID, "", "")
+	tot, err = svc.Totals(ctx, b.team.ID, "", "")
 	require.NoError(t, err)
 	require.EqualValues(t, 4, tot.TextsReceived)
 	again, err := b.releaser.ReleaseHeld(ctx, b.team.ID)
@@ -254,7 +255,7 @@ func TestInbox(t *testing.T) {
 		require.NoError(t, svc.Receive(ctx, text(a.from, a.body)))
 	}
 	list := func(filter string) []string {
-		rows, err := svc.Inbox(ctx, b.team.ID, filter, 10, 0)
+		rows, err := svc.List(ctx, b.team.ID, filter, 10, 0)
 		require.NoError(t, err)
 		out := make([]string, len(rows))
 		for i := range rows {
@@ -263,7 +264,7 @@ func TestInbox(t *testing.T) {
 		return out
 	}
 	require.Equal(t, []string{"three", "two", "one"}, list("all"), "newest first, no keywords")
-	rows, err := svc.Inbox(ctx, b.team.ID, "all", 10, 0)
+	rows, err := svc.List(ctx, b.team.ID, "all", 10, 0)
 	require.NoError(t, err)
 	two, three := rows[1], rows[0]
 
@@ -289,13 +290,14 @@ func TestInbox(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, item.RepliedAt)
 	require.NotNil(t, item.ReadAt, "replying marks it read")
-	require.Equal(t, "Tigers: See you at 5", item.ReplyBody)
-	require.Equal(t, "mem_coach", item.ReplyMemberID)
+	require.NotNil(t, item.LatestReply)
+	require.Equal(t, "Tigers: See you at 5", item.LatestReply.Body)
+	require.Equal(t, "mem_coach", item.LatestReply.MemberID)
 	first := *item.RepliedAt
 	item, err = svc.Reply(ctx, inbound.ReplyInput{TeamID: b.team.ID, MessageID: three.ID, MemberID: "mem_coach", Body: "Field 2"})
 	require.NoError(t, err)
 	require.True(t, first.Equal(*item.RepliedAt), "replied_at is the first reply")
-	require.Equal(t, "Tigers: Field 2", item.ReplyBody, "latest reply")
+	require.Equal(t, "Tigers: Field 2", item.LatestReply.Body, "latest reply")
 	require.Equal(t, []string{"three"}, list("replied"))
 	require.Equal(t, []string{"one"}, list("unread"))
 	require.Positive(t, b.billing.consumed[b.team.ID], "staff replies are charged")
@@ -308,7 +310,7 @@ func TestInbox(t *testing.T) {
 	// Not inbox items: keyword texts, other teams' texts.
 	all, err := svc.InboundMessages(ctx, b.team.ID, 10, 0)
 	require.NoError(t, err)
-	var help postgres.Inbound
+	var help domain.Inbound
 	for _, r := range all {
 		if r.Keyword == "help" {
 			help = r
@@ -359,14 +361,14 @@ func TestAnalyticsCounters(t *testing.T) {
 	for i := 0; i < len(ds); i += 40 { // batches, as ingestion writes them
 		require.NoError(t, b.repo.CountFinals(ctx, ds[i:min(i+40, len(ds))]))
 	}
-	require.NoError(t, b.repo.CountReceived(ctx, &postgres.Inbound{ID: "inb_1", TeamID: b.team.ID, ReceivedAt: day("2026-03-02", 12)}))
+	require.NoError(t, b.repo.CountReceived(ctx, &domain.Inbound{ID: "inb_1", TeamID: b.team.ID, ReceivedAt: day("2026-03-02", 12)}))
 	b.roster.counts = [2]int{3, 1}
 
-	tot, err := svc.Analytics(ctx, b.team.ID, "2026-03-01", "2026-03-02")
+	tot, err := svc.Totals(ctx, b.team.ID, "2026-03-01", "2026-03-02")
 	require.NoError(t, err)
 	require.Equal(t, inbound.Totals{From: day("2026-03-01", 0), To: day("2026-03-02", 0), Broadcasts: 20, Deliveries: 200, Delivered: 136,
 		DeliveryRate: 0.68, TextsReceived: 1, NewMembers: 3, OptOuts: 1}, *tot)
-	tot, err = svc.Analytics(ctx, b.team.ID, "2026-03-02", "2026-03-03")
+	tot, err = svc.Totals(ctx, b.team.ID, "2026-03-02", "2026-03-03")
 	require.NoError(t, err)
 	require.EqualValues(t, 1, tot.Broadcasts)
 	require.EqualValues(t, 0, tot.Delivered, "delivered counts on the day the text was handed over")

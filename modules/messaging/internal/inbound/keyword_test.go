@@ -6,24 +6,25 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
 func TestMatchKeyword(t *testing.T) {
 	t.Parallel()
-	for body, want := range map[string]inbound.Keyword{
-		"STOP": inbound.KeywordStop, "stop": inbound.KeywordStop, "  Stop \n": inbound.KeywordStop, "Stop.": inbound.KeywordStop,
-		"stop!!": inbound.KeywordStop, "¡STOP!": inbound.KeywordStop, "\"stop\"": inbound.KeywordStop, "StopAll": inbound.KeywordStop,
-		"unsubscribe": inbound.KeywordStop, "CANCEL": inbound.KeywordStop, "end": inbound.KeywordStop, "Quit": inbound.KeywordStop,
-		"revoke": inbound.KeywordStop, "opt out": inbound.KeywordStop, "OPT  OUT": inbound.KeywordStop, "Opt-Out": inbound.KeywordStop,
-		"optout": inbound.KeywordStop, "\tOPT\tOUT.": inbound.KeywordStop,
-		"START": inbound.KeywordStart, " start ": inbound.KeywordStart, "Unstop": inbound.KeywordStart, "start.": inbound.KeywordStart,
-		"HELP": inbound.KeywordHelp, "help?": inbound.KeywordHelp, " Info ": inbound.KeywordHelp,
+	for body, want := range map[string]domain.Keyword{
+		"STOP": domain.KeywordStop, "stop": domain.KeywordStop, "  Stop \n": domain.KeywordStop, "Stop.": domain.KeywordStop,
+		"stop!!": domain.KeywordStop, "¡STOP!": domain.KeywordStop, "\"stop\"": domain.KeywordStop, "StopAll": domain.KeywordStop,
+		"unsubscribe": domain.KeywordStop, "CANCEL": domain.KeywordStop, "end": domain.KeywordStop, "Quit": domain.KeywordStop,
+		"revoke": domain.KeywordStop, "opt out": domain.KeywordStop, "OPT  OUT": domain.KeywordStop, "Opt-Out": domain.KeywordStop,
+		"optout": domain.KeywordStop, "\tOPT\tOUT.": domain.KeywordStop,
+		"START": domain.KeywordStart, " start ": domain.KeywordStart, "Unstop": domain.KeywordStart, "start.": domain.KeywordStart,
+		"HELP": domain.KeywordHelp, "help?": domain.KeywordHelp, " Info ": domain.KeywordHelp,
 		"stop please": "", "please stop": "", "don't stop": "", "STOP STOP": "", "stopp": "", "": "", "   ": "", "...": "",
 		"opt": "", "running late": "", "help me find the field": "", "s t o p": "", "STOP 🛑": "",
 	} {
-		require.Equal(t, want, inbound.MatchKeyword(body), "%q", body)
+		require.Equal(t, want, domain.MatchKeyword(body), "%q", body)
 	}
 }
 
@@ -77,15 +78,15 @@ func TestRate(t *testing.T) {
 
 func TestValidHelpText(t *testing.T) {
 	t.Parallel()
-	got, err := inbound.ValidHelpText("  Tigers: coach texts. Reply STOP to opt out.  ")
+	got, err := domain.ValidHelpText("  Tigers: coach texts. Reply STOP to opt out.  ")
 	require.NoError(t, err)
 	require.Equal(t, "Tigers: coach texts. Reply STOP to opt out.", got)
-	got, err = inbound.ValidHelpText(" ")
+	got, err = domain.ValidHelpText(" ")
 	require.NoError(t, err)
 	require.Empty(t, got, "blank restores the default")
-	_, err = inbound.ValidHelpText("Tigers: coach texts.")
+	_, err = domain.ValidHelpText("Tigers: coach texts.")
 	require.Error(t, err, "must say how to opt out")
-	require.Contains(t, inbound.DefaultHelpText("Tigers"), "Tigers: ")
-	require.Contains(t, inbound.DefaultHelpText("Tigers"), "Msg & data rates may apply")
-	require.Contains(t, inbound.DefaultHelpText("Tigers"), "Reply STOP to opt out.")
+	require.Contains(t, domain.DefaultHelpText("Tigers"), "Tigers: ")
+	require.Contains(t, domain.DefaultHelpText("Tigers"), "Msg & data rates may apply")
+	require.Contains(t, domain.DefaultHelpText("Tigers"), "Reply STOP to opt out.")
 }

@@ -261,6 +261,14 @@ func (c *texts) Sent() []carrier.Message {
 	return append([]carrier.Message(nil), c.sent...)
 }
 
+// services are the inbound capabilities under test, on one database.
+type services struct {
+	*inbound.Service
+	*inbound.Inbox
+	*inbound.Replies
+	*inbound.Analytics
+}
+
 type testBundle struct {
 	db       *db.DB
 	repo     *postgres.Repo
@@ -280,7 +288,7 @@ const (
 // setup returns a service on a fresh database, with one team ("Tigers",
 // number teamNumber) whose roster has parent twice (an opted-out entry made
 // first, then two active ones) and a head coach.
-func setup(t *testing.T) (*inbound.Service, *testBundle) {
+func setup(t *testing.T) (*services, *testBundle) {
 	t.Helper()
 	d := server.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
 	_, err := d.Bun.ExecContext(context.Background(), `CREATE TABLE test_events (seq bigserial, team_id text, type text, data jsonb)`)
@@ -301,11 +309,18 @@ func setup(t *testing.T) (*inbound.Service, *testBundle) {
 	c := &texts{}
 	repo := postgres.NewRepo(d)
 	pub := published{db: d}
-	svc := inbound.New(inbound.Deps{DB: d, Repo: repo, InboxStore: repo, Counters: repo, ReplyStore: repo, Jobs: j, Clock: clock.Real{}, Teams: r, Members: r, Lookup: r, OptOuts: r, Stats: r,
-		Billing: b, Events: pub, Carrier: c, Log: log, Keywords: r})
-	_, err = jobs.NewRunner(j, []jobs.Registration{worker.Inbound(svc, clock.Real{}, nil)}, metrics.New(), jobs.Options{})
+	replies := inbound.NewReplies(inbound.ReplyDeps{Tx: d, Jobs: j, Store: repo, Inbox: repo, Clock: clock.Real{}, Teams: r, Members: r,
+		Lookup: r, OptOuts: r, Billing: b, Carrier: c, Log: log})
+	svc := &services{
+		Service: inbound.New(inbound.Deps{Tx: d, Store: repo, Help: replies, Clock: clock.Real{}, Lookup: r, Billing: b, Events: pub,
+			Log: log, Keywords: r}),
+		Inbox:     inbound.NewInbox(inbound.InboxDeps{Store: repo, Clock: clock.Real{}}),
+		Replies:   replies,
+		Analytics: inbound.NewAnalytics(inbound.AnalyticsDeps{Counters: repo, Stats: r, Clock: clock.Real{}}),
+	}
+	_, err = jobs.NewRunner(j, []jobs.Registration{worker.Inbound(svc.Service, replies, clock.Real{}, nil)}, metrics.New(), jobs.Options{})
 	require.NoError(t, err)
-	rel := inbound.NewReleaser(d, repo, clock.Real{}, log)
+	rel := inbound.NewReleaser(inbound.ReleaserDeps{Tx: d, Store: repo, Clock: clock.Real{}, Log: log})
 	rel.Bind(pub)
 	return svc, &testBundle{db: d, repo: repo, roster: r, billing: b, carrier: c, releaser: rel, team: team}
 }

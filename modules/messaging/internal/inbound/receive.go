@@ -7,9 +7,8 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
-	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
@@ -54,19 +53,19 @@ type Received struct {
 }
 
 // ReceivedFrom renders a stored text as message.received data.
-func ReceivedFrom(in *postgres.Inbound) Received {
+func ReceivedFrom(in *domain.Inbound) Received {
 	r := Received{MessageID: in.ID, ProviderMessageID: in.ProviderMessageID, From: in.FromPhone, To: in.ToPhone, Body: in.Body,
 		ReceivedAt: in.ReceivedAt.UTC().Format(time.RFC3339Nano)}
 	if in.Keyword != "" {
-		k := in.Keyword
+		k := string(in.Keyword)
 		r.Keyword = &k
 	}
 	if in.GroupID != "" {
 		g := in.GroupID
 		r.GroupID = &g
 	}
-	if in.MemberID != "" {
-		r.Member = &MemberRef{ID: in.MemberID, Name: in.MemberName, Role: in.MemberRole}
+	if in.Member.ID != "" {
+		r.Member = &MemberRef{ID: in.Member.ID, Name: in.Member.Name, Role: in.Member.Role}
 	}
 	return r
 }
@@ -103,34 +102,23 @@ func (s *Service) Receive(ctx context.Context, a Args) error {
 
 // act carries out a keyword. Roster keeps every keyword text, HELP
 // included, in the number's consent history, in this transaction.
-func (s *Service) act(ctx context.Context, team rosterapi.Team, in *postgres.Inbound, kw Keyword) error {
+func (s *Service) act(ctx context.Context, team rosterapi.Team, in *domain.Inbound) error {
+	kw := in.Keyword
 	if kw == "" {
 		return nil
 	}
 	changed, err := s.Keywords.Keyword(ctx, rosterapi.KeywordText{TeamID: team.ID, Phone: in.FromPhone, Keyword: string(kw),
-		Body: in.Body, MessageID: in.ID, MemberID: in.MemberID, At: in.ReceivedAt})
+		Body: in.Body, MessageID: in.ID, MemberID: in.Member.ID, At: in.ReceivedAt})
 	if err != nil {
 		return fmt.Errorf("inbound %s: %w", kw, err)
 	}
 	switch kw {
-	case KeywordStop:
+	case domain.KeywordStop:
 		s.Log.Info("opted out by text", "team_id", team.ID, "from", phone.Mask(in.FromPhone))
-	case KeywordStart:
+	case domain.KeywordStart:
 		s.Log.Info("start by text", "team_id", team.ID, "from", phone.Mask(in.FromPhone), "was_opted_out", changed)
-	case KeywordHelp:
-		return s.queueHelp(ctx, team, in)
-	}
-	return nil
-}
-
-// announce makes a visible text count in analytics and publishes
-// message.received, in the caller's transaction.
-func announce(ctx context.Context, repo *postgres.Repo, pub events.Publisher, in *postgres.Inbound) error {
-	if err := repo.CountReceived(ctx, in); err != nil {
-		return err
-	}
-	if err := pub.Publish(ctx, events.Event{TeamID: in.TeamID, Type: events.MessageReceived, Data: ReceivedFrom(in)}); err != nil {
-		return fmt.Errorf("publish message.received: %w", err)
+	case domain.KeywordHelp:
+		return s.Help.QueueHelp(ctx, team, in)
 	}
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
 
@@ -13,7 +13,7 @@ import (
 // carrier said before. Their streaks of permanent failures start again.
 // One roster call for a whole batch of stored texts (a reset outcome per
 // number, written in one statement).
-func (s *Service) heardFrom(ctx context.Context, ins []postgres.Inbound) error {
+func (s *Service) heardFrom(ctx context.Context, ins []domain.Inbound) error {
 	if s.Deliverability == nil || len(ins) == 0 {
 		return nil
 	}

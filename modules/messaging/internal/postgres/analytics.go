@@ -6,20 +6,14 @@ import (
 	"hash/fnv"
 	"sort"
 	"time"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 )
 
 // This file keeps the analytics counters (GET /analytics): broadcasts and
 // deliveries counted when a send is dispatched, delivered texts when their
 // final status arrives, inbound texts when they become visible. Sharded
 // per team and UTC day so concurrent writers rarely meet on one row.
-
-// DailyStats are analytics counters, for one day or summed over a range.
-type DailyStats struct {
-	Broadcasts    int64 `bun:"broadcasts"`
-	Deliveries    int64 `bun:"deliveries"`
-	Delivered     int64 `bun:"delivered"`
-	TextsReceived int64 `bun:"texts_received"`
-}
 
 // statShards is how many rows one team's day is spread over.
 const statShards = 8
@@ -32,7 +26,7 @@ func shardOf(id string) int {
 
 // addStats adds s to the team's counters of at's UTC day, in the shard
 // chosen by factID.
-func (r *Repo) addStats(ctx context.Context, teamID, factID string, at time.Time, s DailyStats) error {
+func (r *Repo) addStats(ctx context.Context, teamID, factID string, at time.Time, s domain.DailyStats) error {
 	_, err := r.db.IDB(ctx).ExecContext(ctx, `INSERT INTO messaging_daily_stats AS s
   (team_id, day, shard, broadcasts, deliveries, delivered, texts_received) VALUES (?, ?::date, ?, ?, ?, ?, ?)
 ON CONFLICT (team_id, day, shard) DO UPDATE SET
@@ -48,7 +42,7 @@ ON CONFLICT (team_id, day, shard) DO UPDATE SET
 // CountBroadcast adds a dispatched broadcast and its deliveries to the
 // analytics of the UTC day of at. dispatch calls it in its transaction.
 func (r *Repo) CountBroadcast(ctx context.Context, m *Message, deliveries int, at time.Time) error {
-	return r.addStats(ctx, m.TeamID, m.ID, at, DailyStats{Broadcasts: 1, Deliveries: int64(deliveries)})
+	return r.addStats(ctx, m.TeamID, m.ID, at, domain.DailyStats{Broadcasts: 1, Deliveries: int64(deliveries)})
 }
 
 // CountFinals adds deliveries that just reached their final status to the
@@ -96,7 +90,7 @@ func (r *Repo) CountFinals(ctx context.Context, ds []Delivery) error {
 		return shardOf(a.first) < shardOf(b.first)
 	})
 	for _, g := range gs {
-		if err := r.addStats(ctx, g.team, g.first, g.at, DailyStats{Delivered: g.n}); err != nil {
+		if err := r.addStats(ctx, g.team, g.first, g.at, domain.DailyStats{Delivered: g.n}); err != nil {
 			return err
 		}
 	}
@@ -105,20 +99,20 @@ func (r *Repo) CountFinals(ctx context.Context, ds []Delivery) error {
 
 // CountReceived adds a visible inbound text to the analytics of the UTC
 // day it was received.
-func (r *Repo) CountReceived(ctx context.Context, in *Inbound) error {
-	return r.addStats(ctx, in.TeamID, in.ID, in.ReceivedAt, DailyStats{TextsReceived: 1})
+func (r *Repo) CountReceived(ctx context.Context, in *domain.Inbound) error {
+	return r.addStats(ctx, in.TeamID, in.ID, in.ReceivedAt, domain.DailyStats{TextsReceived: 1})
 }
 
 // SumStats sums a team's counters over the UTC days from..to inclusive.
-func (r *Repo) SumStats(ctx context.Context, teamID string, from, to time.Time) (DailyStats, error) {
-	var s DailyStats
+func (r *Repo) SumStats(ctx context.Context, teamID string, from, to time.Time) (domain.DailyStats, error) {
+	var s domain.DailyStats
 	err := r.db.IDB(ctx).QueryRowContext(ctx, `SELECT coalesce(sum(broadcasts), 0), coalesce(sum(deliveries), 0),
   coalesce(sum(delivered), 0), coalesce(sum(texts_received), 0)
 FROM messaging_daily_stats WHERE team_id = ? AND day BETWEEN ?::date AND ?::date`,
 		teamID, from.UTC().Format(time.DateOnly), to.UTC().Format(time.DateOnly)).
 		Scan(&s.Broadcasts, &s.Deliveries, &s.Delivered, &s.TextsReceived)
 	if err != nil {
-		return DailyStats{}, fmt.Errorf("sum daily stats: %w", err)
+		return domain.DailyStats{}, fmt.Errorf("sum daily stats: %w", err)
 	}
 	return s, nil
 }

@@ -10,14 +10,15 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/platform/db"
 )
 
 // This file stores inbound texts, the replies sent in answer to them, the
 // per-team messaging settings (the analytics counters are in analytics.go).
 
-// Inbound is a messaging_inbound row: a text someone sent to a team number.
-type Inbound struct {
+// inboundRow is a messaging_inbound row (domain.Inbound in storage).
+type inboundRow struct {
 	bun.BaseModel     `bun:"table:messaging_inbound,alias:i"`
 	ID                string     `bun:"id,pk"`
 	TeamID            string     `bun:"team_id"`
@@ -41,8 +42,20 @@ type Inbound struct {
 	CreatedAt         time.Time  `bun:"created_at"`
 }
 
-// Reply is a messaging_replies row: one text to one person.
-type Reply struct {
+// toDomain maps a row to the text it stores.
+func (r *inboundRow) toDomain() domain.Inbound {
+	in := domain.Inbound{ID: r.ID, TeamID: r.TeamID, ProviderMessageID: r.ProviderMessageID, FromPhone: r.FromPhone, ToPhone: r.ToPhone,
+		Body: r.Body, Keyword: domain.Keyword(r.Keyword), GroupID: r.GroupID,
+		Member:     domain.InboundMember{ID: r.MemberID, Name: r.MemberName, Role: r.MemberRole},
+		ReceivedAt: r.ReceivedAt, Held: r.Held, ReleasedAt: r.ReleasedAt, ReadAt: r.ReadAt, RepliedAt: r.RepliedAt, CreatedAt: r.CreatedAt}
+	if r.ReplySentAt != nil {
+		in.LatestReply = &domain.LatestReply{Body: r.ReplyBody, MemberID: r.ReplyMemberID, SentAt: *r.ReplySentAt}
+	}
+	return in
+}
+
+// replyRow is a messaging_replies row (domain.Reply in storage).
+type replyRow struct {
 	bun.BaseModel     `bun:"table:messaging_replies,alias:r"`
 	ID                string     `bun:"id,pk"`
 	TeamID            string     `bun:"team_id"`
@@ -59,51 +72,64 @@ type Reply struct {
 	SentAt            *time.Time `bun:"sent_at"`
 }
 
-// InboxFilter selects inbox items.
-type InboxFilter string
+// toDomain maps a row to the reply it stores.
+func (r *replyRow) toDomain() domain.Reply {
+	return domain.Reply{ID: r.ID, TeamID: r.TeamID, InboundID: r.InboundID, Kind: r.Kind, MemberID: r.MemberID, ToPhone: r.ToPhone,
+		Body: r.Body, Segments: r.Segments, Status: r.Status, ProviderMessageID: r.ProviderMessageID, ErrorCode: r.ErrorCode,
+		CreatedAt: r.CreatedAt, SentAt: r.SentAt}
+}
 
-// Inbox filters of GET /inbox.
-const (
-	InboxAll     InboxFilter = "all"
-	InboxUnread  InboxFilter = "unread"
-	InboxReplied InboxFilter = "replied"
-)
+// toReplyRow maps a reply to its row.
+func toReplyRow(d *domain.Reply) *replyRow {
+	return &replyRow{ID: d.ID, TeamID: d.TeamID, InboundID: d.InboundID, Kind: d.Kind, MemberID: d.MemberID, ToPhone: d.ToPhone,
+		Body: d.Body, Segments: d.Segments, Status: d.Status, ProviderMessageID: d.ProviderMessageID, ErrorCode: d.ErrorCode,
+		CreatedAt: d.CreatedAt, SentAt: d.SentAt}
+}
+
+// inboundRows maps rows to the texts they store.
+func inboundRows(rs []inboundRow) []domain.Inbound {
+	out := make([]domain.Inbound, len(rs))
+	for i := range rs {
+		out[i] = rs[i].toDomain()
+	}
+	return out
+}
 
 // inboxWhere is what makes a text an inbox item: visible (not held) and
 // not a keyword the service handled itself.
 const inboxWhere = "i.team_id = ? AND NOT i.held AND i.keyword IS NULL"
 
 // InboundMessages lists a team's visible texts, newest first, limit+1 rows.
-func (r *Repo) InboundMessages(ctx context.Context, teamID string, limit, offset int) ([]Inbound, error) {
-	var out []Inbound
+func (r *Repo) InboundMessages(ctx context.Context, teamID string, limit, offset int) ([]domain.Inbound, error) {
+	var out []inboundRow
 	err := r.db.IDB(ctx).NewSelect().Model(&out).Where("i.team_id = ? AND NOT i.held", teamID).
 		OrderExpr("i.received_at DESC, i.id DESC").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list inbound: %w", err)
 	}
-	return out, nil
+	return inboundRows(out), nil
 }
 
 // Inbox lists a team's inbox items, newest first, limit+1 rows.
-func (r *Repo) Inbox(ctx context.Context, teamID string, f InboxFilter, limit, offset int) ([]Inbound, error) {
-	var out []Inbound
+func (r *Repo) Inbox(ctx context.Context, teamID string, f domain.InboxFilter, limit, offset int) ([]domain.Inbound, error) {
+	var out []inboundRow
 	q := r.db.IDB(ctx).NewSelect().Model(&out).Where(inboxWhere, teamID)
 	switch f {
-	case InboxUnread:
+	case domain.InboxUnread:
 		q = q.Where("i.read_at IS NULL")
-	case InboxReplied:
+	case domain.InboxReplied:
 		q = q.Where("i.replied_at IS NOT NULL")
 	}
 	if err := q.OrderExpr("i.received_at DESC, i.id DESC").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list inbox: %w", err)
 	}
-	return out, nil
+	return inboundRows(out), nil
 }
 
 // InboxItem loads one of a team's inbox items (ErrNotFound for held,
 // keyword and other teams' texts), optionally locked.
-func (r *Repo) InboxItem(ctx context.Context, teamID, id string, forUpdate bool) (*Inbound, error) {
-	in := new(Inbound)
+func (r *Repo) InboxItem(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Inbound, error) {
+	in := new(inboundRow)
 	q := r.db.IDB(ctx).NewSelect().Model(in).Where(inboxWhere, teamID).Where("i.id = ?", id)
 	if forUpdate {
 		q = q.For("UPDATE")
@@ -111,12 +137,13 @@ func (r *Repo) InboxItem(ctx context.Context, teamID, id string, forUpdate bool)
 	if err := q.Scan(ctx); err != nil {
 		return nil, notFound(err, "select inbox item")
 	}
-	return in, nil
+	out := in.toDomain()
+	return &out, nil
 }
 
 // UnreadCount counts a team's unread inbox items.
 func (r *Repo) UnreadCount(ctx context.Context, teamID string) (int, error) {
-	n, err := r.db.IDB(ctx).NewSelect().Model((*Inbound)(nil)).Where(inboxWhere, teamID).Where("i.read_at IS NULL").Count(ctx)
+	n, err := r.db.IDB(ctx).NewSelect().Model((*inboundRow)(nil)).Where(inboxWhere, teamID).Where("i.read_at IS NULL").Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("count unread: %w", err)
 	}
@@ -124,19 +151,20 @@ func (r *Repo) UnreadCount(ctx context.Context, teamID string) (int, error) {
 }
 
 // MarkRead marks one inbox item read (keeping an earlier read_at) and returns it.
-func (r *Repo) MarkRead(ctx context.Context, teamID, id string, at time.Time) (*Inbound, error) {
-	in := new(Inbound)
+func (r *Repo) MarkRead(ctx context.Context, teamID, id string, at time.Time) (*domain.Inbound, error) {
+	in := new(inboundRow)
 	err := r.db.IDB(ctx).NewUpdate().Model(in).Set("read_at = coalesce(i.read_at, ?)", at).
 		Where(inboxWhere, teamID).Where("i.id = ?", id).Returning("*").Scan(ctx)
 	if err != nil {
 		return nil, notFound(err, "mark read")
 	}
-	return in, nil
+	out := in.toDomain()
+	return &out, nil
 }
 
 // MarkAllRead marks every unread inbox item of a team read; it returns how many.
 func (r *Repo) MarkAllRead(ctx context.Context, teamID string, at time.Time) (int, error) {
-	res, err := r.db.IDB(ctx).NewUpdate().Model((*Inbound)(nil)).Set("read_at = ?", at).
+	res, err := r.db.IDB(ctx).NewUpdate().Model((*inboundRow)(nil)).Set("read_at = ?", at).
 		Where(inboxWhere, teamID).Where("i.read_at IS NULL").Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("mark all read: %w", err)
@@ -148,8 +176,8 @@ func (r *Repo) MarkAllRead(ctx context.Context, teamID string, at time.Time) (in
 // SetLatestReply records a staff reply on its inbox item: replied_at keeps
 // the first reply's time; the latest reply's body, author and time replace
 // the previous ones; replying also marks the item read.
-func (r *Repo) SetLatestReply(ctx context.Context, teamID, id string, rp *Reply) error {
-	_, err := r.db.IDB(ctx).NewUpdate().Model((*Inbound)(nil)).
+func (r *Repo) SetLatestReply(ctx context.Context, teamID, id string, rp *domain.Reply) error {
+	_, err := r.db.IDB(ctx).NewUpdate().Model((*inboundRow)(nil)).
 		Set("replied_at = coalesce(i.replied_at, ?)", rp.CreatedAt).Set("read_at = coalesce(i.read_at, ?)", rp.CreatedAt).
 		Set("reply_body = ?", rp.Body).Set("reply_member_id = ?", rp.MemberID).Set("reply_sent_at = ?", rp.CreatedAt).
 		Where("i.team_id = ? AND i.id = ?", teamID, id).Exec(ctx)
@@ -160,14 +188,14 @@ func (r *Repo) SetLatestReply(ctx context.Context, teamID, id string, rp *Reply)
 }
 
 // HeldInbound returns a team's held texts in arrival order, locked.
-func (r *Repo) HeldInbound(ctx context.Context, teamID string) ([]Inbound, error) {
-	var out []Inbound
+func (r *Repo) HeldInbound(ctx context.Context, teamID string) ([]domain.Inbound, error) {
+	var out []inboundRow
 	err := r.db.IDB(ctx).NewSelect().Model(&out).Where("i.team_id = ? AND i.held", teamID).
 		OrderExpr("i.received_at, i.id").For("UPDATE").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("held inbound: %w", err)
 	}
-	return out, nil
+	return inboundRows(out), nil
 }
 
 // ReleaseInbound makes a team's held texts with ids visible.
@@ -175,7 +203,7 @@ func (r *Repo) ReleaseInbound(ctx context.Context, teamID string, ids []string, 
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := r.db.IDB(ctx).NewUpdate().Model((*Inbound)(nil)).Set("held = false").Set("released_at = ?", at).
+	_, err := r.db.IDB(ctx).NewUpdate().Model((*inboundRow)(nil)).Set("held = false").Set("released_at = ?", at).
 		Where("i.team_id = ? AND i.id IN (?) AND i.held", teamID, bun.In(ids)).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("release inbound: %w", err)
@@ -204,25 +232,26 @@ WHERE (l.message_created_at, l.message_id) < (excluded.message_created_at, exclu
 }
 
 // InsertReply stores a reply.
-func (r *Repo) InsertReply(ctx context.Context, rp *Reply) error {
-	if _, err := r.db.IDB(ctx).NewInsert().Model(rp).Exec(ctx); err != nil {
+func (r *Repo) InsertReply(ctx context.Context, rp *domain.Reply) error {
+	if _, err := r.db.IDB(ctx).NewInsert().Model(toReplyRow(rp)).Exec(ctx); err != nil {
 		return fmt.Errorf("insert reply: %w", err)
 	}
 	return nil
 }
 
 // ReplyForSend loads a team's reply, locked.
-func (r *Repo) ReplyForSend(ctx context.Context, teamID, id string) (*Reply, error) {
-	rp := new(Reply)
+func (r *Repo) ReplyForSend(ctx context.Context, teamID, id string) (*domain.Reply, error) {
+	rp := new(replyRow)
 	if err := r.db.IDB(ctx).NewSelect().Model(rp).Where("r.team_id = ? AND r.id = ?", teamID, id).For("UPDATE").Scan(ctx); err != nil {
 		return nil, notFound(err, "select reply")
 	}
-	return rp, nil
+	out := rp.toDomain()
+	return &out, nil
 }
 
 // UpdateReply writes every column of rp.
-func (r *Repo) UpdateReply(ctx context.Context, rp *Reply) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(rp).WherePK().Exec(ctx); err != nil {
+func (r *Repo) UpdateReply(ctx context.Context, rp *domain.Reply) error {
+	if _, err := r.db.IDB(ctx).NewUpdate().Model(toReplyRow(rp)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update reply: %w", err)
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/text"
 )
@@ -18,31 +20,14 @@ import (
 // set-based statements that file a batch. Every statement has bind
 // parameters and a fixed text, and takes its arrays whole.
 
-// InboundMaxAttempts is how many times a text may fail to be filed on its
-// own before it is set aside (kept staged, no longer taken).
-const InboundMaxAttempts = 5
-
 // InboundChannel is the notification channel a staged text wakes the
 // filers with (sent at the callback's commit).
 const InboundChannel = "teamtext_inbound"
 
-// PendingInbound is a messaging_inbound_pending row: a text accepted from
-// the carrier, not filed yet.
-type PendingInbound struct {
-	ID                int64
-	ProviderMessageID string
-	FromPhone         string
-	ToPhone           string
-	Body              string
-	Keyword           bool // STOP, START or HELP: filed first
-	Lane              int
-	ReceivedAt        time.Time
-}
-
 // StageInbound stages a text, unless one with its provider id is staged
 // already (a carrier retry), and notifies the filers when the transaction
 // (ctx's, or the statement's own) commits. One statement.
-func (r *Repo) StageInbound(ctx context.Context, p PendingInbound) error {
+func (r *Repo) StageInbound(ctx context.Context, p domain.PendingInbound) error {
 	return r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		_, err := q.Exec(ctx, `WITH s AS (
   INSERT INTO messaging_inbound_pending (provider_message_id, from_phone, to_phone, body, keyword, lane, received_at)
@@ -73,7 +58,7 @@ func (r *Repo) LockInboundLane(ctx context.Context, lanes, first int) (int, erro
   WHERE EXISTS (SELECT 1 FROM messaging_inbound_pending p WHERE p.lane = l AND p.attempts < $3)
   ORDER BY NOT EXISTS (SELECT 1 FROM messaging_inbound_pending p WHERE p.lane = l AND p.keyword AND p.attempts < $3),
     (l - $2::int + $1::int) % $1::int) x
-WHERE pg_try_advisory_xact_lock(hashtextextended('messaging_inbound_lane:' || l, 0)) LIMIT 1`, lanes, first, InboundMaxAttempts).Scan(&lane)
+WHERE pg_try_advisory_xact_lock(hashtextextended('messaging_inbound_lane:' || l, 0)) LIMIT 1`, lanes, first, domain.InboundMaxAttempts).Scan(&lane)
 		if errors.Is(err, pgx.ErrNoRows) {
 			lane = -1
 			return nil
@@ -91,8 +76,8 @@ WHERE pg_try_advisory_xact_lock(hashtextextended('messaging_inbound_lane:' || l,
 // that sent a keyword, up to its latest keyword, first; then the oldest.
 // So each number's texts taken are its oldest, and a STOP waits for at
 // most one batch however long the lane's backlog.
-func (r *Repo) TakeInbound(ctx context.Context, lane, limit int) ([]PendingInbound, error) {
-	var out []PendingInbound
+func (r *Repo) TakeInbound(ctx context.Context, lane, limit int) ([]domain.PendingInbound, error) {
+	var out []domain.PendingInbound
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		rows, err := q.Query(ctx, `WITH kw AS (
   SELECT from_phone, max(id) AS upto FROM messaging_inbound_pending WHERE lane = $1 AND keyword AND attempts < $3 GROUP BY from_phone),
@@ -103,11 +88,11 @@ pick AS (
   (SELECT id, 1 FROM messaging_inbound_pending WHERE lane = $1 AND attempts < $3 ORDER BY id LIMIT $2)),
 chosen AS (SELECT id FROM pick GROUP BY id ORDER BY min(pri), id LIMIT $2)
 DELETE FROM messaging_inbound_pending p USING chosen c WHERE p.id = c.id
-RETURNING p.id, p.provider_message_id, p.from_phone, p.to_phone, p.body, p.keyword, p.lane, p.received_at`, lane, limit, InboundMaxAttempts)
+RETURNING p.id, p.provider_message_id, p.from_phone, p.to_phone, p.body, p.keyword, p.lane, p.received_at`, lane, limit, domain.InboundMaxAttempts)
 		if err != nil {
 			return err
 		}
-		var p PendingInbound
+		var p domain.PendingInbound
 		_, err = pgx.ForEachRow(rows, []any{&p.ID, &p.ProviderMessageID, &p.FromPhone, &p.ToPhone, &p.Body, &p.Keyword, &p.Lane, &p.ReceivedAt},
 			func() error { out = append(out, p); return nil })
 		return err
@@ -147,15 +132,12 @@ func (r *Repo) PendingStats(ctx context.Context) (int64, *time.Time, error) {
 	return n, oldest, nil
 }
 
-// TeamPhone is a team's number (messaging's own key; rosterapi's is the contract's).
-type TeamPhone struct{ TeamID, Phone string }
-
 // LatestGroupsTo returns, for each of the numbers whose latest broadcast
 // from its team went to a group, that group (message.received's
 // group_id), in one statement: the fan-out records each recipient's
 // latest broadcast before it sends (RecordBroadcast).
-func (r *Repo) LatestGroupsTo(ctx context.Context, pairs []TeamPhone) (map[TeamPhone]string, error) {
-	out := map[TeamPhone]string{}
+func (r *Repo) LatestGroupsTo(ctx context.Context, pairs []rosterapi.TeamPhone) (map[rosterapi.TeamPhone]string, error) {
+	out := map[rosterapi.TeamPhone]string{}
 	if len(pairs) == 0 {
 		return out, nil
 	}
@@ -170,7 +152,7 @@ WHERE coalesce(l.group_id, '') <> ''`, teams, phones)
 		if err != nil {
 			return err
 		}
-		var k TeamPhone
+		var k rosterapi.TeamPhone
 		var g string
 		_, err = pgx.ForEachRow(rows, []any{&k.TeamID, &k.Phone, &g}, func() error { out[k] = g; return nil })
 		return err
@@ -184,7 +166,7 @@ WHERE coalesce(l.group_id, '') <> ''`, teams, phones)
 // InsertInbounds stores texts in one statement, skipping those whose
 // provider id is stored already (carrier retries), and returns the ids of
 // those it stored.
-func (r *Repo) InsertInbounds(ctx context.Context, ins []Inbound) (map[string]bool, error) {
+func (r *Repo) InsertInbounds(ctx context.Context, ins []domain.Inbound) (map[string]bool, error) {
 	stored := map[string]bool{}
 	if len(ins) == 0 {
 		return stored, nil
@@ -199,7 +181,7 @@ func (r *Repo) InsertInbounds(ctx context.Context, ins []Inbound) (map[string]bo
 	for i := range ins {
 		in := &ins[i]
 		ids[i], teams[i], providers[i], froms[i], tos[i], bodies[i] = in.ID, in.TeamID, in.ProviderMessageID, in.FromPhone, in.ToPhone, in.Body
-		kws[i], groups[i], members[i], names[i], roles[i] = in.Keyword, in.GroupID, in.MemberID, in.MemberName, in.MemberRole
+		kws[i], groups[i], members[i], names[i], roles[i] = string(in.Keyword), in.GroupID, in.Member.ID, in.Member.Name, in.Member.Role
 		received[i], created[i], held[i] = in.ReceivedAt, in.CreatedAt, in.Held
 	}
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
@@ -229,7 +211,7 @@ RETURNING id`, ids, teams, providers, froms, tos, bodies, kws, groups, members, 
 // CountReceivedMany adds visible texts to the analytics of the UTC days
 // they were received: one counter row per team and day, in one statement,
 // rows taken in (team, day, shard) order like every counter writer.
-func (r *Repo) CountReceivedMany(ctx context.Context, ins []Inbound) error {
+func (r *Repo) CountReceivedMany(ctx context.Context, ins []domain.Inbound) error {
 	type key struct {
 		team, day string
 		shard     int

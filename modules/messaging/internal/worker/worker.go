@@ -77,7 +77,7 @@ func Simulator(sim *simulator.Simulator, clk clock.Clock) jobs.Registration {
 // numbers (observing how long after the carrier's callback each is
 // ingested, unless lag is nil), and replies to one person (HELP and staff
 // replies).
-func Inbound(svc *inbound.Service, clk clock.Clock, lag prometheus.Observer) jobs.Registration {
+func Inbound(svc *inbound.Service, replies *inbound.Replies, clk clock.Clock, lag prometheus.Observer) jobs.Registration {
 	return func(w *river.Workers) {
 		river.AddWorker(w, use[inbound.Args](func(ctx context.Context, a inbound.Args) error {
 			if err := svc.Receive(ctx, a); err != nil {
@@ -88,6 +88,6 @@ func Inbound(svc *inbound.Service, clk clock.Clock, lag prometheus.Observer) job
 			}
 			return nil
 		}))
-		river.AddWorker(w, use[inbound.ReplyArgs](svc.SendReply))
+		river.AddWorker(w, use[inbound.ReplyArgs](replies.SendReply))
 	}
 }

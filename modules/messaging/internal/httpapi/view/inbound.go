@@ -3,7 +3,7 @@ package view
 import (
 	"time"
 
-	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 )
 
 // InboundMember is the roster entry an inbound text came from.
@@ -43,20 +43,20 @@ type InboxItem struct {
 }
 
 // InboundMessageFrom renders a stored text.
-func InboundMessageFrom(in *postgres.Inbound) InboundMessage {
+func InboundMessageFrom(in *domain.Inbound) InboundMessage {
 	out := InboundMessage{MessageID: in.ID, ProviderMessageID: in.ProviderMessageID, From: in.FromPhone, To: in.ToPhone, Body: in.Body,
-		Keyword: Nullable(in.Keyword), GroupID: Nullable(in.GroupID), ReceivedAt: in.ReceivedAt.UTC()}
-	if in.MemberID != "" {
-		out.Member = &InboundMember{ID: in.MemberID, Name: in.MemberName, Role: in.MemberRole}
+		Keyword: Nullable(string(in.Keyword)), GroupID: Nullable(in.GroupID), ReceivedAt: in.ReceivedAt.UTC()}
+	if in.Member.ID != "" {
+		out.Member = &InboundMember{ID: in.Member.ID, Name: in.Member.Name, Role: in.Member.Role}
 	}
 	return out
 }
 
 // InboxItemFrom renders a stored text as an inbox item.
-func InboxItemFrom(in *postgres.Inbound) InboxItem {
+func InboxItemFrom(in *domain.Inbound) InboxItem {
 	out := InboxItem{InboundMessage: InboundMessageFrom(in), ReadAt: in.ReadAt, RepliedAt: in.RepliedAt}
-	if in.ReplySentAt != nil {
-		out.LatestReply = &StaffReply{Body: in.ReplyBody, MemberID: in.ReplyMemberID, SentAt: in.ReplySentAt.UTC()}
+	if r := in.LatestReply; r != nil {
+		out.LatestReply = &StaffReply{Body: r.Body, MemberID: r.MemberID, SentAt: r.SentAt.UTC()}
 	}
 	return out
 }
