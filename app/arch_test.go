@@ -110,6 +110,7 @@ func TestArchitectureRulesCatchPlanted(t *testing.T) {
 		`sql: modules/beta/internal/postgres/postgres.go: names alpha's table "alpha_things"`,
 		`storage: modules/alpha/alphaapi/api.go: imports github.com/uptrace/bun (in alpha only internal/postgres imports bun)`,
 		`storage: modules/alpha/internal/service/service.go: imports github.com/uptrace/bun (in alpha only internal/postgres imports bun)`,
+		`storage: modules/alpha/internal/service/service.go: imports github.com/teamtext/teamtext/modules/alpha/internal/postgres (in alpha only the module's wiring reaches internal/postgres)`,
 	}, rep.violations)
 
 	clean, err := checkTree("testdata/archclean", map[string]bool{"alpha": true})
@@ -160,7 +161,11 @@ var tablePosition = map[string]bool{"from": true, "join": true, "into": true, "u
 //     a table (after FROM, JOIN, INTO, UPDATE, TABLE, REFERENCES…).
 //
 //   - in a module of confined (bunConfined), no package but
-//     internal/postgres imports bun.
+//     internal/postgres imports bun, and no package under internal/ but
+//     internal/postgres and test helpers (<x>test packages, _test.go
+//     files) imports internal/postgres: the use cases and adapters see
+//     storage through the stores they declare, the module's root package
+//     wires the repository in.
 //
 // A module's table prefix is the common prefix of the tables its .sql files
 // create (roster_, messaging_, billing_, webhook, campaign).
@@ -250,6 +255,8 @@ func (rep *archReport) checkGo(m, rel, path string, tables map[string]map[string
 	isContract := dir == "modules/"+m+"/"+m+"api"
 	isDomain := strings.HasPrefix(dir, "modules/"+m+"/") && filepath.Base(dir) == "domain"
 	isStorage := dir == "modules/"+m+"/internal/postgres" || strings.HasPrefix(dir, "modules/"+m+"/internal/postgres/")
+	aboveStorage := strings.HasPrefix(dir, "modules/"+m+"/internal/") && !isStorage &&
+		!strings.HasSuffix(filepath.Base(dir), "test") && !strings.HasSuffix(rel, "_test.go")
 	for _, imp := range f.Imports {
 		p, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
@@ -260,6 +267,9 @@ func (rep *archReport) checkGo(m, rel, path string, tables map[string]map[string
 		}
 		if bunConfined && !isStorage && (p == "github.com/uptrace/bun" || strings.HasPrefix(p, "github.com/uptrace/bun/")) {
 			rep.violations = append(rep.violations, fmt.Sprintf("storage: %s: imports %s (in %s only internal/postgres imports bun)", rel, p, m))
+		}
+		if bunConfined && aboveStorage && p == modulePath+"/modules/"+m+"/internal/postgres" {
+			rep.violations = append(rep.violations, fmt.Sprintf("storage: %s: imports %s (in %s only the module's wiring reaches internal/postgres)", rel, p, m))
 		}
 		if isDomain {
 			for _, bad := range domainForbidden {

@@ -29,6 +29,22 @@ func countRowsIn(t testing.TB, url, sql string, args ...any) int {
 	return n
 }
 
+// analyze refreshes the planner's statistics of tables on the suite's
+// database, so that a check over rows just written by the hundred thousand
+// is planned for them, not for the near-empty tables autovacuum last saw
+// (a nested loop over 100,000 × 100,000 rows that does not end).
+func analyze(t testing.TB, tables string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), env.pg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), "ANALYZE "+tables); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func eventCount(t *testing.T, teamID, typ string) int {
 	return countRows(t, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = $2`, teamID, typ)
 }

@@ -144,10 +144,3 @@ func ResendPhones(fs []FailedDelivery, classify Classifier) map[string]bool {
 	}
 	return out
 }
-
-// IdempotentAnswer is what an Idempotency-Key's first request stored.
-type IdempotentAnswer struct {
-	RequestHash []byte
-	Status      int
-	Response    []byte
-}

@@ -4,8 +4,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"net/http"
 	"time"
 
@@ -13,8 +11,8 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/httpapi/view"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/platform/auth"
-	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/httpapi"
+	"github.com/teamtext/teamtext/platform/idempotency"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
@@ -100,18 +98,6 @@ func resultFrom(o *service.Outcome) SendResult {
 	return SendResult{Message: m, Kind: m.Kind, Status: m.Status, Encoding: m.Encoding}
 }
 
-func sendOutput(status int, b []byte, replay bool) (*SendOutput, error) {
-	var r SendResult
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fault.New(fault.Internal, fault.CodeServerError, "stored answer unreadable")
-	}
-	out := &SendOutput{Status: status, Body: httpapi.DataBody[SendResult]{Data: r}}
-	if replay {
-		out.Replayed = "true"
-	}
-	return out, nil
-}
-
 // sendMessage serves send-message.
 func (h *handler) sendMessage(ctx context.Context, in *struct {
 	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" doc:"Optional; see the description."`
@@ -123,33 +109,31 @@ func (h *handler) sendMessage(ctx context.Context, in *struct {
 }
 
 // send runs a send use case (a send or a resend) under the Idempotency-Key
-// rules: without a key it just runs; with one, the key's first answer is
-// stored and replayed, and request, canonically encoded, is the
-// fingerprint a later request with the key must match.
+// rules (platform/idempotency): without a key it just runs; with one, the
+// key's first answer is stored and replayed, and request, canonically
+// encoded, is the fingerprint a later request with the key must match.
+// Either way the answer is 201 Created; a replay says so in its header.
 func (h *handler) send(ctx context.Context, key string, request any, do func(context.Context, service.Sender) (*service.Outcome, error)) (*SendOutput, error) {
 	snd := senderOf(ctx)
-	run := func(ctx context.Context) (int, []byte, error) {
+	var fingerprint []byte
+	if key != "" {
+		fingerprint = idempotency.Fingerprint(request)
+	}
+	r, replayed, err := idempotency.Do(ctx, h.svc.IdempotencyKeys(), snd.KeyID, key, fingerprint, func(ctx context.Context) (SendResult, error) {
 		o, err := do(ctx, snd)
 		if err != nil {
-			return 0, nil, err
+			return SendResult{}, err
 		}
-		b, err := json.Marshal(resultFrom(o))
-		return http.StatusCreated, b, err
-	}
-	if key == "" {
-		_, b, err := run(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return sendOutput(http.StatusCreated, b, false)
-	}
-	canon, _ := json.Marshal(request)
-	sum := sha256.Sum256(canon)
-	status, b, replay, err := h.svc.Idempotent(ctx, snd.KeyID, key, sum[:], run)
+		return resultFrom(o), nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return sendOutput(status, b, replay)
+	out := &SendOutput{Status: http.StatusCreated, Body: httpapi.DataBody[SendResult]{Data: r}}
+	if replayed {
+		out.Replayed = "true"
+	}
+	return out, nil
 }
 
 // estimateMessage serves estimate-message.

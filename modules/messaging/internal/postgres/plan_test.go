@@ -3,12 +3,12 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/platform/db/dbtest"
 )
 
 // TestDeliveriesPage: a page of a message's deliveries comes through pgx in
@@ -63,23 +63,8 @@ ANALYZE messaging_messages, messaging_deliveries;`)
 	require.NotSame(t, ds[1].SentAt, ds[3].SentAt) // each row its own time, not the scan buffer's
 	require.Equal(t, []string{"mem_7", "mem_x7"}, ds[2].MemberIDs)
 
-	tx, err := d.Pool.Begin(ctx)
-	require.NoError(t, err)
-	defer func() { _ = tx.Rollback(ctx) }()
-	_, err = tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_generic_plan`)
-	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `PREPARE deliveries_page(text, bigint, bigint) AS `+postgres.DeliveriesPageSQL)
-	require.NoError(t, err)
-	rows, err := tx.Query(ctx, `EXPLAIN EXECUTE deliveries_page('msg_2', 201, 9000)`)
-	require.NoError(t, err)
-	var plan []string
-	for rows.Next() {
-		var line string
-		require.NoError(t, rows.Scan(&line))
-		plan = append(plan, line)
-	}
-	require.NoError(t, rows.Err())
-	text := strings.Join(plan, "\n")
+	text := dbtest.GenericPlan(t, d, `PREPARE deliveries_page(text, bigint, bigint) AS `+postgres.DeliveriesPageSQL,
+		`EXECUTE deliveries_page('msg_2', 201, 9000)`)
 	require.NotContains(t, text, "Seq Scan", text)
 	require.NotContains(t, text, "Sort", text)
 	require.Contains(t, text, "messaging_deliveries_message_seq", text)

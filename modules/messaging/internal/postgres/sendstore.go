@@ -6,6 +6,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/platform/id"
+	"github.com/teamtext/teamtext/platform/idempotency"
 )
 
 // SendStore is the send use cases' store of messages, their deliveries and
@@ -91,13 +92,13 @@ func (s *SendStore) FailedDeliveries(ctx context.Context, messageID string) ([]d
 }
 
 // ClaimIdempotencyKey claims an Idempotency-Key (Repo.ClaimIdempotencyKey).
-func (s *SendStore) ClaimIdempotencyKey(ctx context.Context, keyID, idemKey string, hash []byte, now, expired time.Time) (*domain.IdempotentAnswer, error) {
-	return s.repo.ClaimIdempotencyKey(ctx, keyID, idemKey, hash, now, expired)
+func (s *SendStore) ClaimIdempotencyKey(ctx context.Context, keyID, idemKey string, fingerprint []byte, now, expired time.Time) (*idempotency.Record, error) {
+	return s.repo.ClaimIdempotencyKey(ctx, keyID, idemKey, fingerprint, now, expired)
 }
 
 // StoreIdempotentAnswer records the answer of the request that claimed the key.
-func (s *SendStore) StoreIdempotentAnswer(ctx context.Context, keyID, idemKey string, status int, body []byte) error {
-	return s.repo.StoreIdempotentAnswer(ctx, keyID, idemKey, status, body)
+func (s *SendStore) StoreIdempotentAnswer(ctx context.Context, keyID, idemKey string, answer []byte) error {
+	return s.repo.StoreIdempotentAnswer(ctx, keyID, idemKey, answer)
 }
 
 func toMessage(r *messageRow) *domain.Message {

@@ -20,6 +20,7 @@ import (
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
+	"github.com/teamtext/teamtext/platform/idempotency"
 )
 
 // Deps are the service's collaborators: the one list of them, filled from
@@ -93,14 +94,9 @@ type MessageStore interface {
 	FailedDeliveries(ctx context.Context, messageID string) ([]domain.FailedDelivery, error)
 }
 
-// IdempotencyStore keeps the Idempotency-Key records of sends.
-type IdempotencyStore interface {
-	// ClaimIdempotencyKey forgets the key's record from before expired,
-	// then claims the key for this request at now: nil when the claim is
-	// new, else the record already there.
-	ClaimIdempotencyKey(ctx context.Context, keyID, idemKey string, hash []byte, now, expired time.Time) (*domain.IdempotentAnswer, error)
-	StoreIdempotentAnswer(ctx context.Context, keyID, idemKey string, status int, body []byte) error
-}
+// IdempotencyStore keeps the Idempotency-Key records of sends: the store
+// of platform/idempotency's decorator (IdempotencyKeys).
+type IdempotencyStore = idempotency.Store
 
 // TemplateStore is where the templates use cases keep a team's templates.
 // Changes run inside the caller's transaction; LockTemplates serialises a

@@ -9,27 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
-	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db"
 )
-
-// Entry is what the add rules need of a member already on the roster.
-type Entry struct {
-	ID             string
-	Name           string
-	Role           rosterapi.Role
-	DashboardLogin bool
-}
-
-// ImportState is what a chunk of an import needs to know before it writes,
-// read in three statements whatever the chunk's size: which of its phones
-// opted out, the entries already on the roster with its phones (per phone,
-// oldest first), and which of the groups it names still exist.
-type ImportState struct {
-	OptedOut map[string]bool
-	Entries  map[string][]Entry
-	Groups   map[string]bool
-}
 
 // ImportEntriesSQL reads the live entries of a team ($1) with any of
 // phones ($2): one probe per phone (the lateral subquery, kept apart by
@@ -47,8 +28,8 @@ CROSS JOIN LATERAL (SELECT id, name, role, dashboard_login, created_at FROM rost
 // ImportState reads a chunk's state for phones and groupIDs. Call it in the
 // chunk's transaction after LockPhones, so that it cannot go stale; it
 // turns sequential scans off for the rest of that transaction.
-func (r *Repo) ImportState(ctx context.Context, teamID string, phones, groupIDs []string) (*ImportState, error) {
-	st := &ImportState{OptedOut: map[string]bool{}, Entries: map[string][]Entry{}, Groups: map[string]bool{}}
+func (r *Repo) ImportState(ctx context.Context, teamID string, phones, groupIDs []string) (*domain.ImportState, error) {
+	st := &domain.ImportState{OptedOut: map[string]bool{}, Entries: map[string][]domain.ImportEntry{}, Groups: map[string]bool{}}
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		// A chunk's reads look up thousands of phones. While the statistics
 		// still describe a smaller table, or once pgx's prepared statement
@@ -75,7 +56,7 @@ WHERE EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = $1 AND o.phone =
 			return fmt.Errorf("entries: %w", err)
 		}
 		var (
-			e       Entry
+			e       domain.ImportEntry
 			created time.Time
 		)
 		at := map[string]time.Time{}
@@ -113,15 +94,9 @@ WHERE EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = $1 AND o.phone =
 	return st, nil
 }
 
-// Membership is one member in one group.
-type Membership struct{ GroupID, MemberID string }
-
-// CustomValue is one member's value of one custom field.
-type CustomValue struct{ FieldID, MemberID, Value string }
-
 // CopyMembers writes new members, their groups and their custom values with
 // COPY, one statement each, in the caller's transaction.
-func (r *Repo) CopyMembers(ctx context.Context, teamID string, ms []domain.Member, groups []Membership, values []CustomValue) error {
+func (r *Repo) CopyMembers(ctx context.Context, teamID string, ms []domain.Member, groups []domain.Membership, values []domain.CustomValue) error {
 	return db.PgxTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"roster_members"},
 			[]string{"id", "team_id", "name", "phone", "email", "role", "status", "is_blocked", "dashboard_login", "can_send_broadcasts", "created_at", "updated_at",

@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/db/dbtest"
 )
 
 // TestLookupsForInboundBatches: the teams of many numbers and the entries
@@ -69,16 +69,7 @@ func TestLookupsForInboundBatches(t *testing.T) {
 	defer func() { _ = tx.Rollback(ctx) }()
 	_, err = tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_generic_plan`)
 	require.NoError(t, err)
-	rows, err := tx.Query(ctx, `EXPLAIN `+postgres.MembersByTeamPhonesSQL, []string{"team_a", "team_b"}, []string{p, q})
-	require.NoError(t, err)
-	var plan []string
-	for rows.Next() {
-		var line string
-		require.NoError(t, rows.Scan(&line))
-		plan = append(plan, line)
-	}
-	require.NoError(t, rows.Err())
-	text := strings.Join(plan, "\n")
+	text := dbtest.Explain(t, tx, `EXPLAIN `+postgres.MembersByTeamPhonesSQL, []string{"team_a", "team_b"}, []string{p, q})
 	require.Contains(t, text, "roster_members_team_phone_key", text)
 	require.NotContains(t, text, "Seq Scan on roster_members", text)
 }

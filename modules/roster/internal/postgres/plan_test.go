@@ -41,16 +41,7 @@ ANALYZE roster_teams, roster_groups, roster_members, roster_group_members;`)
 	for i := 5000; i < 5201; i++ { // a page of 200 and the one that says there is more
 		page = append(page, fmt.Sprintf("mem_%06d", i))
 	}
-	rows, err := d.Pool.Query(ctx, "EXPLAIN "+postgres.GroupIDsSQL, page)
-	require.NoError(t, err)
-	var plan []string
-	for rows.Next() {
-		var line string
-		require.NoError(t, rows.Scan(&line))
-		plan = append(plan, line)
-	}
-	require.NoError(t, rows.Err())
-	text := strings.Join(plan, "\n")
+	text := dbtest.Explain(t, d.Pool, "EXPLAIN "+postgres.GroupIDsSQL, page)
 	require.NotContains(t, text, "Seq Scan on roster_group_members", text)
 	require.Contains(t, text, "roster_group_members_member_group", text)
 }
@@ -70,29 +61,12 @@ INSERT INTO roster_members (id, team_id, name, phone, email, role, status, creat
          now() + i * interval '1 millisecond', now()
   FROM generate_series(1, 10000) i;`)
 	require.NoError(t, err)
-	tx, err := d.Pool.Begin(ctx)
-	require.NoError(t, err)
-	defer func() { _ = tx.Rollback(ctx) }()
-	_, err = tx.Exec(ctx, `SET LOCAL enable_seqscan = off`)
-	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_generic_plan`)
-	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `PREPARE import_entries(text, text[]) AS `+postgres.ImportEntriesSQL)
-	require.NoError(t, err)
 	var phones []string
 	for i := 4000; i < 6000; i++ {
 		phones = append(phones, fmt.Sprintf("'+1202%07d'", i))
 	}
-	rows, err := tx.Query(ctx, `EXPLAIN EXECUTE import_entries('team_imp', ARRAY[`+strings.Join(phones, ",")+`])`)
-	require.NoError(t, err)
-	var plan []string
-	for rows.Next() {
-		var line string
-		require.NoError(t, rows.Scan(&line))
-		plan = append(plan, line)
-	}
-	require.NoError(t, rows.Err())
-	text := strings.Join(plan, "\n")
+	text := dbtest.GenericPlan(t, d, `PREPARE import_entries(text, text[]) AS `+postgres.ImportEntriesSQL,
+		`EXECUTE import_entries('team_imp', ARRAY[`+strings.Join(phones, ",")+`])`, "enable_seqscan = off")
 	require.Contains(t, text, "roster_members_team_phone_key", text)
 	require.NotContains(t, text, "Filter", text)
 }
@@ -145,23 +119,8 @@ ANALYZE roster_teams, roster_groups, roster_members, roster_group_members, roste
 	require.Equal(t, []string{"mem_2:coach:+12025550002:Two"}, ids([]rosterapi.Role{"coach", "guardian"}, "grp_a"))
 	require.Empty(t, ids([]rosterapi.Role{"staff"}, "grp_a"))
 
-	tx, err := d.Pool.Begin(ctx)
-	require.NoError(t, err)
-	defer func() { _ = tx.Rollback(ctx) }()
-	_, err = tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_generic_plan`)
-	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `PREPARE audience_group(text, text[], text) AS `+postgres.AudienceSQL+
-		` AND m.role = ANY($2::text[]) AND EXISTS (SELECT 1 FROM roster_group_members gm WHERE gm.member_id = m.id AND gm.group_id = $3) ORDER BY m.created_at, m.id`)
-	require.NoError(t, err)
-	rows, err := tx.Query(ctx, `EXPLAIN EXECUTE audience_group('team_big', '{athlete}', 'grp_big7')`)
-	require.NoError(t, err)
-	var plan []string
-	for rows.Next() {
-		var line string
-		require.NoError(t, rows.Scan(&line))
-		plan = append(plan, line)
-	}
-	require.NoError(t, rows.Err())
-	text := strings.Join(plan, "\n")
+	text := dbtest.GenericPlan(t, d, `PREPARE audience_group(text, text[], text) AS `+postgres.AudienceSQL+
+		` AND m.role = ANY($2::text[]) AND EXISTS (SELECT 1 FROM roster_group_members gm WHERE gm.member_id = m.id AND gm.group_id = $3) ORDER BY m.created_at, m.id`,
+		`EXECUTE audience_group('team_big', '{athlete}', 'grp_big7')`)
 	require.NotContains(t, text, "Seq Scan on roster_group_members", text)
 }

@@ -23,9 +23,6 @@ var migrationFiles embed.FS
 // Migrations is the roster's schema history.
 func Migrations() db.MigrationSet { return db.Embedded("roster", 10, migrationFiles, "migrations") }
 
-// ErrNotFound means no row matched (for this team).
-var ErrNotFound = errors.New("roster: not found")
-
 // teamRow is a roster_teams row.
 type teamRow struct {
 	bun.BaseModel    `bun:"table:roster_teams"`
@@ -110,39 +107,13 @@ func toAPIKeyRow(d *domain.APIKey) *apiKeyRow {
 	return &apiKeyRow{ID: d.ID, TeamID: d.TeamID, MemberID: d.MemberID, Name: d.Name, Lookup: d.Lookup, Hash: d.Hash, CreatedAt: d.CreatedAt, RevokedAt: d.RevokedAt, RevokedReason: d.RevokedReason}
 }
 
-// KeyAuth is what authenticating a key needs, in one round trip.
-type KeyAuth struct {
-	KeyID       string
-	Hash        []byte
-	RevokedAt   *time.Time
-	TeamID      string
-	TeamCode    string
-	TeamName    string
-	TeamNumber  string
-	TimeZone    string
-	Disabled    bool
-	Locked      bool
-	MemberID    string
-	Blocked     bool
-	Role        string
-	CanBroadcst bool
-	MemberGone  bool
-	// The team's billing account, through billing's sub-select; nil fields
-	// when the team has none.
-	Plan         *string
-	CardOnFile   *bool
-	PaymentState *string
-	Trial        *bool
-	TrialCredits *int32
-}
-
 // Repo is the roster's repository. Every read that takes an id also takes the team id.
 type Repo struct{ db *db.DB }
 
 // NewRepo returns a repository over d.
 func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
 
-func notFound(err error, what string) error { return db.NotFound(err, ErrNotFound, what) }
+func notFound(err error, what string) error { return db.NotFound(err, domain.ErrNotFound, what) }
 
 // InsertTeam stores a new team.
 func (r *Repo) InsertTeam(ctx context.Context, t *domain.Team) error {
@@ -298,16 +269,20 @@ LEFT JOIN LATERAL (` + account + `) a ON true
 WHERE k.lookup = $1`
 }
 
+// KeyAuthSQL is the package's KeyAuthSQL, for the service's store
+// contract: the service builds the gate's statement once, at start.
+func (r *Repo) KeyAuthSQL(account string) string { return KeyAuthSQL(account) }
+
 // KeyAuth runs query, built by KeyAuthSQL, for a key's lookup prefix.
-func (r *Repo) KeyAuth(ctx context.Context, query, lookup string) (*KeyAuth, error) {
-	a := new(KeyAuth)
+func (r *Repo) KeyAuth(ctx context.Context, query, lookup string) (*domain.KeyAuth, error) {
+	a := new(domain.KeyAuth)
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		return q.QueryRow(ctx, query, lookup).Scan(&a.KeyID, &a.Hash, &a.RevokedAt, &a.TeamID, &a.TeamCode, &a.TeamName, &a.TeamNumber,
 			&a.TimeZone, &a.Disabled, &a.Locked, &a.MemberID, &a.Blocked, &a.Role, &a.CanBroadcst, &a.MemberGone,
 			&a.Plan, &a.CardOnFile, &a.PaymentState, &a.Trial, &a.TrialCredits)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, ErrNotFound
+		return nil, domain.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("select key: %w", err)

@@ -356,7 +356,7 @@ func (r *Repo) CountGroups(ctx context.Context, teamID string, ids []string) (in
 // InsertGroup stores a group.
 func (r *Repo) InsertGroup(ctx context.Context, g *domain.Group) error {
 	if _, err := r.db.IDB(ctx).NewInsert().Model(toGroupRow(g)).Exec(ctx); err != nil {
-		return fmt.Errorf("insert group: %w", err)
+		return fmt.Errorf("insert group: %w", groupNameTaken(err))
 	}
 	return nil
 }
@@ -364,7 +364,7 @@ func (r *Repo) InsertGroup(ctx context.Context, g *domain.Group) error {
 // UpdateGroup renames a group.
 func (r *Repo) UpdateGroup(ctx context.Context, g *domain.Group) error {
 	if _, err := r.db.IDB(ctx).NewUpdate().Model(toGroupRow(g)).Column("name").WherePK().Exec(ctx); err != nil {
-		return fmt.Errorf("update group: %w", err)
+		return fmt.Errorf("update group: %w", groupNameTaken(err))
 	}
 	return nil
 }
@@ -602,9 +602,19 @@ func (r *Repo) Audience(ctx context.Context, teamID string, roles []rosterapi.Ro
 	return out, nil
 }
 
-// IsUniqueViolation reports a unique-constraint error on the named index.
-func IsUniqueViolation(err error, index string) bool {
+// isUniqueViolation reports a unique-constraint error on the named index.
+func isUniqueViolation(err error, index string) bool {
 	return err != nil && strings.Contains(err.Error(), "23505") && strings.Contains(err.Error(), index)
+}
+
+// groupNameTaken maps a unique violation of the team's group names to
+// domain.ErrGroupNameTaken (the driver's error kept as text), and passes
+// any other error on.
+func groupNameTaken(err error) error {
+	if isUniqueViolation(err, "roster_groups_team_name") {
+		return fmt.Errorf("%w: %v", domain.ErrGroupNameTaken, err)
+	}
+	return err
 }
 
 // LockPhones takes the per-number locks of LockPhone for several numbers,

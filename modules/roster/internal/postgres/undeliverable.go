@@ -5,22 +5,9 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 )
-
-// Failure is a number's permanent delivery failures to add to its streak.
-type Failure struct {
-	TeamID, Phone string
-	Failures      int
-	LastCode      string
-	At            time.Time
-}
-
-// Marked is a number's streak after NoteFailures.
-type Marked struct {
-	TeamID, Phone string
-	Failures      int
-	Since         *time.Time
-}
 
 // ClearStreaks deletes the streaks (and marks) of pairs, locking the rows
 // in (team, phone) order.
@@ -42,7 +29,7 @@ func (r *Repo) ClearStreaks(ctx context.Context, teams, phones []string) error {
 // statement that writes the rows in (team, phone) order; a streak that
 // reaches markAfter gets its since (kept once set). It returns the rows
 // as written.
-func (r *Repo) NoteFailures(ctx context.Context, fs []Failure, markAfter int) ([]Marked, error) {
+func (r *Repo) NoteFailures(ctx context.Context, fs []domain.Failure, markAfter int) ([]domain.Streak, error) {
 	if len(fs) == 0 {
 		return nil, nil
 	}
@@ -69,9 +56,9 @@ RETURNING u.team_id, u.phone, u.failures, u.since`, teams, phones, counts, codes
 		return nil, fmt.Errorf("note %d delivery failures: %w", n, err)
 	}
 	defer rows.Close()
-	var out []Marked
+	var out []domain.Streak
 	for rows.Next() {
-		var m Marked
+		var m domain.Streak
 		if err := rows.Scan(&m.TeamID, &m.Phone, &m.Failures, &m.Since); err != nil {
 			return nil, fmt.Errorf("note delivery failures: %w", err)
 		}

@@ -7,7 +7,6 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/platform/fault"
 
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
 
@@ -81,7 +80,7 @@ func (d *Directory) Recipients(ctx context.Context, teamID, audience, groupID st
 			return nil, fault.New(fault.Invalid, domain.CodeInvalidGroup, "audience group needs group_id")
 		}
 		if _, err := d.repo.Group(ctx, teamID, groupID); err != nil {
-			if errors.Is(err, postgres.ErrNotFound) {
+			if errors.Is(err, domain.ErrNotFound) {
 				return nil, fault.New(fault.Invalid, domain.CodeInvalidGroup, "group_id is not a group of this team")
 			}
 			return nil, err
@@ -184,7 +183,7 @@ func (d *Directory) OptedOutAmong(ctx context.Context, pairs []rosterapi.TeamPho
 // IsOptedOut implements rosterapi.OptOuts.
 func (d *Directory) IsOptedOut(ctx context.Context, teamID, phone string) (bool, error) {
 	_, err := d.repo.OptOut(ctx, teamID, phone)
-	if errors.Is(err, postgres.ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		return false, nil
 	}
 	return err == nil, err

@@ -51,7 +51,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -369,8 +368,8 @@ func (s *Service) importChunk(ctx context.Context, teamID string, j *importJob) 
 		}
 		var (
 			members []domain.Member
-			groups  []postgres.Membership
-			values  []postgres.CustomValue
+			groups  []domain.Membership
+			values  []domain.CustomValue
 			evs     []events.Event
 			history []domain.ConsentEvent
 		)
@@ -385,13 +384,13 @@ func (s *Service) importChunk(ctx context.Context, teamID string, j *importJob) 
 				Status: p.status, CanSendBroadcasts: p.role.IsStaff(), CreatedAt: now, UpdatedAt: now}
 			setConsent(&m, p.consent)
 			history = append(history, consentGiven(&m, domain.ChannelImport, p.consent, now))
-			st.Entries[p.phone] = append(st.Entries[p.phone], postgres.Entry{ID: m.ID, Name: m.Name, Role: m.Role})
+			st.Entries[p.phone] = append(st.Entries[p.phone], domain.ImportEntry{ID: m.ID, Name: m.Name, Role: m.Role})
 			members = append(members, m)
 			for _, g := range p.groups {
-				groups = append(groups, postgres.Membership{GroupID: g, MemberID: m.ID})
+				groups = append(groups, domain.Membership{GroupID: g, MemberID: m.ID})
 			}
 			for _, v := range p.values {
-				values = append(values, postgres.CustomValue{FieldID: v.fieldID, MemberID: m.ID, Value: v.value})
+				values = append(values, domain.CustomValue{FieldID: v.fieldID, MemberID: m.ID, Value: v.value})
 			}
 			if m.Status == domain.StatusActive {
 				evs = append(evs, memberEvent(events.MemberJoined, &m))
@@ -429,7 +428,7 @@ func (s *Service) importChunk(ctx context.Context, teamID string, j *importJob) 
 // decide applies AddMember's checks after validation, in its order, to a
 // row against the chunk's state (which includes the rows before it): its
 // groups must still exist, then the add rules of checkNewEntry.
-func decide(st *postgres.ImportState, p *importPlan) *fault.Error {
+func decide(st *domain.ImportState, p *importPlan) *fault.Error {
 	for _, g := range p.groups {
 		if !st.Groups[g] {
 			return fault.New(fault.Invalid, domain.CodeInvalidGroup, "group_ids names a group that does not exist on this team")

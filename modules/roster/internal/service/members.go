@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
 )
@@ -133,7 +132,7 @@ func (s *Service) checkNewEntry(ctx context.Context, teamID, phone, name, except
 	}
 	if _, err := s.repo.OptOut(ctx, teamID, phone); err == nil {
 		return fault.New(fault.Conflict, domain.CodeOptedOut, "this number opted out (texted STOP or was recorded); the API cannot add it")
-	} else if !errors.Is(err, postgres.ErrNotFound) {
+	} else if !errors.Is(err, domain.ErrNotFound) {
 		return err
 	}
 	same, err := s.repo.MembersByPhone(ctx, teamID, phone, false)
@@ -305,7 +304,7 @@ func (s *Service) CreateGroup(ctx context.Context, teamID, name string) (*domain
 			return mapNotFound(err, errTeamNotFound)
 		}
 		if err := s.repo.InsertGroup(ctx, g); err != nil {
-			if postgres.IsUniqueViolation(err, "roster_groups_team_name") {
+			if errors.Is(err, domain.ErrGroupNameTaken) {
 				return fault.New(fault.Conflict, fault.CodeConflict, "a group with this name exists")
 			}
 			return err
@@ -328,7 +327,7 @@ func (s *Service) RenameGroup(ctx context.Context, teamID, groupID, name string)
 		}
 		g.Name = name
 		if err := s.repo.UpdateGroup(ctx, g); err != nil {
-			if postgres.IsUniqueViolation(err, "roster_groups_team_name") {
+			if errors.Is(err, domain.ErrGroupNameTaken) {
 				return fault.New(fault.Conflict, fault.CodeConflict, "a group with this name exists")
 			}
 			return err

@@ -12,7 +12,6 @@ import (
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/clock"
@@ -31,7 +30,7 @@ type Service struct {
 	clock     clock.Clock
 	listeners []rosterapi.KeyRevokedListener
 	inactive  []rosterapi.OwnerInactiveListener
-	// keyAuthSQL is the gate's one statement (postgres.KeyAuthSQL).
+	// keyAuthSQL is the gate's one statement, built by the store once.
 	keyAuthSQL string
 }
 
@@ -39,7 +38,7 @@ type Service struct {
 func New(d *db.DB, repo Store, billing billingapi.Accounts, pub events.Publisher, clk clock.Clock,
 	listeners []rosterapi.KeyRevokedListener, inactive []rosterapi.OwnerInactiveListener) *Service {
 	return &Service{db: d, repo: repo, billing: billing, events: pub, clock: clk, listeners: listeners, inactive: inactive,
-		keyAuthSQL: postgres.KeyAuthSQL(billing.AccessSQL("k.team_id"))}
+		keyAuthSQL: repo.KeyAuthSQL(billing.AccessSQL("k.team_id"))}
 }
 
 var (
@@ -49,7 +48,7 @@ var (
 )
 
 func mapNotFound(err error, nf *fault.Error) error {
-	if errors.Is(err, postgres.ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		return nf
 	}
 	return err
@@ -496,7 +495,7 @@ var dummyHash = auth.Hash(auth.KeyPrefix + strings.Repeat("0", 40))
 // must be neither disabled nor locked.
 func (s *Service) Authenticate(ctx context.Context, key string) (auth.Principal, error) {
 	a, err := s.repo.KeyAuth(ctx, s.keyAuthSQL, auth.Lookup(key))
-	if errors.Is(err, postgres.ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		auth.Verify(key, dummyHash)
 		return auth.Principal{}, auth.ErrInvalidKey
 	}

@@ -286,3 +286,26 @@ func TestMemberChanges(t *testing.T) {
 	require.Len(t, onRecord, 1)
 	require.NotNil(t, onRecord[0].DeletedAt)
 }
+
+// TestGroupNames: a team's group names are unique (the store's unique
+// index, as domain.ErrGroupNameTaken), other teams' are not in the way,
+// and an unknown group (domain.ErrNotFound) is 404.
+func TestGroupNames(t *testing.T) {
+	t.Parallel()
+	ctx, b := setup(t)
+
+	_, err := b.svc.CreateGroup(ctx, teamA, " Varsity ")
+	f := requireFault(t, err, fault.Conflict, fault.CodeConflict)
+	require.Equal(t, "a group with this name exists", f.Message)
+	g, err := b.svc.CreateGroup(ctx, teamB, "Varsity")
+	require.NoError(t, err, "another team's group of that name")
+	require.Equal(t, "Varsity", g.Name)
+
+	_, err = b.svc.RenameGroup(ctx, teamA, "grp_a2", "Varsity")
+	requireFault(t, err, fault.Conflict, fault.CodeConflict)
+	g, err = b.svc.RenameGroup(ctx, teamA, "grp_a2", "Freshmen")
+	require.NoError(t, err)
+	require.Equal(t, "Freshmen", g.Name)
+	_, err = b.svc.RenameGroup(ctx, teamB, "grp_a2", "Mine")
+	requireFault(t, err, fault.NotFound, fault.CodeNotFound)
+}

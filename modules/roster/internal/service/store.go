@@ -5,13 +5,13 @@ import (
 	"time"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
 
 // The stores the roster's use cases need, declared here (the consumer's
 // side) and implemented by internal/postgres: the service and the
-// directory see methods and domain types, not bun rows. postgres.Repo
+// directory see methods and domain types (domain/store.go: the sentinel
+// errors and single-statement read models), not bun rows or driver errors. postgres.Repo
 // satisfies both (asserted in module.go).
 
 // Store is what the Service reads and writes (the Directory's reads
@@ -21,7 +21,7 @@ type Store interface {
 	DirectoryStore
 	AddToGroup(ctx context.Context, teamID, groupID, memberID string) error
 	ConsentHistory(ctx context.Context, teamID, phone string, limit, offset int) ([]domain.ConsentEvent, error)
-	CopyMembers(ctx context.Context, teamID string, ms []domain.Member, groups []postgres.Membership, values []postgres.CustomValue) error
+	CopyMembers(ctx context.Context, teamID string, ms []domain.Member, groups []domain.Membership, values []domain.CustomValue) error
 	CountGroups(ctx context.Context, teamID string, ids []string) (int, error)
 	CustomField(ctx context.Context, teamID, id string) (*domain.CustomField, error)
 	CustomValues(ctx context.Context, memberID string) (map[string]string, error)
@@ -31,7 +31,7 @@ type Store interface {
 	DeleteOptOut(ctx context.Context, teamID, phone string) (bool, error)
 	GroupIDs(ctx context.Context, memberIDs []string) (map[string][]string, error)
 	Groups(ctx context.Context, teamID string, limit, offset int) ([]domain.Group, error)
-	ImportState(ctx context.Context, teamID string, phones, groupIDs []string) (*postgres.ImportState, error)
+	ImportState(ctx context.Context, teamID string, phones, groupIDs []string) (*domain.ImportState, error)
 	InsertConsentEvents(ctx context.Context, events []domain.ConsentEvent) error
 	InsertCustomField(ctx context.Context, f *domain.CustomField) error
 	InsertGroup(ctx context.Context, g *domain.Group) error
@@ -41,7 +41,13 @@ type Store interface {
 	InsertOptOuts(ctx context.Context, teamID string, phones []string, source string, at time.Time) (map[string]bool, error)
 	InsertTeam(ctx context.Context, t *domain.Team) error
 	Key(ctx context.Context, teamID, id string) (*domain.APIKey, error)
-	KeyAuth(ctx context.Context, query, lookup string) (*postgres.KeyAuth, error)
+	// KeyAuth runs query, built by KeyAuthSQL, for a key's lookup prefix
+	// (domain.ErrNotFound: no such key).
+	KeyAuth(ctx context.Context, query, lookup string) (*domain.KeyAuth, error)
+	// KeyAuthSQL builds the gate's one statement around account, billing's
+	// sub-select for the key's team: built once, it is the same text for
+	// every request and pgx prepares it once per connection.
+	KeyAuthSQL(account string) string
 	Keys(ctx context.Context, teamID string, limit, offset int) ([]domain.APIKey, error)
 	LockPhone(ctx context.Context, teamID, phone string) error
 	LockPhones(ctx context.Context, teamID string, phones []string) error
@@ -81,7 +87,7 @@ type DirectoryStore interface {
 	MembersByPhone(ctx context.Context, teamID, phone string, forUpdate bool) ([]domain.Member, error)
 	MembersByRole(ctx context.Context, teamID string, roles ...rosterapi.Role) ([]domain.Member, error)
 	MembersByTeamPhones(ctx context.Context, teams, phones []string) ([]domain.Member, error)
-	NoteFailures(ctx context.Context, fs []postgres.Failure, markAfter int) ([]postgres.Marked, error)
+	NoteFailures(ctx context.Context, fs []domain.Failure, markAfter int) ([]domain.Streak, error)
 	OptOut(ctx context.Context, teamID, phone string) (*domain.OptOut, error)
 	OptedOutAmong(ctx context.Context, teams, phones []string) ([][2]string, error)
 	Team(ctx context.Context, id string) (*domain.Team, error)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
 
@@ -36,14 +36,14 @@ func (d *Directory) NoteOutcomes(ctx context.Context, outcomes []rosterapi.Numbe
 		merged[k] = cur
 	}
 	var resetTeams, resetPhones []string
-	var fails []postgres.Failure
+	var fails []domain.Failure
 	for _, k := range order {
 		o := merged[k]
 		if o.Reset {
 			resetTeams, resetPhones = append(resetTeams, o.TeamID), append(resetPhones, o.Phone)
 		}
 		if o.Failures > 0 {
-			fails = append(fails, postgres.Failure{TeamID: o.TeamID, Phone: o.Phone, Failures: o.Failures, LastCode: o.LastCode, At: o.At})
+			fails = append(fails, domain.Failure{TeamID: o.TeamID, Phone: o.Phone, Failures: o.Failures, LastCode: o.LastCode, At: o.At})
 		}
 	}
 	if err := d.repo.ClearStreaks(ctx, resetTeams, resetPhones); err != nil {

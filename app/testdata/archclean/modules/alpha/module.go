@@ -1,0 +1,11 @@
+// Package alpha wires alpha: its root package may reach internal/postgres
+// to hand the repository to the service as its store.
+package alpha
+
+import (
+	"github.com/teamtext/teamtext/modules/alpha/internal/postgres"
+	"github.com/teamtext/teamtext/modules/alpha/internal/service"
+)
+
+// New wires the service to its store.
+func New() *service.Service { return service.New(postgres.NewRepo()) }
