@@ -390,7 +390,7 @@ func (s *OutboundStore) QueuedTexts(ctx context.Context, refs []outbound.TextRef
 FROM unnest($1::bigint[], $2::text[], $3::int[]) WITH ORDINALITY AS v(slot_id, message_id, seq, n)
 JOIN messaging_deliveries d ON d.message_id = v.message_id AND d.seq = v.seq
 JOIN messaging_messages m ON m.id = v.message_id
-WHERE d.status = 'queued'
+WHERE d.status = `+sqlQueued+`
 ORDER BY v.n`, slots, msgs, seqs)
 		if err != nil {
 			return err

@@ -201,7 +201,7 @@ func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at, d
 	}
 	_, err = tx.Tx.ExecContext(ctx, `WITH ins AS (
   INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_ids, status, updated_at)
-  SELECT $4 || lpad(to_hex(v.n), 8, '0'), $1, $2, v.n, v.phone, string_to_array(v.members, ','), 'queued', $3
+  SELECT $4 || lpad(to_hex(v.n), 8, '0'), $1, $2, v.n, v.phone, string_to_array(v.members, ','), `+sqlQueued+`, $3
   FROM unnest($5::text[], $6::text[]) WITH ORDINALITY AS v(phone, members, n)
   RETURNING 1)
 UPDATE messaging_messages SET queued_count = queued_count + (SELECT count(*) FROM ins), estimated_completion = $7 WHERE id = $2`,
@@ -260,7 +260,7 @@ func (r *Repo) Deliveries(ctx context.Context, teamID, messageID string, limit, 
 func (r *Repo) queuedDeliveries(ctx context.Context, messageID string, from, to int) ([]deliveryRow, error) {
 	var ds []deliveryRow
 	err := r.db.IDB(ctx).NewSelect().Model(&ds).Column("id", "phone", "status").
-		Where("message_id = ? AND seq BETWEEN ? AND ? AND status = 'queued'", messageID, from, to).OrderExpr("seq").Scan(ctx)
+		Where("message_id = ? AND seq BETWEEN ? AND ? AND status = "+sqlQueued, messageID, from, to).OrderExpr("seq").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("select queued deliveries: %w", err)
 	}
@@ -365,7 +365,7 @@ u AS (
 // pendingDeliveries returns a message's deliveries still without a final status.
 func (r *Repo) pendingDeliveries(ctx context.Context, messageID string) ([]deliveryRow, error) {
 	var ds []deliveryRow
-	err := r.db.IDB(ctx).NewSelect().Model(&ds).Where("message_id = ? AND status IN ('queued', 'sent')", messageID).OrderExpr("id").For("UPDATE").Scan(ctx)
+	err := r.db.IDB(ctx).NewSelect().Model(&ds).Where("message_id = ? AND status IN ("+sqlQueued+", "+sqlSent+")", messageID).OrderExpr("id").For("UPDATE").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("pending deliveries: %w", err)
 	}

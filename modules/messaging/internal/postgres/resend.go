@@ -10,7 +10,7 @@ import (
 // FailedDeliveries returns a message's failed deliveries, in position order.
 func (r *Repo) FailedDeliveries(ctx context.Context, messageID string) ([]domain.FailedDelivery, error) {
 	rows, err := r.db.SQL(ctx).QueryContext(ctx, `SELECT phone, error_code FROM messaging_deliveries
-WHERE message_id = $1 AND status = 'failed' ORDER BY seq`, messageID)
+WHERE message_id = $1 AND status = `+sqlFailed+` ORDER BY seq`, messageID)
 	if err != nil {
 		return nil, fmt.Errorf("failed deliveries: %w", err)
 	}
