@@ -4,6 +4,7 @@ package roster
 
 import (
 	"go.uber.org/fx"
+	"log/slog"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	rosterhttp "github.com/teamtext/teamtext/modules/roster/internal/httpapi"
@@ -29,12 +30,13 @@ type serviceParams struct {
 	Billing       billingapi.Accounts
 	Events        events.Publisher
 	Clock         clock.Clock
+	Log           *slog.Logger
 	KeyRevoked    []rosterapi.KeyRevokedListener    `group:"key_revoked"`
 	OwnerInactive []rosterapi.OwnerInactiveListener `group:"owner_inactive"`
 }
 
 func newService(p serviceParams) *service.Service {
-	return service.New(p.DB, p.Repo, p.Billing, p.Events, p.Clock, p.KeyRevoked, p.OwnerInactive)
+	return service.New(p.DB, p.Repo, p.Billing, p.Events, p.Clock, p.Log, p.KeyRevoked, p.OwnerInactive)
 }
 
 // The repository is the service's and the directory's store.

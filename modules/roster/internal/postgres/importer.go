@@ -94,6 +94,15 @@ WHERE EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = $1 AND o.phone =
 	return st, nil
 }
 
+// AnalyzeMembers refreshes the planner's statistics of the members and
+// their group memberships.
+func (r *Repo) AnalyzeMembers(ctx context.Context) error {
+	if _, err := r.db.IDB(ctx).ExecContext(ctx, `ANALYZE roster_members, roster_group_members`); err != nil {
+		return fmt.Errorf("analyze roster_members: %w", err)
+	}
+	return nil
+}
+
 // CopyMembers writes new members, their groups and their custom values with
 // COPY, one statement each, in the caller's transaction.
 func (r *Repo) CopyMembers(ctx context.Context, teamID string, ms []domain.Member, groups []domain.Membership, values []domain.CustomValue) error {

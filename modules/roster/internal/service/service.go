@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ type Service struct {
 	billing   billingapi.Accounts
 	events    events.Publisher
 	clock     clock.Clock
+	log       *slog.Logger
 	listeners []rosterapi.KeyRevokedListener
 	inactive  []rosterapi.OwnerInactiveListener
 	// keyAuthSQL is the gate's one statement, built by the store once.
@@ -35,9 +37,9 @@ type Service struct {
 }
 
 // New builds the service.
-func New(d *db.DB, repo Store, billing billingapi.Accounts, pub events.Publisher, clk clock.Clock,
+func New(d *db.DB, repo Store, billing billingapi.Accounts, pub events.Publisher, clk clock.Clock, log *slog.Logger,
 	listeners []rosterapi.KeyRevokedListener, inactive []rosterapi.OwnerInactiveListener) *Service {
-	return &Service{db: d, repo: repo, billing: billing, events: pub, clock: clk, listeners: listeners, inactive: inactive,
+	return &Service{db: d, repo: repo, billing: billing, events: pub, clock: clk, log: log, listeners: listeners, inactive: inactive,
 		keyAuthSQL: repo.KeyAuthSQL(billing.AccessSQL("k.team_id"))}
 }
 

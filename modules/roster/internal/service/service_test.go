@@ -2,7 +2,10 @@ package service_test
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -90,7 +93,7 @@ func setup(t *testing.T) (context.Context, *bundle) {
 	d := srv.Migrated(t, postgres.Migrations())
 	repo := postgres.NewRepo(d)
 	rec := &recorder{}
-	svc := service.New(d, repo, billing{}, rec, clock.NewFake(t0),
+	svc := service.New(d, repo, billing{}, rec, clock.NewFake(t0), slog.New(slog.DiscardHandler),
 		[]rosterapi.KeyRevokedListener{rec}, []rosterapi.OwnerInactiveListener{rec})
 	for _, id := range []string{teamA, teamB} {
 		require.NoError(t, repo.InsertTeam(ctx, &domain.Team{ID: id, Name: id, Code: "code-" + id[5:], TimeZone: "America/New_York", CreatedAt: t0}))
@@ -308,4 +311,32 @@ func TestGroupNames(t *testing.T) {
 	require.Equal(t, "Freshmen", g.Name)
 	_, err = b.svc.RenameGroup(ctx, teamB, "grp_a2", "Mine")
 	requireFault(t, err, fault.NotFound, fault.CodeNotFound)
+}
+
+// TestLargeImportRefreshesStatistics: an import of a thousand members or
+// more leaves the planner's statistics of the members and their group
+// memberships describing them (pg_class.reltuples: -1 until a table is
+// first analyzed), so the team's pages are planned for the team it now is,
+// not for the empty table autovacuum last saw.
+func TestLargeImportRefreshesStatistics(t *testing.T) {
+	t.Parallel()
+	ctx, b := setup(t)
+	reltuples := func(table string) float64 {
+		var n float64
+		require.NoError(t, b.d.Pool.QueryRow(ctx, `SELECT reltuples FROM pg_class WHERE relname = $1`, table).Scan(&n))
+		return n
+	}
+	require.Equal(t, float64(-1), reltuples("roster_members"), "a new database's table was never analyzed")
+	require.Equal(t, float64(-1), reltuples("roster_group_members"))
+
+	var csv strings.Builder
+	csv.WriteString("name,phone\n")
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&csv, "Player %d,+1202555%04d\n", i, 1000+i)
+	}
+	res, err := b.svc.ImportMembers(ctx, teamA, []byte(csv.String()), 0)
+	require.NoError(t, err)
+	require.Equal(t, 1000, res.Created, "%+v", res.Rows[0])
+	require.Equal(t, float64(1000), reltuples("roster_members"))
+	require.Equal(t, float64(0), reltuples("roster_group_members"), "analyzed, and empty")
 }

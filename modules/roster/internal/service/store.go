@@ -22,6 +22,9 @@ type Store interface {
 	AddToGroup(ctx context.Context, teamID, groupID, memberID string) error
 	ConsentHistory(ctx context.Context, teamID, phone string, limit, offset int) ([]domain.ConsentEvent, error)
 	CopyMembers(ctx context.Context, teamID string, ms []domain.Member, groups []domain.Membership, values []domain.CustomValue) error
+	// AnalyzeMembers refreshes the planner's statistics of the members
+	// and their group memberships (after a large import).
+	AnalyzeMembers(ctx context.Context) error
 	CountGroups(ctx context.Context, teamID string, ids []string) (int, error)
 	CustomField(ctx context.Context, teamID, id string) (*domain.CustomField, error)
 	CustomValues(ctx context.Context, memberID string) (map[string]string, error)
