@@ -195,3 +195,21 @@ func TestSweepRemovesIdleBuckets(t *testing.T) {
 	}
 	require.Equal(t, []string{"fresh"}, buckets)
 }
+
+// TestRingsWriteNoWAL: the rings live in an unlogged table (a check's
+// commit waits for no WAL flush), and the migrations that make it so run
+// again without harm.
+func TestRingsWriteNoWAL(t *testing.T) {
+	t.Parallel()
+	_, b := setup(t)
+	ctx := context.Background()
+	persistence := func() string {
+		var p string
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT relpersistence::text FROM pg_class WHERE relname = 'platform_rate_limits'`).Scan(&p))
+		return p
+	}
+	require.Equal(t, "u", persistence())
+	_, err := b.db.Pool.Exec(ctx, `ALTER TABLE platform_rate_limits SET UNLOGGED`)
+	require.NoError(t, err)
+	require.Equal(t, "u", persistence())
+}
