@@ -13,6 +13,7 @@ type Delivery struct {
 	MessageID         string
 	Phone             string   // E.164
 	MemberIDs         []string // the roster entries the text reached (one phone, several entries)
+	Seq               int      // position in the message, 1..n
 	Status            string
 	CarrierStatus     string
 	ProviderMessageID string

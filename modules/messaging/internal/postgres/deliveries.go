@@ -38,7 +38,7 @@ func (s *DeliveryStore) CountFinals(ctx context.Context, ds []domain.Delivery) e
 func toDomainDeliveries(ds []deliveryRow) []domain.Delivery {
 	out := make([]domain.Delivery, len(ds))
 	for i, d := range ds {
-		out[i] = domain.Delivery{ID: d.ID, TeamID: d.TeamID, MessageID: d.MessageID, Phone: d.Phone, MemberIDs: d.MemberIDs, Status: d.Status,
+		out[i] = domain.Delivery{ID: d.ID, TeamID: d.TeamID, MessageID: d.MessageID, Phone: d.Phone, MemberIDs: d.MemberIDs, Seq: d.Seq, Status: d.Status,
 			CarrierStatus: d.CarrierStatus, ProviderMessageID: d.ProviderMessageID, ErrorCode: d.ErrorCode,
 			ErrorMessage: d.ErrorMessage, SentAt: d.SentAt, UpdatedAt: d.UpdatedAt}
 	}
@@ -48,7 +48,7 @@ func toDomainDeliveries(ds []deliveryRow) []domain.Delivery {
 func fromDomainDeliveries(ds []domain.Delivery) []deliveryRow {
 	out := make([]deliveryRow, len(ds))
 	for i, d := range ds {
-		out[i] = deliveryRow{ID: d.ID, TeamID: d.TeamID, MessageID: d.MessageID, Phone: d.Phone, MemberIDs: d.MemberIDs, Status: d.Status,
+		out[i] = deliveryRow{ID: d.ID, TeamID: d.TeamID, MessageID: d.MessageID, Phone: d.Phone, MemberIDs: d.MemberIDs, Seq: d.Seq, Status: d.Status,
 			CarrierStatus: d.CarrierStatus, ProviderMessageID: d.ProviderMessageID, ErrorCode: d.ErrorCode,
 			ErrorMessage: d.ErrorMessage, SentAt: d.SentAt, UpdatedAt: d.UpdatedAt}
 	}

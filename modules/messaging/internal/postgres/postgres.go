@@ -227,14 +227,14 @@ FROM messaging_deliveries WHERE message_id = $1 ORDER BY seq LIMIT $2 OFFSET $3`
 // limit+1 rows, or ErrNotFound if the team has no such message: the
 // ownership check and the page go to Postgres together, one round trip of
 // two prepared statements.
-func (r *Repo) Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]deliveryRow, error) {
-	var ds []deliveryRow
+func (r *Repo) Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]domain.Delivery, error) {
+	var ds []domain.Delivery
 	owned := false
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		b := &pgx.Batch{}
 		b.Queue(MessageOwnedSQL, messageID, teamID).QueryRow(func(row pgx.Row) error { return row.Scan(&owned) })
 		b.Queue(DeliveriesPageSQL, messageID, limit+1, offset).Query(func(rows pgx.Rows) error {
-			var d deliveryRow
+			var d domain.Delivery
 			_, err := pgx.ForEachRow(rows, []any{&d.ID, &d.TeamID, &d.MessageID, &d.Phone, &d.MemberIDs, &d.Seq, &d.Status,
 				&d.ProviderMessageID, &d.CarrierStatus, &d.ErrorCode, &d.ErrorMessage, &d.SentAt, &d.UpdatedAt}, func() error {
 				ds = append(ds, d)
