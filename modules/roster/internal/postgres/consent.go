@@ -61,21 +61,24 @@ func toConsentEventRow(d *domain.ConsentEvent) *consentEventRow {
 // consentEventColumns are the columns COPY and the reads use, in row order.
 var consentEventColumns = []string{"id", "team_id", "phone", "member_id", "kind", "channel", "changed", "source", "evidence", "message_id", "at", "recorded_at"}
 
-func (e *consentEventRow) values() []any {
-	return []any{e.ID, e.TeamID, e.Phone, e.MemberID, e.Kind, e.Channel, e.Changed, e.Source, e.Evidence, e.MessageID, e.At, e.RecordedAt}
+// consentEventValues fills a COPY row with e's values, in
+// consentEventColumns' order.
+func consentEventValues(row []any, e *domain.ConsentEvent) {
+	row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], row[10], row[11] = e.ID, e.TeamID, e.Phone, e.MemberID, e.Kind, e.Channel, e.Changed, e.Source, e.Evidence, e.MessageID, e.At, e.RecordedAt
 }
 
 // InsertConsentEvents appends history rows, in the caller's transaction:
-// one INSERT for a few, COPY for many (an import chunk, a bulk opt-out).
+// one INSERT for a few, COPY for many (an import chunk, a bulk opt-out),
+// straight from the domain values into one row buffer (db.CopyRows).
 func (r *Repo) InsertConsentEvents(ctx context.Context, events []domain.ConsentEvent) error {
-	evs := make([]consentEventRow, len(events))
-	for i := range events {
-		evs[i] = *toConsentEventRow(&events[i])
-	}
 	switch {
-	case len(evs) == 0:
+	case len(events) == 0:
 		return nil
-	case len(evs) <= 8:
+	case len(events) <= 8:
+		evs := make([]consentEventRow, len(events))
+		for i := range events {
+			evs[i] = *toConsentEventRow(&events[i])
+		}
 		if _, err := r.db.IDB(ctx).NewInsert().Model(&evs).Exec(ctx); err != nil {
 			return fmt.Errorf("insert consent events: %w", err)
 		}
@@ -83,7 +86,7 @@ func (r *Repo) InsertConsentEvents(ctx context.Context, events []domain.ConsentE
 	}
 	return db.PgxTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"roster_consent_events"}, consentEventColumns,
-			pgx.CopyFromSlice(len(evs), func(i int) ([]any, error) { return evs[i].values(), nil })); err != nil {
+			db.CopyRows(len(events), len(consentEventColumns), func(row []any, i int) { consentEventValues(row, &events[i]) })); err != nil {
 			return fmt.Errorf("copy consent events: %w", err)
 		}
 		return nil

@@ -103,32 +103,38 @@ func (r *Repo) AnalyzeMembers(ctx context.Context) error {
 	return nil
 }
 
+// memberCopyColumns are CopyMembers' columns of roster_members, in the
+// order memberCopyValues fills a row.
+var memberCopyColumns = []string{"id", "team_id", "name", "phone", "email", "role", "status", "is_blocked", "dashboard_login", "can_send_broadcasts", "created_at", "updated_at",
+	"consent_source", "consent_at", "consent_evidence"}
+
+func memberCopyValues(row []any, m *domain.Member) {
+	row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], row[10], row[11], row[12], row[13], row[14] = m.ID, m.TeamID, m.Name, m.Phone, m.Email, string(m.Role), m.Status, m.IsBlocked, m.DashboardLogin, m.CanSendBroadcasts, m.CreatedAt, m.UpdatedAt,
+		m.ConsentSource, m.ConsentAt, m.ConsentEvidence
+}
+
 // CopyMembers writes new members, their groups and their custom values with
-// COPY, one statement each, in the caller's transaction.
+// COPY, one statement each, in the caller's transaction; every COPY fills
+// one row buffer (db.CopyRows).
 func (r *Repo) CopyMembers(ctx context.Context, teamID string, ms []domain.Member, groups []domain.Membership, values []domain.CustomValue) error {
 	return db.PgxTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"roster_members"},
-			[]string{"id", "team_id", "name", "phone", "email", "role", "status", "is_blocked", "dashboard_login", "can_send_broadcasts", "created_at", "updated_at",
-				"consent_source", "consent_at", "consent_evidence"},
-			pgx.CopyFromSlice(len(ms), func(i int) ([]any, error) {
-				m := &ms[i]
-				return []any{m.ID, m.TeamID, m.Name, m.Phone, m.Email, string(m.Role), m.Status, m.IsBlocked, m.DashboardLogin, m.CanSendBroadcasts, m.CreatedAt, m.UpdatedAt,
-					m.ConsentSource, m.ConsentAt, m.ConsentEvidence}, nil
-			})); err != nil {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"roster_members"}, memberCopyColumns,
+			db.CopyRows(len(ms), len(memberCopyColumns), func(row []any, i int) { memberCopyValues(row, &ms[i]) })); err != nil {
 			return fmt.Errorf("copy members: %w", err)
 		}
 		if len(groups) > 0 {
+			var team any = teamID // boxed once for every row
 			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"roster_group_members"}, []string{"group_id", "member_id", "team_id"},
-				pgx.CopyFromSlice(len(groups), func(i int) ([]any, error) {
-					return []any{groups[i].GroupID, groups[i].MemberID, teamID}, nil
+				db.CopyRows(len(groups), 3, func(row []any, i int) {
+					row[0], row[1], row[2] = groups[i].GroupID, groups[i].MemberID, team
 				})); err != nil {
 				return fmt.Errorf("copy group members: %w", err)
 			}
 		}
 		if len(values) > 0 {
 			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"roster_custom_values"}, []string{"field_id", "member_id", "value"},
-				pgx.CopyFromSlice(len(values), func(i int) ([]any, error) {
-					return []any{values[i].FieldID, values[i].MemberID, values[i].Value}, nil
+				db.CopyRows(len(values), 3, func(row []any, i int) {
+					row[0], row[1], row[2] = values[i].FieldID, values[i].MemberID, values[i].Value
 				})); err != nil {
 				return fmt.Errorf("copy custom values: %w", err)
 			}
