@@ -380,14 +380,21 @@ func (s *Service) importChunk(ctx context.Context, teamID string, j *importJob) 
 		if err != nil {
 			return err
 		}
+		// Sized for every row created: no growing a chunk's slices row by row.
+		nGroups, nValues := 0, 0
+		for i := range chunk {
+			nGroups += len(chunk[i].groups)
+			nValues += len(chunk[i].values)
+		}
 		var (
-			members []domain.Member
-			groups  []domain.Membership
-			values  []domain.CustomValue
-			evs     []events.Event
-			history []domain.ConsentEvent
+			members = make([]domain.Member, 0, len(chunk))
+			groups  = make([]domain.Membership, 0, nGroups)
+			values  = make([]domain.CustomValue, 0, nValues)
+			evs     = make([]events.Event, 0, len(chunk))
+			history = make([]domain.ConsentEvent, 0, len(chunk))
 		)
 		now := j.now
+		createdAt := now.UTC().Format(time.RFC3339Nano) // every member's created_at in member.joined
 		for i := range chunk {
 			p := &chunk[i]
 			if ferr := decide(st, p); ferr != nil {
@@ -407,7 +414,7 @@ func (s *Service) importChunk(ctx context.Context, teamID string, j *importJob) 
 				values = append(values, domain.CustomValue{FieldID: v.fieldID, MemberID: m.ID, Value: v.value})
 			}
 			if m.Status == domain.StatusActive {
-				evs = append(evs, memberEvent(events.MemberJoined, &m))
+				evs = append(evs, memberEventAt(events.MemberJoined, &m, createdAt))
 			}
 			out[i].Status, out[i].MemberID = ImportCreated, m.ID
 		}

@@ -418,9 +418,16 @@ func (s *Service) publishMember(ctx context.Context, typ string, m *domain.Membe
 
 // memberEvent is a member.* event with the spec's member payload.
 func memberEvent(typ string, m *domain.Member) events.Event {
+	return memberEventAt(typ, m, m.CreatedAt.UTC().Format(time.RFC3339Nano))
+}
+
+// memberEventAt is memberEvent with m's created_at already rendered
+// (m.CreatedAt.UTC().Format(time.RFC3339Nano)): an import chunk's members
+// share one.
+func memberEventAt(typ string, m *domain.Member, createdAt string) events.Event {
 	return events.Event{TeamID: m.TeamID, Type: typ, Data: map[string]any{"member": MemberPayload{
 		ID: m.ID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: string(m.Role), Status: m.Status,
-		IsBlocked: m.IsBlocked, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano),
+		IsBlocked: m.IsBlocked, CreatedAt: createdAt,
 	}}}
 }
 
