@@ -95,6 +95,9 @@ func runRosterPagesPgxLean(ctx context.Context, env *benchEnv) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
+	if err := env.settle(ctx); err != nil {
+		return result{}, err
+	}
 	pool, err := env.pgxPool(ctx)
 	if err != nil {
 		return result{}, err
