@@ -104,7 +104,7 @@ func (l *Log) publish(ctx context.Context, ev events.Event, webhookID string) (P
 		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
 	}
 	st := states[ev.TeamID]
-	e, err := stored(l.kinds, nil, st.team, st.api, l.clock.Now().UTC(), ev)
+	e, err := stored(l.kinds, nil, st.team, st.api, createdAt(l.clock.Now().UTC()), ev)
 	if err != nil {
 		return Published{}, fmt.Errorf("publish %s: %w", ev.Type, err)
 	}
@@ -171,12 +171,12 @@ func (l *Log) PublishTeams(ctx context.Context, evs []events.Event) error {
 	if err != nil {
 		return fmt.Errorf("publish %d events: %w", len(evs), err)
 	}
-	now := l.clock.Now().UTC()
+	at := createdAt(l.clock.Now().UTC()) // the batch's events share it
 	rows := make([]domain.Event, len(evs))
 	var buf []byte // each body is encoded here, then copied once into its string
 	for i, ev := range evs {
 		st := states[ev.TeamID]
-		if rows[i], err = stored(l.kinds, &buf, st.team, st.api, now, ev); err != nil {
+		if rows[i], err = stored(l.kinds, &buf, st.team, st.api, at, ev); err != nil {
 			return fmt.Errorf("publish %s: %w", ev.Type, err)
 		}
 	}
@@ -254,24 +254,36 @@ func (l *Log) teamStates(ctx context.Context, evs []events.Event) (map[string]te
 	return out, nil
 }
 
-// stored is ev's row: its envelope, with a new id and created at now,
+// eventTime is an event's created_at: the time, to the microsecond, and
+// as the envelope renders it.
+type eventTime struct {
+	at       time.Time
+	rendered string
+}
+
+// createdAt is the created_at of events published at now.
+func createdAt(now time.Time) eventTime {
+	at := now.Truncate(time.Microsecond)
+	return eventTime{at: at, rendered: at.UTC().Format(events.TimeFormat)}
+}
+
+// stored is ev's row: its envelope, with a new id and created at at,
 // marshalled (in *buf when buf is not nil, to be reused); skipped unless
 // the team's plan includes the API.
-func stored(k *Kinds, buf *[]byte, team rosterapi.Team, api bool, now time.Time, ev events.Event) (domain.Event, error) {
-	env := events.Envelope{ID: id.New("evt"), Type: ev.Type, CreatedAt: now.Truncate(time.Microsecond),
-		Team: events.Team{ID: team.ID, Code: team.Code}, Data: ev.Data}
+func stored(k *Kinds, buf *[]byte, team rosterapi.Team, api bool, at eventTime, ev events.Event) (domain.Event, error) {
+	w := wire{ID: id.New("evt"), Type: ev.Type, CreatedAt: at.rendered, Team: events.Team{ID: team.ID, Code: team.Code}, Data: ev.Data}
 	var b []byte
 	if buf != nil {
 		b = (*buf)[:0]
 	}
-	b, err := k.Append(b, env)
+	b, err := k.appendWire(b, w)
 	if err != nil {
 		return domain.Event{}, err
 	}
 	if buf != nil {
 		*buf = b
 	}
-	return domain.Event{ID: env.ID, TeamID: team.ID, Type: env.Type, CreatedAt: env.CreatedAt,
+	return domain.Event{ID: w.ID, TeamID: team.ID, Type: w.Type, CreatedAt: at.at,
 		Body: string(b), Skipped: !api}, nil
 }
 
@@ -324,8 +336,12 @@ type Kinds struct {
 
 // Append appends env's body (Marshal's bytes) to b.
 func (k *Kinds) Append(b []byte, env events.Envelope) ([]byte, error) {
-	w := wire{ID: env.ID, Type: env.Type, CreatedAt: env.CreatedAt.UTC().Format(events.TimeFormat), Team: env.Team, Data: env.Data}
-	if !k.encodeAlike(env.Data) {
+	return k.appendWire(b, wire{ID: env.ID, Type: env.Type, CreatedAt: env.CreatedAt.UTC().Format(events.TimeFormat), Team: env.Team, Data: env.Data})
+}
+
+// appendWire appends w's body to b.
+func (k *Kinds) appendWire(b []byte, w wire) ([]byte, error) {
+	if !k.encodeAlike(w.Data) {
 		return marshalStd(b, w)
 	}
 	// json.Marshal's flags: HTML escaped, map keys sorted.
