@@ -18,7 +18,11 @@ func TestNewKeyRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, key, got)
 	require.True(t, Verify(key, hash))
-	require.False(t, Verify(key[:len(key)-1]+"x", hash))
+	last := byte('x')
+	if key[len(key)-1] == last { // one key in 60 ends in x: change its last character all the same
+		last = 'y'
+	}
+	require.False(t, Verify(key[:len(key)-1]+string(last), hash))
 	other, _, _, err := NewKey()
 	require.NoError(t, err)
 	require.NotEqual(t, key, other)
