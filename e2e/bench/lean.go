@@ -8,10 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/teamtext/teamtext/e2e/harness"
 	"github.com/teamtext/teamtext/platform/auth"
@@ -177,5 +179,136 @@ func rosterCopy(ctx context.Context, env *benchEnv, name string, n, runs int) (r
 			return d, fmt.Errorf("copied %d rows, want %d", copied, n)
 		}
 		return d, nil
+	})
+}
+
+// runRosterCopyAll10k and runRosterCopyAll100k are the import's own
+// statements sent raw: what roster-import-10k and -100k cost without the
+// service (HTTP, CSV, phone checks, the rules, building the rows and the
+// events' JSON).
+func runRosterCopyAll10k(ctx context.Context, env *benchEnv) (result, error) {
+	return rosterCopyAll(ctx, env, "roster-copy-all-10k", import10k, 3)
+}
+
+func runRosterCopyAll100k(ctx context.Context, env *benchEnv) (result, error) {
+	return rosterCopyAll(ctx, env, "roster-copy-all-100k", import100k, 1)
+}
+
+// The import's reads of a chunk (modules/roster/internal/postgres: LockPhones,
+// ImportState with ImportEntriesSQL). Kept in step by hand, as above.
+const (
+	sqlCopyAllLock = `SELECT pg_advisory_xact_lock(hashtextextended($1 || '|' || p, 0))
+FROM (SELECT DISTINCT unnest($2::text[]) AS p ORDER BY 1) ps`
+	sqlCopyAllOptOuts = `SELECT p.phone FROM unnest($2::text[]) AS p(phone)
+WHERE EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = $1 AND o.phone = p.phone)`
+	sqlCopyAllEntries = `SELECT p.phone, m.id, m.name, m.role, m.dashboard_login, m.created_at
+FROM unnest($2::text[]) AS p(phone)
+CROSS JOIN LATERAL (SELECT id, name, role, dashboard_login, created_at FROM roster_members
+                    WHERE team_id || ' ' || phone = $1 || ' ' || p.phone AND deleted_at IS NULL OFFSET 0) m`
+	sqlCopyAllGroups = `SELECT id FROM roster_groups WHERE team_id = $1 AND id = ANY($2::text[])`
+)
+
+// rosterCopyAll writes n members into a fresh team with 4 groups the way
+// the import does, through pgx with nothing else around it: chunks of
+// 1,000 rows, two in flight, each one transaction with the chunk's phone
+// locks, its reads (opt-outs, live entries, groups) and four COPYs — the
+// members (with their consent record), their group memberships, their
+// consent history rows and their member.joined events (the service's
+// envelope and member payload). The service's import can approach this,
+// not beat it.
+func rosterCopyAll(ctx context.Context, env *benchEnv, name string, n, runs int) (result, error) {
+	pool, err := env.pgxPool(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	admin := env.admin()
+	return timedRuns(ctx, env, name, 1, runs, n, "row", func(ctx context.Context, run int) (time.Duration, error) {
+		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{})
+		if err != nil {
+			return 0, err
+		}
+		var groups []string
+		for _, g := range []string{"U10", "U12", "U14", "U16"} {
+			var out struct {
+				ID string `json:"id"`
+			}
+			if err := admin.Expect(ctx, http.StatusCreated, http.MethodPost, "/teams/"+fx.TeamID+"/groups", map[string]any{"name": g}, &out); err != nil {
+				return 0, err
+			}
+			groups = append(groups, out.ID)
+		}
+		now := time.Now().UTC()
+		stamp := now.Format("2006-01-02T15:04:05.000000Z")
+		chunk := func(ctx context.Context, from, to int) error {
+			tx, err := pool.Begin(ctx)
+			if err != nil {
+				return err
+			}
+			defer func() { _ = tx.Rollback(ctx) }()
+			ids := make([]string, 0, to-from)
+			phones := make([]string, 0, to-from)
+			for j := from; j < to; j++ {
+				ids = append(ids, fmt.Sprintf("mem_all_%d_%s_%d_%d", env.runID, name, run, j))
+				phones = append(phones, benchPhone(blockImport5k+1, j))
+			}
+			if _, err := tx.Exec(ctx, sqlCopyAllLock, fx.TeamID, phones); err != nil {
+				return fmt.Errorf("lock: %w", err)
+			}
+			if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+				return err
+			}
+			for _, q := range []struct {
+				sql  string
+				args []any
+			}{{sqlCopyAllOptOuts, []any{fx.TeamID, phones}}, {sqlCopyAllEntries, []any{fx.TeamID, phones}}, {sqlCopyAllGroups, []any{fx.TeamID, groups}}} {
+				rows, err := tx.Query(ctx, q.sql, q.args...)
+				if err != nil {
+					return err
+				}
+				rows.Close()
+				if err := rows.Err(); err != nil {
+					return err
+				}
+			}
+			k := to - from
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"roster_members"},
+				[]string{"id", "team_id", "name", "phone", "email", "role", "status", "is_blocked", "dashboard_login", "can_send_broadcasts", "created_at", "updated_at",
+					"consent_source", "consent_at", "consent_evidence"},
+				pgx.CopyFromSlice(k, func(j int) ([]any, error) {
+					return []any{ids[j], fx.TeamID, fmt.Sprintf("Copy %d", from+j), phones[j], "", "athlete", "active", false, false, false, now, now,
+						"import", now, nil}, nil
+				})); err != nil {
+				return fmt.Errorf("copy members: %w", err)
+			}
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"roster_group_members"}, []string{"group_id", "member_id", "team_id"},
+				pgx.CopyFromSlice(k, func(j int) ([]any, error) { return []any{groups[(from+j)%len(groups)], ids[j], fx.TeamID}, nil })); err != nil {
+				return fmt.Errorf("copy group members: %w", err)
+			}
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"roster_consent_events"},
+				[]string{"id", "team_id", "phone", "member_id", "kind", "channel", "changed", "source", "evidence", "message_id", "at", "recorded_at"},
+				pgx.CopyFromSlice(k, func(j int) ([]any, error) {
+					return []any{"cev_" + ids[j][4:], fx.TeamID, phones[j], ids[j], "consent_given", "import", true, "import", nil, nil, now, now}, nil
+				})); err != nil {
+				return fmt.Errorf("copy consent events: %w", err)
+			}
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"webhook_events"}, []string{"id", "team_id", "type", "created_at", "body", "skipped", "webhook_id"},
+				pgx.CopyFromSlice(k, func(j int) ([]any, error) {
+					body := fmt.Sprintf(`{"id":"evt_%s","type":"member.joined","created_at":%q,"team":{"id":%q,"code":"BENCH1"},`+
+						`"data":{"member":{"id":%q,"name":"Copy %d","phone":%q,"email":"","role":"athlete","status":"active","is_blocked":false,"created_at":%q}}}`,
+						ids[j][4:], stamp, fx.TeamID, ids[j], from+j, phones[j], stamp)
+					return []any{"evt_" + ids[j][4:], fx.TeamID, "member.joined", now, body, true, nil}, nil
+				})); err != nil {
+				return fmt.Errorf("copy events: %w", err)
+			}
+			return tx.Commit(ctx)
+		}
+		t0 := time.Now()
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(2) // two chunks in flight, as the import
+		for from := 0; from < n; from += 1000 {
+			g.Go(func() error { return chunk(gctx, from, min(from+1000, n)) })
+		}
+		err = g.Wait()
+		return time.Since(t0), err
 	})
 }

@@ -53,6 +53,8 @@ var scenarios = []scenario{
 	{name: "roster-copy-10k", group: "roster", desc: "raw pgx: `COPY` of 10,000 members into a fresh team (the import's floor)", run: runRosterCopy10k},
 	{name: "roster-import-100k", group: "roster", desc: "admin CSV import of 100,000 new members in one request", run: runRosterImport100k},
 	{name: "roster-copy-100k", group: "roster", desc: "raw pgx: `COPY` of 100,000 members into a fresh team (the import's floor)", run: runRosterCopy100k},
+	{name: "roster-copy-all-10k", group: "roster", desc: "raw pgx: the import's own statements for 10,000 members into a fresh team (chunks of 1,000, two in flight: locks, reads, four COPYs)", run: runRosterCopyAll10k},
+	{name: "roster-copy-all-100k", group: "roster", desc: "raw pgx: the import's own statements for 100,000 members into a fresh team (as above)", run: runRosterCopyAll100k},
 
 	// Issue 6.
 	{name: "msg-accept", group: "messaging", desc: "HTTP `POST /messages` to `families` (every member): time to the 201", run: runMsgAccept},

@@ -78,7 +78,12 @@ WHERE EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = $1 AND o.phone =
 		if len(groupIDs) == 0 {
 			return nil
 		}
-		rows, err = q.Query(ctx, `SELECT id FROM roster_groups WHERE team_id = $1 AND id = ANY($2::text[])`, teamID, groupIDs)
+		// The chunk's memberships have no foreign-key check (migration
+		// 20261125000001): its groups are locked here, once, as the
+		// check would have locked them per row, so that a group deleted
+		// meanwhile either is gone now (its rows fail invalid_group) or
+		// waits for this chunk's commit and takes its memberships with it.
+		rows, err = q.Query(ctx, `SELECT id FROM roster_groups WHERE team_id = $1 AND id = ANY($2::text[]) FOR KEY SHARE`, teamID, groupIDs)
 		if err != nil {
 			return fmt.Errorf("groups: %w", err)
 		}
