@@ -36,12 +36,15 @@ func (AnalyzeMembersArgs) Kind() string { return "roster.analyze_members" }
 // rows were committed. Completed is left out, so a finished refresh does
 // not stop the next import's. River requires available, pending, running
 // and scheduled in any ByState ("The following states must be included in
-// ByState if set", river.UniqueOpts.ByState, River v0.41.0 insert_opts.go),
-// so a running refresh absorbs an insert too; queueAnalyze makes up for it
-// with a follower (After).
-var analyzeStates = []rivertype.JobState{
-	rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateRunning,
-	rivertype.JobStateScheduled,
+// ByState if set": river.UniqueOpts.ByState, River v0.41.0 insert_opts.go,
+// https://pkg.go.dev/github.com/riverqueue/river@v0.41.0#UniqueOpts), so a
+// running refresh absorbs an insert too; queueAnalyze makes up for it with
+// a follower (After).
+func analyzeStates() []rivertype.JobState {
+	return []rivertype.JobState{
+		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateRunning,
+		rivertype.JobStateScheduled,
+	}
 }
 
 // analyzeAttempts bounds a failing refresh: River retries after about 1 s
@@ -49,11 +52,11 @@ var analyzeStates = []rivertype.JobState{
 // is a minute) is due for a table that grew this much.
 const analyzeAttempts = 3
 
-// InsertOpts makes a burst of imports queue one refresh: an insert while
-// one that has not started is queued is that one (ByArgs: a follower of a
-// running refresh is a refresh of its own).
+// InsertOpts makes a burst of imports queue one refresh: while a refresh
+// is queued and not started, inserting another one returns it instead
+// (ByArgs: a follower of a running refresh is a refresh of its own).
 func (AnalyzeMembersArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: analyzeAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: analyzeStates}}
+	return river.InsertOpts{MaxAttempts: analyzeAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: analyzeStates()}}
 }
 
 // AnalyzeMembers is the refresh's job: ANALYZE of the members and their
