@@ -268,6 +268,7 @@ func rosterCSV(n int) string {
 func TestImport5000Rows(t *testing.T) {
 	f, _ := newTeam(t, harness.TeamOptions{})
 	body := rosterCSV(5000)
+	lastJob := countRows(t, `SELECT coalesce(max(id), 0)::int FROM river_job`)
 	start := time.Now()
 	r := importCSV(t, f.TeamID, body)
 	took := time.Since(start)
@@ -278,6 +279,12 @@ func TestImport5000Rows(t *testing.T) {
 	require.Equal(t, 0, res.Failed)
 	require.Equal(t, 5001, res.Rows[len(res.Rows)-1].Line)
 	require.Equal(t, 5001, eventCount(t, f.TeamID, "member.joined"), "one per new member, plus the fixture's coach")
+	// The import queued the refresh of the planner's statistics, and the
+	// service's workers ran it, first time.
+	waitFor(t, 30*time.Second, func() bool {
+		return countRows(t, `SELECT count(*) FROM river_job WHERE kind = 'roster.analyze_members' AND id > $1 AND state = 'completed'`, lastJob) == 1
+	})
+	require.Zero(t, countRows(t, `SELECT count(*) FROM river_job WHERE kind = 'roster.analyze_members' AND id > $1 AND cardinality(errors) > 0`, lastJob))
 	// Every row created also means the import finished within its 45 s
 	// budget (import_timeout otherwise), well under the 60 s write timeout.
 	t.Logf("5,000-row import: %s (%d bytes)", took.Round(time.Millisecond), len(body))

@@ -10,12 +10,14 @@ import (
 	rosterhttp "github.com/teamtext/teamtext/modules/roster/internal/httpapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
+	"github.com/teamtext/teamtext/modules/roster/internal/worker"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/httpapi"
+	"github.com/teamtext/teamtext/platform/jobs"
 )
 
 // Migrations is the roster module's schema history, applied by `teamtext migrate`.
@@ -29,6 +31,7 @@ type serviceParams struct {
 	Repo          *postgres.Repo
 	Billing       billingapi.Accounts
 	Events        events.Publisher
+	Jobs          *jobs.Jobs
 	Clock         clock.Clock
 	Log           *slog.Logger
 	KeyRevoked    []rosterapi.KeyRevokedListener    `group:"key_revoked"`
@@ -36,7 +39,7 @@ type serviceParams struct {
 }
 
 func newService(p serviceParams) *service.Service {
-	return service.New(p.DB, p.Repo, p.Billing, p.Events, p.Clock, p.Log, p.KeyRevoked, p.OwnerInactive)
+	return service.New(p.DB, p.Repo, p.Billing, p.Events, p.Jobs, p.Clock, p.Log, p.KeyRevoked, p.OwnerInactive)
 }
 
 // The repository is the service's and the directory's store.
@@ -60,6 +63,7 @@ var Module = fx.Module("roster",
 		func(r *postgres.Repo) rosterapi.Deliverability { return service.NewDirectory(r) },
 		fx.Annotate(func(s *service.Service) rosterapi.Keywords { return s }),
 		fx.Annotate(func(s *service.Service) auth.Authenticator { return s }),
+		fx.Annotate(worker.Registration, fx.ResultTags(`group:"workers"`)),
 	),
 	fx.Invoke(
 		func(public httpapi.Public, admin httpapi.Admin, s *service.Service) {

@@ -28,6 +28,7 @@ type Service struct {
 	repo      Store
 	billing   billingapi.Accounts
 	events    events.Publisher
+	jobs      JobInserter // the statistics refresh after a large import
 	clock     clock.Clock
 	log       *slog.Logger
 	listeners []rosterapi.KeyRevokedListener
@@ -37,9 +38,9 @@ type Service struct {
 }
 
 // New builds the service.
-func New(d *db.DB, repo Store, billing billingapi.Accounts, pub events.Publisher, clk clock.Clock, log *slog.Logger,
+func New(d *db.DB, repo Store, billing billingapi.Accounts, pub events.Publisher, jobs JobInserter, clk clock.Clock, log *slog.Logger,
 	listeners []rosterapi.KeyRevokedListener, inactive []rosterapi.OwnerInactiveListener) *Service {
-	return &Service{db: d, repo: repo, billing: billing, events: pub, clock: clk, log: log, listeners: listeners, inactive: inactive,
+	return &Service{db: d, repo: repo, billing: billing, events: pub, jobs: jobs, clock: clk, log: log, listeners: listeners, inactive: inactive,
 		keyAuthSQL: repo.KeyAuthSQL(billing.AccessSQL("k.team_id"))}
 }
 

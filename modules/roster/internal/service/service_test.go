@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -10,18 +11,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
+	"github.com/teamtext/teamtext/modules/roster/internal/worker"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/metrics"
 )
 
 var srv *dbtest.Server
@@ -83,6 +92,7 @@ type bundle struct {
 	repo *postgres.Repo
 	d    *db.DB
 	rec  *recorder
+	jobs *jobs.Jobs
 }
 
 // setup is a roster on its own database with two teams and a group "grp_a1"
@@ -93,14 +103,20 @@ func setup(t *testing.T) (context.Context, *bundle) {
 	d := srv.Migrated(t, postgres.Migrations())
 	repo := postgres.NewRepo(d)
 	rec := &recorder{}
-	svc := service.New(d, repo, billing{}, rec, clock.NewFake(t0), slog.New(slog.DiscardHandler),
+	log := slog.New(slog.DiscardHandler)
+	clk := clock.NewFake(t0)
+	j, err := jobs.New(d, clk, log, jobs.Options{})
+	require.NoError(t, err)
+	svc := service.New(d, repo, billing{}, rec, j, clk, log,
 		[]rosterapi.KeyRevokedListener{rec}, []rosterapi.OwnerInactiveListener{rec})
+	_, err = jobs.NewRunner(j, []jobs.Registration{worker.Registration(svc)}, metrics.New(), jobs.Options{})
+	require.NoError(t, err)
 	for _, id := range []string{teamA, teamB} {
 		require.NoError(t, repo.InsertTeam(ctx, &domain.Team{ID: id, Name: id, Code: "code-" + id[5:], TimeZone: "America/New_York", CreatedAt: t0}))
 	}
 	require.NoError(t, repo.InsertGroup(ctx, &domain.Group{ID: "grp_a1", TeamID: teamA, Name: "Varsity", CreatedAt: t0}))
 	require.NoError(t, repo.InsertGroup(ctx, &domain.Group{ID: "grp_a2", TeamID: teamA, Name: "JV", CreatedAt: t0}))
-	return ctx, &bundle{svc: svc, repo: repo, d: d, rec: rec}
+	return ctx, &bundle{svc: svc, repo: repo, d: d, rec: rec, jobs: j}
 }
 
 // requireFault asserts err is a fault with kind and code.
@@ -313,30 +329,174 @@ func TestGroupNames(t *testing.T) {
 	requireFault(t, err, fault.NotFound, fault.CodeNotFound)
 }
 
+// importPlayers imports n new members to team A, phones from +1202555<first>.
+func (b *bundle) importPlayers(t *testing.T, first, n int) {
+	t.Helper()
+	var csv strings.Builder
+	csv.WriteString("name,phone\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&csv, "Player %d,+1202555%04d\n", first+i, first+i)
+	}
+	res, err := b.svc.ImportMembers(context.Background(), teamA, []byte(csv.String()), 0)
+	require.NoError(t, err)
+	require.Equal(t, n, res.Created, "%+v", res.Rows[0])
+}
+
+// noAutoAnalyze keeps autovacuum off the roster's tables, so that only the
+// refresh job analyzes them while a test looks.
+func (b *bundle) noAutoAnalyze(t *testing.T) {
+	t.Helper()
+	_, err := b.d.Pool.Exec(context.Background(), `ALTER TABLE roster_members SET (autovacuum_enabled = false);
+ALTER TABLE roster_group_members SET (autovacuum_enabled = false)`)
+	require.NoError(t, err)
+}
+
+// reltuples is the planner's row count of a table: -1 until it is first analyzed.
+func (b *bundle) reltuples(t *testing.T, table string) float64 {
+	t.Helper()
+	var n float64
+	require.NoError(t, b.d.Pool.QueryRow(context.Background(), `SELECT reltuples FROM pg_class WHERE relname = $1`, table).Scan(&n))
+	return n
+}
+
+// refresh is a statistics refresh job as River keeps it.
+type refresh struct {
+	ID    int64
+	State string
+	After int64
+}
+
+// refreshes lists the statistics refresh jobs, oldest first.
+func (b *bundle) refreshes(t *testing.T) []refresh {
+	t.Helper()
+	rows, err := b.d.Pool.Query(context.Background(), `SELECT id, state, coalesce((args->>'after')::bigint, 0) FROM river_job WHERE kind = $1 ORDER BY id`,
+		service.AnalyzeMembersArgs{}.Kind())
+	require.NoError(t, err)
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[refresh])
+	require.NoError(t, err)
+	return out
+}
+
+// work works a job as a River worker would (rivertest: running, then
+// completed, or retryable on an error), with svc's worker.
+func (b *bundle) work(t *testing.T, svc *service.Service, job *rivertype.JobRow) (*rivertest.WorkResult, error) {
+	t.Helper()
+	ctx := context.Background()
+	w := rivertest.NewWorker(t, riverpgxv5.New(b.d.Pool), &river.Config{}, worker.AnalyzeMembers(svc))
+	tx, err := b.d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	res, werr := w.WorkJob(ctx, t, tx, job)
+	require.NoError(t, tx.Commit(ctx))
+	return res, werr
+}
+
 // TestLargeImportRefreshesStatistics: an import of a thousand members or
-// more leaves the planner's statistics of the members and their group
-// memberships describing them (pg_class.reltuples: -1 until a table is
-// first analyzed), so the team's pages are planned for the team it now is,
-// not for the empty table autovacuum last saw.
+// more queues a refresh of the planner's statistics of the members and
+// their group memberships (pg_class.reltuples: -1 until a table is first
+// analyzed), worked off the request, so the team's pages are planned for
+// the team it now is, not for the empty table autovacuum last saw.
 func TestLargeImportRefreshesStatistics(t *testing.T) {
 	t.Parallel()
 	ctx, b := setup(t)
-	reltuples := func(table string) float64 {
-		var n float64
-		require.NoError(t, b.d.Pool.QueryRow(ctx, `SELECT reltuples FROM pg_class WHERE relname = $1`, table).Scan(&n))
-		return n
-	}
-	require.Equal(t, float64(-1), reltuples("roster_members"), "a new database's table was never analyzed")
-	require.Equal(t, float64(-1), reltuples("roster_group_members"))
+	b.noAutoAnalyze(t)
+	require.Equal(t, float64(-1), b.reltuples(t, "roster_members"), "a new database's table was never analyzed")
+	require.Equal(t, float64(-1), b.reltuples(t, "roster_group_members"))
 
-	var csv strings.Builder
-	csv.WriteString("name,phone\n")
-	for i := 0; i < 1000; i++ {
-		fmt.Fprintf(&csv, "Player %d,+1202555%04d\n", i, 1000+i)
-	}
-	res, err := b.svc.ImportMembers(ctx, teamA, []byte(csv.String()), 0)
+	b.importPlayers(t, 1000, 1000)
+	require.Equal(t, float64(-1), b.reltuples(t, "roster_members"), "the import answers without analyzing")
+	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.d.Pool), service.AnalyzeMembersArgs{},
+		&rivertest.RequireInsertedOpts{State: rivertype.JobStateAvailable, MaxAttempts: 3})
+
+	res, err := b.work(t, b.svc, job.JobRow)
 	require.NoError(t, err)
-	require.Equal(t, 1000, res.Created, "%+v", res.Rows[0])
-	require.Equal(t, float64(1000), reltuples("roster_members"))
-	require.Equal(t, float64(0), reltuples("roster_group_members"), "analyzed, and empty")
+	require.Equal(t, river.EventKindJobCompleted, res.EventKind)
+	require.Equal(t, float64(1000), b.reltuples(t, "roster_members"))
+	require.Equal(t, float64(0), b.reltuples(t, "roster_group_members"), "analyzed, and empty")
+}
+
+// TestSmallImportQueuesNoRefresh: under a thousand new members, autovacuum
+// is left to it.
+func TestSmallImportQueuesNoRefresh(t *testing.T) {
+	t.Parallel()
+	ctx, b := setup(t)
+	b.importPlayers(t, 1000, 999)
+	rivertest.RequireNotInserted(ctx, t, riverpgxv5.New(b.d.Pool), service.AnalyzeMembersArgs{}, nil)
+}
+
+// TestImportsShareAPendingRefresh: imports that finish while a refresh is
+// queued and not started leave that one refresh; once it has run, the next
+// import queues another.
+func TestImportsShareAPendingRefresh(t *testing.T) {
+	t.Parallel()
+	ctx, b := setup(t)
+	b.importPlayers(t, 1000, 1000)
+	b.importPlayers(t, 2000, 1000)
+	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.d.Pool), service.AnalyzeMembersArgs{}, // one, or it fails
+		&rivertest.RequireInsertedOpts{State: rivertype.JobStateAvailable})
+
+	_, err := b.work(t, b.svc, job.JobRow)
+	require.NoError(t, err)
+	b.importPlayers(t, 3000, 1000)
+	rs := b.refreshes(t)
+	require.Len(t, rs, 2, "%+v", rs)
+	require.Equal(t, refresh{ID: job.ID, State: "completed"}, rs[0])
+	require.Equal(t, refresh{ID: rs[1].ID, State: "available"}, rs[1])
+}
+
+// TestImportAfterARunningRefreshQueuesAnother: a refresh already running
+// when an import's rows are committed may have sampled the tables before
+// them, so the import queues one to follow it; imports finishing during
+// the same run share that follower.
+func TestImportAfterARunningRefreshQueuesAnother(t *testing.T) {
+	t.Parallel()
+	ctx, b := setup(t)
+	b.importPlayers(t, 1000, 1000)
+	first := b.refreshes(t)[0].ID
+	// As River's producer leaves the job it hands a worker.
+	_, err := b.d.Pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now() WHERE id = $1`, first)
+	require.NoError(t, err)
+
+	b.importPlayers(t, 2000, 1000)
+	b.importPlayers(t, 3000, 1000)
+	rs := b.refreshes(t)
+	require.Len(t, rs, 2, "%+v", rs)
+	follower := rs[1].ID
+	require.Equal(t, []refresh{{ID: first, State: "running"}, {ID: follower, State: "available", After: first}}, rs)
+
+	// The follower starts too, before the next import commits: that one
+	// follows the follower.
+	_, err = b.d.Pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now() WHERE id = $1`, follower)
+	require.NoError(t, err)
+	b.importPlayers(t, 4000, 1000)
+	rs = b.refreshes(t)
+	require.Len(t, rs, 3, "%+v", rs)
+	require.Equal(t, []refresh{{ID: first, State: "running"}, {ID: follower, State: "running", After: first},
+		{ID: rs[2].ID, State: "available", After: follower}}, rs)
+}
+
+// failingAnalyze is the roster's store whose ANALYZE fails.
+type failingAnalyze struct{ service.Store }
+
+func (failingAnalyze) AnalyzeMembers(context.Context) error {
+	return errors.New("canceling statement due to lock timeout")
+}
+
+// TestFailedRefreshIsRetried: a failed ANALYZE fails the job's attempt, so
+// River tries it again.
+func TestFailedRefreshIsRetried(t *testing.T) {
+	t.Parallel()
+	ctx, b := setup(t)
+	b.noAutoAnalyze(t)
+	b.importPlayers(t, 1000, 1000)
+	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.d.Pool), service.AnalyzeMembersArgs{}, nil)
+
+	svc := service.New(b.d, failingAnalyze{b.repo}, billing{}, b.rec, b.jobs, clock.NewFake(t0), slog.New(slog.DiscardHandler), nil, nil)
+	res, err := b.work(t, svc, job.JobRow)
+	require.ErrorContains(t, err, "lock timeout")
+	require.ErrorContains(t, err, "roster statistics not refreshed")
+	require.Equal(t, river.EventKindJobFailed, res.EventKind)
+	// River makes a retry due within seconds available at once.
+	require.Contains(t, []rivertype.JobState{rivertype.JobStateRetryable, rivertype.JobStateAvailable}, res.Job.State)
+	require.Len(t, res.Job.Errors, 1)
+	require.Equal(t, float64(-1), b.reltuples(t, "roster_members"))
 }
