@@ -93,6 +93,16 @@ func runTeamPgxLean(ctx context.Context, env *benchEnv) (result, error) {
 
 // runRosterPagesPgxLean sends the one statement a members page now is.
 func runRosterPagesPgxLean(ctx context.Context, env *benchEnv) (result, error) {
+	return rosterPagesPgxLean(ctx, env, "roster-pages-pgx-lean", 1)
+}
+
+// runRosterPagesPgxLean16 is roster-pages-pgx-lean with -concurrency
+// clients, beside roster-pages-16.
+func runRosterPagesPgxLean16(ctx context.Context, env *benchEnv) (result, error) {
+	return rosterPagesPgxLean(ctx, env, "roster-pages-pgx-lean-16", env.concurrency)
+}
+
+func rosterPagesPgxLean(ctx context.Context, env *benchEnv, name string, workers int) (result, error) {
 	rt, err := env.rosterTeam(ctx)
 	if err != nil {
 		return result{}, err
@@ -105,6 +115,10 @@ func runRosterPagesPgxLean(ctx context.Context, env *benchEnv) (result, error) {
 		return result{}, err
 	}
 	pages := (rt.members + pageLimit - 1) / pageLimit
+	requests := max(env.requests/10, pages)
+	if workers > 1 {
+		requests = 4 * pagePassesFromEnv() * pages // as many as roster-pages-16
+	}
 	var next atomic.Uint64
 	do := func(ctx context.Context) error {
 		page := int((next.Add(1) - 1) % uint64(pages))
@@ -129,8 +143,8 @@ func runRosterPagesPgxLean(ctx context.Context, env *benchEnv) (result, error) {
 		}
 		return nil
 	}
-	r, err := measureSpec(ctx, env, "roster-pages-pgx-lean", pages,
-		loadSpec{Requests: max(env.requests/10, pages), Concurrency: 1, MaxDuration: env.maxDuration}, do)
+	r, err := measureSpec(ctx, env, name, pages,
+		loadSpec{Requests: requests, Concurrency: workers, MaxDuration: env.maxDuration}, do)
 	return r, err
 }
 

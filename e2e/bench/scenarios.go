@@ -47,6 +47,8 @@ var scenarios = []scenario{
 	{name: "roster-validate", group: "roster", desc: "HTTP `POST /recipients/validate` with 100 numbers (on the roster, opted out, unknown, invalid)", run: runRosterValidate},
 	{name: "roster-import-5k", group: "roster", desc: "admin CSV import of 5,000 new members in one request", run: runRosterImport5k},
 	{name: "roster-pages-pgx-lean", group: "roster", desc: "raw pgx: the one statement a members page now is (page with group ids), prepared", run: runRosterPagesPgxLean},
+	{name: "roster-pages-16", group: "roster", desc: "roster-pages with -concurrency workers (issue 15's ratio was measured with 16)", run: runRosterPages16},
+	{name: "roster-pages-pgx-lean-16", group: "roster", desc: "roster-pages-pgx-lean with -concurrency clients", run: runRosterPagesPgxLean16},
 	{name: "roster-copy-5k", group: "roster", desc: "raw pgx: `COPY` of 5,000 members into a fresh team (the import's floor)", run: runRosterCopy5k},
 	// Issue 15: one request each, into the roster team, beside their floors.
 	{name: "roster-import-10k", group: "roster", desc: "admin CSV import of 10,000 new members in one request", run: runRosterImport10k},
