@@ -312,12 +312,7 @@ type wire struct {
 // Marshal renders an envelope with created_at in microseconds, UTC: the
 // bytes of encoding/json's Marshal (HTML escaped, map keys sorted).
 func Marshal(env events.Envelope) ([]byte, error) {
-	return (&Kinds{}).Marshal(env)
-}
-
-// Marshal is the package's Marshal, with k's memory of the types seen.
-func (k *Kinds) Marshal(env events.Envelope) ([]byte, error) {
-	return k.Append(nil, env)
+	return (&Kinds{}).Append(nil, env)
 }
 
 // Kinds remembers, per Go type, whether segmentio/encoding/json encodes it
