@@ -71,7 +71,11 @@ func TestStatusMovesFollowTheDomain(t *testing.T) {
 		for id := range pick {
 			picked = append(picked, id)
 		}
-		if rnd.IntN(4) == 0 {
+		// The first round is always the carrier's acceptance: while every
+		// delivery is still queued it moves them (later rounds, on
+		// deliveries most of which have a final status by then, could all
+		// leave "marked sent" unreached and fail the run).
+		if round == 0 || rnd.IntN(4) == 0 {
 			// The carrier accepted them: MarkSent, a sent report each.
 			var ss []outbound.Sent
 			for _, id := range picked {
