@@ -100,6 +100,9 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 	}
 	stopSent := map[string]time.Time{}
 	var mu sync.Mutex
+	// The callbacks take about 5 s; the profile covers them (a diagnostic).
+	profiled := env.profileService(ctx, "inbound-texts", 5*time.Second)
+	defer func() { <-profiled }()
 	cpu0 := env.sample(ctx)
 	start := time.Now()
 	err = parallel(ctx, inboundTexts, inboundWorkers, func(ctx context.Context, i int) error {
