@@ -62,6 +62,26 @@ func Parse(s string) (Number, error) {
 	return parseFormatted(s)
 }
 
+// Normalize returns s in E.164 when it is a valid US number, and s as
+// written otherwise (a short code, a foreign sender): what a carrier's
+// numbers are stored as. A number already written as E.164 with an area
+// code of 2-9 ("+12025550123") is returned at once: Parse would give it
+// back unchanged or refuse it, and either way the answer is s. Texts come
+// in as E.164, and each is seen at its callback and again at its filing,
+// so this skips most validity checks (libphonenumber's regular
+// expressions).
+func Normalize(s string) string {
+	if len(s) == 12 && s[0] == '+' && s[1] == '1' {
+		if _, ok := plainNational(s); ok {
+			return s
+		}
+	}
+	if n, err := Parse(s); err == nil {
+		return n.String()
+	}
+	return s
+}
+
 // plainNational returns the ten-digit national number of input written as
 // bare digits ("2025550123", "12025550123", "+12025550123") whose area code
 // starts with 2-9: for these, libphonenumber's Parse only strips the "+1" or

@@ -78,3 +78,28 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// TestNormalizeMatchesParse holds Normalize's shortcut for numbers already
+// written as E.164 to what Parse makes of them: for random numbers in
+// every form (area codes and exchanges 0-9 and N11 included), Normalize
+// is Parse's E.164 when Parse accepts the input and the input as written
+// when it refuses it.
+func TestNormalizeMatchesParse(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(23, 15))
+	for i := 0; i < 20000; i++ {
+		national := fmt.Sprintf("%03d%03d%04d", rng.IntN(1000), rng.IntN(1000), rng.IntN(10000))
+		if i%10 == 0 {
+			national = national[:3] + fmt.Sprintf("%d11", 2+rng.IntN(8)) + national[6:]
+		}
+		for _, in := range []string{national, "1" + national, "+1" + national, "+1 " + national, "+44" + national, national[:5]} {
+			want := in
+			if n, err := Parse(in); err == nil {
+				want = n.String()
+			}
+			if got := Normalize(in); got != want {
+				t.Fatalf("Normalize(%q) = %q, want %q", in, got, want)
+			}
+		}
+	}
+}

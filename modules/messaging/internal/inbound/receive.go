@@ -72,12 +72,7 @@ func ReceivedFrom(in *domain.Inbound) Received {
 
 // e164 normalises a carrier's number; one that is not a valid US number
 // (a short code, a foreign sender) is kept as the carrier wrote it.
-func e164(s string) string {
-	if n, err := phone.Parse(s); err == nil {
-		return n.String()
-	}
-	return s
-}
+func e164(s string) string { return phone.Normalize(s) }
 
 // chooseMember picks the roster entry a text is from: the oldest active
 // entry, else the oldest entry (entries come oldest first).
