@@ -81,6 +81,9 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	if _, ok := TxFrom(ctx); ok {
 		return fn(ctx)
 	}
+	if _, ok := inPipeline(ctx); ok {
+		return errors.New("db: a transaction inside a pipeline would not be part of it")
+	}
 	conn, err := d.Bun.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

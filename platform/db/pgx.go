@@ -18,8 +18,12 @@ type PgxQuerier interface {
 }
 
 // WithPgx runs fn with the transaction carried by ctx seen through pgx, or
-// with the pool outside one.
+// with the pipeline carried by ctx (see Pipeline), or with the pool outside
+// both.
 func (d *DB) WithPgx(ctx context.Context, fn func(q PgxQuerier) error) error {
+	if p, ok := inPipeline(ctx); ok {
+		return fn(p)
+	}
 	if _, ok := TxFrom(ctx); ok {
 		return PgxTx(ctx, func(tx pgx.Tx) error { return fn(tx) })
 	}

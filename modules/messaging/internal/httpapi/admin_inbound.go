@@ -71,7 +71,8 @@ func (h *handler) adminSimulatorInbound(ctx context.Context, in *struct {
 		_, _ = rand.Read(b[:])
 		a.ProviderMessageID = "SMsim" + hex.EncodeToString(b[:])
 	}
-	err = h.db.Tx(ctx, func(ctx context.Context) error {
+	// Two writes and no reads: one round trip, committed together (db.Pipeline).
+	err = h.db.Pipeline(ctx, func(ctx context.Context) error {
 		// The simulated carrier sees STOP and START itself, as carriers with opt-out handling do.
 		if err := h.sim.NoteInbound(ctx, a.From, a.To, a.Body); err != nil {
 			return err
