@@ -70,8 +70,9 @@ type txKey struct{}
 // carried is what a transaction's context holds: bun's handle on the
 // transaction and the connection it runs on.
 type carried struct {
-	tx   bun.Tx
-	conn bun.Conn
+	tx    bun.Tx
+	conn  bun.Conn
+	after *[]func() // AfterCommit's, run once the transaction commits
 }
 
 // Tx runs fn in a transaction carried by the context passed to fn. A nested
@@ -93,7 +94,8 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(context.WithValue(ctx, txKey{}, carried{tx: tx, conn: conn})); err != nil {
+	var after []func()
+	if err := fn(context.WithValue(ctx, txKey{}, carried{tx: tx, conn: conn, after: &after})); err != nil {
 		if rbErr := tx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
 			return errors.Join(err, fmt.Errorf("rollback: %w", rbErr))
 		}
@@ -102,7 +104,29 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	for _, f := range after {
+		f()
+	}
 	return nil
+}
+
+// AfterCommit runs fn once what ctx carries has committed: after the
+// commit of its transaction (Tx) or pipeline (Pipeline), and not at all if
+// that rolls back; at once outside both, where each statement has
+// committed on its own by the time it returns. It is for telling other
+// processes to look (a NOTIFY of its own, see Notifier), so fn must neither
+// fail nor block. Inside a transaction, fn runs even for work that a
+// savepoint later undid.
+func AfterCommit(ctx context.Context, fn func()) {
+	if p, ok := inPipeline(ctx); ok {
+		p.after = append(p.after, fn)
+		return
+	}
+	if c, ok := ctx.Value(txKey{}).(carried); ok {
+		*c.after = append(*c.after, fn)
+		return
+	}
+	fn()
 }
 
 // deadlockTries is how many times TxRetry runs a transaction that Postgres

@@ -26,7 +26,8 @@ type pipelineKey struct{}
 // Pipeline runs fn with every statement that fn sends through WithPgx
 // queued rather than sent (Exec returns an empty command tag at once);
 // when fn returns nil the statements go to Postgres in one round trip and
-// commit or roll back together. When fn fails nothing is sent. Inside a
+// commit or roll back together (then AfterCommit's functions run). When fn
+// fails nothing is sent. Inside a
 // transaction carried by ctx, fn joins that transaction instead. Only
 // WithPgx's Exec may be used in fn: reads fail with ErrPipelineRead, and a
 // db.Tx in fn is refused.
@@ -41,11 +42,13 @@ func (d *DB) Pipeline(ctx context.Context, fn func(ctx context.Context) error) e
 	if err := fn(context.WithValue(ctx, pipelineKey{}, p)); err != nil {
 		return err
 	}
-	if p.b.Len() == 0 {
-		return nil
+	if p.b.Len() > 0 {
+		if err := d.Pool.SendBatch(ctx, &p.b).Close(); err != nil {
+			return fmt.Errorf("pipeline of %d statements: %w", p.b.Len(), err)
+		}
 	}
-	if err := d.Pool.SendBatch(ctx, &p.b).Close(); err != nil {
-		return fmt.Errorf("pipeline of %d statements: %w", p.b.Len(), err)
+	for _, f := range p.after {
+		f()
 	}
 	return nil
 }
@@ -57,7 +60,10 @@ func inPipeline(ctx context.Context) (*pipeline, bool) {
 }
 
 // pipeline is Pipeline's queue, seen by WithPgx's callers as a PgxQuerier.
-type pipeline struct{ b pgx.Batch }
+type pipeline struct {
+	b     pgx.Batch
+	after []func() // AfterCommit's, run once the batch has committed
+}
 
 var _ PgxQuerier = (*pipeline)(nil)
 

@@ -16,7 +16,8 @@ import (
 )
 
 // Ingestion in batches (issue 15). A callback stages its text (Enqueue:
-// one insert, and a notification at its commit); the filers (Filer) take a
+// one insert, and a notification after its commit, coalesced with the
+// node's other callbacks' while one is in flight); the filers (Filer) take a
 // lane's staged texts in batches and file each batch in one transaction
 // (File), with a fixed number of statements whatever its size: the teams
 // by number, their hold locks and accounts, the members by phone and the

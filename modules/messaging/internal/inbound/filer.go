@@ -27,8 +27,8 @@ const filerRetry = time.Second
 
 // Filer runs a node's filing loops. Each loop files batches (FileNext)
 // while there are staged texts in lanes no other filer holds, then waits
-// for a notification (a callback's commit, on any node: LISTEN on a
-// connection of its own, outside the pool) or FilerPoll. The loops of all
+// for a notification (sent after a callback's commit, on any node: LISTEN
+// on a connection of its own, outside the pool) or FilerPoll. The loops of all
 // nodes share the lanes through Postgres (one advisory lock per lane), so
 // a node that dies leaves nothing behind: its batch rolls back and stays
 // staged for the others.
@@ -43,7 +43,7 @@ type Filer struct {
 type FilerDeps struct {
 	Service *Service // files the staged texts
 	// Connect opens the listening connection, and Channel is what it
-	// listens on: the notification a staged text sends at its commit.
+	// listens on: the notification sent after a staged text commits.
 	Connect func(ctx context.Context) (*pgx.Conn, error)
 	Channel string
 	Clock   clock.Clock

@@ -307,7 +307,7 @@ func setup(t *testing.T) (*services, *testBundle) {
 	}}
 	b := &billing{overdue: map[string]bool{}, consumed: map[string]int{}}
 	c := &texts{}
-	repo := postgres.NewRepo(d)
+	repo := postgres.NewRepo(d, nil)
 	pub := published{db: d}
 	replies := inbound.NewReplies(inbound.ReplyDeps{Tx: d, Jobs: j, Store: repo, Inbox: repo, Clock: clock.Real{}, Teams: r, Members: r,
 		Lookup: r, OptOuts: r, Billing: b, Carrier: c, Log: log})

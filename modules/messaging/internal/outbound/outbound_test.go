@@ -179,7 +179,7 @@ func build(t *testing.T, d *db.DB) *bundle {
 	team := rosterapi.Team{ID: "team_1", Name: "Tigers", Number: "+12025550100", CreatedAt: t0}
 	r := &roster{teams: map[string]rosterapi.Team{team.ID: team}, optedOut: map[rosterapi.TeamPhone]bool{}}
 	c := &texts{clk: clk, paced: true, busy: map[string]bool{}}
-	repo := postgres.NewRepo(d)
+	repo := postgres.NewRepo(d, nil)
 	in := ingest.New(d, postgres.NewDeliveryStore(repo), published{}, clk, log, nil)
 	svc := outbound.New(outbound.Deps{DB: d, Store: postgres.NewOutboundStore(d, repo), Jobs: j, Clock: clk, Carrier: c,
 		Teams: r, Lookup: r, OptOuts: r, Ingest: in, Log: log, DefaultPace: 1})

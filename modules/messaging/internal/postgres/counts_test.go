@@ -30,7 +30,7 @@ func TestStatusMovesFollowTheDomain(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(seed, seed>>1))
 	ctx := context.Background()
 	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
-	repo := postgres.NewRepo(d)
+	repo := postgres.NewRepo(d, nil)
 	send, dlv, out := postgres.NewSendStore(repo), postgres.NewDeliveryStore(repo), postgres.NewOutboundStore(d, repo)
 
 	msgs := []string{"msg_1", "msg_2"}

@@ -27,7 +27,7 @@ func idemSetup(t *testing.T) (*db.DB, idempotency.Keys) {
 	_, err := d.Pool.Exec(context.Background(), `CREATE TABLE messaging_test_writes (id text PRIMARY KEY)`)
 	require.NoError(t, err)
 	clk := clock.NewFake(time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC))
-	return d, idempotency.Keys{Store: postgres.NewRepo(d), Tx: d, Clock: clk}
+	return d, idempotency.Keys{Store: postgres.NewRepo(d, nil), Tx: d, Clock: clk}
 }
 
 // write is an operation's write, in its transaction.

@@ -21,23 +21,27 @@ import (
 // parameters and a fixed text, and takes its arrays whole.
 
 // InboundChannel is the notification channel a staged text wakes the
-// filers with (sent at the callback's commit).
+// filers with (sent after the callback's commit).
 const InboundChannel = "teamtext_inbound"
 
 // StageInbound stages a text, unless one with its provider id is staged
-// already (a carrier retry), and notifies the filers when the transaction
-// (ctx's, or the statement's own) commits. One statement.
+// already (a carrier retry), in one statement, and wakes the filers once
+// the transaction (ctx's, a pipeline's or the statement's own) commits:
+// a NOTIFY of its own after the commit (db.Notifier), not one inside the
+// callback's transaction, where every callback's commit queued on
+// Postgres's one lock for notifying transactions.
 func (r *Repo) StageInbound(ctx context.Context, p domain.PendingInbound) error {
-	return r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		_, err := q.Exec(ctx, `WITH s AS (
-  INSERT INTO messaging_inbound_pending (provider_message_id, from_phone, to_phone, body, keyword, lane, received_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (provider_message_id) DO NOTHING RETURNING 1)
-SELECT pg_notify('`+InboundChannel+`', '') FROM s`, p.ProviderMessageID, p.FromPhone, p.ToPhone, p.Body, p.Keyword, p.Lane, p.ReceivedAt)
-		if err != nil {
-			return fmt.Errorf("stage inbound text: %w", err)
-		}
-		return nil
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		_, err := q.Exec(ctx, `INSERT INTO messaging_inbound_pending (provider_message_id, from_phone, to_phone, body, keyword, lane, received_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (provider_message_id) DO NOTHING`,
+			p.ProviderMessageID, p.FromPhone, p.ToPhone, p.Body, p.Keyword, p.Lane, p.ReceivedAt)
+		return err
 	})
+	if err != nil {
+		return fmt.Errorf("stage inbound text: %w", err)
+	}
+	db.AfterCommit(ctx, r.staged.Notify)
+	return nil
 }
 
 // LockInboundLane takes, for the transaction, a lane that has staged texts

@@ -23,7 +23,7 @@ func TestInboundRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
-	r := postgres.NewRepo(d)
+	r := postgres.NewRepo(d, nil)
 	texts := []domain.Inbound{
 		{ID: "inb_1", TeamID: "team_1", ProviderMessageID: "SM1", FromPhone: "+12025550101", ToPhone: "+12025550100", Body: "Running late",
 			GroupID: "grp_1", Member: domain.InboundMember{ID: "mem_a", Name: "Pat", Role: "guardian"}, ReceivedAt: at, CreatedAt: at.Add(time.Second)},
@@ -128,7 +128,7 @@ func TestReplyRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
-	r := postgres.NewRepo(d)
+	r := postgres.NewRepo(d, nil)
 	in := domain.Inbound{ID: "inb_1", TeamID: "team_1", ProviderMessageID: "SM1", FromPhone: "+12025550101", ToPhone: "+12025550100",
 		Body: "When?", ReceivedAt: at, CreatedAt: at}
 	inTx(t, d, func(ctx context.Context) error { _, err := r.InsertInbounds(ctx, []domain.Inbound{in}); return err })
@@ -198,7 +198,7 @@ func TestStagingRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
-	r := postgres.NewRepo(d)
+	r := postgres.NewRepo(d, nil)
 	plain, err := domain.StageInbound("SM1", "+12025550101", "+12025550100", "hi", at)
 	require.NoError(t, err)
 	stop, err := domain.StageInbound("SM2", "+12025550109", "+12025550100", "STOP", at.Add(time.Second))

@@ -32,7 +32,7 @@ INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_id
 ANALYZE messaging_messages, messaging_deliveries;`)
 	require.NoError(t, err)
 
-	repo := postgres.NewRepo(d)
+	repo := postgres.NewRepo(d, nil)
 
 	_, err = repo.Deliveries(ctx, "team_other", "msg_2", 3, 4) // another team's message: not found, not an empty page
 	require.ErrorIs(t, err, postgres.ErrNotFound)

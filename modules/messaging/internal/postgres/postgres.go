@@ -6,6 +6,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -96,10 +97,18 @@ type deliveryRow struct {
 }
 
 // Repo is messaging's repository. Reads by id always take the team id.
-type Repo struct{ db *db.DB }
+type Repo struct {
+	db *db.DB
+	// staged wakes the inbound filers (InboundChannel) after a staged
+	// text commits.
+	staged *db.Notifier
+}
 
-// NewRepo returns the repository.
-func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
+// NewRepo returns the repository; log (may be nil) is where a failed
+// wakeup of the inbound filers is logged.
+func NewRepo(d *db.DB, log *slog.Logger) *Repo {
+	return &Repo{db: d, staged: db.NewNotifier(d, InboundChannel, log)}
+}
 
 // insertMessage stores a message.
 func (r *Repo) insertMessage(ctx context.Context, m *messageRow) error {

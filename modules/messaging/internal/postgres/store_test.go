@@ -34,7 +34,7 @@ func TestTemplateRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
-	r := postgres.NewRepo(d)
+	r := postgres.NewRepo(d, nil)
 	tpl := domain.Template{ID: "tpl_1", TeamID: "team_1", Name: "Practice", Body: "See you at 5", MessageType: domain.TypeReminder,
 		CreatedAt: at, UpdatedAt: at.Add(time.Second)}
 	require.NoError(t, r.InsertTemplate(ctx, &tpl))
@@ -76,7 +76,7 @@ func TestScheduledRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
-	r := postgres.NewRepo(d)
+	r := postgres.NewRepo(d, nil)
 	until := time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC)
 	s := domain.NewScheduled("sch_1", "team_1", "key_1", "mem_1", []byte(`{"text":"hi","audience":"all"}`), at, &until, at)
 	require.NoError(t, r.InsertScheduled(ctx, &s))
@@ -127,7 +127,7 @@ func TestSendStoreRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
-	s := postgres.NewSendStore(postgres.NewRepo(d))
+	s := postgres.NewSendStore(postgres.NewRepo(d, nil))
 	m := domain.Message{ID: "msg_1", TeamID: "team_1", KeyID: "key_1", MemberID: "mem_1", Source: "api", Audience: "group", GroupID: "grp_1",
 		TemplateID: "tpl_1", ScheduledID: "sch_1", Text: "hi", Rendered: "Tigers: hi", Encoding: "GSM-7", Segments: 1, Recipients: 2,
 		Status: domain.StatusQueued, Urgent: true, CreatedAt: at, SkippedUndeliverable: 3, ResendOf: "msg_0"}
