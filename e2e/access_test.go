@@ -212,6 +212,46 @@ func TestRateLimitHeadersOnEveryResponse(t *testing.T) {
 	require.Regexp(t, `^"requests";r=119;t=(59|60)$`, r.Header.Get("RateLimit"))
 }
 
+// TestRefusedRequestsSpendNothing: the gate's one statement counts a
+// request against its key's limit only when the request may proceed. A
+// refused request (team locked or disabled, creator blocked, plan below
+// Team Plus, a write without a card) spends none of the key's 120 a
+// minute, nor does a stranger presenting the key's lookup prefix with
+// another secret.
+func TestRefusedRequestsSpendNothing(t *testing.T) {
+	t.Parallel()
+	f, api := newTeam(t, harness.TeamOptions{})
+	remaining := func() string {
+		t.Helper()
+		r := getTeam(t, api)
+		require.Equal(t, 200, r.Status, string(r.Body))
+		return r.Header.Get("RateLimit")
+	}
+	require.Regexp(t, `^"requests";r=119;`, remaining())
+
+	patchTeam(t, f.TeamID, map[string]any{"locked": true})
+	requireCode(t, getTeam(t, api), 403, "team_locked")
+	patchTeam(t, f.TeamID, map[string]any{"locked": false, "disabled": true})
+	requireCode(t, getTeam(t, api), 403, "team_disabled")
+	patchTeam(t, f.TeamID, map[string]any{"disabled": false, "plan": "team"})
+	requireCode(t, getTeam(t, api), 403, "plan_required")
+	patchTeam(t, f.TeamID, map[string]any{"plan": "team_plus", "card_on_file": false})
+	r, err := api.Do(context.Background(), http.MethodPost, "/members", map[string]any{"name": "Spend Nothing", "phone": "2025550199"})
+	require.NoError(t, err)
+	requireCode(t, r, 403, "card_required")
+	patchTeam(t, f.TeamID, map[string]any{"card_on_file": true})
+	patchMember(t, f, f.CoachID, map[string]any{"is_blocked": true})
+	requireCode(t, getTeam(t, api), 403, "sender_blocked")
+	patchMember(t, f, f.CoachID, map[string]any{"is_blocked": false})
+	stranger := f.Key[:len(f.Key)-4] + "0000"
+	if stranger == f.Key {
+		stranger = f.Key[:len(f.Key)-4] + "1111"
+	}
+	requireCode(t, getTeam(t, harness.NewClient(env.svc.PublicURL+"/api/v1", stranger)), 401, "invalid_key")
+
+	require.Regexp(t, `^"requests";r=118;`, remaining(), "the refused requests spent nothing")
+}
+
 // TestIPLimitAndWindowFollowsTestClock runs on its own database (the IP
 // bucket is shared by every test from 127.0.0.1) with the test clock.
 func TestIPLimitAndWindowFollowsTestClock(t *testing.T) {

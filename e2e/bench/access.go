@@ -299,8 +299,9 @@ func accessReading(meta reportMeta, rs []result) string {
 	lo50, hi50 := bound(func(s latencyStats) time.Duration { return s.P50 })
 	lo99, hi99 := bound(func(s latencyStats) time.Duration { return s.P99 })
 	fmt.Fprintf(&b, "**Added latency of auth plus limits on an admitted request.** `GET /api/v1/team` with a valid key "+
-		"(`access-team`) took p50 %s, p99 %s, with %s DB acquires per request. Its gate sends three statements (key "+
-		"lookup, account, the 120/min check) and its handler three (team, account, credits used). Sent raw through pgx, "+
+		"(`access-team`) took p50 %s, p99 %s, with %s DB acquires per request. When this section was written its gate sent three statements (key "+
+		"lookup, account, the 120/min check) and its handler three (team, account, credits used); the raw rows still send those "+
+		"(the service now sends two in all: `team-pgx-lean`). Sent raw through pgx, "+
 		"the gate's three took p50 %s, p99 %s (`access-gate-pgx`) and the handler's three p50 %s, p99 %s "+
 		"(`access-handler-pgx`). ",
 		fmtDur(t.Stats.P50), fmtDur(t.Stats.P99), acq(t), fmtDur(g.Stats.P50), fmtDur(g.Stats.P99), fmtDur(d.Stats.P50), fmtDur(d.Stats.P99))

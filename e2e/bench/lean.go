@@ -13,26 +13,77 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/ratelimit"
 )
 
-// The texts the service sends (modules/roster/internal/postgres.KeyAuthSQL
-// with billing's AccessSQL; billing's creditsUsed; roster's MemberPage
-// without filters). Kept in step by hand: the bench cannot import internals.
-const (
-	sqlLeanGate = `SELECT k.id, k.hash, k.revoked_at, t.id, t.code, t.name, t.number, t.time_zone, t.disabled, t.locked,
-       m.id, m.is_blocked, m.role, m.can_send_broadcasts, (m.deleted_at IS NOT NULL),
-       a.plan, a.card_on_file, a.payment_state, a.trial, a.trial_credits
+// sqlLeanGate is the gate's one statement
+// (modules/roster/internal/postgres.KeyAuthSQL with billing's AccessSQL and
+// platform/ratelimit's check). Kept in step by hand, like the texts below
+// (billing's creditsUsed; roster's MemberPage without filters): the bench
+// cannot import internals.
+func sqlLeanGate() string {
+	return `WITH a AS (
+SELECT k.id AS key_id, k.hash, k.revoked_at, t.id AS team_id, t.code, t.name, t.number, t.time_zone, t.disabled, t.locked,
+       m.id AS member_id, m.is_blocked, m.role, m.can_send_broadcasts, (m.deleted_at IS NOT NULL) AS member_gone,
+       acc.plan, acc.card_on_file, acc.payment_state, acc.trial, acc.trial_credits
 FROM roster_api_keys k
 JOIN roster_teams t ON t.id = k.team_id
 JOIN roster_members m ON m.id = k.member_id
-LEFT JOIN LATERAL (SELECT plan, card_on_file, payment_state, trial, trial_credits FROM billing_accounts WHERE team_id = k.team_id) a ON true
-WHERE k.lookup = $1`
+LEFT JOIN LATERAL (SELECT plan, card_on_file, payment_state, trial, trial_credits FROM billing_accounts WHERE team_id = k.team_id) acc ON true
+WHERE k.lookup = $1),
+rl_src AS (
+SELECT $3::text || a.key_id AS bucket FROM a
+WHERE a.hash = $2::bytea AND a.revoked_at IS NULL AND NOT a.member_gone AND NOT a.is_blocked AND NOT a.disabled AND NOT a.locked
+  AND a.plan IS NOT NULL AND ($4::text[] IS NULL OR a.plan = ANY($4::text[])) AND (NOT $5::bool OR a.card_on_file)),
+` + ratelimit.CheckCTEs("rl_src", 6) + `
+SELECT a.*, rl.admitted, rl.hits, rl.now FROM a LEFT JOIN rl ON true`
+}
+
+// leanGate sends the gate's statement for key, counting the request
+// against the bucket prefix (the key's id follows it), as the service does.
+func leanGate(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, limiter *ratelimit.Limiter, query, key, bucket string) (keyRow, error) {
+	check, err := limiter.Check(auth.RequestPolicy)
+	if err != nil {
+		return keyRow{}, err
+	}
+	var (
+		k            keyRow
+		name, number string
+		tz           string
+		plan, pstate *string
+		card, trial  *bool
+		trialCredits *int32
+		admitted     *bool
+		hits         []pgtype.Timestamptz
+		now          *time.Time
+	)
+	args := append([]any{keyLookup(key), auth.Hash(key), bucket, billingapi.APIPlans(), false}, check.Args()...)
+	err = q.QueryRow(ctx, query, args...).Scan(&k.keyID, &k.hash, &k.revokedAt, &k.teamID, &k.teamCode, &name, &number, &tz,
+		&k.disabled, &k.locked, &k.memberID, &k.blocked, &k.role, &k.canBroadcast, &k.memberGone, &plan, &card, &pstate, &trial, &trialCredits,
+		&admitted, &hits, &now)
+	if err != nil {
+		return keyRow{}, fmt.Errorf("gate: %w", err)
+	}
+	if !auth.Verify(key, k.hash) || plan == nil || admitted == nil || now == nil {
+		return keyRow{}, errors.New("gate: key or account does not match")
+	}
+	if d := check.Decision(*admitted, hits, *now); !d.Allowed {
+		return keyRow{}, errors.New("limiter refused a bench bucket")
+	}
+	return k, nil
+}
+
+// The other texts.
+const (
 	sqlLeanCredits = `SELECT
   coalesce(sum(credits) FILTER (WHERE period = $1 AND NOT trial), 0)::int,
   coalesce(sum(credits) FILTER (WHERE trial), 0)::int
@@ -44,9 +95,9 @@ FROM billing_credit_entries WHERE team_id = $2`
 FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NULL ORDER BY m.created_at, m.id LIMIT $2 OFFSET $3) m ORDER BY m.created_at, m.id`
 )
 
-// runTeamPgxLean sends GET /team's three statements: the gate's one read,
-// the 120/min ring check (platform/ratelimit itself, buckets rotating as
-// team-http's keys do) and the credits used.
+// runTeamPgxLean sends GET /team's two statements: the gate's one (the
+// key's read and the 120/min ring check, buckets rotating as team-http's
+// keys do) and the credits used.
 func runTeamPgxLean(ctx context.Context, env *benchEnv) (result, error) {
 	pool, err := env.pgxPool(ctx)
 	if err != nil {
@@ -54,33 +105,14 @@ func runTeamPgxLean(ctx context.Context, env *benchEnv) (result, error) {
 	}
 	limiter := ratelimit.New(pool, clock.Real{})
 	key := env.keys[0]
-	lookup := keyLookup(key)
+	gate := sqlLeanGate()
 	run := time.Now().UnixNano()
 	var next atomic.Uint64
 	do := func(ctx context.Context) error {
-		var (
-			k            keyRow
-			name, number string
-			tz           string
-			plan, pstate *string
-			card, trial  *bool
-			trialCredits *int32
-		)
-		err := pool.QueryRow(ctx, sqlLeanGate, lookup).Scan(&k.keyID, &k.hash, &k.revokedAt, &k.teamID, &k.teamCode, &name, &number, &tz,
-			&k.disabled, &k.locked, &k.memberID, &k.blocked, &k.role, &k.canBroadcast, &k.memberGone, &plan, &card, &pstate, &trial, &trialCredits)
-		if err != nil {
-			return fmt.Errorf("gate: %w", err)
-		}
-		if !auth.Verify(key, k.hash) || plan == nil {
-			return errors.New("gate: key or account does not match")
-		}
-		bucket := fmt.Sprintf("bench-lean:%d:%d", run, (next.Add(1)-1)%uint64(len(env.keys)))
-		d, err := limiter.Allow(ctx, bucket, auth.RequestPolicy)
+		bucket := fmt.Sprintf("bench-lean:%d:%d:", run, (next.Add(1)-1)%uint64(len(env.keys)))
+		k, err := leanGate(ctx, pool, limiter, gate, key, bucket)
 		if err != nil {
 			return err
-		}
-		if !d.Allowed {
-			return errors.New("limiter refused a bench bucket")
 		}
 		var used, trialUsed int
 		if err := pool.QueryRow(ctx, sqlLeanCredits, time.Now().UTC().Format("2006-01"), k.teamID).Scan(&used, &trialUsed); err != nil {
@@ -91,18 +123,34 @@ func runTeamPgxLean(ctx context.Context, env *benchEnv) (result, error) {
 	return measure(ctx, env, "team-pgx-lean", do)
 }
 
-// runRosterPagesPgxLean sends the one statement a members page now is.
+// runRosterPagesPgxLean sends the page's own statement (the page with its
+// group ids), without the gate's.
 func runRosterPagesPgxLean(ctx context.Context, env *benchEnv) (result, error) {
-	return rosterPagesPgxLean(ctx, env, "roster-pages-pgx-lean", 1)
+	return rosterPagesPgxLean(ctx, env, "roster-pages-pgx-lean", 1, false)
 }
 
 // runRosterPagesPgxLean16 is roster-pages-pgx-lean with -concurrency
 // clients, beside roster-pages-16.
 func runRosterPagesPgxLean16(ctx context.Context, env *benchEnv) (result, error) {
-	return rosterPagesPgxLean(ctx, env, "roster-pages-pgx-lean-16", env.concurrency)
+	return rosterPagesPgxLean(ctx, env, "roster-pages-pgx-lean-16", env.concurrency, false)
 }
 
-func rosterPagesPgxLean(ctx context.Context, env *benchEnv, name string, workers int) (result, error) {
+// runRosterPagesPgxGate sends both statements a members page is, the
+// gate's and the page's: the same SQL as roster-pages.
+func runRosterPagesPgxGate(ctx context.Context, env *benchEnv) (result, error) {
+	return rosterPagesPgxLean(ctx, env, "roster-pages-pgx-gate", 1, true)
+}
+
+// runRosterPagesPgxGate16 is roster-pages-pgx-gate with -concurrency
+// clients, beside roster-pages-16.
+func runRosterPagesPgxGate16(ctx context.Context, env *benchEnv) (result, error) {
+	return rosterPagesPgxLean(ctx, env, "roster-pages-pgx-gate-16", env.concurrency, true)
+}
+
+// rosterPagesPgxLean reads the roster team's pages raw, with the gate's
+// statement before each when withGate (one key, buckets rotating so the
+// 120/min limit never refuses).
+func rosterPagesPgxLean(ctx context.Context, env *benchEnv, name string, workers int, withGate bool) (result, error) {
 	rt, err := env.rosterTeam(ctx)
 	if err != nil {
 		return result{}, err
@@ -119,10 +167,19 @@ func rosterPagesPgxLean(ctx context.Context, env *benchEnv, name string, workers
 	if workers > 1 {
 		requests = 4 * pagePassesFromEnv() * pages // as many as roster-pages-16
 	}
+	limiter := ratelimit.New(pool, clock.Real{})
+	gate := sqlLeanGate()
+	run := time.Now().UnixNano()
 	var next atomic.Uint64
 	do := func(ctx context.Context) error {
-		page := int((next.Add(1) - 1) % uint64(pages))
+		i := next.Add(1) - 1
+		page := int(i % uint64(pages))
 		offset := page * pageLimit
+		if withGate {
+			if _, err := leanGate(ctx, pool, limiter, gate, env.keys[0], fmt.Sprintf("bench-pages:%d:%d:", run, i/uint64(requestBudget))); err != nil {
+				return err
+			}
+		}
 		rows, err := pool.Query(ctx, sqlLeanPage, rt.teamID, pageLimit+1, offset)
 		if err != nil {
 			return err

@@ -28,7 +28,7 @@ var scenarios = []scenario{
 	{name: "team-http", group: "foundation", api: true, desc: "HTTP `GET /api/v1/team`: auth gate, handler, huma, bun", run: runTeamHTTP},
 	{name: "team-pgx", group: "foundation", desc: "raw pgx: key lookup, team, billing (3 queries)", run: runTeamPgx3},
 	{name: "team-pgx-1q", group: "foundation", desc: "raw pgx: team ⋈ billing by team id (1 query)", run: runTeamPgx1},
-	{name: "team-pgx-lean", group: "foundation", desc: "raw pgx: the 3 statements `GET /team` now sends (gate read, 120/min ring, credits used), prepared", run: runTeamPgxLean},
+	{name: "team-pgx-lean", group: "foundation", desc: "raw pgx: the 2 statements `GET /team` now sends (the gate's: key read with the 120/min ring check; credits used), prepared", run: runTeamPgxLean},
 
 	// Issue 3: one worker, so latencies are what a request costs, not queueing.
 	{name: "access-healthz", group: "access", desc: "HTTP `GET /healthz`: no auth, no database (the HTTP floor)", run: runAccessHealthz},
@@ -46,9 +46,11 @@ var scenarios = []scenario{
 	{name: "roster-optout-bulk", group: "roster", desc: "HTTP `POST /opt-outs/bulk` with 500 members' numbers not opted out before", run: runRosterOptOutBulk},
 	{name: "roster-validate", group: "roster", desc: "HTTP `POST /recipients/validate` with 100 numbers (on the roster, opted out, unknown, invalid)", run: runRosterValidate},
 	{name: "roster-import-5k", group: "roster", desc: "admin CSV import of 5,000 new members in one request", run: runRosterImport5k},
-	{name: "roster-pages-pgx-lean", group: "roster", desc: "raw pgx: the one statement a members page now is (page with group ids), prepared", run: runRosterPagesPgxLean},
+	{name: "roster-pages-pgx-lean", group: "roster", desc: "raw pgx: a members page's own statement (page with group ids), without the gate's, prepared", run: runRosterPagesPgxLean},
 	{name: "roster-pages-16", group: "roster", desc: "roster-pages with -concurrency workers (issue 15's ratio was measured with 16)", run: runRosterPages16},
 	{name: "roster-pages-pgx-lean-16", group: "roster", desc: "roster-pages-pgx-lean with -concurrency clients", run: runRosterPagesPgxLean16},
+	{name: "roster-pages-pgx-gate", group: "roster", desc: "raw pgx: both statements a members page sends (the gate's, then the page with group ids), prepared", run: runRosterPagesPgxGate},
+	{name: "roster-pages-pgx-gate-16", group: "roster", desc: "roster-pages-pgx-gate with -concurrency clients", run: runRosterPagesPgxGate16},
 	{name: "roster-copy-5k", group: "roster", desc: "raw pgx: `COPY` of 5,000 members into a fresh team (the import's floor)", run: runRosterCopy5k},
 	// Issue 15: one request each, into the roster team, beside their floors.
 	{name: "roster-import-10k", group: "roster", desc: "admin CSV import of 10,000 new members in one request", run: runRosterImport10k},

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/ratelimit"
 )
 
 // Principal is who a request acts for: the key, its team and its creator.
@@ -63,8 +64,26 @@ func MustPrincipal(ctx context.Context) Principal {
 // Authenticator resolves a well-formed key to its principal. It returns a
 // fault: 401 invalid_key for unknown or revoked keys, and the spec's other
 // access codes for keys that exist but may not act.
+//
+// In the same statement it checks adm's limit on the key's bucket (one
+// round trip for the whole gate but its extra limits), counting a hit if
+// and only if the key may act on the operation: it exists, matches its
+// hash and is not revoked; its creator is on the roster and not blocked;
+// its team is neither disabled nor locked and has a billing account; the
+// plan includes the API unless adm.AnyPlan; a card is on file if
+// adm.NeedCard. A refused request therefore spends nothing. The decision
+// is nil when the limit was not checked.
 type Authenticator interface {
-	Authenticate(ctx context.Context, key string) (Principal, error)
+	Authenticate(ctx context.Context, key string, adm Admission) (Principal, *ratelimit.Decision, error)
+}
+
+// Admission is the limit the gate checks with the key, and the access the
+// operation needs (a hit counts only for a request that may proceed).
+type Admission struct {
+	Bucket   string          // the bucket's prefix: the key's id follows it
+	Limit    ratelimit.Check // the policy, at the gate's clock
+	AnyPlan  bool            // the operation is open to every plan
+	NeedCard bool            // the operation needs a card on file
 }
 
 // Codes of spec §5.

@@ -66,73 +66,122 @@ type Decision struct {
 type Limiter struct {
 	pool  *pgxpool.Pool
 	clock clock.Clock
+	allow string // Allow's statement, built once
 }
 
 // New returns a limiter over pool. With a test clock, windows follow it.
-func New(pool *pgxpool.Pool, clk clock.Clock) *Limiter { return &Limiter{pool: pool, clock: clk} }
+func New(pool *pgxpool.Pool, clk clock.Clock) *Limiter {
+	return &Limiter{pool: pool, clock: clk, allow: allowSQL()}
+}
 
-// check: admit iff, for every rule, the lim-th most recent admitted hit is
-// at or before now - window. The ring (hits) has M = $5 slots; pos counts
-// admissions, so hits[((pos - k) % M) + 1] is the k-th most recent hit and
-// hits[(pos % M) + 1] the next slot to write. A row whose ring does not have M
-// slots (a sliding-log row, or a policy whose largest limit changed) is first
-// rebuilt from its latest M hits. A written timestamp is never earlier than
-// the previous one (greatest), so the ring stays ordered even when a node's
-// now was taken before it waited for the row lock; that only errs towards
-// refusing. $2 NULL means "the database's clock", so that nodes with the
-// real clock agree on time.
-const check = `
-WITH t AS (SELECT coalesce($2::timestamptz, clock_timestamp()) AS now)
+// checkCTEs: admit iff, for every rule, the lim-th most recent admitted hit
+// is at or before now - window. The ring (hits) has M slots (the ring
+// parameter); pos counts admissions, so hits[((pos - k) % M) + 1] is the
+// k-th most recent hit and hits[(pos % M) + 1] the next slot to write. A row
+// whose ring does not have M slots (a sliding-log row, or a policy whose
+// largest limit changed) is first rebuilt from its latest M hits. A written
+// timestamp is never earlier than the previous one (greatest), so the ring
+// stays ordered even when a node's now was taken before it waited for the
+// row lock; that only errs towards refusing. A NULL now means "the
+// database's clock", so that nodes with the real clock agree on time.
+//
+// {src} is a relation with a bucket column (one row per bucket to check:
+// none checks nothing); {now}, {limits}, {windows} and {ring} are the
+// statement's parameters for them.
+const checkCTEs = `rl_now AS (SELECT coalesce({now}::timestamptz, clock_timestamp()) AS now),
+rl AS (
 INSERT INTO platform_rate_limits AS r (bucket, hits, pos, admitted)
-SELECT $1, array_fill(NULL::timestamptz, ARRAY[$5::int - 1]) || t.now, $5::int, true FROM t
+SELECT b.bucket, array_fill(NULL::timestamptz, ARRAY[{ring}::int - 1]) || rl_now.now, {ring}::int, true FROM {src} b, rl_now
 ON CONFLICT (bucket) DO UPDATE SET (hits, pos, admitted) = (
-    SELECT CASE WHEN c.ok THEN n.ring[:n.at - 1] || greatest((SELECT now FROM t), n.ring[n.last]) || n.ring[n.at + 1:]
+    SELECT CASE WHEN c.ok THEN n.ring[:n.at - 1] || greatest((SELECT now FROM rl_now), n.ring[n.last]) || n.ring[n.at + 1:]
                 ELSE n.ring END,
            n.pos + c.ok::int,
            c.ok
-    FROM (SELECT CASE WHEN r.pos IS NULL OR cardinality(r.hits) <> $5::int THEN ARRAY(
-                     SELECT x.h FROM generate_series(1, $5::int) g
+    FROM (SELECT CASE WHEN r.pos IS NULL OR cardinality(r.hits) <> {ring}::int THEN ARRAY(
+                     SELECT x.h FROM generate_series(1, {ring}::int) g
                      LEFT JOIN (SELECT h, row_number() OVER (ORDER BY h DESC) AS rn FROM unnest(r.hits) h WHERE h IS NOT NULL) x
-                       ON x.rn = $5::int - g + 1
+                       ON x.rn = {ring}::int - g + 1
                      ORDER BY g)
                  ELSE r.hits END AS ring,
-                 CASE WHEN r.pos IS NULL OR cardinality(r.hits) <> $5::int THEN $5::int ELSE r.pos END AS pos) n0,
-         LATERAL (SELECT n0.ring, n0.pos, (n0.pos % $5::int)::int + 1 AS at, ((n0.pos - 1) % $5::int)::int + 1 AS last) n,
+                 CASE WHEN r.pos IS NULL OR cardinality(r.hits) <> {ring}::int THEN {ring}::int ELSE r.pos END AS pos) n0,
+         LATERAL (SELECT n0.ring, n0.pos, (n0.pos % {ring}::int)::int + 1 AS at, ((n0.pos - 1) % {ring}::int)::int + 1 AS last) n,
          LATERAL (SELECT NOT EXISTS (
-                     SELECT 1 FROM unnest($3::int[], $4::bigint[]) AS rule(lim, win_us)
-                     WHERE n.ring[((n.pos - rule.lim) % $5::int)::int + 1] > (SELECT now FROM t) - rule.win_us * interval '1 microsecond') AS ok) c)
-RETURNING r.admitted, r.hits, r.pos, (SELECT now FROM t)`
+                     SELECT 1 FROM unnest({limits}::int[], {windows}::bigint[]) AS rule(lim, win_us)
+                     WHERE n.ring[((n.pos - rule.lim) % {ring}::int)::int + 1] > (SELECT now FROM rl_now) - rule.win_us * interval '1 microsecond') AS ok) c)
+RETURNING r.bucket, r.admitted, r.hits, (SELECT now FROM rl_now) AS now)`
 
-// Allow records a hit on bucket if policy admits it.
-func (l *Limiter) Allow(ctx context.Context, bucket string, policy Policy) (Decision, error) {
-	limits := make([]int32, len(policy))
-	windows := make([]int64, len(policy))
-	ring := 0
+// CheckCTEs returns the limiter's check as two common table expressions,
+// rl_now and rl, for a caller's WITH clause: a statement that reads what
+// decides whether a request may count (an API key with its team, say) can
+// then check its limit too, in the same round trip. src names a relation
+// of the statement with a bucket column, the buckets to check (one hit
+// each, one policy for all); first is the number of the first of the four
+// parameters that Check.Args fills. rl yields bucket, admitted, hits and
+// now for each bucket checked: scan them with Check.Decision.
+func CheckCTEs(src string, first int) string {
+	return strings.NewReplacer("{src}", src,
+		"{now}", "$"+strconv.Itoa(first), "{limits}", "$"+strconv.Itoa(first+1),
+		"{windows}", "$"+strconv.Itoa(first+2), "{ring}", "$"+strconv.Itoa(first+3)).Replace(checkCTEs)
+}
+
+// allowSQL is Allow's statement: the bucket is $1.
+func allowSQL() string {
+	return "WITH rl_src AS (SELECT $1::text AS bucket),\n" + CheckCTEs("rl_src", 2) + "\nSELECT admitted, hits, now FROM rl"
+}
+
+// Check is one policy's check, ready to be sent: the parameters of
+// CheckCTEs and the reading of its answer.
+type Check struct {
+	policy  Policy
+	now     *time.Time
+	limits  []int32
+	windows []int64
+	ring    int32
+}
+
+// Check prepares a check of policy at the limiter's clock.
+func (l *Limiter) Check(policy Policy) (Check, error) {
+	c := Check{policy: policy, now: l.clock.NowOrNil(), limits: make([]int32, len(policy)), windows: make([]int64, len(policy))}
 	for i, r := range policy {
 		if r.Limit < 1 || r.Window <= 0 {
-			return Decision{}, fmt.Errorf("ratelimit: invalid rule %+v", r)
+			return Check{}, fmt.Errorf("ratelimit: invalid rule %+v", r)
 		}
-		limits[i], windows[i] = int32(r.Limit), r.Window.Microseconds()
-		ring = max(ring, r.Limit)
+		c.limits[i], c.windows[i] = int32(r.Limit), r.Window.Microseconds()
+		c.ring = max(c.ring, int32(r.Limit))
 	}
-	var (
-		admitted bool
-		slots    []pgtype.Timestamptz
-		pos      int64
-		now      time.Time
-	)
-	err := l.pool.QueryRow(ctx, check, bucket, l.clock.NowOrNil(), limits, windows, int32(ring)).
-		Scan(&admitted, &slots, &pos, &now)
-	if err != nil {
-		return Decision{}, fmt.Errorf("ratelimit %s: %w", bucket, err)
-	}
+	return c, nil
+}
+
+// Args are the four parameters of CheckCTEs, in order.
+func (c Check) Args() []any { return []any{c.now, c.limits, c.windows, c.ring} }
+
+// Decision reads rl's admitted, hits and now for one bucket.
+func (c Check) Decision(admitted bool, slots []pgtype.Timestamptz, now time.Time) Decision {
 	hits := make([]time.Time, 0, len(slots))
 	for _, s := range slots {
 		if s.Valid {
 			hits = append(hits, s.Time)
 		}
 	}
-	return decide(policy, admitted, hits, now), nil
+	return decide(c.policy, admitted, hits, now)
+}
+
+// Allow records a hit on bucket if policy admits it.
+func (l *Limiter) Allow(ctx context.Context, bucket string, policy Policy) (Decision, error) {
+	c, err := l.Check(policy)
+	if err != nil {
+		return Decision{}, err
+	}
+	var (
+		admitted bool
+		slots    []pgtype.Timestamptz
+		now      time.Time
+	)
+	err = l.pool.QueryRow(ctx, l.allow, append([]any{bucket}, c.Args()...)...).Scan(&admitted, &slots, &now)
+	if err != nil {
+		return Decision{}, fmt.Errorf("ratelimit %s: %w", bucket, err)
+	}
+	return c.Decision(admitted, slots, now), nil
 }
 
 // decide derives remaining counts, resets and Retry-After from the log.

@@ -43,6 +43,28 @@ func (p Plan) Valid() bool { return p.Tier() >= 0 }
 // IncludesAPI reports whether the plan includes the API and webhooks (Team Plus and above).
 func (p Plan) IncludesAPI() bool { return p.Tier() >= PlanTeamPlus.Tier() }
 
+// Plans lists the ten plan names: each monthly plan, then its "_season".
+func Plans() []Plan {
+	monthly := []Plan{PlanFree, PlanTeam, PlanTeamPlus, PlanOrganization, PlanBusiness}
+	out := make([]Plan, 0, 2*len(monthly))
+	for _, p := range monthly {
+		out = append(out, p, p+"_season")
+	}
+	return out
+}
+
+// APIPlans lists the plans that include the API (IncludesAPI), for a
+// statement that checks a plan where the rule cannot run in Go.
+func APIPlans() []string {
+	var out []string
+	for _, p := range Plans() {
+		if p.IncludesAPI() {
+			out = append(out, string(p))
+		}
+	}
+	return out
+}
+
 // Payment states.
 const (
 	PaymentOK      = "ok"

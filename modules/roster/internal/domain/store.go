@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/ratelimit"
 )
 
 // What the roster's stores hand the service besides its aggregates: the
@@ -46,6 +47,20 @@ type KeyAuth struct {
 	PaymentState *string
 	Trial        *bool
 	TrialCredits *int32
+	// Limit is the request limit's decision, when the statement checked it
+	// (KeyAuthQuery: only for a key that may act); nil otherwise.
+	Limit *ratelimit.Decision
+}
+
+// KeyAuthQuery is what the gate's statement is asked: a key, and the limit
+// it counts the request against when the key may act on the operation.
+type KeyAuthQuery struct {
+	Lookup   string   // the key's lookup prefix
+	Hash     []byte   // the presented key's hash
+	Bucket   string   // the limit's bucket prefix; the key's id follows it
+	APIPlans []string // the plans that may act; nil: any plan
+	NeedCard bool     // the operation needs a card on file
+	Limit    ratelimit.Check
 }
 
 // ImportEntry is what the add rules need of a member already on the roster.

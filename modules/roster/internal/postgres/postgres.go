@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/uptrace/bun"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/ratelimit"
 )
 
 //go:embed migrations/*.sql
@@ -256,36 +258,63 @@ func (r *Repo) RevokeKey(ctx context.Context, k *domain.APIKey) error {
 // KeyAuthSQL is the API gate's one statement: a key by lookup prefix ($1)
 // with its team and creator, and the team's billing account through
 // account, billing's own sub-select for k.team_id
-// (billingapi.Accounts.AccessSQL). Build it once: the text is then the
-// same for every request and pgx prepares it once per connection.
+// (billingapi.Accounts.AccessSQL); and, in the same statement, the
+// request limit's check (ratelimit.CheckCTEs) on the bucket $3 || key id,
+// made only when the key may act: its hash is $2, it is not revoked, its
+// creator is on the roster and not blocked, its team neither disabled nor
+// locked, it has an account, whose plan is among $4 (NULL: any) and which
+// has a card on file if $5. The service checks the same conditions in Go,
+// in the spec's order, to answer a refusal. Build it once: the text is
+// then the same for every request and pgx prepares it once per connection.
 func KeyAuthSQL(account string) string {
-	return `SELECT k.id, k.hash, k.revoked_at, t.id, t.code, t.name, t.number, t.time_zone, t.disabled, t.locked,
-       m.id, m.is_blocked, m.role, m.can_send_broadcasts, (m.deleted_at IS NOT NULL),
-       a.plan, a.card_on_file, a.payment_state, a.trial, a.trial_credits
+	return `WITH a AS (
+SELECT k.id AS key_id, k.hash, k.revoked_at, t.id AS team_id, t.code, t.name, t.number, t.time_zone, t.disabled, t.locked,
+       m.id AS member_id, m.is_blocked, m.role, m.can_send_broadcasts, (m.deleted_at IS NOT NULL) AS member_gone,
+       acc.plan, acc.card_on_file, acc.payment_state, acc.trial, acc.trial_credits
 FROM roster_api_keys k
 JOIN roster_teams t ON t.id = k.team_id
 JOIN roster_members m ON m.id = k.member_id
-LEFT JOIN LATERAL (` + account + `) a ON true
-WHERE k.lookup = $1`
+LEFT JOIN LATERAL (` + account + `) acc ON true
+WHERE k.lookup = $1),
+rl_src AS (
+SELECT $3::text || a.key_id AS bucket FROM a
+WHERE a.hash = $2::bytea AND a.revoked_at IS NULL AND NOT a.member_gone AND NOT a.is_blocked AND NOT a.disabled AND NOT a.locked
+  AND a.plan IS NOT NULL AND ($4::text[] IS NULL OR a.plan = ANY($4::text[])) AND (NOT $5::bool OR a.card_on_file)),
+` + ratelimit.CheckCTEs("rl_src", 6) + `
+SELECT a.*, rl.admitted, rl.hits, rl.now FROM a LEFT JOIN rl ON true`
 }
 
 // KeyAuthSQL is the package's KeyAuthSQL, for the service's store
 // contract: the service builds the gate's statement once, at start.
 func (r *Repo) KeyAuthSQL(account string) string { return KeyAuthSQL(account) }
 
-// KeyAuth runs query, built by KeyAuthSQL, for a key's lookup prefix.
-func (r *Repo) KeyAuth(ctx context.Context, query, lookup string) (*domain.KeyAuth, error) {
-	a := new(domain.KeyAuth)
-	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		return q.QueryRow(ctx, query, lookup).Scan(&a.KeyID, &a.Hash, &a.RevokedAt, &a.TeamID, &a.TeamCode, &a.TeamName, &a.TeamNumber,
+// KeyAuth runs query, built by KeyAuthSQL, for q.
+func (r *Repo) KeyAuth(ctx context.Context, query string, q domain.KeyAuthQuery) (*domain.KeyAuth, error) {
+	var (
+		a        = new(domain.KeyAuth)
+		admitted *bool
+		hits     []pgtype.Timestamptz
+		now      *time.Time
+	)
+	var plans any // a nil []string would be sent as an empty array
+	if q.APIPlans != nil {
+		plans = q.APIPlans
+	}
+	args := append([]any{q.Lookup, q.Hash, q.Bucket, plans, q.NeedCard}, q.Limit.Args()...)
+	err := r.db.WithPgx(ctx, func(pq db.PgxQuerier) error {
+		return pq.QueryRow(ctx, query, args...).Scan(&a.KeyID, &a.Hash, &a.RevokedAt, &a.TeamID, &a.TeamCode, &a.TeamName, &a.TeamNumber,
 			&a.TimeZone, &a.Disabled, &a.Locked, &a.MemberID, &a.Blocked, &a.Role, &a.CanBroadcst, &a.MemberGone,
-			&a.Plan, &a.CardOnFile, &a.PaymentState, &a.Trial, &a.TrialCredits)
+			&a.Plan, &a.CardOnFile, &a.PaymentState, &a.Trial, &a.TrialCredits, &admitted, &hits, &now)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, domain.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("select key: %w", err)
+	}
+	if admitted != nil && now != nil {
+		d := q.Limit.Decision(*admitted, hits, *now)
+		a.Limit = &d
 	}
 	return a, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
+	"github.com/teamtext/teamtext/platform/ratelimit"
 )
 
 // Service is the roster's application layer.
@@ -35,13 +36,14 @@ type Service struct {
 	inactive  []rosterapi.OwnerInactiveListener
 	// keyAuthSQL is the gate's one statement, built by the store once.
 	keyAuthSQL string
+	apiPlans   []string // billingapi.APIPlans, for keyAuthSQL
 }
 
 // New builds the service.
 func New(d *db.DB, repo Store, billing billingapi.Accounts, pub events.Publisher, jobs JobInserter, clk clock.Clock, log *slog.Logger,
 	listeners []rosterapi.KeyRevokedListener, inactive []rosterapi.OwnerInactiveListener) *Service {
 	return &Service{db: d, repo: repo, billing: billing, events: pub, jobs: jobs, clock: clk, log: log, listeners: listeners, inactive: inactive,
-		keyAuthSQL: repo.KeyAuthSQL(billing.AccessSQL("k.team_id"))}
+		keyAuthSQL: repo.KeyAuthSQL(billing.AccessSQL("k.team_id")), apiPlans: billingapi.APIPlans()}
 }
 
 var (
@@ -502,35 +504,41 @@ var dummyHash = auth.Hash(auth.KeyPrefix + strings.Repeat("0", 40))
 
 // Authenticate implements auth.Authenticator: the key must exist, match its
 // hash and not be revoked; its creator must not be blocked, and its team
-// must be neither disabled nor locked.
-func (s *Service) Authenticate(ctx context.Context, key string) (auth.Principal, error) {
-	a, err := s.repo.KeyAuth(ctx, s.keyAuthSQL, auth.Lookup(key))
+// must be neither disabled nor locked. The statement that reads the key
+// also checks adm's limit when the key may act (KeyAuthSQL); the checks
+// here, in the spec's order, say why it may not.
+func (s *Service) Authenticate(ctx context.Context, key string, adm auth.Admission) (auth.Principal, *ratelimit.Decision, error) {
+	q := domain.KeyAuthQuery{Lookup: auth.Lookup(key), Hash: auth.Hash(key), Bucket: adm.Bucket, NeedCard: adm.NeedCard, Limit: adm.Limit}
+	if !adm.AnyPlan {
+		q.APIPlans = s.apiPlans
+	}
+	a, err := s.repo.KeyAuth(ctx, s.keyAuthSQL, q)
 	if errors.Is(err, domain.ErrNotFound) {
 		auth.Verify(key, dummyHash)
-		return auth.Principal{}, auth.ErrInvalidKey
+		return auth.Principal{}, nil, auth.ErrInvalidKey
 	}
 	if err != nil {
-		return auth.Principal{}, err
+		return auth.Principal{}, nil, err
 	}
 	if !auth.Verify(key, a.Hash) || a.RevokedAt != nil {
-		return auth.Principal{}, auth.ErrInvalidKey
+		return auth.Principal{}, nil, auth.ErrInvalidKey
 	}
 	p := auth.Principal{TeamID: a.TeamID, TeamCode: a.TeamCode, KeyID: a.KeyID, MemberID: a.MemberID,
 		Team: auth.TeamInfo{Name: a.TeamName, Number: a.TeamNumber, TimeZone: a.TimeZone}}
 	switch {
 	case a.MemberGone:
-		return p, fault.New(fault.Forbidden, domain.CodeKeyOwnerInactive, "the key's creator is no longer on the roster")
+		return p, nil, fault.New(fault.Forbidden, domain.CodeKeyOwnerInactive, "the key's creator is no longer on the roster")
 	case a.Blocked:
-		return p, fault.New(fault.Forbidden, domain.CodeSenderBlocked, "the key's creator is blocked")
+		return p, nil, fault.New(fault.Forbidden, domain.CodeSenderBlocked, "the key's creator is blocked")
 	case a.Disabled:
-		return p, fault.New(fault.Forbidden, domain.CodeTeamDisabled, "the team is disabled")
+		return p, nil, fault.New(fault.Forbidden, domain.CodeTeamDisabled, "the team is disabled")
 	case a.Locked:
-		return p, fault.New(fault.Forbidden, domain.CodeTeamLocked, "the team is locked")
+		return p, nil, fault.New(fault.Forbidden, domain.CodeTeamLocked, "the team is locked")
 	case a.Plan == nil:
-		return p, fmt.Errorf("team %s has no billing account", a.TeamID)
+		return p, nil, fmt.Errorf("team %s has no billing account", a.TeamID)
 	}
 	plan := billingapi.Plan(*a.Plan)
 	p.Account = auth.AccountAccess{Plan: *a.Plan, APIIncluded: plan.IncludesAPI(), CardOnFile: *a.CardOnFile,
 		PaymentState: *a.PaymentState, Trial: *a.Trial, TrialCredits: int(*a.TrialCredits)}
-	return p, nil
+	return p, a.Limit, nil
 }

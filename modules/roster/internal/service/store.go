@@ -44,9 +44,9 @@ type Store interface {
 	InsertOptOuts(ctx context.Context, teamID string, phones []string, source string, at time.Time) (map[string]bool, error)
 	InsertTeam(ctx context.Context, t *domain.Team) error
 	Key(ctx context.Context, teamID, id string) (*domain.APIKey, error)
-	// KeyAuth runs query, built by KeyAuthSQL, for a key's lookup prefix
-	// (domain.ErrNotFound: no such key).
-	KeyAuth(ctx context.Context, query, lookup string) (*domain.KeyAuth, error)
+	// KeyAuth runs query, built by KeyAuthSQL, for q (domain.ErrNotFound:
+	// no key has q's lookup prefix).
+	KeyAuth(ctx context.Context, query string, q domain.KeyAuthQuery) (*domain.KeyAuth, error)
 	// KeyAuthSQL builds the gate's one statement around account, billing's
 	// sub-select for the key's team: built once, it is the same text for
 	// every request and pgx prepares it once per connection.
