@@ -230,6 +230,21 @@ func keywordOf(body string) string {
 
 // TestInboundMessageReceived: the event's fields, the member chosen among
 // entries sharing a number, group_id, carrier retries and unknown numbers.
+// TestInboundCallbackStatements holds the simulator's inbound callback to
+// its two writes (the carrier's stop list for START or STOP, and the
+// staged text), sent together in one round trip (db.Pipeline): no BEGIN
+// or COMMIT, and the filers' wakeup is not the request's.
+func TestInboundCallbackStatements(t *testing.T) {
+	t.Parallel()
+	number := teamNumber()
+	f, _ := messagingTeam(t, harness.TeamOptions{Extra: map[string]any{"number": number}})
+	n := statementsOfRequest(t, env.admin, "POST", "/simulator/inbound", map[string]any{"from": "2025550431", "to": number, "body": "YES"}, 202)
+	require.LessOrEqual(t, n, 2, "the stop list's delete and the staged text")
+	waitFor(t, 30*time.Second, func() bool {
+		return countRowsIn(t, env.pg.URL, `SELECT count(*) FROM messaging_inbound WHERE team_id = $1`, f.TeamID) == 1
+	})
+}
+
 func TestInboundMessageReceived(t *testing.T) {
 	t.Parallel()
 	number := teamNumber()

@@ -19,10 +19,16 @@ import (
 // edge counts them through the pool's tracer).
 func statementsOf(t *testing.T, c *harness.Client, path string) int {
 	t.Helper()
+	return statementsOfRequest(t, c, "GET", path, nil, 200)
+}
+
+// statementsOfRequest is statementsOf for any request and status.
+func statementsOfRequest(t *testing.T, c *harness.Client, method, path string, body any, status int) int {
+	t.Helper()
 	id := fmt.Sprintf("stmts-%d", time.Now().UnixNano())
-	r, err := c.Do(context.Background(), "GET", path, nil, "X-Request-Id", id)
+	r, err := c.Do(context.Background(), method, path, body, "X-Request-Id", id)
 	require.NoError(t, err)
-	require.Equal(t, 200, r.Status, string(r.Body))
+	require.Equal(t, status, r.Status, string(r.Body))
 	n := -1
 	waitFor(t, 10*time.Second, func() bool {
 		sc := bufio.NewScanner(strings.NewReader(env.svc.Logs()))
