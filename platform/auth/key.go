@@ -54,8 +54,12 @@ func Hash(key string) []byte {
 }
 
 // Verify compares a presented key with a stored hash in constant time.
-func Verify(key string, hash []byte) bool {
-	return subtle.ConstantTimeCompare(Hash(key), hash) == 1
+func Verify(key string, hash []byte) bool { return SameHash(Hash(key), hash) }
+
+// SameHash compares a presented key's hash (Hash) with a stored one in
+// constant time: Verify for a caller that already hashed the key.
+func SameHash(presented, stored []byte) bool {
+	return subtle.ConstantTimeCompare(presented, stored) == 1
 }
 
 // ParseBearer extracts a well-formed key from an Authorization header value.

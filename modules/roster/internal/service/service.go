@@ -508,19 +508,20 @@ var dummyHash = auth.Hash(auth.KeyPrefix + strings.Repeat("0", 40))
 // also checks adm's limit when the key may act (KeyAuthSQL); the checks
 // here, in the spec's order, say why it may not.
 func (s *Service) Authenticate(ctx context.Context, key string, adm auth.Admission) (auth.Principal, *ratelimit.Decision, error) {
-	q := domain.KeyAuthQuery{Lookup: auth.Lookup(key), Hash: auth.Hash(key), Bucket: adm.Bucket, NeedCard: adm.NeedCard, Limit: adm.Limit}
+	hash := auth.Hash(key) // the statement's spending condition and the comparison below
+	q := domain.KeyAuthQuery{Lookup: auth.Lookup(key), Hash: hash, Bucket: adm.Bucket, NeedCard: adm.NeedCard, Limit: adm.Limit}
 	if !adm.AnyPlan {
 		q.APIPlans = s.apiPlans
 	}
 	a, err := s.repo.KeyAuth(ctx, s.keyAuthSQL, q)
 	if errors.Is(err, domain.ErrNotFound) {
-		auth.Verify(key, dummyHash)
+		auth.SameHash(hash, dummyHash)
 		return auth.Principal{}, nil, auth.ErrInvalidKey
 	}
 	if err != nil {
 		return auth.Principal{}, nil, err
 	}
-	if !auth.Verify(key, a.Hash) || a.RevokedAt != nil {
+	if !auth.SameHash(hash, a.Hash) || a.RevokedAt != nil {
 		return auth.Principal{}, nil, auth.ErrInvalidKey
 	}
 	p := auth.Principal{TeamID: a.TeamID, TeamCode: a.TeamCode, KeyID: a.KeyID, MemberID: a.MemberID,
