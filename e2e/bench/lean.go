@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/teamtext/teamtext/e2e/harness"
@@ -48,9 +49,7 @@ SELECT a.*, rl.admitted, rl.hits, rl.now FROM a LEFT JOIN rl ON true`
 
 // leanGate sends the gate's statement for key, counting the request
 // against the bucket prefix (the key's id follows it), as the service does.
-func leanGate(ctx context.Context, q interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}, limiter *ratelimit.Limiter, query, key, bucket string) (keyRow, error) {
+func leanGate(ctx context.Context, pool *pgxpool.Pool, limiter *ratelimit.Limiter, query, key, bucket string) (keyRow, error) {
 	check, err := limiter.Check(auth.RequestPolicy)
 	if err != nil {
 		return keyRow{}, err
@@ -67,7 +66,7 @@ func leanGate(ctx context.Context, q interface {
 		now          *time.Time
 	)
 	args := append([]any{keyLookup(key), auth.Hash(key), bucket, billingapi.APIPlans(), false}, check.Args()...)
-	err = q.QueryRow(ctx, query, args...).Scan(&k.keyID, &k.hash, &k.revokedAt, &k.teamID, &k.teamCode, &name, &number, &tz,
+	err = pool.QueryRow(ctx, query, args...).Scan(&k.keyID, &k.hash, &k.revokedAt, &k.teamID, &k.teamCode, &name, &number, &tz,
 		&k.disabled, &k.locked, &k.memberID, &k.blocked, &k.role, &k.canBroadcast, &k.memberGone, &plan, &card, &pstate, &trial, &trialCredits,
 		&admitted, &hits, &now)
 	if err != nil {

@@ -35,7 +35,7 @@ func (d *DB) Pipeline(ctx context.Context, fn func(ctx context.Context) error) e
 	if _, ok := TxFrom(ctx); ok {
 		return fn(ctx)
 	}
-	if _, ok := ctx.Value(pipelineKey{}).(*pipeline); ok {
+	if _, ok := inPipeline(ctx); ok {
 		return fn(ctx)
 	}
 	p := &pipeline{}
