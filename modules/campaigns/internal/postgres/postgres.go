@@ -6,7 +6,6 @@ package postgres
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"time"
 
@@ -209,27 +208,4 @@ func (r *Repo) CountPendingSteps(ctx context.Context, teamID, campaignID string)
 		return 0, fmt.Errorf("count pending campaign steps: %w", err)
 	}
 	return int(n), nil
-}
-
-// Savepoint runs fn inside a savepoint of the transaction in ctx and rolls
-// back to it when fn fails, so a refused send leaves no partial writes
-// while the caller's transaction goes on.
-func (r *Repo) Savepoint(ctx context.Context, name string, fn func(ctx context.Context) error) error {
-	tx, err := db.MustTx(ctx)
-	if err != nil {
-		return fmt.Errorf("savepoint %s: %w", name, err)
-	}
-	if _, err := tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
-		return fmt.Errorf("savepoint %s: %w", name, err)
-	}
-	if ferr := fn(ctx); ferr != nil {
-		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+name); err != nil {
-			return errors.Join(ferr, fmt.Errorf("rollback to savepoint %s: %w", name, err))
-		}
-		return ferr
-	}
-	if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT "+name); err != nil {
-		return fmt.Errorf("release savepoint %s: %w", name, err)
-	}
-	return nil
 }

@@ -42,14 +42,14 @@ type Store interface {
 	// SetPendingSteps moves a campaign's pending steps (all, or those of ids) to status.
 	SetPendingSteps(ctx context.Context, teamID, campaignID, status string, at time.Time, ids ...string) error
 	CountPendingSteps(ctx context.Context, teamID, campaignID string) (int, error)
-	// Savepoint runs fn in a savepoint and rolls back to it when fn fails.
-	Savepoint(ctx context.Context, name string, fn func(ctx context.Context) error) error
 }
 
 // Transactor runs fn in a transaction carried by its ctx (*db.DB); a
-// nested call joins the outer one.
+// nested call joins the outer one. Savepoint runs fn in a savepoint of
+// that transaction and rolls back to it when fn fails.
 type Transactor interface {
 	Tx(ctx context.Context, fn func(ctx context.Context) error) error
+	Savepoint(ctx context.Context, name string, fn func(ctx context.Context) error) error
 }
 
 // Deps are the service's collaborators.
@@ -356,7 +356,7 @@ func (s *Service) RunStep(ctx context.Context, a StepArgs) error {
 		}
 		now := s.now()
 		var res messagingapi.SendResult
-		err = s.d.Repo.Savepoint(ctx, "campaign_step", func(ctx context.Context) error {
+		err = s.d.DB.Savepoint(ctx, "campaign_step", func(ctx context.Context) error {
 			var err error
 			res, err = s.d.Sender.Send(ctx, messagingapi.SendRequest{TeamID: c.TeamID, MemberID: c.CreatedBy, Source: "campaign",
 				Text: st.Text, TemplateID: st.TemplateID, Audience: c.Audience, GroupID: c.GroupID, Urgent: st.Urgent})
