@@ -22,7 +22,7 @@ type Message struct {
 	TeamID      string
 	KeyID       string
 	MemberID    string
-	Source      string
+	Source      Source
 	Audience    string
 	GroupID     string
 	TemplateID  string

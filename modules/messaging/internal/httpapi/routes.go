@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
@@ -111,5 +112,5 @@ func teamOf(ctx context.Context) string { return auth.MustPrincipal(ctx).TeamID 
 // who made it.
 func senderOf(ctx context.Context) service.Sender {
 	p := auth.MustPrincipal(ctx)
-	return service.Sender{TeamID: p.TeamID, KeyID: p.KeyID, MemberID: p.MemberID, Source: "api"}
+	return service.Sender{TeamID: p.TeamID, KeyID: p.KeyID, MemberID: p.MemberID, Source: domain.SourceAPI}
 }

@@ -98,7 +98,7 @@ func (s *SendStore) StoreIdempotentAnswer(ctx context.Context, keyID, idemKey st
 }
 
 func toMessage(r *messageRow) *domain.Message {
-	return &domain.Message{ID: r.ID, TeamID: r.TeamID, KeyID: r.KeyID, MemberID: r.MemberID, Source: r.Source, Audience: r.Audience,
+	return &domain.Message{ID: r.ID, TeamID: r.TeamID, KeyID: r.KeyID, MemberID: r.MemberID, Source: domain.Source(r.Source), Audience: r.Audience,
 		GroupID: r.GroupID, TemplateID: r.TemplateID, ScheduledID: r.ScheduledID, Text: r.Text, Rendered: r.Rendered,
 		Encoding: r.Encoding, Segments: r.Segments, Recipients: r.Recipients, Status: r.Status, Urgent: r.Urgent,
 		CreatedAt: r.CreatedAt, DecidedAt: r.DecidedAt, DecidedBy: r.DecidedBy, SentAt: r.SentAt,
@@ -108,7 +108,7 @@ func toMessage(r *messageRow) *domain.Message {
 }
 
 func fromMessage(m *domain.Message) *messageRow {
-	return &messageRow{ID: m.ID, TeamID: m.TeamID, KeyID: m.KeyID, MemberID: m.MemberID, Source: m.Source, Audience: m.Audience,
+	return &messageRow{ID: m.ID, TeamID: m.TeamID, KeyID: m.KeyID, MemberID: m.MemberID, Source: string(m.Source), Audience: m.Audience,
 		GroupID: m.GroupID, TemplateID: m.TemplateID, ScheduledID: m.ScheduledID, Text: m.Text, Rendered: m.Rendered,
 		Encoding: m.Encoding, Segments: m.Segments, Recipients: m.Recipients, Status: m.Status, Urgent: m.Urgent,
 		CreatedAt: m.CreatedAt, DecidedAt: m.DecidedAt, DecidedBy: m.DecidedBy, SentAt: m.SentAt,

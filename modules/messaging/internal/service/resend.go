@@ -17,7 +17,7 @@ const ResendOnlyFailed = "failed"
 // message with the original's text and audience, to the original's
 // recipients whose delivery failed with a code that says nothing permanent
 // about the number (domain.Resendable), as they are on the roster now. It
-// is a send like any other (prepare and createMessage): gates, billing,
+// is a send like any other (Send): gates, billing,
 // approval, opt-outs, undeliverable numbers and the send limits all apply.
 //
 // 404 for a message the team does not have; 409 conflict when the
@@ -51,13 +51,7 @@ func (s *Service) Resend(ctx context.Context, snd Sender, messageID, only string
 		if len(phones) == 0 {
 			return fault.New(fault.Conflict, fault.CodeConflict, "no delivery of the message failed with a code worth resending (permanent failures and opt-outs are not resent)")
 		}
-		in := SendInput{Text: orig.Text, Audience: orig.Audience, GroupID: orig.GroupID, ResendOf: orig.ID}
-		p, err := s.prepare(ctx, snd, in, true)
-		if err != nil {
-			return err
-		}
-		m, err := s.createMessage(ctx, snd, in, p, "")
-		out = &Outcome{Message: m}
+		out, err = s.Send(ctx, snd, SendInput{Text: orig.Text, Audience: orig.Audience, GroupID: orig.GroupID, ResendOf: orig.ID})
 		return err
 	})
 	return out, err

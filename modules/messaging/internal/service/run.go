@@ -106,14 +106,14 @@ func (s *Service) RunScheduled(ctx context.Context, a ScheduledArgs) error {
 		if err := json.Unmarshal(sch.Request, &in); err != nil {
 			return fmt.Errorf("scheduled %s request: %w", sch.ID, err)
 		}
-		snd := Sender{TeamID: sch.TeamID, KeyID: sch.KeyID, MemberID: sch.MemberID, Source: "schedule"}
+		snd := Sender{TeamID: sch.TeamID, KeyID: sch.KeyID, MemberID: sch.MemberID, Source: domain.SourceSchedule}
 		sch.Started(s.Clock.Now().UTC())
-		err = s.DB.Tx(ctx, func(ctx context.Context) error {
-			p, err := s.prepare(ctx, snd, in, true)
-			if err != nil {
-				return err
-			}
-			_, err = s.createMessage(ctx, snd, in, p, sch.ID)
+		in.ScheduledID = sch.ID
+		// The occurrence in a savepoint: a refusal raised after its message
+		// was written (billing's, under a concurrent send) must take that
+		// message with it, while the series' own change below commits.
+		err = s.DB.Savepoint(ctx, "scheduled_occurrence", func(ctx context.Context) error {
+			_, err := s.Send(ctx, snd, in)
 			return err
 		})
 		var f *fault.Error

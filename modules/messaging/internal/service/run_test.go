@@ -111,13 +111,23 @@ func (m members) KeyOwners(context.Context, string) ([]rosterapi.Member, error) 
 type billing struct {
 	billingapi.Accounts
 	consumed map[string]int // message id -> credits
+	refuse   error          // Consume's answer when set (a concurrent send spent the trial)
+	standing billingapi.Standing
 }
 
 func (b *billing) Get(_ context.Context, teamID string) (billingapi.Account, error) {
-	return billingapi.Account{Standing: billingapi.Standing{TeamID: teamID, PaymentState: "current"}}, nil
+	st := b.standing
+	st.TeamID = teamID
+	if st.PaymentState == "" {
+		st.PaymentState = billingapi.PaymentOK
+	}
+	return billingapi.Account{Standing: st}, nil
 }
 
 func (b *billing) Consume(_ context.Context, _, ref string, credits int) error {
+	if b.refuse != nil {
+		return b.refuse
+	}
 	b.consumed[ref] += credits
 	return nil
 }
@@ -160,8 +170,9 @@ func newSendWorld(t *testing.T) *sendWorld {
 	w.svc = service.New(service.Deps{DB: memTx{store}, TemplateStore: store, ScheduledStore: store, MessageStore: store,
 		Clock: clk, Teams: w.team, Lookup: lookup{}, Billing: w.bill, Outbound: planner{done: t0.Add(time.Minute)}, Jobs: w.jobs,
 		Audience: audience{{MemberID: "mem_a", Phone: "+15550000001"}, {MemberID: "mem_b", Phone: "+15550000001"}, {MemberID: "mem_c", Phone: "+15550000002"}},
-		Members: members{"mem_hc": {ID: "mem_hc", Role: rosterapi.RoleHeadCoach, CanSendBroadcasts: true, Status: "active"},
-			"mem_co": {ID: "mem_co", Role: rosterapi.RoleCoach, CanSendBroadcasts: true, Status: "active"}},
+		Members: members{"mem_hc": {ID: "mem_hc", Role: rosterapi.RoleHeadCoach, CanSendBroadcasts: true, Status: "active", DashboardLogin: true},
+			"mem_co": {ID: "mem_co", Role: rosterapi.RoleCoach, CanSendBroadcasts: true, Status: "active", DashboardLogin: true},
+			"mem_bm": {ID: "mem_bm", Role: rosterapi.RoleBoardMember, Status: "active", DashboardLogin: true}},
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	return w
 }
@@ -228,6 +239,27 @@ func TestRunScheduledRefusedStops(t *testing.T) {
 	require.Equal(t, t0.Add(time.Hour), sch.UpdatedAt)
 	require.Empty(t, w.store.messages)
 	require.Empty(t, w.jobs.inserted, "a stopped series schedules no next week")
+}
+
+// A refusal raised after the occurrence's message was written (billing's
+// Consume, when a concurrent send spent the trial between the check and
+// the charge) stops the series and leaves no message behind: the
+// occurrence runs in a savepoint, and only the series' change commits.
+func TestRunScheduledRefusedAtConsumeLeavesNoMessage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newSendWorld(t)
+	w.bill.refuse = fault.New(fault.PaymentRequired, domain.CodeTrialLimit, "this send needs 2 credits; 0 trial credits remain")
+	until := t0.AddDate(0, 2, 0)
+	w.schedule(t, "sch_1", t0.Add(time.Hour), &until)
+	w.clock.Set(t0.Add(time.Hour))
+
+	require.NoError(t, w.svc.RunScheduled(ctx, service.ScheduledArgs{ScheduledID: "sch_1", Run: 0}))
+	sch := w.store.scheduled["sch_1"]
+	require.Equal(t, domain.ScheduledStopped, sch.Status)
+	require.Equal(t, domain.CodeTrialLimit, sch.StatusReason)
+	require.Empty(t, w.store.messages, "the refused occurrence's message was rolled back")
+	require.Empty(t, w.jobs.inserted, "no expiry, unconfirmed or next-week job")
 }
 
 func TestDecide(t *testing.T) {

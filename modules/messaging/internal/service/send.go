@@ -20,13 +20,14 @@ import (
 
 // Sender is who a send acts for.
 type Sender struct {
-	TeamID    string
-	KeyID     string // the API key; empty for dashboard and campaign sends
-	MemberID  string
-	Source    string // "api", "dashboard", "campaign", "schedule"
-	Dashboard bool   // the dashboard itself: no approval needed
-	// AllowUrgent lets urgent-alert templates and urgent sends through
-	// (dashboard and dashboard-made campaigns; never the API).
+	TeamID   string
+	KeyID    string // the API key; empty for dashboard and campaign sends
+	MemberID string // the person: the key's creator, the signed-in staff member, the campaign's creator
+	Source   domain.Source
+	// AllowUrgent lets urgent-alert templates and urgent sends through for
+	// a campaign made in the dashboard by someone allowed them. The API
+	// never sets it; a dashboard send's urgency is decided by its sender's
+	// role (rosterapi.PermUrgent).
 	AllowUrgent bool
 }
 
@@ -48,6 +49,9 @@ type SendInput struct {
 	// ResendOf makes the send a resend of that message to its failed
 	// recipients (resend.go): never stored with a scheduled send.
 	ResendOf string `json:"-"`
+	// ScheduledID is set by a scheduled send's occurrence (run.go): the
+	// message records where it came from.
+	ScheduledID string `json:"-"`
 }
 
 // Plan is a checked send: what would go out, to whom, at what cost.
@@ -61,6 +65,7 @@ type Plan struct {
 	Phones           []string            // distinct recipient phones, in roster order
 	MemberIDs        map[string][]string // phone -> roster entries
 	Credits          int
+	Urgent           bool // an urgent alert: in.Urgent, or an urgent-alert template
 	ApprovalRequired bool
 	ScheduledFor     *time.Time
 	RepeatUntil      *time.Time
@@ -79,7 +84,11 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Team: team, ApprovalRequired: team.ApprovalRequired && snd.Source != "dashboard"}
+	approver, err := s.checkSender(ctx, &snd)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Team: team}
 	if in.Urgent && !snd.AllowUrgent {
 		return nil, fault.New(fault.Invalid, domain.CodeUrgentNotAllowed, "urgent alerts cannot be sent through the API")
 	}
@@ -95,11 +104,14 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 			return nil, err
 		}
 		p.Text, p.TemplateID = t.Body, t.ID
+		p.Urgent = t.MessageType == domain.TypeUrgentAlert
 	case in.Text != "":
 		p.Text = in.Text
 	default:
 		return nil, fault.Invalidf("text is required unless template_id is given")
 	}
+	p.Urgent = p.Urgent || in.Urgent
+	p.ApprovalRequired = domain.NeedsApproval(team.ApprovalRequired, snd.Source, p.Urgent, approver)
 	if p.Text, err = domain.ValidText(p.Text); err != nil {
 		return nil, err
 	}
@@ -171,6 +183,26 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 	return p, nil
 }
 
+// checkSender holds a dashboard send to the role table: the signed-in
+// person must still be allowed to send, and urgent alerts are for head
+// coaches and team directors. It reports whether the sender could approve
+// the send themself. Other sources were checked where they began (the
+// key's gate, the campaign's creation).
+func (s *Service) checkSender(ctx context.Context, snd *Sender) (approver bool, err error) {
+	if snd.Source != domain.SourceDashboard {
+		return false, nil
+	}
+	m, err := s.Members.Member(ctx, snd.TeamID, snd.MemberID)
+	if err != nil {
+		return false, err
+	}
+	if !m.May(rosterapi.PermSend) {
+		return false, fault.New(fault.Forbidden, fault.CodeForbidden, "your role may not send broadcasts")
+	}
+	snd.AllowUrgent = m.May(rosterapi.PermUrgent)
+	return m.May(rosterapi.PermApprove), nil
+}
+
 func checkAudience(audience, groupID string) error {
 	switch audience {
 	case "all", "staff", "families":
@@ -224,9 +256,13 @@ type Outcome struct {
 	Scheduled *domain.Scheduled
 }
 
-// Send is POST /messages: in one transaction, a scheduled send (row + job at
-// its time), a message awaiting approval (+ its expiry job), or a queued
-// message with one delivery per recipient phone and its fan-out jobs.
+// Send is the one way a broadcast enters messaging, whatever its source:
+// POST /messages, the dashboard's Compose, a scheduled occurrence, a
+// campaign step and a resend all come here, so that each meets the same
+// checks, approval policy, credits, planning and events. In the caller's
+// transaction, or one of its own: a scheduled send (row + job at its
+// time), a message awaiting approval (+ its expiry job), or a queued
+// message with one delivery per recipient phone and its fan-out planned.
 func (s *Service) Send(ctx context.Context, snd Sender, in SendInput) (*Outcome, error) {
 	var out *Outcome
 	err := s.DB.Tx(ctx, func(ctx context.Context) error {
@@ -239,7 +275,7 @@ func (s *Service) Send(ctx context.Context, snd Sender, in SendInput) (*Outcome,
 			out = &Outcome{Scheduled: sch}
 			return err
 		}
-		m, err := s.createMessage(ctx, snd, in, p, "")
+		m, err := s.createMessage(ctx, snd, in, p)
 		out = &Outcome{Message: m}
 		return err
 	})
@@ -247,11 +283,11 @@ func (s *Service) Send(ctx context.Context, snd Sender, in SendInput) (*Outcome,
 }
 
 // createMessage stores a message and, unless it awaits approval, dispatches it.
-func (s *Service) createMessage(ctx context.Context, snd Sender, in SendInput, p *Plan, scheduledID string) (*domain.Message, error) {
+func (s *Service) createMessage(ctx context.Context, snd Sender, in SendInput, p *Plan) (*domain.Message, error) {
 	now := s.Clock.Now().UTC()
 	msg, err := domain.NewMessage(domain.Message{ID: id.New("msg"), TeamID: snd.TeamID, KeyID: snd.KeyID, MemberID: snd.MemberID,
-		Source: snd.Source, Audience: in.Audience, GroupID: in.GroupID, TemplateID: p.TemplateID, ScheduledID: scheduledID, Text: p.Text,
-		Rendered: p.Rendered, Encoding: string(p.Encoding), Segments: p.Segments, Urgent: in.Urgent, CreatedAt: now,
+		Source: snd.Source, Audience: in.Audience, GroupID: in.GroupID, TemplateID: p.TemplateID, ScheduledID: in.ScheduledID, Text: p.Text,
+		Rendered: p.Rendered, Encoding: string(p.Encoding), Segments: p.Segments, Urgent: p.Urgent, CreatedAt: now,
 		SkippedUndeliverable: p.SkippedUndeliverable, ResendOf: in.ResendOf}, len(p.Phones), p.ApprovalRequired)
 	if err != nil {
 		return nil, err

@@ -58,9 +58,12 @@ type JobInserter interface {
 }
 
 // Transactor runs fn in a transaction carried by its ctx (*db.DB); a
-// nested call joins the outer one. The stores' writes run in it.
+// nested call joins the outer one. The stores' writes run in it. Savepoint
+// runs fn in a savepoint of that transaction and rolls back to it when fn
+// fails.
 type Transactor interface {
 	Tx(ctx context.Context, fn func(ctx context.Context) error) error
+	Savepoint(ctx context.Context, name string, fn func(ctx context.Context) error) error
 }
 
 // MessageStore is where sends keep their messages and deliveries; writes

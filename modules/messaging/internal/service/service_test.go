@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"sort"
 	"strconv"
@@ -56,9 +57,22 @@ func (tx memTx) Tx(ctx context.Context, fn func(ctx context.Context) error) erro
 	if ctx.Value(inTx{}) != nil {
 		return fn(ctx)
 	}
+	return tx.undoOnError(context.WithValue(ctx, inTx{}, true), fn)
+}
+
+// Savepoint undoes fn's changes when fn fails, as db.Savepoint does, and
+// like it refuses to run outside a transaction.
+func (tx memTx) Savepoint(ctx context.Context, name string, fn func(ctx context.Context) error) error {
+	if ctx.Value(inTx{}) == nil {
+		return fmt.Errorf("savepoint %s: no transaction", name)
+	}
+	return tx.undoOnError(ctx, fn)
+}
+
+func (tx memTx) undoOnError(ctx context.Context, fn func(ctx context.Context) error) error {
 	ts, ss := tx.store.snapshot()
 	ms := maps.Clone(tx.store.messages)
-	if err := fn(context.WithValue(ctx, inTx{}, true)); err != nil {
+	if err := fn(ctx); err != nil {
 		tx.store.templates, tx.store.scheduled, tx.store.messages = ts, ss, ms
 		return err
 	}
