@@ -3,14 +3,16 @@ GO       ?= go
 BIN      := bin/teamtext
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 PG_IMAGE ?= teamtext-postgres:15
+BROWSER_IMAGE ?= teamtext-chromium:bookworm
 
 # testcontainers on machines without a reachable reaper image / inside a
 # container (both harmless elsewhere); override from the environment.
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= localhost
 export PG_IMAGE
+export BROWSER_IMAGE
 
-.PHONY: all build test test-unit test-e2e vet fmt fuzz bench run pg-image clean client image haproxy-image up down test-deploy bench-deploy
+.PHONY: all build test test-unit test-e2e vet fmt fuzz bench run pg-image browser-image clean client image haproxy-image up down test-deploy bench-deploy
 
 all: build
 
@@ -19,6 +21,9 @@ build: ## bin/teamtext
 
 pg-image: ## the Postgres image tests and `make run` use (pull, else build from Debian packages)
 	@scripts/postgres-image.sh
+
+browser-image: ## the headless Chromium image e2e/browser drives, from Debian packages (once per machine, about 5 minutes)
+	@scripts/chromium-image.sh
 
 image: ## teamtext's container image (IMAGE, default teamtext:latest): ./Dockerfile, else a host-built binary on scratch
 	@scripts/image.sh
@@ -47,13 +52,13 @@ vet:
 	$(GO) vet ./...
 	$(GO) vet -tags deploy ./e2e/deploy/
 
-test: pg-image vet ## everything: unit, integration and e2e, with the race detector
+test: pg-image browser-image vet ## everything: unit, integration and e2e, with the race detector
 	$(GO) test -race -count=1 -timeout 25m ./...
 
 test-unit: ## packages that need no Docker
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /e2e)
 
-test-e2e: pg-image
+test-e2e: pg-image browser-image
 	$(GO) test -count=1 -timeout 15m ./e2e/...
 
 FUZZTIME     ?= 30s
