@@ -16,6 +16,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/messaging/internal/worker"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
@@ -89,6 +90,7 @@ var inboundOptions = fx.Options(
 		inbound.New,
 		inbound.NewInbox,
 		inbound.NewReplies,
+		fx.Annotate(func(r *inbound.Replies) messagingapi.Texter { return r }),
 		inbound.NewAnalytics,
 		inbound.NewReleaser,
 		fx.Annotate(func(r *inbound.Releaser) billingapi.PaymentListener { return r }, fx.ResultTags(`group:"payment_recovered"`)),

@@ -25,6 +25,7 @@ import (
 	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/service"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/worker"
+	"github.com/teamtext/teamtext/modules/webhooks/webhooksapi"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/config"
 	"github.com/teamtext/teamtext/platform/db"
@@ -56,6 +57,7 @@ var Module = fx.Module("webhooks",
 		},
 		func(l *eventlog.Log) events.Publisher { return l },
 		newService,
+		func(m mail.Mailer) webhooksapi.Mailer { return contractMailer{m} },
 		fx.Annotate(func(s *service.Service) rosterapi.KeyRevokedListener { return s }, fx.ResultTags(`group:"key_revoked"`)),
 		fx.Annotate(func(s *service.Service) rosterapi.OwnerInactiveListener { return s }, fx.ResultTags(`group:"owner_inactive"`)),
 	),
@@ -66,6 +68,13 @@ var Module = fx.Module("webhooks",
 		},
 	),
 )
+
+// contractMailer is the module's mailer as other modules see it.
+type contractMailer struct{ m mail.Mailer }
+
+func (c contractMailer) Mail(ctx context.Context, m webhooksapi.Mail) error {
+	return c.m.Send(ctx, mail.Message{TeamID: m.TeamID, MemberID: m.MemberID, To: m.To, Subject: m.Subject, Body: m.Body})
+}
 
 // pumpPoll is how often the webhooks queue looks for jobs that came due
 // without a notification: a throttled queue's pump snoozed until its next

@@ -29,3 +29,17 @@ type SendResult struct {
 type Sender interface {
 	Send(ctx context.Context, r SendRequest) (SendResult, error)
 }
+
+// Text is one text the service sends one person on a team's behalf.
+type Text struct {
+	TeamID string
+	To     string // E.164
+	Body   string
+}
+
+// Texter sends one-to-one service texts (dashboard sign-in codes) from the
+// team's number, queued in the caller's transaction. They are not
+// broadcasts: not charged, and never sent to a number that texted STOP.
+type Texter interface {
+	SendText(ctx context.Context, t Text) error
+}

@@ -12,6 +12,9 @@ import (
 const (
 	ReplyHelp  = "help"  // the automatic answer to HELP
 	ReplyStaff = "staff" // a staff member's answer from the dashboard
+	// ReplyService is a text the service itself sends one person, in
+	// answer to nothing they texted: a dashboard sign-in code.
+	ReplyService = "service"
 )
 
 // Reply statuses.
@@ -45,6 +48,13 @@ type Reply struct {
 func NewHelpReply(id string, in *Inbound, text string, now time.Time) *Reply {
 	return &Reply{ID: id, TeamID: in.TeamID, InboundID: in.ID, Kind: ReplyHelp, ToPhone: in.FromPhone, Body: text,
 		Segments: Segments(text).Segments, Status: ReplyQueued, CreatedAt: now}
+}
+
+// NewServiceText is a text the service sends one number on a team's behalf
+// (a sign-in code): the body as given, no team prefix, queued at now.
+func NewServiceText(id, teamID, to, body string, now time.Time) *Reply {
+	return &Reply{ID: id, TeamID: teamID, Kind: ReplyService, ToPhone: to, Body: body,
+		Segments: Segments(body).Segments, Status: ReplyQueued, CreatedAt: now}
 }
 
 // NewStaffReply is staff member memberID's answer to in, an inbox item:

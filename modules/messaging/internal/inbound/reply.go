@@ -12,6 +12,7 @@ import (
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -106,6 +107,18 @@ func (s *Replies) QueueHelp(ctx context.Context, team rosterapi.Team, in *domain
 		return err
 	}
 	return s.queue(ctx, domain.NewHelpReply(id.New("rpl"), in, domain.HelpText(text, team.Name), s.Clock.Now().UTC()))
+}
+
+// SendText queues a text the service sends one person for a team (a
+// dashboard sign-in code), in the caller's transaction, from the team's
+// number. Like a HELP answer it is not a broadcast: not charged, sent
+// while a renewal is overdue; a number that texted STOP is not texted.
+func (s *Replies) SendText(ctx context.Context, r messagingapi.Text) error {
+	opted, err := s.OptOuts.IsOptedOut(ctx, r.TeamID, r.To)
+	if err != nil || opted {
+		return err
+	}
+	return s.queue(ctx, domain.NewServiceText(id.New("rpl"), r.TeamID, r.To, r.Body, s.Clock.Now().UTC()))
 }
 
 func (s *Replies) queue(ctx context.Context, rp *domain.Reply) error {

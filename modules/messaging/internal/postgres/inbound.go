@@ -59,7 +59,7 @@ type replyRow struct {
 	bun.BaseModel     `bun:"table:messaging_replies,alias:r"`
 	ID                string     `bun:"id,pk"`
 	TeamID            string     `bun:"team_id"`
-	InboundID         string     `bun:"inbound_id"`
+	InboundID         string     `bun:"inbound_id,nullzero"` // none for a service text
 	Kind              string     `bun:"kind"`
 	MemberID          string     `bun:"member_id,nullzero"`
 	ToPhone           string     `bun:"to_phone"`
