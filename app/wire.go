@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +39,7 @@ import (
 	"github.com/teamtext/teamtext/platform/postman"
 	"github.com/teamtext/teamtext/platform/ratelimit"
 	"github.com/teamtext/teamtext/platform/retention"
+	"github.com/teamtext/teamtext/platform/web"
 )
 
 // Migrations lists every owner's migrations; db.Migrate runs them by Order.
@@ -132,6 +135,17 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string, open o
 				api.UseMiddleware(httpapi.Guard(api)) // after the gate: 401/403/429 come before 400
 				return httpapi.Public{API: api}
 			},
+			// The staff dashboard's shell: modules add their pages to it.
+			func(mx muxes, sessions web.Sessions, activity web.ActivityLog, d *db.DB) (*web.Shell, error) {
+				clientAddr := httpapi.ClientAddressOptions{Trusted: cfg.TrustedProxies, Header: httpapi.ClientHeader(cfg.TrustedProxyHeader)}
+				shell, err := web.New(sessions, activity, d, web.Options{Secure: strings.HasPrefix(cfg.PublicBaseURL, "https://"), Log: log,
+					ClientIP: func(r *http.Request) netip.Addr { a, _ := httpapi.ClientIP(r, clientAddr); return a }})
+				if err != nil {
+					return nil, err
+				}
+				mx.public.Handle(web.Prefix, shell)
+				return shell, nil
+			},
 			func(mx muxes) httpapi.Admin {
 				api := httpapi.NewAPI(mx.admin, httpapi.APIOptions{
 					Title: "teamtext admin API", Version: version, Prefix: "/admin/v1",
@@ -183,14 +197,14 @@ func newServeApp(cfg config.Config, log *slog.Logger, version string, drain *dra
 		platformOptions(cfg, log, version, db.Open),
 		modules(),
 		fx.Invoke(func(lc fx.Lifecycle, mx muxes, pub httpapi.Public, adm httpapi.Admin, d *db.DB, j *jobs.Jobs, m *metrics.Metrics,
-			carrierRoutes messaging.CarrierRoutes) {
+			carrierRoutes messaging.CarrierRoutes, shell *web.Shell) {
 			addHealth(mx.public, d, drain)
 			addPostman(mx.public, pub.API, cfg.PublicBaseURL)
 			mx.admin.Handle("GET /metrics", m.Handler())
 			addPprof(mx.admin)
 			// Carrier callbacks are mounted as they are (not under a stripped
 			// prefix): signatures cover the exact URL the carrier called.
-			formRoutes := map[string][]string{}
+			formRoutes := map[string][]string{web.Prefix: {"application/x-www-form-urlencoded", "multipart/form-data"}}
 			for pattern, h := range carrierRoutes {
 				mx.public.Handle(pattern, h)
 				formRoutes[pattern] = []string{"application/x-www-form-urlencoded"}
@@ -200,6 +214,7 @@ func newServeApp(cfg config.Config, log *slog.Logger, version string, drain *dra
 			clientAddr := httpapi.ClientAddressOptions{Trusted: cfg.TrustedProxies, Header: httpapi.ClientHeader(cfg.TrustedProxyHeader)}
 			publicSrv := newServer(httpapi.ClientAddress(httpapi.Edge(mx.public, httpapi.EdgeOptions{Name: "public", MaxBodyBytes: cfg.MaxBodyBytes,
 				MediaTypes: formRoutes, Log: log, Metrics: m}), clientAddr))
+			_ = shell // the dashboard is mounted on mx.public when the graph builds it
 			adminSrv := newServer(httpapi.Edge(mx.admin, httpapi.EdgeOptions{Name: "admin", MaxBodyBytes: cfg.MaxBodyBytes,
 				BodyLimit:  map[string]int64{"POST /admin/v1/teams/{team_id}/members/import": 16 << 20},
 				MediaTypes: map[string][]string{"POST /admin/v1/teams/{team_id}/members/import": {"text/csv"}},

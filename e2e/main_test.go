@@ -82,6 +82,9 @@ func run(m *testing.M) int {
 	if c := contract(context.Background(), rec); c != 0 {
 		code = c
 	}
+	if err := closeChrome(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: browser:", err)
+	}
 	if err := env.svc.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: stop:", err)
 		code = 1

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/fx"
 
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
@@ -23,6 +24,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
+	msgweb "github.com/teamtext/teamtext/modules/messaging/internal/web"
 	"github.com/teamtext/teamtext/modules/messaging/internal/worker"
 	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
@@ -33,6 +35,7 @@ import (
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/jobs"
 	"github.com/teamtext/teamtext/platform/metrics"
+	"github.com/teamtext/teamtext/platform/web"
 )
 
 // Migrations is messaging's schema history, applied by `teamtext migrate`.
@@ -109,6 +112,9 @@ var Module = fx.Module("messaging",
 	),
 	fx.Invoke(
 		registerRoutes,
+		func(shell *web.Shell, s *service.Service, inbox *inbound.Inbox, billing billingapi.Accounts) error {
+			return msgweb.Register(shell, msgweb.Services{Send: s, Inbox: inbox, Billing: billing})
+		},
 		startEngine,
 	),
 	inboundOptions, // inbound texts, keywords, inbox, analytics (deps.go)

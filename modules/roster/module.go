@@ -7,17 +7,22 @@ import (
 	"log/slog"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	rosterhttp "github.com/teamtext/teamtext/modules/roster/internal/httpapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
+	rosterweb "github.com/teamtext/teamtext/modules/roster/internal/web"
 	"github.com/teamtext/teamtext/modules/roster/internal/worker"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/webhooks/webhooksapi"
 	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/ratelimit"
+	"github.com/teamtext/teamtext/platform/web"
 )
 
 // Migrations is the roster module's schema history, applied by `teamtext migrate`.
@@ -46,7 +51,25 @@ func newService(p serviceParams) *service.Service {
 var (
 	_ service.Store          = (*postgres.Repo)(nil)
 	_ service.DirectoryStore = (*postgres.Repo)(nil)
+	_ service.SignInStore    = (*postgres.Repo)(nil)
 )
+
+// signInParams are the dashboard sign-in's collaborators.
+type signInParams struct {
+	fx.In
+	DB      *db.DB
+	Repo    *postgres.Repo
+	Limiter *ratelimit.Limiter
+	Texter  messagingapi.Texter
+	Mailer  webhooksapi.Mailer
+	Clock   clock.Clock
+	Log     *slog.Logger
+}
+
+func newSignIn(p signInParams) *service.SignIn {
+	return &service.SignIn{DB: p.DB, Store: p.Repo, Limiter: p.Limiter, Texter: p.Texter, Mailer: p.Mailer, Clock: p.Clock,
+		Log: p.Log.With("component", "dashboard")}
+}
 
 func newDirectory(r *postgres.Repo) *service.Directory { return service.NewDirectory(r) }
 
@@ -64,10 +87,14 @@ var Module = fx.Module("roster",
 		fx.Annotate(func(s *service.Service) rosterapi.Keywords { return s }),
 		fx.Annotate(func(s *service.Service) auth.Authenticator { return s }),
 		fx.Annotate(worker.Registration, fx.ResultTags(`group:"workers"`)),
+		newSignIn,
+		func(s *service.SignIn) web.Sessions { return rosterweb.Sessions{SignIn: s} },
+		func(s *service.SignIn) web.ActivityLog { return rosterweb.Sessions{SignIn: s} },
 	),
 	fx.Invoke(
 		func(public httpapi.Public, admin httpapi.Admin, s *service.Service) {
 			rosterhttp.Register(public.API, admin.API, s)
 		},
+		rosterweb.Register,
 	),
 )

@@ -240,3 +240,12 @@ func installErrorModel() {
 		huma.DefaultArrayNullable = false
 	})
 }
+
+// StatusOf is the HTTP status of a fault kind (500 for an unknown one),
+// for faces other than the JSON APIs (the dashboard).
+func StatusOf(k fault.Kind) int {
+	if s, ok := kindStatus[k]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}

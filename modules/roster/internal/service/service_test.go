@@ -100,7 +100,7 @@ type bundle struct {
 func setup(t *testing.T) (context.Context, *bundle) {
 	t.Helper()
 	ctx := context.Background()
-	d := srv.Migrated(t, postgres.Migrations())
+	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations()) // the platform's: the sign-in's limiter
 	repo := postgres.NewRepo(d)
 	rec := &recorder{}
 	log := slog.New(slog.DiscardHandler)

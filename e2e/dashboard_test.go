@@ -1,0 +1,314 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/e2e/browser"
+	"github.com/teamtext/teamtext/e2e/harness"
+)
+
+// The staff dashboard (DASHBOARD.md), driven in a real browser and, for
+// the headers and refusals a browser hides, over plain HTTP.
+
+var (
+	chromiumOnce sync.Once
+	chromium     *browser.Browser
+	chromiumErr  error
+)
+
+// chrome is the test binary's one browser, started by the first test that
+// needs it and closed by TestMain.
+func chrome(t *testing.T) *browser.Browser {
+	t.Helper()
+	chromiumOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		chromium, chromiumErr = browser.Launch(ctx)
+	})
+	require.NoError(t, chromiumErr)
+	return chromium
+}
+
+// closeChrome stops the browser if a test started it.
+func closeChrome() error {
+	if chromium == nil {
+		return nil
+	}
+	return chromium.Close()
+}
+
+// staff is a dashboard login on a fresh team with a number.
+type staff struct {
+	teamID, teamName, memberID, phone string
+}
+
+func newStaff(t *testing.T, role string) staff {
+	t.Helper()
+	f, _ := messagingTeam(t, harness.TeamOptions{})
+	var team struct {
+		Name string `json:"name"`
+	}
+	r := do(t, env.admin, "GET", "/teams/"+f.TeamID, nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.NoError(t, r.Data(&team))
+	return addStaff(t, f.TeamID, team.Name, role, teamNumber())
+}
+
+func addStaff(t *testing.T, teamID, teamName, role, phone string) staff {
+	t.Helper()
+	r := do(t, env.admin, "POST", "/teams/"+teamID+"/members",
+		map[string]any{"name": "Dana " + role, "phone": phone, "role": role, "dashboard_login": true})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	var m struct {
+		ID string `json:"id"`
+	}
+	require.NoError(t, r.Data(&m))
+	return staff{teamID: teamID, teamName: teamName, memberID: m.ID, phone: phone}
+}
+
+var sixDigits = regexp.MustCompile(`\b(\d{6})\b`)
+
+// codesSent are the sign-in codes texted to phone so far.
+func codesSent(t *testing.T, teamID, phone string) map[string]bool {
+	t.Helper()
+	codes := map[string]bool{}
+	for _, e := range outbox(t, env.admin, teamID) {
+		if e["to"] == phone && strings.Contains(fmt.Sprint(e["body"]), "sign-in code") {
+			codes[sixDigits.FindString(fmt.Sprint(e["body"]))] = true
+		}
+	}
+	return codes
+}
+
+// signInCode waits for a sign-in code texted to phone that is not among
+// before (the codes sent earlier).
+func signInCode(t *testing.T, teamID, phone string, before map[string]bool) string {
+	t.Helper()
+	var code string
+	waitFor(t, 20*time.Second, func() bool {
+		for c := range codesSent(t, teamID, phone) {
+			if !before[c] {
+				code = c
+			}
+		}
+		return code != ""
+	})
+	return code
+}
+
+// nationalFormat writes an E.164 US number as people type it.
+func nationalFormat(e164 string) string {
+	d := strings.TrimPrefix(e164, "+1")
+	return fmt.Sprintf("(%s) %s-%s", d[:3], d[3:6], d[6:])
+}
+
+// signInBrowser signs s in through the pages, as a person does.
+func signInBrowser(t *testing.T, tab context.Context, s staff) {
+	t.Helper()
+	base := env.svc.PublicURL
+	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(base+"/app/")))
+	loc, err := chromedp.Run(tab, chromedp.Location())
+	require.NoError(t, err)
+	require.Equal(t, base+"/app/sign-in", loc, "signed out: /app/ goes to sign-in")
+
+	before := codesSent(t, s.teamID, s.phone)
+	require.NoError(t, chromedp.Do(tab, chromedp.SendKeys(chromedp.ID("identity"), nationalFormat(s.phone))))
+	_, err = chromedp.RunResponse(tab, chromedp.Click(`//button[normalize-space()="Send code"]`))
+	require.NoError(t, err)
+	code := signInCode(t, s.teamID, s.phone, before)
+	require.NoError(t, chromedp.Do(tab, chromedp.SendKeys(chromedp.ID("code"), code)))
+	_, err = chromedp.RunResponse(tab, chromedp.Click(`//button[normalize-space()="Sign in"]`))
+	require.NoError(t, err)
+}
+
+// Sign in with the code from the simulator's outbox; the session cookie
+// carries the contract's flags; Sign out ends it.
+func TestDashboardSignIn(t *testing.T) {
+	t.Parallel()
+	s := newStaff(t, "team_director")
+	for _, js := range []bool{true, false} {
+		t.Run(fmt.Sprintf("javascript=%v", js), func(t *testing.T) {
+			var opts []browser.Option
+			if !js {
+				opts = append(opts, browser.JavaScriptDisabled())
+			}
+			tab := chrome(t).NewTab(t, opts...)
+			signInBrowser(t, tab, s)
+			h1, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS("h1")))
+			require.NoError(t, err)
+			require.Equal(t, s.teamName, h1, "Home names the team")
+
+			cookies, err := chromedp.Call(tab, network.GetCookies, network.GetCookiesParams{URLs: []string{env.svc.PublicURL + "/app/"}})
+			require.NoError(t, err)
+			var session *network.Cookie
+			for _, c := range cookies.Cookies {
+				if c.Name == "tt_session" {
+					session = c
+				}
+			}
+			require.NotNil(t, session)
+			require.True(t, session.HTTPOnly)
+			require.Equal(t, network.CookieSameSiteLax, session.SameSite)
+			require.Equal(t, "/app", session.Path)
+			require.False(t, session.Secure, "PUBLIC_BASE_URL is http here")
+
+			_, err = chromedp.RunResponse(tab, chromedp.Click(`//button[normalize-space()="Sign out"]`))
+			require.NoError(t, err)
+			require.NoError(t, chromedp.Do(tab, chromedp.Navigate(env.svc.PublicURL+"/app/")))
+			loc, err := chromedp.Run(tab, chromedp.Location())
+			require.NoError(t, err)
+			require.Equal(t, env.svc.PublicURL+"/app/sign-in", loc, "signed out")
+		})
+	}
+}
+
+// A person on two teams picks each in turn; the header names the team
+// picked.
+func TestDashboardTeamPicker(t *testing.T) {
+	t.Parallel()
+	a := newStaff(t, "head_coach")
+	other := newStaff(t, "coach")
+	b := addStaff(t, other.teamID, other.teamName, "team_director", a.phone)
+	tab := chrome(t).NewTab(t)
+	signInBrowser(t, tab, a)
+	for _, want := range []staff{b, a} {
+		_, err := chromedp.RunResponse(tab, chromedp.Click(fmt.Sprintf(`//main//button[normalize-space()=%q]`, want.teamName)))
+		require.NoError(t, err)
+		got, err := chromedp.Run(tab, chromedp.Text(chromedp.ID("team-name")))
+		require.NoError(t, err)
+		require.Equal(t, want.teamName, got)
+	}
+}
+
+// httpSession is a cookie-keeping client of the dashboard over plain HTTP.
+type httpSession struct {
+	t *testing.T
+	c *http.Client
+}
+
+func newHTTPSession(t *testing.T) *httpSession {
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	return &httpSession{t: t, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+var csrfInput = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+func (h *httpSession) get(path string) (*http.Response, string) {
+	h.t.Helper()
+	resp, err := h.c.Get(env.svc.PublicURL + path)
+	require.NoError(h.t, err)
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(h.t, err)
+	resp.Body.Close()
+	return resp, string(b)
+}
+
+func (h *httpSession) post(path string, form url.Values) (*http.Response, string) {
+	h.t.Helper()
+	resp, err := h.c.PostForm(env.svc.PublicURL+path, form)
+	require.NoError(h.t, err)
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(h.t, err)
+	resp.Body.Close()
+	return resp, string(b)
+}
+
+func csrfOf(t *testing.T, page string) string {
+	t.Helper()
+	m := csrfInput.FindStringSubmatch(page)
+	require.NotNil(t, m, "the page has a CSRF field")
+	return m[1]
+}
+
+// signInHTTP signs s in over plain HTTP and returns Home's page.
+func (h *httpSession) signIn(s staff) string {
+	h.t.Helper()
+	before := codesSent(h.t, s.teamID, s.phone)
+	_, page := h.get("/app/sign-in")
+	_, page = h.post("/app/sign-in", url.Values{"csrf": {csrfOf(h.t, page)}, "identity": {s.phone}})
+	resp, _ := h.post("/app/sign-in/code", url.Values{"csrf": {csrfOf(h.t, page)}, "identity": {s.phone}, "code": {signInCode(h.t, s.teamID, s.phone, before)}})
+	require.Equal(h.t, http.StatusSeeOther, resp.StatusCode)
+	resp, home := h.get("/app/")
+	require.Equal(h.t, http.StatusOK, resp.StatusCode)
+	return home
+}
+
+// Every page carries the security headers; the session cookie's flags;
+// a POST without the CSRF token is 403 and changes nothing; the sign-in
+// answer is the same for a known and an unknown phone.
+func TestDashboardRequestSafety(t *testing.T) {
+	t.Parallel()
+	s := newStaff(t, "head_coach")
+	h := newHTTPSession(t)
+
+	resp, page := h.get("/app/sign-in")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	csp := resp.Header.Get("Content-Security-Policy")
+	require.Contains(t, csp, "default-src 'self'")
+	require.Contains(t, csp, "frame-ancestors 'none'")
+	require.NotContains(t, csp, "unsafe-inline")
+	require.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"))
+	require.Equal(t, "same-origin", resp.Header.Get("Referrer-Policy"))
+	require.Contains(t, page, `<html lang="en">`)
+
+	csrf := csrfOf(t, page)
+	_, known := h.post("/app/sign-in", url.Values{"csrf": {csrf}, "identity": {s.phone}})
+	stranger := teamNumber()
+	_, unknown := h.post("/app/sign-in", url.Values{"csrf": {csrf}, "identity": {stranger}})
+	require.Equal(t, strings.ReplaceAll(known, s.phone[1:], "PHONE"), strings.ReplaceAll(unknown, stranger[1:], "PHONE"), // "+" is escaped in the page
+		"the same answer whether or not the phone has a login")
+	require.Contains(t, known, `id="code"`, "the Code field appears")
+	signInCode(t, s.teamID, s.phone, nil) // handed over, so that the sign-in below tells its own code from it
+
+	resp, _ = h.post("/app/sign-in", url.Values{"identity": {s.phone}})
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "the sign-in form without its token")
+
+	h.signIn(s)
+	resp, _ = h.post("/app/sign-out", url.Values{})
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "sign-out without the CSRF token")
+	resp, _ = h.get("/app/")
+	require.Equal(t, http.StatusOK, resp.StatusCode, "and the session is still open")
+
+	r := do(t, env.admin, "PATCH", "/teams/"+s.teamID+"/members/"+s.memberID, map[string]any{"is_blocked": true})
+	require.Equal(t, 200, r.Status, string(r.Body))
+	resp, _ = h.get("/app/")
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode, "blocked: signed out on the next request")
+	require.Equal(t, "/app/sign-in", resp.Header.Get("Location"))
+}
+
+// Five wrong codes kill the code.
+func TestDashboardWrongCodes(t *testing.T) {
+	t.Parallel()
+	s := newStaff(t, "coach")
+	h := newHTTPSession(t)
+	_, page := h.get("/app/sign-in")
+	csrf := csrfOf(t, page)
+	h.post("/app/sign-in", url.Values{"csrf": {csrf}, "identity": {s.phone}})
+	code := signInCode(t, s.teamID, s.phone, nil)
+	wrong := "000000"
+	if code == wrong {
+		wrong = "111111"
+	}
+	for range 5 {
+		resp, _ := h.post("/app/sign-in/code", url.Values{"csrf": {csrf}, "identity": {s.phone}, "code": {wrong}})
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	}
+	resp, body := h.post("/app/sign-in/code", url.Values{"csrf": {csrf}, "identity": {s.phone}, "code": {code}})
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode, "the right code after five wrong ones: dead")
+	require.Contains(t, body, "send a new code")
+}

@@ -1,0 +1,141 @@
+// Package web is the roster's face in the staff dashboard (DASHBOARD.md):
+// sign-in with a one-time code, sign-out and the team switcher, and the
+// sessions and activity log the shell (platform/web) asks the roster for.
+// Handlers call the roster's use cases only.
+package web
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"net/http"
+
+	"github.com/teamtext/teamtext/modules/roster/internal/service"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/web"
+)
+
+//go:embed templates/*.html
+var templates embed.FS
+
+// Sessions is the roster's sign-in as the shell sees it: web.Sessions and
+// web.ActivityLog.
+type Sessions struct{ SignIn *service.SignIn }
+
+// Resolve implements web.Sessions.
+func (s Sessions) Resolve(ctx context.Context, token string) (*web.Viewer, error) {
+	v, err := s.SignIn.Resolve(ctx, token)
+	if errors.Is(err, service.ErrNoSession) {
+		return nil, web.ErrSignedOut
+	}
+	if err != nil {
+		return nil, err
+	}
+	cur := v.Current
+	teams := make([]web.TeamChoice, 0, len(v.Logins))
+	for _, l := range v.Logins {
+		teams = append(teams, web.TeamChoice{ID: l.Team.ID, Name: l.Team.Name})
+	}
+	member := service.MemberAPI(&cur.Member)
+	return web.NewViewer(web.Viewer{SessionID: v.Session.ID, CSRF: v.Session.CSRF, MemberID: cur.Member.ID, Name: cur.Member.Name,
+		TeamID: cur.Team.ID, TeamName: cur.Team.Name, TimeZone: cur.Team.TimeZone, Teams: teams, Picked: v.Session.Picked},
+		func(p web.Permission) bool { return member.May(rosterapi.Permission(p)) }), nil
+}
+
+// Record implements web.ActivityLog.
+func (s Sessions) Record(ctx context.Context, a web.Activity) error {
+	return s.SignIn.Record(ctx, a.TeamID, a.MemberID, a.Action, a.Object, a.ClientIP)
+}
+
+// handler serves the roster's dashboard pages.
+type handler struct {
+	shell  *web.Shell
+	signIn *service.SignIn
+	page   *web.Template
+}
+
+// Register adds the roster's pages to the shell: its route table.
+func Register(shell *web.Shell, signIn *service.SignIn) error {
+	page, err := shell.Template(templates, "templates/signin.html")
+	if err != nil {
+		return err
+	}
+	h := &handler{shell: shell, signIn: signIn, page: page}
+	shell.Public("GET /app/sign-in", h.signInShow)
+	shell.Public("POST /app/sign-in", h.codeSend)
+	shell.Public("POST /app/sign-in/code", h.signInCheck)
+	shell.Page("POST /app/sign-out", 0, h.signOut)
+	shell.Page("POST /app/team", 0, h.teamPick)
+	return nil
+}
+
+// signInForm is what the sign-in page shows.
+type signInForm struct {
+	Identity string
+	CodeSent bool
+	Error    string
+}
+
+// signInShow is GET /app/sign-in: "Phone or e-mail" and "Send code"; a
+// signed-in person goes to the dashboard.
+func (h *handler) signInShow(w http.ResponseWriter, r *http.Request) {
+	if h.shell.OptionalViewer(r) != nil {
+		http.Redirect(w, r, "/app/", http.StatusSeeOther)
+		return
+	}
+	h.shell.RenderPublic(w, r, h.page, http.StatusOK, "Sign in", signInForm{})
+}
+
+// codeSend is POST /app/sign-in: a code is sent if the identity has a
+// login, and the page answers the same either way with the Code field.
+func (h *handler) codeSend(w http.ResponseWriter, r *http.Request) {
+	f := signInForm{Identity: r.PostFormValue("identity")}
+	if err := h.signIn.RequestCode(r.Context(), f.Identity, h.shell.ClientIP(r)); err != nil {
+		h.formError(w, r, f, err)
+		return
+	}
+	f.CodeSent = true
+	h.shell.RenderPublic(w, r, h.page, http.StatusOK, "Sign in", f)
+}
+
+// signInCheck is POST /app/sign-in/code: a right code opens a session and
+// goes to the dashboard.
+func (h *handler) signInCheck(w http.ResponseWriter, r *http.Request) {
+	f := signInForm{Identity: r.PostFormValue("identity"), CodeSent: true}
+	s, err := h.signIn.Verify(r.Context(), f.Identity, r.PostFormValue("code"), web.Token())
+	if err != nil {
+		h.formError(w, r, f, err)
+		return
+	}
+	h.shell.SetSession(w, s.Token, s.Expires)
+	web.Redirect(w, r, "/app/")
+}
+
+func (h *handler) formError(w http.ResponseWriter, r *http.Request, f signInForm, err error) {
+	status, msg := web.Refusal(err)
+	if status >= 500 {
+		h.shell.Fail(w, r, err)
+		return
+	}
+	f.Error = msg
+	h.shell.RenderPublic(w, r, h.page, status, "Sign in", f)
+}
+
+// signOut is POST /app/sign-out.
+func (h *handler) signOut(w http.ResponseWriter, r *http.Request, v *web.Viewer) {
+	if err := h.signIn.SignOut(r.Context(), v.SessionID); err != nil {
+		h.shell.Fail(w, r, err)
+		return
+	}
+	h.shell.ClearSession(w)
+	web.Redirect(w, r, "/app/sign-in")
+}
+
+// teamPick is POST /app/team: the switcher.
+func (h *handler) teamPick(w http.ResponseWriter, r *http.Request, v *web.Viewer) {
+	if err := h.signIn.Pick(r.Context(), web.SessionToken(r), r.PostFormValue("team_id")); err != nil {
+		h.shell.Fail(w, r, err)
+		return
+	}
+	web.Redirect(w, r, "/app/")
+}

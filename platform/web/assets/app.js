@@ -1,0 +1,38 @@
+// teamtext dashboard: small enhancements only; every flow works without it.
+(function () {
+  "use strict";
+  // Forms with data-confirm ask before submitting (urgent alerts).
+  document.addEventListener("submit", function (e) {
+    var f = e.target, box = f.querySelector("[data-confirm-if]");
+    var msg = f.getAttribute("data-confirm");
+    if (box && !box.checked) msg = null;
+    if (msg && !window.confirm(msg)) e.preventDefault();
+  });
+  // Live preview on Compose: the server renders it (the same use case as
+  // the Preview button), fetched as the coach types.
+  var form = document.querySelector("form[data-preview]");
+  if (form) {
+    var out = document.getElementById("preview"), timer = null;
+    var refresh = function () {
+      var body = new URLSearchParams(new FormData(form));
+      fetch(form.getAttribute("data-preview"), { method: "POST", body: body, credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) { if (html !== null && out) out.innerHTML = html; });
+    };
+    form.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(refresh, 300); });
+  }
+  // A message's page polls its progress while texts are still going out.
+  var prog = document.querySelector("[data-progress]");
+  if (prog) {
+    var tick = function () {
+      fetch(prog.getAttribute("data-progress"), { credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) {
+          if (html === null) return;
+          prog.innerHTML = html;
+          if (!prog.querySelector("[data-done]")) setTimeout(tick, 2000);
+        });
+    };
+    if (!prog.querySelector("[data-done]")) setTimeout(tick, 2000);
+  }
+})();
