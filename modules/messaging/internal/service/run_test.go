@@ -222,44 +222,41 @@ func TestRunScheduledWeekly(t *testing.T) {
 	require.NoError(t, w.svc.RunScheduled(ctx, service.ScheduledArgs{ScheduledID: "sch_gone", Run: 0}), "a deleted send's job does nothing")
 }
 
+// A refused occurrence stops the series and leaves no message and no
+// next week: a refusal at the gates (no number: 409 no_sender), and one
+// raised after the occurrence's message was written (billing's Consume,
+// when a concurrent send spent the trial between the check and the
+// charge), which the occurrence's savepoint rolls back while the series'
+// own change commits.
 func TestRunScheduledRefusedStops(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	w := newSendWorld(t)
-	w.team.team.Number = "" // no number to send from: 409 no_sender
-	until := t0.AddDate(0, 2, 0)
-	w.schedule(t, "sch_1", t0.Add(time.Hour), &until)
-	w.clock.Set(t0.Add(time.Hour))
+	for name, tc := range map[string]struct {
+		refuse func(w *sendWorld)
+		code   string
+	}{
+		"at the gates": {refuse: func(w *sendWorld) { w.team.team.Number = "" }, code: domain.CodeNoSender},
+		"at consume": {refuse: func(w *sendWorld) {
+			w.bill.refuse = fault.New(fault.PaymentRequired, domain.CodeTrialLimit, "this send needs 2 credits; 0 trial credits remain")
+		}, code: domain.CodeTrialLimit},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := newSendWorld(t)
+			tc.refuse(w)
+			until := t0.AddDate(0, 2, 0)
+			w.schedule(t, "sch_1", t0.Add(time.Hour), &until)
+			w.clock.Set(t0.Add(time.Hour))
 
-	require.NoError(t, w.svc.RunScheduled(ctx, service.ScheduledArgs{ScheduledID: "sch_1", Run: 0}))
-	sch := w.store.scheduled["sch_1"]
-	require.Equal(t, domain.ScheduledStopped, sch.Status)
-	require.Equal(t, domain.CodeNoSender, sch.StatusReason)
-	require.Equal(t, 1, sch.Runs)
-	require.Equal(t, t0.Add(time.Hour), sch.UpdatedAt)
-	require.Empty(t, w.store.messages)
-	require.Empty(t, w.jobs.inserted, "a stopped series schedules no next week")
-}
-
-// A refusal raised after the occurrence's message was written (billing's
-// Consume, when a concurrent send spent the trial between the check and
-// the charge) stops the series and leaves no message behind: the
-// occurrence runs in a savepoint, and only the series' change commits.
-func TestRunScheduledRefusedAtConsumeLeavesNoMessage(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	w := newSendWorld(t)
-	w.bill.refuse = fault.New(fault.PaymentRequired, domain.CodeTrialLimit, "this send needs 2 credits; 0 trial credits remain")
-	until := t0.AddDate(0, 2, 0)
-	w.schedule(t, "sch_1", t0.Add(time.Hour), &until)
-	w.clock.Set(t0.Add(time.Hour))
-
-	require.NoError(t, w.svc.RunScheduled(ctx, service.ScheduledArgs{ScheduledID: "sch_1", Run: 0}))
-	sch := w.store.scheduled["sch_1"]
-	require.Equal(t, domain.ScheduledStopped, sch.Status)
-	require.Equal(t, domain.CodeTrialLimit, sch.StatusReason)
-	require.Empty(t, w.store.messages, "the refused occurrence's message was rolled back")
-	require.Empty(t, w.jobs.inserted, "no expiry, unconfirmed or next-week job")
+			require.NoError(t, w.svc.RunScheduled(context.Background(), service.ScheduledArgs{ScheduledID: "sch_1", Run: 0}))
+			sch := w.store.scheduled["sch_1"]
+			require.Equal(t, domain.ScheduledStopped, sch.Status)
+			require.Equal(t, tc.code, sch.StatusReason)
+			require.Equal(t, 1, sch.Runs)
+			require.Equal(t, t0.Add(time.Hour), sch.UpdatedAt)
+			require.Empty(t, w.store.messages, "no message: the refused occurrence's was rolled back")
+			require.Empty(t, w.jobs.inserted, "no expiry, unconfirmed or next-week job")
+		})
+	}
 }
 
 func TestDecide(t *testing.T) {
