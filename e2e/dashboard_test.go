@@ -54,18 +54,21 @@ func closeChrome() error {
 // staff is a dashboard login on a fresh team with a number.
 type staff struct {
 	teamID, teamName, memberID, phone string
+	api                               *harness.Client // the team's API key (set by newStaff)
 }
 
 func newStaff(t *testing.T, role string) staff {
 	t.Helper()
-	f, _ := messagingTeam(t, harness.TeamOptions{})
+	f, api := messagingTeam(t, harness.TeamOptions{})
 	var team struct {
 		Name string `json:"name"`
 	}
 	r := do(t, env.admin, "GET", "/teams/"+f.TeamID, nil)
 	require.Equal(t, 200, r.Status, string(r.Body))
 	require.NoError(t, r.Data(&team))
-	return addStaff(t, f.TeamID, team.Name, role, teamNumber())
+	s := addStaff(t, f.TeamID, team.Name, role, teamNumber())
+	s.api = api
+	return s
 }
 
 func addStaff(t *testing.T, teamID, teamName, role, phone string) staff {

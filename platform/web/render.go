@@ -15,6 +15,7 @@ import (
 
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/httpapi"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 //go:embed templates/*.html
@@ -85,6 +86,7 @@ func (l *layout) funcs() template.FuncMap {
 			}
 			return many
 		},
+		"mask": phone.Mask, // a phone number as ***NNNN: pages never show a whole number
 		"localTime": func(t time.Time, zone string) string {
 			if loc, err := time.LoadLocation(zone); err == nil {
 				t = t.In(loc)
@@ -180,4 +182,19 @@ func Refusal(err error) (int, string) {
 		return httpapi.StatusOf(f.Kind), f.Message
 	}
 	return http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment."
+}
+
+// Fragment writes one named block of tpl without the layout: what the
+// dashboard's script fetches to refresh part of a page (Compose's live
+// preview, a message's progress). The full page renders the same block.
+func (s *Shell) Fragment(w http.ResponseWriter, r *http.Request, tpl *Template, name string, status int, data any) {
+	var buf bytes.Buffer
+	if err := tpl.t.ExecuteTemplate(&buf, name, data); err != nil {
+		s.opts.Log.Error("dashboard fragment failed to render", "path", r.URL.Path, "block", name, "err", err)
+		http.Error(w, "the page could not be shown", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
 }

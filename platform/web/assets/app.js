@@ -6,6 +6,7 @@
     var f = e.target, box = f.querySelector("[data-confirm-if]");
     var msg = f.getAttribute("data-confirm");
     if (box && !box.checked) msg = null;
+    if (e.submitter && e.submitter.value === "preview") msg = null;
     if (msg && !window.confirm(msg)) e.preventDefault();
   });
   // Live preview on Compose: the server renders it (the same use case as
@@ -20,6 +21,12 @@
         .then(function (html) { if (html !== null && out) out.innerHTML = html; });
     };
     form.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(refresh, 300); });
+    form.addEventListener("change", function () { clearTimeout(timer); timer = setTimeout(refresh, 100); });
+    // The send button reads Schedule when a time is set.
+    var at = form.querySelector("[name=send_at]"), btn = form.querySelector("[data-schedule-label]");
+    if (at && btn) at.addEventListener("input", function () {
+      btn.textContent = btn.getAttribute(at.value ? "data-schedule-label" : "data-send-label");
+    });
   }
   // A message's page polls its progress while texts are still going out.
   var prog = document.querySelector("[data-progress]");

@@ -45,6 +45,18 @@ const (
 	DeliveryUnconfirmed = "delivery_unconfirmed"
 )
 
+// DeliveryStatuses are the delivery statuses, in the order a text moves.
+var DeliveryStatuses = []string{DeliveryQueued, DeliverySent, DeliveryDelivered, DeliveryFailed, DeliveryUnconfirmed}
+
+// DeliveryStatus reports whether s is a delivery status.
+func DeliveryStatus(s string) bool {
+	switch s {
+	case DeliveryQueued, DeliverySent, DeliveryDelivered, DeliveryFailed, DeliveryUnconfirmed:
+		return true
+	}
+	return false
+}
+
 // IsFinal reports whether a delivery status is final.
 func IsFinal(status string) bool {
 	return status == DeliveryDelivered || status == DeliveryFailed || status == DeliveryUnconfirmed

@@ -169,7 +169,7 @@ func (h *handler) listDeliveries(ctx context.Context, in *struct {
 	MessageID string `path:"message_id"`
 	httpapi.PageParams
 }) (*httpapi.ListOutput[Delivery], error) {
-	ds, err := h.svc.Deliveries(ctx, auth.MustPrincipal(ctx).TeamID, in.MessageID, in.Limit, in.Offset)
+	ds, err := h.svc.Deliveries(ctx, auth.MustPrincipal(ctx).TeamID, in.MessageID, "", in.Limit, in.Offset)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func TestStatusMovesFollowTheDomain(t *testing.T) {
 			}
 			return send.InsertQueued(ctx, "team_1", m, at, at, id.NewSeries("dlv"), phones, members)
 		})
-		ds, err := send.Deliveries(ctx, "team_1", m, 100, 0)
+		ds, err := send.Deliveries(ctx, "team_1", m, "", 100, 0)
 		require.NoError(t, err)
 		require.Len(t, ds, n)
 		for j := range ds {
@@ -117,7 +117,7 @@ func TestStatusMovesFollowTheDomain(t *testing.T) {
 		}
 		msg := fmt.Sprintf("round %d", round)
 		for _, m := range msgs {
-			ds, err := send.Deliveries(ctx, "team_1", m, 100, 0)
+			ds, err := send.Deliveries(ctx, "team_1", m, "", 100, 0)
 			require.NoError(t, err)
 			tally := map[string]int{}
 			for _, g := range ds {

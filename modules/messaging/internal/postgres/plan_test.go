@@ -34,9 +34,9 @@ ANALYZE messaging_messages, messaging_deliveries;`)
 
 	repo := postgres.NewRepo(d, nil)
 
-	_, err = repo.Deliveries(ctx, "team_other", "msg_2", 3, 4) // another team's message: not found, not an empty page
+	_, err = repo.Deliveries(ctx, "team_other", "msg_2", "", 3, 4) // another team's message: not found, not an empty page
 	require.ErrorIs(t, err, postgres.ErrNotFound)
-	ds, err := repo.Deliveries(ctx, "team_plan", "msg_2", 3, 4) // positions 5..8: a page of 3 and the one that says there is more
+	ds, err := repo.Deliveries(ctx, "team_plan", "msg_2", "", 3, 4) // positions 5..8: a page of 3 and the one that says there is more
 	require.NoError(t, err)
 	require.Len(t, ds, 4)
 	for i, dl := range ds {

@@ -230,19 +230,19 @@ const MessageOwnedSQL = `SELECT EXISTS (SELECT 1 FROM messaging_messages WHERE i
 // it once per connection), read along the (message_id, seq) index.
 const DeliveriesPageSQL = `SELECT id, team_id, message_id, phone, member_ids, seq, status, provider_message_id,
   carrier_status, error_code, error_message, sent_at, updated_at
-FROM messaging_deliveries WHERE message_id = $1 ORDER BY seq LIMIT $2 OFFSET $3`
+FROM messaging_deliveries WHERE message_id = $1 AND ($4 = '' OR status = $4) ORDER BY seq LIMIT $2 OFFSET $3`
 
-// Deliveries lists the deliveries of team teamID's message messageID,
-// limit+1 rows, or ErrNotFound if the team has no such message: the
+// Deliveries lists the deliveries of team teamID's message messageID
+// (those in status, when it is not empty), limit+1 rows, or ErrNotFound if the team has no such message: the
 // ownership check and the page go to Postgres together, one round trip of
 // two prepared statements.
-func (r *Repo) Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]domain.Delivery, error) {
+func (r *Repo) Deliveries(ctx context.Context, teamID, messageID, status string, limit, offset int) ([]domain.Delivery, error) {
 	var ds []domain.Delivery
 	owned := false
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		b := &pgx.Batch{}
 		b.Queue(MessageOwnedSQL, messageID, teamID).QueryRow(func(row pgx.Row) error { return row.Scan(&owned) })
-		b.Queue(DeliveriesPageSQL, messageID, limit+1, offset).Query(func(rows pgx.Rows) error {
+		b.Queue(DeliveriesPageSQL, messageID, limit+1, offset, status).Query(func(rows pgx.Rows) error {
 			var d domain.Delivery
 			_, err := pgx.ForEachRow(rows, []any{&d.ID, &d.TeamID, &d.MessageID, &d.Phone, &d.MemberIDs, &d.Seq, &d.Status,
 				&d.ProviderMessageID, &d.CarrierStatus, &d.ErrorCode, &d.ErrorMessage, &d.SentAt, &d.UpdatedAt}, func() error {

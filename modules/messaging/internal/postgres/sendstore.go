@@ -78,8 +78,8 @@ func (s *SendStore) CountBroadcast(ctx context.Context, m *domain.Message, deliv
 
 // Deliveries lists a team's message's deliveries in position order,
 // limit+1 rows, or domain.ErrNotFound.
-func (s *SendStore) Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]domain.Delivery, error) {
-	return s.repo.Deliveries(ctx, teamID, messageID, limit, offset)
+func (s *SendStore) Deliveries(ctx context.Context, teamID, messageID, status string, limit, offset int) ([]domain.Delivery, error) {
+	return s.repo.Deliveries(ctx, teamID, messageID, status, limit, offset)
 }
 
 // FailedDeliveries returns a message's failed deliveries, in position order.

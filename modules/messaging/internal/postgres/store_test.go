@@ -155,17 +155,23 @@ func TestSendStoreRoundTrip(t *testing.T) {
 	require.Equal(t, 2, again.QueuedCount, "UpdateMessage leaves the counts to the statements")
 	require.Equal(t, "mem_hc", again.DecidedBy)
 
-	_, err = s.Deliveries(ctx, "team_2", "msg_1", 50, 0)
+	_, err = s.Deliveries(ctx, "team_2", "msg_1", "", 50, 0)
 	require.ErrorIs(t, err, domain.ErrNotFound)
-	empty, err := s.Deliveries(ctx, "team_1", "msg_1", 50, 2) // past the last: an empty page, not 404
+	empty, err := s.Deliveries(ctx, "team_1", "msg_1", "", 50, 2) // past the last: an empty page, not 404
 	require.NoError(t, err)
 	require.Empty(t, empty)
-	ds, err := s.Deliveries(ctx, "team_1", "msg_1", 50, 0)
+	ds, err := s.Deliveries(ctx, "team_1", "msg_1", "", 50, 0)
 	require.NoError(t, err)
 	require.Len(t, ds, 2)
 	require.Equal(t, []string{"mem_a", "mem_b"}, ds[0].MemberIDs)
 	require.Equal(t, "+15550000002", ds[1].Phone)
 	require.Equal(t, domain.DeliveryQueued, ds[1].Status)
+	queued, err := s.Deliveries(ctx, "team_1", "msg_1", domain.DeliveryQueued, 50, 0)
+	require.NoError(t, err)
+	require.Len(t, queued, 2, "the status filter keeps the deliveries in that status")
+	failed, err := s.Deliveries(ctx, "team_1", "msg_1", domain.DeliveryFailed, 50, 0)
+	require.NoError(t, err)
+	require.Empty(t, failed, "and only those")
 
 	list, err := s.Messages(ctx, "team_1", 50, 0)
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/platform/fault"
 )
 
 // Messages lists a team's messages, delivery counts included (limit+1 rows).
@@ -20,9 +21,13 @@ func (s *Service) Message(ctx context.Context, teamID, messageID string) (*domai
 	return m, nil
 }
 
-// Deliveries lists a message's deliveries (limit+1 rows).
-func (s *Service) Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]domain.Delivery, error) {
-	ds, err := s.MessageStore.Deliveries(ctx, teamID, messageID, limit, offset)
+// Deliveries lists a message's deliveries, or only those in status when it
+// is not empty (limit+1 rows). 400 for a status deliveries never have.
+func (s *Service) Deliveries(ctx context.Context, teamID, messageID, status string, limit, offset int) ([]domain.Delivery, error) {
+	if status != "" && !domain.DeliveryStatus(status) {
+		return nil, fault.Invalidf("status must be queued, sent, delivered, failed or delivery_unconfirmed")
+	}
+	ds, err := s.MessageStore.Deliveries(ctx, teamID, messageID, status, limit, offset)
 	return ds, mapNotFound(err, errMessageNotFound)
 }
 

@@ -68,7 +68,7 @@ func (m *memStore) InsertQueued(_ context.Context, _, messageID string, _, done 
 }
 
 func (m *memStore) CountBroadcast(context.Context, *domain.Message, int, time.Time) error { return nil }
-func (m *memStore) Deliveries(_ context.Context, teamID, messageID string, _, _ int) ([]domain.Delivery, error) {
+func (m *memStore) Deliveries(_ context.Context, teamID, messageID, _ string, _, _ int) ([]domain.Delivery, error) {
 	if msg, ok := m.messages[messageID]; !ok || msg.TeamID != teamID {
 		return nil, domain.ErrNotFound
 	}

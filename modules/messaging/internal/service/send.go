@@ -46,6 +46,7 @@ type SendInput struct {
 	ScheduledFor string  `json:"scheduled_for,omitempty"`
 	Repeat       *Repeat `json:"repeat,omitempty"`
 	Urgent       bool    `json:"urgent,omitempty"` // dashboard and campaigns only
+	MergeTags    bool    `json:"merge_tags,omitempty"`
 	// ResendOf makes the send a resend of that message to its failed
 	// recipients (resend.go): never stored with a scheduled send.
 	ResendOf string `json:"-"`
@@ -70,10 +71,18 @@ type Plan struct {
 	ScheduledFor     *time.Time
 	RepeatUntil      *time.Time
 	Completion       time.Time // estimates: when the last text would reach the carrier
+	Sample           string
+	Missing          []TagGap
 
 	// SkippedUndeliverable counts the audience's numbers marked
 	// undeliverable: not texted, not charged (issue 18).
 	SkippedUndeliverable int
+}
+
+// TagGap is a merge tag some recipients have no value for.
+type TagGap struct {
+	Tag        string
+	Recipients int
 }
 
 // prepare runs every check of a send, in this order: body validation (400),
@@ -155,6 +164,7 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 		p.RepeatUntil = &until
 	}
 	p.Rendered = domain.Render(team.Name, p.Text)
+	p.Sample = p.Rendered
 	info := domain.Segments(p.Rendered)
 	p.Encoding, p.Segments = info.Encoding, info.Segments
 	if team.Number == "" {

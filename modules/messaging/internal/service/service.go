@@ -93,7 +93,7 @@ type MessageStore interface {
 	// Deliveries is a page of team teamID's message's deliveries, in
 	// position order (limit+1 rows), or domain.ErrNotFound when the team
 	// has no such message.
-	Deliveries(ctx context.Context, teamID, messageID string, limit, offset int) ([]domain.Delivery, error)
+	Deliveries(ctx context.Context, teamID, messageID, status string, limit, offset int) ([]domain.Delivery, error)
 	FailedDeliveries(ctx context.Context, messageID string) ([]domain.FailedDelivery, error)
 }
 

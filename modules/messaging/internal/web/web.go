@@ -1,6 +1,8 @@
 // Package web is messaging's face in the staff dashboard (DASHBOARD.md):
-// Home, and the pages of the daily work. Handlers call messaging's use
-// cases only; the role table is rosterapi's, asked through the viewer.
+// Home, Compose, Messages, Scheduled, Approvals and Inbox. Handlers call
+// messaging's use cases only; the role table is rosterapi's, asked
+// through the viewer. Every write goes through the shell's Do, so it and
+// its activity record commit together.
 package web
 
 import (
@@ -20,14 +22,16 @@ var templates embed.FS
 type Services struct {
 	Send    *service.Service
 	Inbox   *inbound.Inbox
+	Replies *inbound.Replies
 	Billing billingapi.Accounts
+	Groups  rosterapi.Groups
 }
 
 // handler serves messaging's dashboard pages.
 type handler struct {
-	shell *web.Shell
-	svc   Services
-	home  *web.Template
+	shell                                                         *web.Shell
+	svc                                                           Services
+	home, compose, messages, message, scheduled, approvals, inbox *web.Template
 }
 
 // perm is a row of the role table as the shell takes it.
@@ -36,11 +40,43 @@ func perm(p rosterapi.Permission) web.Permission { return web.Permission(p) }
 // Register adds messaging's pages and nav links to the shell: its route table.
 func Register(shell *web.Shell, s Services) error {
 	h := &handler{shell: shell, svc: s}
-	var err error
-	if h.home, err = shell.Template(templates, "templates/home.html"); err != nil {
-		return err
+	for _, t := range []struct {
+		dst  **web.Template
+		name string
+	}{
+		{&h.home, "home"}, {&h.compose, "compose"}, {&h.messages, "messages"}, {&h.message, "message"},
+		{&h.scheduled, "scheduled"}, {&h.approvals, "approvals"}, {&h.inbox, "inbox"},
+	} {
+		var err error
+		if *t.dst, err = shell.Template(templates, "templates/"+t.name+".html"); err != nil {
+			return err
+		}
 	}
-	shell.Nav(web.NavItem{Name: "Home", Path: "/app/", Order: 10, Perm: perm(rosterapi.PermView)})
+	view, send := perm(rosterapi.PermView), perm(rosterapi.PermSend)
+	approve, reply := perm(rosterapi.PermApprove), perm(rosterapi.PermReply)
+	shell.Nav(
+		web.NavItem{Name: "Home", Path: "/app/", Order: 10, Perm: view},
+		web.NavItem{Name: "Compose", Path: "/app/compose", Order: 20, Perm: send},
+		web.NavItem{Name: "Messages", Path: "/app/messages", Order: 30, Perm: view},
+		web.NavItem{Name: "Scheduled", Path: "/app/scheduled", Order: 40, Perm: view},
+		web.NavItem{Name: "Approvals", Path: "/app/approvals", Order: 50, Perm: approve},
+		web.NavItem{Name: "Inbox", Path: "/app/inbox", Order: 60, Perm: view},
+	)
 	shell.Page("GET /app/{$}", 0, h.homeShow)
+	shell.Page("GET /app/compose", send, h.composeShow)
+	shell.Page("POST /app/compose", send, h.composeSubmit)
+	shell.Page("POST /app/compose/preview", send, h.composePreview)
+	shell.Page("GET /app/messages", view, h.messagesList)
+	shell.Page("GET /app/messages/{message_id}", view, h.messageShow)
+	shell.Page("GET /app/messages/{message_id}/progress", view, h.messageProgress)
+	shell.Page("POST /app/messages/{message_id}/resend", send, h.messageResend)
+	shell.Page("GET /app/scheduled", view, h.scheduledList)
+	shell.Page("POST /app/scheduled/{scheduled_id}/cancel", send, h.scheduledCancel)
+	shell.Page("GET /app/approvals", approve, h.approvalsList)
+	shell.Page("POST /app/approvals/{message_id}/approve", approve, h.approvalsDecide(true))
+	shell.Page("POST /app/approvals/{message_id}/reject", approve, h.approvalsDecide(false))
+	shell.Page("GET /app/inbox", view, h.inboxList)
+	shell.Page("POST /app/inbox/{inbound_id}/reply", reply, h.inboxReply)
+	shell.Page("POST /app/inbox/read", reply, h.inboxMarkAllRead)
 	return nil
 }

@@ -42,6 +42,15 @@ type Message struct {
 	CreatedAt            time.Time  `json:"created_at"`
 	SentAt               *time.Time `json:"sent_at"`
 	Suppression
+	Origin
+}
+
+// Origin is where a message came from and who sent it (issue 26: the
+// dashboard's sends appear beside the API's).
+type Origin struct {
+	Source   string  `json:"source" enum:"api,dashboard,schedule,campaign" doc:"Where the send was made: api (POST /messages or a resend with a key), dashboard (Compose or Resend to failed, by a signed-in staff member), schedule (an occurrence of a scheduled send), campaign (a campaign step). An addition to v1."`
+	Urgent   bool    `json:"urgent" doc:"An urgent alert: sent from the dashboard by a head coach or team director, or by a campaign's urgent step; it skips approval and goes out ahead of the team's queued texts. An addition to v1."`
+	MemberID *string `json:"member_id" doc:"The roster entry who sent it: the signed-in staff member, the campaign's creator, or the API key's creator; null when unknown. An addition to v1."`
 }
 
 // Suppression is what issue 18 adds to a message: numbers left out because
@@ -75,7 +84,8 @@ func MessageFrom(m *domain.Message) Message {
 		DeliveryCounts:      Counts{Total: c.Total, Queued: c.Queued, Sent: c.Sent, Delivered: c.Delivered, Failed: c.Failed, Unconfirmed: c.Unconfirmed},
 		Progress:            Progress{HandedOver: c.Total - c.Queued - c.Skipped, Skipped: c.Skipped, Total: c.Total},
 		EstimatedCompletion: m.EstimatedCompletion,
-		Suppression:         Suppression{SkippedUndeliverable: m.SkippedUndeliverable, ResendOf: Nullable(m.ResendOf)}}
+		Suppression:         Suppression{SkippedUndeliverable: m.SkippedUndeliverable, ResendOf: Nullable(m.ResendOf)},
+		Origin:              Origin{Source: string(m.Source), Urgent: m.Urgent, MemberID: Nullable(m.MemberID)}}
 }
 
 // RepeatOut is a scheduled send's repetition.

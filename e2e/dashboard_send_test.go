@@ -1,0 +1,321 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/e2e/browser"
+)
+
+// The dashboard's daily work (issue 26): Compose with merge tags, a
+// message's progress, approvals in two browsers, inbox replies, roles, and
+// pages a phone can use. Each flow drives headless Chromium.
+
+// rosterAdd puts someone on a team's roster through the admin API.
+func rosterAdd(t *testing.T, teamID string, fields map[string]any) string {
+	t.Helper()
+	r := do(t, env.admin, "POST", "/teams/"+teamID+"/members", fields)
+	require.Equal(t, 201, r.Status, string(r.Body))
+	var m struct {
+		ID string `json:"id"`
+	}
+	require.NoError(t, r.Data(&m))
+	return m.ID
+}
+
+// family is three roster entries of the families audience.
+type family struct {
+	first, phone string
+}
+
+func addFamilies(t *testing.T, teamID string) []family {
+	t.Helper()
+	fs := []family{{"Ava", teamNumber()}, {"Benjamin", teamNumber()}, {"Chloé", teamNumber()}}
+	for _, f := range fs {
+		rosterAdd(t, teamID, map[string]any{"name": f.first + " Rivera", "phone": f.phone, "role": "guardian"})
+	}
+	return fs
+}
+
+// click clicks the button named name and waits for the page it loads.
+func click(t *testing.T, tab context.Context, name string) {
+	t.Helper()
+	_, err := chromedp.RunResponse(tab, chromedp.Click(fmt.Sprintf(`//button[normalize-space()=%q]`, name)))
+	require.NoError(t, err)
+}
+
+// textOf is the text of the first element sel matches, waiting at most
+// 10 seconds for it to appear.
+func textOf(t *testing.T, tab context.Context, sel string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, 10*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	require.NoError(t, err, "%s on %s", sel, location(t, tab))
+	return s
+}
+
+func navigate(t *testing.T, tab context.Context, path string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(env.svc.PublicURL+path)))
+}
+
+func location(t *testing.T, tab context.Context) string {
+	t.Helper()
+	loc, err := chromedp.Run(tab, chromedp.Location())
+	require.NoError(t, err)
+	return strings.TrimPrefix(loc, env.svc.PublicURL)
+}
+
+var messagePath = regexp.MustCompile(`^/app/messages/(msg_[A-Za-z0-9]+)$`)
+
+// composeAndSend writes text for audience on Compose, previews it, checks
+// the preview's credits, sends it and returns the message id it lands on.
+func composeAndSend(t *testing.T, tab context.Context, text, audience, wantCredits string) string {
+	t.Helper()
+	navigate(t, tab, "/app/compose")
+	require.NoError(t, chromedp.Do(tab,
+		chromedp.SendKeys(chromedp.ID("text"), text),
+		chromedp.SetValue(chromedp.ID("audience"), audience)))
+	click(t, tab, "Preview")
+	if wantCredits != "" {
+		require.Equal(t, wantCredits, textOf(t, tab, "#credits"))
+	}
+	click(t, tab, "Send")
+	m := messagePath.FindStringSubmatch(location(t, tab))
+	require.NotNil(t, m, "after Send the browser lands on the message's page, not %s", location(t, tab))
+	return m[1]
+}
+
+// bodiesTo are the outbox's bodies to phone.
+func bodiesTo(t *testing.T, teamID, phone string) []string {
+	t.Helper()
+	var out []string
+	for _, e := range outbox(t, env.admin, teamID) {
+		if e["to"] == phone {
+			out = append(out, fmt.Sprint(e["body"]))
+		}
+	}
+	return out
+}
+
+// Sign in with the code from the outbox, Compose with {first_name}: the
+// preview shows one recipient's text and the exact credits, Send lands on
+// the message's page, which reaches delivered, and each recipient's text
+// carries their own first name. With JavaScript on and off.
+func TestDashboardComposeMergeTags(t *testing.T) {
+	t.Parallel()
+	for _, js := range []bool{true, false} {
+		t.Run(fmt.Sprintf("javascript=%v", js), func(t *testing.T) {
+			t.Parallel()
+			s := newStaff(t, "team_director")
+			fams := addFamilies(t, s.teamID)
+			var opts []browser.Option
+			if !js {
+				opts = append(opts, browser.JavaScriptDisabled())
+			}
+			tab := chrome(t).NewTab(t, opts...)
+			signInBrowser(t, tab, s)
+
+			// Chloé's é makes her text UCS-2: still one segment, so 3 credits.
+			id := composeAndSend(t, tab, "Practice moved to 6pm, {first_name}. Bring water!", "families", "3 credits")
+
+			r := do(t, s.api, "GET", "/messages/"+id, nil)
+			require.Equal(t, 200, r.Status, string(r.Body))
+			var msg map[string]any
+			require.NoError(t, r.JSON(&msg))
+			require.Equal(t, "dashboard", msg["source"], "the API lists the dashboard's send with its source")
+			require.Equal(t, s.memberID, msg["member_id"], "and who sent it")
+
+			waitFor(t, 60*time.Second, func() bool {
+				if !js {
+					navigate(t, tab, "/app/messages/"+id)
+				}
+				return textOf(t, tab, "[data-progress] .stat:nth-child(3) b") == "3"
+			})
+			for _, f := range fams {
+				got := bodiesTo(t, s.teamID, f.phone)
+				require.Len(t, got, 1, "one text to %s", f.first)
+				require.Contains(t, got[0], "Practice moved to 6pm, "+f.first+". Bring water!")
+			}
+		})
+	}
+}
+
+// With JavaScript, the preview appears as the coach types, without
+// pressing Preview.
+func TestDashboardLivePreview(t *testing.T) {
+	t.Parallel()
+	s := newStaff(t, "head_coach")
+	addFamilies(t, s.teamID)
+	tab := chrome(t).NewTab(t)
+	signInBrowser(t, tab, s)
+	navigate(t, tab, "/app/compose")
+	require.NoError(t, chromedp.Do(tab, chromedp.SendKeys(chromedp.ID("text"), "Game at noon")))
+	waitFor(t, 15*time.Second, func() bool {
+		n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("#credits").length`))
+		return err == nil && n == 1
+	})
+	require.Equal(t, "5 credits", textOf(t, tab, "#credits"), "everyone: the harness's head coach, the staff member and three families")
+	require.Contains(t, textOf(t, tab, ".preview"), "Game at noon")
+}
+
+// A coach's send waits for approval; a team director approves it in
+// another browser and it goes out; a rejected one never does.
+func TestDashboardApprovals(t *testing.T) {
+	t.Parallel()
+	director := newStaff(t, "team_director")
+	r := do(t, env.admin, "PATCH", "/teams/"+director.teamID, map[string]any{"approval_required": true})
+	require.Equal(t, 200, r.Status, string(r.Body))
+	fams := addFamilies(t, director.teamID)
+	coach := addStaff(t, director.teamID, director.teamName, "coach", teamNumber())
+	r = do(t, env.admin, "PATCH", "/teams/"+director.teamID+"/members/"+coach.memberID, map[string]any{"can_send_broadcasts": true})
+	require.Equal(t, 200, r.Status, string(r.Body))
+
+	coachTab := chrome(t).NewTab(t)
+	signInBrowser(t, coachTab, coach)
+	held := composeAndSend(t, coachTab, "Bus leaves at 7", "families", "3 credits")
+	require.Contains(t, textOf(t, coachTab, "main"), "pending_approval")
+	refused := composeAndSend(t, coachTab, "Pizza after the game", "families", "3 credits")
+
+	dirTab := chrome(t).NewTab(t)
+	signInBrowser(t, dirTab, director)
+	navigate(t, dirTab, "/app/approvals")
+	_, err := chromedp.RunResponse(dirTab, chromedp.Click(
+		`//li[.//p[contains(., "Pizza after the game")]]//button[normalize-space()="Reject"]`))
+	require.NoError(t, err)
+	_, err = chromedp.RunResponse(dirTab, chromedp.Click(
+		`//li[.//p[contains(., "Bus leaves at 7")]]//button[normalize-space()="Approve"]`))
+	require.NoError(t, err)
+	require.Equal(t, "/app/messages/"+held, location(t, dirTab), "the approver lands on the message")
+
+	waitFor(t, 30*time.Second, func() bool {
+		for _, f := range fams {
+			if len(bodiesTo(t, director.teamID, f.phone)) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	for _, f := range fams {
+		for _, body := range bodiesTo(t, director.teamID, f.phone) {
+			require.NotContains(t, body, "Pizza", "the rejected send never goes out")
+		}
+	}
+	r = do(t, director.api, "GET", "/messages/"+refused, nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.Contains(t, string(r.Body), `"rejected"`)
+}
+
+// An inbound text shows in the inbox under the member's roster name;
+// Send reply texts that one number. A name that is markup shows as text.
+func TestDashboardInboxReply(t *testing.T) {
+	t.Parallel()
+	s := newStaff(t, "coach")
+	var team struct {
+		Number string `json:"number"`
+	}
+	r := do(t, env.admin, "GET", "/teams/"+s.teamID, nil)
+	require.NoError(t, r.Data(&team))
+	parent := teamNumber()
+	hostile := `<img src=x onerror=alert(1)>`
+	rosterAdd(t, s.teamID, map[string]any{"name": hostile, "phone": parent, "role": "guardian"})
+	text(t, env.admin, env.pg.URL, parent, team.Number, "Is practice still on?")
+
+	tab := chrome(t).NewTab(t)
+	signInBrowser(t, tab, s)
+	navigate(t, tab, "/app/inbox")
+	item := `//li[.//p[contains(., "Is practice still on?")]]`
+	who, err := chromedp.Run(tab, chromedp.Text(item+`//b[@class="who"]`))
+	require.NoError(t, err)
+	require.Equal(t, hostile, who, "the roster name, shown as text")
+	require.Empty(t, browser.Dialogs(tab), "no script ran")
+
+	require.NoError(t, chromedp.Do(tab, chromedp.SendKeys(item+`//textarea`, "Yes, 5pm as usual")))
+	_, err = chromedp.RunResponse(tab, chromedp.Click(item+`//button[normalize-space()="Send reply"]`))
+	require.NoError(t, err)
+	waitFor(t, 30*time.Second, func() bool {
+		for _, b := range bodiesTo(t, s.teamID, parent) {
+			if strings.Contains(b, "Yes, 5pm as usual") {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// Roles and tenancy over plain HTTP: a coach may not use Approvals, a
+// board member may not Compose (GET or POST), another team's message is
+// 404, and a POST without the CSRF token changes nothing.
+func TestDashboardRolesAndTenancy(t *testing.T) {
+	t.Parallel()
+	director := newStaff(t, "team_director")
+	addFamilies(t, director.teamID)
+	coach := addStaff(t, director.teamID, director.teamName, "coach", teamNumber())
+	board := addStaff(t, director.teamID, director.teamName, "board_member", teamNumber())
+	other := newStaff(t, "head_coach")
+
+	h := newHTTPSession(t)
+	h.signIn(director)
+	_, page := h.get("/app/compose")
+	csrf := csrfOf(t, page)
+	resp, _ := h.post("/app/compose", url.Values{"text": {"No token"}, "audience": {"all"}, "action": {"send"}})
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	resp, _ = h.post("/app/compose", url.Values{"csrf": {csrf}, "text": {"Field day Saturday"}, "audience": {"all"}, "action": {"send"}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	id := strings.TrimPrefix(resp.Header.Get("Location"), "/app/messages/")
+	r := do(t, director.api, "GET", "/messages?limit=10", nil)
+	require.Equal(t, 200, r.Status)
+	require.Contains(t, string(r.Body), id)
+	require.NotContains(t, string(r.Body), "No token", "the refused POST sent nothing")
+	resp, _ = h.get("/app/messages/" + id)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	o := newHTTPSession(t)
+	o.signIn(other)
+	resp, _ = o.get("/app/messages/" + id)
+	require.Equal(t, http.StatusNotFound, resp.StatusCode, "another team's message")
+	resp, _ = o.get("/app/messages/" + id + "/progress")
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+
+	c := newHTTPSession(t)
+	home := c.signIn(coach)
+	require.NotContains(t, home, `href="/app/approvals"`, "no Approvals link for a coach")
+	resp, _ = c.get("/app/approvals")
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+
+	b := newHTTPSession(t)
+	home = b.signIn(board)
+	require.NotContains(t, home, `href="/app/compose"`, "no Compose link for a board member")
+	resp, _ = b.get("/app/compose")
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	resp, _ = b.post("/app/compose", url.Values{"csrf": {csrfOf(t, home)}, "text": {"Board says hi"}, "audience": {"all"}, "action": {"send"}})
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	resp, _ = b.get("/app/inbox")
+	require.Equal(t, http.StatusOK, resp.StatusCode, "a board member sees the inbox")
+}
+
+// At a phone's 390 px width no page of the daily work scrolls sideways.
+func TestDashboardPhoneWidth(t *testing.T) {
+	t.Parallel()
+	s := newStaff(t, "head_coach")
+	addFamilies(t, s.teamID)
+	tab := chrome(t).NewTab(t, browser.Viewport(390, 844))
+	signInBrowser(t, tab, s)
+	id := composeAndSend(t, tab, "A long message to check wrapping: "+strings.Repeat("supercalifragilistic ", 6), "families", "")
+	for _, p := range []string{"/app/", "/app/compose", "/app/messages", "/app/messages/" + id, "/app/scheduled", "/app/approvals", "/app/inbox"} {
+		navigate(t, tab, p)
+		wide, err := browser.HasHorizontalScroll(tab)
+		require.NoError(t, err)
+		require.False(t, wide, "%s scrolls sideways at 390 px", p)
+	}
+}
