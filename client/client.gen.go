@@ -341,6 +341,30 @@ func (e MessageKind) Valid() bool {
 	}
 }
 
+// Defines values for MessageSource.
+const (
+	MessageSourceApi       MessageSource = "api"
+	MessageSourceCampaign  MessageSource = "campaign"
+	MessageSourceDashboard MessageSource = "dashboard"
+	MessageSourceSchedule  MessageSource = "schedule"
+)
+
+// Valid indicates whether the value is a known member of the MessageSource enum.
+func (e MessageSource) Valid() bool {
+	switch e {
+	case MessageSourceApi:
+		return true
+	case MessageSourceCampaign:
+		return true
+	case MessageSourceDashboard:
+		return true
+	case MessageSourceSchedule:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MessageStatus.
 const (
 	MessageStatusExpired         MessageStatus = "expired"
@@ -503,6 +527,30 @@ func (e SendResultKind) Valid() bool {
 	case SendResultKindMessage:
 		return true
 	case SendResultKindScheduled:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SendResultSource.
+const (
+	SendResultSourceApi       SendResultSource = "api"
+	SendResultSourceCampaign  SendResultSource = "campaign"
+	SendResultSourceDashboard SendResultSource = "dashboard"
+	SendResultSourceSchedule  SendResultSource = "schedule"
+)
+
+// Valid indicates whether the value is a known member of the SendResultSource enum.
+func (e SendResultSource) Valid() bool {
+	switch e {
+	case SendResultSourceApi:
+		return true
+	case SendResultSourceCampaign:
+		return true
+	case SendResultSourceDashboard:
+		return true
+	case SendResultSourceSchedule:
 		return true
 	default:
 		return false
@@ -1488,7 +1536,10 @@ type Message struct {
 	GroupId             *string     `json:"group_id"`
 	Id                  string      `json:"id"`
 	Kind                MessageKind `json:"kind"`
-	Progress            Progress    `json:"progress"`
+
+	// MemberId The roster entry who sent it: the signed-in staff member, the campaign's creator, or the API key's creator; null when unknown. An addition to v1.
+	MemberId *string  `json:"member_id"`
+	Progress Progress `json:"progress"`
 
 	// Recipients Distinct phone numbers (a number on the roster twice gets one text).
 	Recipients int64 `json:"recipients"`
@@ -1507,10 +1558,16 @@ type Message struct {
 	// SkippedUndeliverable Numbers of the audience not texted because they are marked undeliverable (their texts failed with a permanent carrier code UNDELIVERABLE_AFTER times in a row); not among recipients, charged nothing (an addition to v1).
 	SkippedUndeliverable int64 `json:"skipped_undeliverable"`
 
+	// Source Where the send was made: api (POST /messages or a resend with a key), dashboard (Compose or Resend to failed, by a signed-in staff member), schedule (an occurrence of a scheduled send), campaign (a campaign step). An addition to v1.
+	Source MessageSource `json:"source"`
+
 	// Status pending_approval: waits in the dashboard's approvals (expires after 7 days); queued: being handed to the carrier; sent: every text handed over; rejected/expired: never sent.
 	Status     MessageStatus `json:"status"`
 	TemplateId *string       `json:"template_id"`
 	Text       string        `json:"text"`
+
+	// Urgent An urgent alert: sent from the dashboard by a head coach or team director, or by a campaign's urgent step; it skips approval and goes out ahead of the team's queued texts. An addition to v1.
+	Urgent bool `json:"urgent"`
 }
 
 // MessageEncoding defines model for Message.Encoding.
@@ -1518,6 +1575,9 @@ type MessageEncoding string
 
 // MessageKind defines model for Message.Kind.
 type MessageKind string
+
+// MessageSource Where the send was made: api (POST /messages or a resend with a key), dashboard (Compose or Resend to failed, by a signed-in staff member), schedule (an occurrence of a scheduled send), campaign (a campaign step). An addition to v1.
+type MessageSource string
 
 // MessageStatus pending_approval: waits in the dashboard's approvals (expires after 7 days); queued: being handed to the carrier; sent: every text handed over; rejected/expired: never sent.
 type MessageStatus string
@@ -1682,8 +1742,11 @@ type SendResult struct {
 	Id                  string     `json:"id"`
 
 	// Kind message: sent now (or waiting for approval); scheduled: a scheduled send, see scheduled_for.
-	Kind     SendResultKind `json:"kind"`
-	Progress Progress       `json:"progress"`
+	Kind SendResultKind `json:"kind"`
+
+	// MemberId The roster entry who sent it: the signed-in staff member, the campaign's creator, or the API key's creator; null when unknown. An addition to v1.
+	MemberId *string  `json:"member_id"`
+	Progress Progress `json:"progress"`
 
 	// Recipients Distinct phone numbers (a number on the roster twice gets one text).
 	Recipients int64 `json:"recipients"`
@@ -1706,10 +1769,16 @@ type SendResult struct {
 	// SkippedUndeliverable Numbers of the audience not texted because they are marked undeliverable (their texts failed with a permanent carrier code UNDELIVERABLE_AFTER times in a row); not among recipients, charged nothing (an addition to v1).
 	SkippedUndeliverable int64 `json:"skipped_undeliverable"`
 
+	// Source Where the send was made: api (POST /messages or a resend with a key), dashboard (Compose or Resend to failed, by a signed-in staff member), schedule (an occurrence of a scheduled send), campaign (a campaign step). An addition to v1.
+	Source SendResultSource `json:"source"`
+
 	// Status As a message's status for kind message; pending for kind scheduled.
 	Status     SendResultStatus `json:"status"`
 	TemplateId *string          `json:"template_id"`
 	Text       string           `json:"text"`
+
+	// Urgent An urgent alert: sent from the dashboard by a head coach or team director, or by a campaign's urgent step; it skips approval and goes out ahead of the team's queued texts. An addition to v1.
+	Urgent bool `json:"urgent"`
 }
 
 // SendResultEncoding kind message only: the text's encoding. Absent for kind scheduled, whose text is encoded when it is sent.
@@ -1717,6 +1786,9 @@ type SendResultEncoding string
 
 // SendResultKind message: sent now (or waiting for approval); scheduled: a scheduled send, see scheduled_for.
 type SendResultKind string
+
+// SendResultSource Where the send was made: api (POST /messages or a resend with a key), dashboard (Compose or Resend to failed, by a signed-in staff member), schedule (an occurrence of a scheduled send), campaign (a campaign step). An addition to v1.
+type SendResultSource string
 
 // SendResultStatus As a message's status for kind message; pending for kind scheduled.
 type SendResultStatus string
