@@ -1,10 +1,13 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -221,15 +224,10 @@ func TestDashboardApprovals(t *testing.T) {
 func TestDashboardInboxReply(t *testing.T) {
 	t.Parallel()
 	s := newStaff(t, "coach")
-	var team struct {
-		Number string `json:"number"`
-	}
-	r := do(t, env.admin, "GET", "/teams/"+s.teamID, nil)
-	require.NoError(t, r.Data(&team))
 	parent := teamNumber()
 	hostile := `<img src=x onerror=alert(1)>`
 	rosterAdd(t, s.teamID, map[string]any{"name": hostile, "phone": parent, "role": "guardian"})
-	text(t, env.admin, env.pg.URL, parent, team.Number, "Is practice still on?")
+	text(t, env.admin, env.pg.URL, parent, s.number, "Is practice still on?")
 
 	tab := chrome(t).NewTab(t)
 	signInBrowser(t, tab, s)
@@ -312,8 +310,15 @@ func TestDashboardPhoneWidth(t *testing.T) {
 	tab := chrome(t).NewTab(t, browser.Viewport(390, 844))
 	signInBrowser(t, tab, s)
 	id := composeAndSend(t, tab, "A long message to check wrapping: "+strings.Repeat("supercalifragilistic ", 6), "families", "")
+	park := teamNumber()
+	rosterAdd(t, s.teamID, map[string]any{"name": "Sam Okafor", "phone": park, "role": "athlete"})
+	text(t, env.admin, env.pg.URL, park, s.number, "Running 10 minutes late to the bus, sorry!")
 	for _, p := range []string{"/app/", "/app/compose", "/app/messages", "/app/messages/" + id, "/app/scheduled", "/app/approvals", "/app/inbox"} {
 		navigate(t, tab, p)
+		if dir := os.Getenv("BROWSER_ARTIFACTS"); dir != "" { // pictures of each page at phone width, for people
+			name := strings.Trim(strings.NewReplacer("/", "_").Replace(strings.TrimPrefix(p, "/app")), "_")
+			require.NoError(t, browser.Screenshot(tab, filepath.Join(dir, "phone", cmp.Or(name, "home")+".png")))
+		}
 		wide, err := browser.HasHorizontalScroll(tab)
 		require.NoError(t, err)
 		require.False(t, wide, "%s scrolls sideways at 390 px", p)

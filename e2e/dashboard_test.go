@@ -55,19 +55,21 @@ func closeChrome() error {
 type staff struct {
 	teamID, teamName, memberID, phone string
 	api                               *harness.Client // the team's API key (set by newStaff)
+	number                            string          // the team's number (set by newStaff)
 }
 
 func newStaff(t *testing.T, role string) staff {
 	t.Helper()
 	f, api := messagingTeam(t, harness.TeamOptions{})
 	var team struct {
-		Name string `json:"name"`
+		Name   string `json:"name"`
+		Number string `json:"number"`
 	}
 	r := do(t, env.admin, "GET", "/teams/"+f.TeamID, nil)
 	require.Equal(t, 200, r.Status, string(r.Body))
 	require.NoError(t, r.Data(&team))
 	s := addStaff(t, f.TeamID, team.Name, role, teamNumber())
-	s.api = api
+	s.api, s.number = api, team.Number
 	return s
 }
 
