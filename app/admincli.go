@@ -150,6 +150,7 @@ func newAdminCmd(getenv func(string) string, stdout io.Writer) *cobra.Command {
 		return call(cmd.Context(), c, strings.ToUpper(args[0]), args[1], body, stdout)
 	}
 	groups["members"].AddCommand(newImportCmd(client, stdout))
+	groups["simulator"].AddCommand(newOutboxCmd(client, stdout))
 	admin.AddCommand(req)
 	return admin
 }

@@ -305,6 +305,13 @@ func TestDashboardWrongCodes(t *testing.T) {
 	csrf := csrfOf(t, page)
 	h.post("/app/sign-in", url.Values{"csrf": {csrf}, "identity": {s.phone}})
 	code := signInCode(t, s.teamID, s.phone, nil)
+	// The newcomer's way to read it: one CLI command, the number masked.
+	exit, stdout, stderr := runCLI(t, "admin", "simulator", "outbox", "--team", s.teamID, "--to", nationalFormat(s.phone), "--last", "1")
+	require.Equal(t, 0, exit, stderr)
+	require.Contains(t, stdout, code)
+	require.Contains(t, stdout, "***"+s.phone[len(s.phone)-4:])
+	require.NotContains(t, stdout, s.phone)
+	require.Equal(t, 1, strings.Count(stdout, "\n"), "--last 1: one line")
 	wrong := "000000"
 	if code == wrong {
 		wrong = "111111"
