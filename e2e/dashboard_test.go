@@ -182,12 +182,19 @@ func TestDashboardSignIn(t *testing.T) {
 }
 
 // A person on two teams picks each in turn; the header names the team
-// picked.
+// picked, and Messages shows that team's sends only.
 func TestDashboardTeamPicker(t *testing.T) {
 	t.Parallel()
 	a := newStaff(t, "head_coach")
 	other := newStaff(t, "coach")
 	b := addStaff(t, other.teamID, other.teamName, "team_director", a.phone)
+	b.api = other.api
+	said := map[string]string{}
+	for _, s := range []staff{a, b} {
+		said[s.teamID] = "Only for " + s.teamName
+		r := do(t, s.api, "POST", "/messages", map[string]any{"text": said[s.teamID], "audience": "staff"})
+		require.Equal(t, 201, r.Status, string(r.Body))
+	}
 	tab := chrome(t).NewTab(t)
 	signInBrowser(t, tab, a)
 	for _, want := range []staff{b, a} {
@@ -196,6 +203,17 @@ func TestDashboardTeamPicker(t *testing.T) {
 		got, err := chromedp.Run(tab, chromedp.Text(chromedp.ID("team-name")))
 		require.NoError(t, err)
 		require.Equal(t, want.teamName, got)
+		require.NoError(t, chromedp.Do(tab, chromedp.Navigate(env.svc.PublicURL+"/app/messages")))
+		list, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS("main")))
+		require.NoError(t, err)
+		for team, text := range said {
+			if team == want.teamID {
+				require.Contains(t, list, text)
+			} else {
+				require.NotContains(t, list, text, "another team's message")
+			}
+		}
+		require.NoError(t, chromedp.Do(tab, chromedp.Navigate(env.svc.PublicURL+"/app/")))
 	}
 }
 
