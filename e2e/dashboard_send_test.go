@@ -324,3 +324,41 @@ func TestDashboardPhoneWidth(t *testing.T) {
 		require.False(t, wide, "%s scrolls sideways at 390 px", p)
 	}
 }
+
+var assetRef = regexp.MustCompile(`(?:href|src)="(/app/assets/[^"]+)"`)
+
+// Every page of the daily work weighs at most 60 KB on first load, its
+// assets included (issue 26), on a team with messages and fifty texts in
+// the inbox.
+func TestDashboardPageWeight(t *testing.T) {
+	t.Parallel()
+	s := newStaff(t, "head_coach")
+	fams := addFamilies(t, s.teamID)
+	for i := range 50 {
+		if i < 5 { // the send limits allow a few a minute
+			r := do(t, s.api, "POST", "/messages", map[string]any{"text": fmt.Sprintf("Reminder %d: %s", i, strings.Repeat("bring your water bottle ", 5)), "audience": "families"})
+			require.Equal(t, 201, r.Status, string(r.Body))
+		}
+		inject(t, env.admin, fams[i%len(fams)].phone, s.number, fmt.Sprintf("Question %d: %s", i, strings.Repeat("what time is the bus? ", 5)))
+	}
+	waitFor(t, 30*time.Second, func() bool {
+		return countRowsIn(t, env.pg.URL, `SELECT count(*) FROM messaging_inbound WHERE team_id = $1`, s.teamID) == 50
+	})
+	h := newHTTPSession(t)
+	h.signIn(s)
+	_, list := h.get("/app/messages")
+	m := regexp.MustCompile(`/app/messages/(msg_[A-Za-z0-9]+)`).FindStringSubmatch(list)
+	require.NotNil(t, m)
+	for _, p := range []string{"/app/", "/app/compose", "/app/messages", "/app/messages/" + m[1], "/app/scheduled", "/app/approvals", "/app/inbox"} {
+		resp, page := h.get(p)
+		require.Equal(t, http.StatusOK, resp.StatusCode, p)
+		total := len(page)
+		for _, a := range assetRef.FindAllStringSubmatch(page, -1) {
+			ar, body := h.get(a[1])
+			require.Equal(t, http.StatusOK, ar.StatusCode, a[1])
+			total += len(body)
+		}
+		t.Logf("%s: %d bytes with its assets", p, total)
+		require.LessOrEqual(t, total, 60*1024, "%s weighs %d bytes with its assets", p, total)
+	}
+}

@@ -24,7 +24,7 @@ func (h *handler) approvalsList(w http.ResponseWriter, r *http.Request, v *web.V
 		h.shell.Fail(w, r, err)
 		return
 	}
-	av := approvalsView{Messages: ms[:min(len(ms), pageSize)], Page: links(r, off, len(ms)), Zone: v.TimeZone}
+	av := approvalsView{Messages: ms[:min(len(ms), pageSize)], Page: links(r, off, len(ms), pageSize), Zone: v.TimeZone}
 	h.shell.Render(w, r, h.approvals, http.StatusOK, "Approvals", av)
 }
 

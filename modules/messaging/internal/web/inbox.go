@@ -10,6 +10,11 @@ import (
 	"github.com/teamtext/teamtext/platform/web"
 )
 
+// inboxPage is how many texts the inbox shows at a time, in each of its
+// two lists: each carries its reply box, and the page stays light on a
+// phone (issue 26: 60 KB).
+const inboxPage = 20
+
 // inboxItem is one text as the inbox shows it, with what its reply form needs.
 type inboxItem struct {
 	In   domain.Inbound
@@ -32,24 +37,24 @@ func (h *handler) inboxView(ctx context.Context, r *http.Request, v *web.Viewer)
 	iv := &inboxView{Zone: v.TimeZone, CanReply: v.May(perm(rosterapi.PermReply))}
 	off := page(r)
 	if off == 0 {
-		unread, err := h.svc.Inbox.List(ctx, v.TeamID, string(domain.InboxUnread), pageSize, 0)
+		unread, err := h.svc.Inbox.List(ctx, v.TeamID, string(domain.InboxUnread), inboxPage, 0)
 		if err != nil {
 			return nil, err
 		}
-		for _, in := range unread[:min(len(unread), pageSize)] {
+		for _, in := range unread[:min(len(unread), inboxPage)] {
 			iv.Unread = append(iv.Unread, inboxItem{In: in, Page: iv, CSRF: v.CSRF})
 		}
 	}
-	all, err := h.svc.Inbox.List(ctx, v.TeamID, "", pageSize, off)
+	all, err := h.svc.Inbox.List(ctx, v.TeamID, "", inboxPage, off)
 	if err != nil {
 		return nil, err
 	}
-	iv.Page = links(r, off, len(all))
+	iv.Page = links(r, off, len(all), inboxPage)
 	shown := map[string]bool{}
 	for _, it := range iv.Unread {
 		shown[it.In.ID] = true
 	}
-	for _, in := range all[:min(len(all), pageSize)] {
+	for _, in := range all[:min(len(all), inboxPage)] {
 		if !shown[in.ID] {
 			iv.Earlier = append(iv.Earlier, inboxItem{In: in, Page: iv, CSRF: v.CSRF})
 		}

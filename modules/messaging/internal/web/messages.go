@@ -21,8 +21,7 @@ type pager struct {
 	Prev, Next string // "" when there is none
 }
 
-// page reads ?offset= and makes the neighbours' links from base's query;
-// got is the rows read (limit+1 means there is more).
+// page reads ?offset=.
 func page(r *http.Request) int {
 	n, err := strconv.Atoi(r.URL.Query().Get("offset"))
 	if err != nil || n < 0 {
@@ -31,7 +30,10 @@ func page(r *http.Request) int {
 	return n
 }
 
-func links(r *http.Request, offset, got int) pager {
+// links are the neighbours of the page at offset of size rows, keeping the
+// request's other query parameters; got is the rows read (size+1 means
+// there is more).
+func links(r *http.Request, offset, got, size int) pager {
 	p := pager{Offset: offset}
 	at := func(o int) string {
 		q := url.Values{}
@@ -42,10 +44,10 @@ func links(r *http.Request, offset, got int) pager {
 		return r.URL.Path + "?" + q.Encode()
 	}
 	if offset > 0 {
-		p.Prev = at(max(0, offset-pageSize))
+		p.Prev = at(max(0, offset-size))
 	}
-	if got > pageSize {
-		p.Next = at(offset + pageSize)
+	if got > size {
+		p.Next = at(offset + size)
 	}
 	return p
 }
@@ -65,7 +67,7 @@ func (h *handler) messagesList(w http.ResponseWriter, r *http.Request, v *web.Vi
 		h.shell.Fail(w, r, err)
 		return
 	}
-	mv := messagesView{Messages: ms[:min(len(ms), pageSize)], Page: links(r, off, len(ms)), Zone: v.TimeZone}
+	mv := messagesView{Messages: ms[:min(len(ms), pageSize)], Page: links(r, off, len(ms), pageSize), Zone: v.TimeZone}
 	h.shell.Render(w, r, h.messages, http.StatusOK, "Messages", mv)
 }
 
@@ -116,7 +118,7 @@ func (h *handler) messageView(ctx context.Context, r *http.Request, v *web.Viewe
 	if err != nil {
 		return nil, err
 	}
-	mv.Deliveries, mv.Page = ds[:min(len(ds), pageSize)], links(r, off, len(ds))
+	mv.Deliveries, mv.Page = ds[:min(len(ds), pageSize)], links(r, off, len(ds), pageSize)
 	mv.CanResend = v.May(perm(rosterapi.PermSend)) && m.FailedCount > 0 && progressDone(m)
 	return mv, nil
 }

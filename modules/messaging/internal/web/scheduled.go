@@ -32,7 +32,7 @@ func (h *handler) scheduledList(w http.ResponseWriter, r *http.Request, v *web.V
 		h.shell.Fail(w, r, err)
 		return
 	}
-	sv := scheduledView{Page: links(r, off, len(ss)), Zone: v.TimeZone}
+	sv := scheduledView{Page: links(r, off, len(ss), pageSize), Zone: v.TimeZone}
 	for _, s := range ss[:min(len(ss), pageSize)] {
 		row := scheduledRow{Scheduled: s}
 		if err := json.Unmarshal(s.Request, &row.In); err != nil {
