@@ -135,7 +135,7 @@ func TestDashboardComposeMergeTags(t *testing.T) {
 			r := do(t, s.api, "GET", "/messages/"+id, nil)
 			require.Equal(t, 200, r.Status, string(r.Body))
 			var msg map[string]any
-			require.NoError(t, r.JSON(&msg))
+			require.NoError(t, r.Data(&msg))
 			require.Equal(t, "dashboard", msg["source"], "the API lists the dashboard's send with its source")
 			require.Equal(t, s.memberID, msg["member_id"], "and who sent it")
 

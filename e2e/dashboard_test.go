@@ -58,7 +58,7 @@ type staff struct {
 	number                            string          // the team's number (set by newStaff)
 }
 
-func newStaff(t *testing.T, role string) staff {
+func newStaff(t testing.TB, role string) staff {
 	t.Helper()
 	f, api := messagingTeam(t, harness.TeamOptions{})
 	var team struct {
@@ -73,7 +73,7 @@ func newStaff(t *testing.T, role string) staff {
 	return s
 }
 
-func addStaff(t *testing.T, teamID, teamName, role, phone string) staff {
+func addStaff(t testing.TB, teamID, teamName, role, phone string) staff {
 	t.Helper()
 	r := do(t, env.admin, "POST", "/teams/"+teamID+"/members",
 		map[string]any{"name": "Dana " + role, "phone": phone, "role": role, "dashboard_login": true})
@@ -88,7 +88,7 @@ func addStaff(t *testing.T, teamID, teamName, role, phone string) staff {
 var sixDigits = regexp.MustCompile(`\b(\d{6})\b`)
 
 // codesSent are the sign-in codes texted to phone so far.
-func codesSent(t *testing.T, teamID, phone string) map[string]bool {
+func codesSent(t testing.TB, teamID, phone string) map[string]bool {
 	t.Helper()
 	codes := map[string]bool{}
 	for _, e := range outbox(t, env.admin, teamID) {
@@ -101,7 +101,7 @@ func codesSent(t *testing.T, teamID, phone string) map[string]bool {
 
 // signInCode waits for a sign-in code texted to phone that is not among
 // before (the codes sent earlier).
-func signInCode(t *testing.T, teamID, phone string, before map[string]bool) string {
+func signInCode(t testing.TB, teamID, phone string, before map[string]bool) string {
 	t.Helper()
 	var code string
 	waitFor(t, 20*time.Second, func() bool {
@@ -219,11 +219,11 @@ func TestDashboardTeamPicker(t *testing.T) {
 
 // httpSession is a cookie-keeping client of the dashboard over plain HTTP.
 type httpSession struct {
-	t *testing.T
+	t testing.TB
 	c *http.Client
 }
 
-func newHTTPSession(t *testing.T) *httpSession {
+func newHTTPSession(t testing.TB) *httpSession {
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
 	return &httpSession{t: t, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
@@ -251,7 +251,7 @@ func (h *httpSession) post(path string, form url.Values) (*http.Response, string
 	return resp, string(b)
 }
 
-func csrfOf(t *testing.T, page string) string {
+func csrfOf(t testing.TB, page string) string {
 	t.Helper()
 	m := csrfInput.FindStringSubmatch(page)
 	require.NotNil(t, m, "the page has a CSRF field")

@@ -33,7 +33,7 @@ type sent struct {
 }
 
 // messagingTeam is a team with a number and a few members.
-func messagingTeam(t *testing.T, o harness.TeamOptions) (*harness.Fixture, *harness.Client) {
+func messagingTeam(t testing.TB, o harness.TeamOptions) (*harness.Fixture, *harness.Client) {
 	t.Helper()
 	if o.Extra == nil {
 		o.Extra = map[string]any{}
@@ -61,7 +61,7 @@ func newTeamOn(t testing.TB, admin *harness.Client, svc *harness.Service, o harn
 	return f, harness.NewClient(svc.PublicURL+"/api/v1", f.Key)
 }
 
-func outbox(t *testing.T, admin *harness.Client, teamID string) []map[string]any {
+func outbox(t testing.TB, admin *harness.Client, teamID string) []map[string]any {
 	t.Helper()
 	var all []map[string]any
 	for offset := 0; ; offset += 200 {
