@@ -277,6 +277,11 @@ func TestDashboardRolesAndTenancy(t *testing.T) {
 	require.NotContains(t, string(r.Body), "No token", "the refused POST sent nothing")
 	resp, _ = h.get("/app/messages/" + id)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, 1, countRowsIn(t, env.pg.URL, `SELECT count(*) FROM roster_activity WHERE team_id = $1 AND member_id = $2
+		AND action = 'sent message' AND object = $3 AND client_ip = '127.0.0.1'`, director.teamID, director.memberID, id),
+		"the send is in the activity log: who, what, which message, from where")
+	require.Equal(t, 0, countRowsIn(t, env.pg.URL, `SELECT count(*) FROM roster_activity WHERE team_id = $1 AND action = 'sent message' AND object <> $2`, director.teamID, id),
+		"and the refused POST is not")
 
 	o := newHTTPSession(t)
 	o.signIn(other)
@@ -361,4 +366,52 @@ func TestDashboardPageWeight(t *testing.T) {
 		t.Logf("%s: %d bytes with its assets", p, total)
 		require.LessOrEqual(t, total, 60*1024, "%s weighs %d bytes with its assets", p, total)
 	}
+}
+
+// Compose with Send at and Repeat weekly until schedules a weekly series in
+// the team's local time; Scheduled lists it and Cancel ends it.
+func TestDashboardSchedule(t *testing.T) {
+	t.Parallel()
+	s := newStaff(t, "team_director")
+	addFamilies(t, s.teamID)
+	h := newHTTPSession(t)
+	home := h.signIn(s)
+	ny, err := time.LoadLocation("America/New_York") // the harness's teams' zone
+	require.NoError(t, err)
+	first := time.Now().In(ny).AddDate(0, 0, 2)
+	first = time.Date(first.Year(), first.Month(), first.Day(), 17, 30, 0, 0, ny)
+	form := url.Values{"csrf": {csrfOf(t, home)}, "text": {"Weekly practice tonight"}, "audience": {"families"},
+		"send_at": {first.Format("2006-01-02T15:04")}, "repeat_until": {first.AddDate(0, 0, 21).Format(time.DateOnly)}}
+
+	form.Set("action", "preview")
+	resp, page := h.post("/app/compose", form)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Regexp(t, `<button type="submit" name="action" value="send"[^>]*>Schedule</button>`, page, "the button reads Schedule when a time is set")
+
+	form.Set("action", "send")
+	resp, _ = h.post("/app/compose", form)
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/app/scheduled", resp.Header.Get("Location"))
+	r := do(t, s.api, "GET", "/scheduled", nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	var list []struct {
+		ID           string    `json:"id"`
+		ScheduledFor time.Time `json:"scheduled_for"`
+		Repeat       *struct {
+			Until string `json:"until"`
+		} `json:"repeat"`
+	}
+	require.NoError(t, r.Data(&list))
+	require.Len(t, list, 1)
+	require.True(t, first.Equal(list[0].ScheduledFor), "5:30 PM in the team's zone: %s", list[0].ScheduledFor)
+	require.NotNil(t, list[0].Repeat)
+	require.Equal(t, first.AddDate(0, 0, 21).Format(time.DateOnly), list[0].Repeat.Until)
+
+	_, page = h.get("/app/scheduled")
+	require.Contains(t, page, "Weekly practice tonight")
+	resp, _ = h.post("/app/scheduled/"+list[0].ID+"/cancel", url.Values{"csrf": {csrfOf(t, page)}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	r = do(t, s.api, "GET", "/scheduled", nil)
+	require.NoError(t, r.Data(&list))
+	require.Empty(t, list, "cancelled")
 }
