@@ -156,6 +156,9 @@ func TestDashboardSignIn(t *testing.T) {
 			h1, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS("h1")))
 			require.NoError(t, err)
 			require.Equal(t, s.teamName, h1, "Home names the team")
+			home, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS("main")))
+			require.NoError(t, err)
+			require.Contains(t, home, s.number, "Home lists the team's sending numbers")
 
 			cookies, err := chromedp.Call(tab, network.GetCookies, network.GetCookiesParams{URLs: []string{env.svc.PublicURL + "/app/"}})
 			require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/web"
 )
@@ -15,11 +16,13 @@ type homeView struct {
 	Unread    int
 	Approvals int
 	Messages  []domain.Message
+	Numbers   []outbound.Number
 	Staff     bool // may see the team's figures (the role table's "see")
 }
 
 // homeShow is GET /app/: the team picker for a person on several teams,
-// then credits, plan, unread inbox, pending approvals and latest messages.
+// then credits, plan, sending numbers, unread inbox, pending approvals and
+// latest messages.
 // A login without a staff role sees only the picker and sign-out.
 func (h *handler) homeShow(w http.ResponseWriter, r *http.Request, v *web.Viewer) {
 	ctx := r.Context()
@@ -27,6 +30,10 @@ func (h *handler) homeShow(w http.ResponseWriter, r *http.Request, v *web.Viewer
 	if hv.Staff {
 		var err error
 		if hv.Account, err = h.svc.Billing.Status(ctx, v.TeamID); err != nil {
+			h.shell.Fail(w, r, err)
+			return
+		}
+		if hv.Numbers, err = h.svc.Numbers.Numbers(ctx, v.TeamID); err != nil {
 			h.shell.Fail(w, r, err)
 			return
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/web"
@@ -25,6 +26,7 @@ type Services struct {
 	Replies *inbound.Replies
 	Billing billingapi.Accounts
 	Groups  rosterapi.Groups
+	Numbers *outbound.Service
 }
 
 // handler serves messaging's dashboard pages.
