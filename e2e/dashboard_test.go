@@ -89,9 +89,13 @@ var sixDigits = regexp.MustCompile(`\b(\d{6})\b`)
 
 // codesSent are the sign-in codes texted to phone so far.
 func codesSent(t testing.TB, teamID, phone string) map[string]bool {
+	return codesSentOn(t, env.admin, teamID, phone)
+}
+
+func codesSentOn(t testing.TB, admin *harness.Client, teamID, phone string) map[string]bool {
 	t.Helper()
 	codes := map[string]bool{}
-	for _, e := range outbox(t, env.admin, teamID) {
+	for _, e := range outbox(t, admin, teamID) {
 		if e["to"] == phone && strings.Contains(fmt.Sprint(e["body"]), "sign-in code") {
 			codes[sixDigits.FindString(fmt.Sprint(e["body"]))] = true
 		}
@@ -102,10 +106,14 @@ func codesSent(t testing.TB, teamID, phone string) map[string]bool {
 // signInCode waits for a sign-in code texted to phone that is not among
 // before (the codes sent earlier).
 func signInCode(t testing.TB, teamID, phone string, before map[string]bool) string {
+	return signInCodeOn(t, env.admin, teamID, phone, before)
+}
+
+func signInCodeOn(t testing.TB, admin *harness.Client, teamID, phone string, before map[string]bool) string {
 	t.Helper()
 	var code string
 	waitFor(t, 20*time.Second, func() bool {
-		for c := range codesSent(t, teamID, phone) {
+		for c := range codesSentOn(t, admin, teamID, phone) {
 			if !before[c] {
 				code = c
 			}
@@ -222,21 +230,28 @@ func TestDashboardTeamPicker(t *testing.T) {
 
 // httpSession is a cookie-keeping client of the dashboard over plain HTTP.
 type httpSession struct {
-	t testing.TB
-	c *http.Client
+	t     testing.TB
+	c     *http.Client
+	base  string          // the service's public URL
+	admin *harness.Client // its admin API, where sign-in codes are read
 }
 
-func newHTTPSession(t testing.TB) *httpSession {
+// newHTTPSession is a client of the package's shared service.
+func newHTTPSession(t testing.TB) *httpSession { return newHTTPSessionOn(t, env.svc, env.admin) }
+
+// newHTTPSessionOn is a client of svc.
+func newHTTPSessionOn(t testing.TB, svc *harness.Service, admin *harness.Client) *httpSession {
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
-	return &httpSession{t: t, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	return &httpSession{t: t, base: svc.PublicURL, admin: admin,
+		c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
 var csrfInput = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
 func (h *httpSession) get(path string) (*http.Response, string) {
 	h.t.Helper()
-	resp, err := h.c.Get(env.svc.PublicURL + path)
+	resp, err := h.c.Get(h.base + path)
 	require.NoError(h.t, err)
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(h.t, err)
@@ -246,7 +261,7 @@ func (h *httpSession) get(path string) (*http.Response, string) {
 
 func (h *httpSession) post(path string, form url.Values) (*http.Response, string) {
 	h.t.Helper()
-	resp, err := h.c.PostForm(env.svc.PublicURL+path, form)
+	resp, err := h.c.PostForm(h.base+path, form)
 	require.NoError(h.t, err)
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(h.t, err)
@@ -264,10 +279,10 @@ func csrfOf(t testing.TB, page string) string {
 // signInHTTP signs s in over plain HTTP and returns Home's page.
 func (h *httpSession) signIn(s staff) string {
 	h.t.Helper()
-	before := codesSent(h.t, s.teamID, s.phone)
+	before := codesSentOn(h.t, h.admin, s.teamID, s.phone)
 	_, page := h.get("/app/sign-in")
 	_, page = h.post("/app/sign-in", url.Values{"csrf": {csrfOf(h.t, page)}, "identity": {s.phone}})
-	resp, _ := h.post("/app/sign-in/code", url.Values{"csrf": {csrfOf(h.t, page)}, "identity": {s.phone}, "code": {signInCode(h.t, s.teamID, s.phone, before)}})
+	resp, _ := h.post("/app/sign-in/code", url.Values{"csrf": {csrfOf(h.t, page)}, "identity": {s.phone}, "code": {signInCodeOn(h.t, h.admin, s.teamID, s.phone, before)}})
 	require.Equal(h.t, http.StatusSeeOther, resp.StatusCode)
 	resp, home := h.get("/app/")
 	require.Equal(h.t, http.StatusOK, resp.StatusCode)
