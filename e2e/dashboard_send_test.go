@@ -186,7 +186,7 @@ func TestDashboardApprovals(t *testing.T) {
 
 	coachTab := chrome(t).NewTab(t)
 	signInBrowser(t, coachTab, coach)
-	held := composeAndSend(t, coachTab, "Bus leaves at 7", "families", "3 credits")
+	held := composeAndSend(t, coachTab, "Bus leaves at 7, {first_name}", "families", "3 credits")
 	require.Contains(t, textOf(t, coachTab, "main"), "pending_approval")
 	refused := composeAndSend(t, coachTab, "Pizza after the game", "families", "3 credits")
 
@@ -210,9 +210,9 @@ func TestDashboardApprovals(t *testing.T) {
 		return true
 	})
 	for _, f := range fams {
-		for _, body := range bodiesTo(t, director.teamID, f.phone) {
-			require.NotContains(t, body, "Pizza", "the rejected send never goes out")
-		}
+		bodies := bodiesTo(t, director.teamID, f.phone)
+		require.Len(t, bodies, 1, "the rejected send never goes out")
+		require.Contains(t, bodies[0], "Bus leaves at 7, "+f.first, "rendered for today's roster when approved")
 	}
 	r = do(t, director.api, "GET", "/messages/"+refused, nil)
 	require.Equal(t, 200, r.Status, string(r.Body))
@@ -414,4 +414,60 @@ func TestDashboardSchedule(t *testing.T) {
 	r = do(t, s.api, "GET", "/scheduled", nil)
 	require.NoError(t, r.Data(&list))
 	require.Empty(t, list, "cancelled")
+}
+
+// Merge tags cost what each recipient's own text costs: a long name that
+// pushes one text into two segments makes the total 3 credits for two
+// families, and the message records 3. A custom field's key is a tag; a
+// recipient without a value is warned about and gets it left out. An
+// unknown tag is refused on the form; the API still refuses every tag.
+func TestDashboardMergeTagCredits(t *testing.T) {
+	t.Parallel()
+	s := newStaff(t, "head_coach")
+	r := do(t, s.api, "POST", "/custom-fields", map[string]any{"label": "Jersey", "key": "jersey"})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	short, long := teamNumber(), teamNumber()
+	al := rosterAdd(t, s.teamID, map[string]any{"name": "Al Rivera", "phone": short, "role": "guardian"})
+	rosterAdd(t, s.teamID, map[string]any{"name": "Bartholomew Rivera", "phone": long, "role": "guardian"})
+	r = do(t, s.api, "PATCH", "/members/"+al+"/custom-fields", map[string]any{"values": map[string]string{"jersey": "12"}})
+	require.Equal(t, 200, r.Status, string(r.Body))
+
+	// 160 GSM-7 characters with Al's name and jersey: one segment; with
+	// Bartholomew's (9 letters more) and no jersey, 161 - 2: two segments.
+	fixed := len(s.teamName+": ") + len("Hi , #") + len("\nReply STOP to opt out.")
+	text := "Hi {first_name}, #{jersey}" + strings.Repeat("x", 160-fixed-len("Al12"))
+	h := newHTTPSession(t)
+	home := h.signIn(s)
+	form := url.Values{"csrf": {csrfOf(t, home)}, "text": {text}, "audience": {"families"}}
+	resp, preview := h.post("/app/compose/preview", form)
+	require.Equal(t, http.StatusOK, resp.StatusCode, preview)
+	require.Contains(t, preview, `<dd id="credits">3 credits</dd>`, "1 + 2 segments")
+	require.Contains(t, preview, "<dt>Largest segment count</dt><dd>2</dd>")
+	require.Contains(t, preview, "Hi Al, #12xx", "the first recipient's text")
+	require.Contains(t, preview, "1 recipient has no value for {jersey}")
+
+	form.Set("action", "send")
+	resp, _ = h.post("/app/compose", form)
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	id := strings.TrimPrefix(resp.Header.Get("Location"), "/app/messages/")
+	r = do(t, s.api, "GET", "/messages/"+id, nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	var m struct {
+		Credits  int `json:"credits"`
+		Segments int `json:"segments_per_recipient"`
+	}
+	require.NoError(t, r.Data(&m))
+	require.Equal(t, 3, m.Credits)
+	require.Equal(t, 2, m.Segments, "the largest")
+	waitFor(t, 30*time.Second, func() bool { return len(bodiesTo(t, s.teamID, long)) == 1 && len(bodiesTo(t, s.teamID, short)) == 1 })
+	require.Contains(t, bodiesTo(t, s.teamID, long)[0], "Hi Bartholomew, #xx")
+	require.Contains(t, bodiesTo(t, s.teamID, short)[0], "Hi Al, #12xx")
+
+	form.Set("text", "Hi {frist_name}")
+	resp, page := h.post("/app/compose", form)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, page, "{frist_name} is not a merge tag")
+	r = do(t, s.api, "POST", "/messages", map[string]any{"text": "Hi {first_name}", "audience": "families"})
+	require.Equal(t, 400, r.Status)
+	require.Equal(t, "merge_tags_unsupported", r.ErrorCode(), "the API still refuses tags")
 }

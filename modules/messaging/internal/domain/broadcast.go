@@ -46,9 +46,27 @@ type Message struct {
 	// resends to its failed recipients (issue 18).
 	SkippedUndeliverable int
 	ResendOf             string
+	// Credits is the exact cost of a send whose texts differ per
+	// recipient (merge tags); 0 means Recipients × Segments.
+	Credits int
 	// Delivery counts by status; Skipped are the failed deliveries never
 	// handed over (the recipient opted out before the text's turn).
 	QueuedCount, SentCount, DeliveredCount, FailedCount, UnconfirmedCount, SkippedCount int
+}
+
+// Cost is the message's credits: one per segment of each recipient's text.
+func (m *Message) Cost() int {
+	if m.Credits > 0 {
+		return m.Credits
+	}
+	return m.Recipients * m.Segments
+}
+
+// Text is one recipient's own text, when a send's texts differ (merge
+// tags): what the carrier is handed, and its segments.
+type Text struct {
+	Body     string
+	Segments int
 }
 
 // NewMessage is an accepted send of recipients distinct phones: awaiting

@@ -27,6 +27,13 @@
 
 package domain
 
+import (
+	"slices"
+	"strings"
+
+	"github.com/teamtext/teamtext/platform/fault"
+)
+
 // maxTagName is the longest merge tag name, in characters (ASCII, so bytes).
 const maxTagName = 64
 
@@ -86,3 +93,100 @@ func skipBlanks(text string, i int) int {
 func isTagLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 func isTagDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// The merge tags the dashboard fills in, besides each custom field's key.
+const (
+	TagFirstName = "first_name" // the first word of the roster name
+	TagName      = "name"       // the roster name
+	TagTeamName  = "team_name"
+)
+
+// CodeUnknownMergeTag refuses a dashboard text with a tag that is neither
+// one of the dashboard's tags nor a custom field's key.
+const CodeUnknownMergeTag = "unknown_merge_tag"
+
+// MergeText is a text whose merge tags were checked: each names one of the
+// dashboard's tags or a custom field of the team.
+type MergeText struct {
+	text string
+	tags []Tag
+	keys []string // the tags' names, lowercased, in order
+}
+
+// ParseMerge checks text's merge tags against the team's custom field keys
+// (lowercased). A tag naming nothing is refused: a typo must not reach
+// every family as an empty gap.
+func ParseMerge(text string, fields map[string]bool) (MergeText, error) {
+	m := MergeText{text: text, tags: FindTags(text)}
+	for _, t := range m.tags {
+		k := strings.ToLower(t.Name)
+		switch _, field := fields[k]; {
+		case k == TagFirstName || k == TagName || k == TagTeamName || field:
+		default:
+			return MergeText{}, fault.Newf(fault.Invalid, CodeUnknownMergeTag,
+				"{%s} is not a merge tag: use {first_name}, {name}, {team_name} or a custom field's key", t.Name)
+		}
+		m.keys = append(m.keys, k)
+	}
+	return m, nil
+}
+
+// Tagged reports whether the text has merge tags.
+func (m MergeText) Tagged() bool { return len(m.tags) > 0 }
+
+// Fields are the custom field keys the text uses, each once.
+func (m MergeText) Fields() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range m.keys {
+		if k != TagFirstName && k != TagName && k != TagTeamName && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// MergeValues are one recipient's values: their roster name, the team's
+// name and their custom fields' values by key.
+type MergeValues struct {
+	Name, TeamName string
+	Fields         map[string]string
+}
+
+func (v MergeValues) value(key string) string {
+	switch key {
+	case TagFirstName:
+		if f := strings.Fields(v.Name); len(f) > 0 {
+			return f[0]
+		}
+		return ""
+	case TagName:
+		return strings.TrimSpace(v.Name)
+	case TagTeamName:
+		return v.TeamName
+	}
+	return v.Fields[key]
+}
+
+// Render fills in the tags for one recipient. A tag with no value is left
+// out (empty) and its key is among missing, each once.
+func (m MergeText) Render(v MergeValues) (text string, missing []string) {
+	if !m.Tagged() {
+		return m.text, nil
+	}
+	var b strings.Builder
+	b.Grow(len(m.text) + 16*len(m.tags))
+	at := 0
+	for i, t := range m.tags {
+		b.WriteString(m.text[at:t.Start])
+		val := v.value(m.keys[i])
+		if val == "" && !slices.Contains(missing, m.keys[i]) {
+			missing = append(missing, m.keys[i])
+		}
+		b.WriteString(val)
+		at = t.End
+	}
+	b.WriteString(m.text[at:])
+	return b.String(), missing
+}

@@ -5,6 +5,7 @@ package domain
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,4 +118,42 @@ func regexpTags(text string) []Tag {
 		tags = append(tags, Tag{Name: text[m[2]:m[3]], Start: m[0], End: m[1]})
 	}
 	return tags
+}
+
+func TestMergeRender(t *testing.T) {
+	fields := map[string]bool{"jersey": false, "allergy": true}
+	ava := MergeValues{Name: "  Ava  Rivera ", TeamName: "Lions", Fields: map[string]string{"jersey": "12"}}
+	for _, c := range []struct {
+		name, text, want string
+		missing         []string
+	}{
+		{"no tags", "Practice at 6", "Practice at 6", nil},
+		{"first name", "Hi {first_name}!", "Hi Ava!", nil},
+		{"case and blanks", "Hi { First_Name }, {NAME} of {team_name}", "Hi Ava, Ava  Rivera of Lions", nil},
+		{"custom field", "Jersey #{jersey}", "Jersey #12", nil},
+		{"missing value left empty", "Allergy: {allergy}.", "Allergy: .", []string{"allergy"}},
+		{"missing counted once", "{allergy}{allergy}", "", []string{"allergy"}},
+		{"literal braces kept", "{{first_name}} {1st} { }", "{Ava} {1st} { }", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := ParseMerge(c.text, fields)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, missing := m.Render(ava)
+			if got != c.want || !slices.Equal(missing, c.missing) {
+				t.Fatalf("Render(%q) = %q, %v; want %q, %v", c.text, got, missing, c.want, c.missing)
+			}
+		})
+	}
+	if _, err := ParseMerge("Hi {frist_name}", fields); err == nil || !strings.Contains(err.Error(), "frist_name") {
+		t.Fatalf("an unknown tag is refused, naming it: %v", err)
+	}
+	m, _ := ParseMerge("{jersey} {first_name} {JERSEY} {allergy}", fields)
+	if got := m.Fields(); !slices.Equal(got, []string{"jersey", "allergy"}) {
+		t.Fatalf("Fields() = %v", got)
+	}
+	if got, _ := m.Render(MergeValues{Name: ""}); got != "   " {
+		t.Fatalf("an empty name gives an empty first name: %q", got)
+	}
 }

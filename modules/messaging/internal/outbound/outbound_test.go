@@ -203,7 +203,7 @@ func (b *bundle) send(t *testing.T, phones []string) (string, time.Time) {
 			return err
 		}
 		members := make([][]string, len(phones))
-		return b.repo.InsertQueued(ctx, b.team.ID, m.ID, b.clock.Now(), done, id.NewSeries("dlv"), phones, members)
+		return b.repo.InsertQueued(ctx, b.team.ID, m.ID, b.clock.Now(), done, id.NewSeries("dlv"), phones, members, nil)
 	})
 	require.NoError(t, err)
 	return m.ID, done

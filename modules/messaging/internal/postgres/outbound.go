@@ -386,7 +386,7 @@ func (s *OutboundStore) QueuedTexts(ctx context.Context, refs []outbound.TextRef
 	}
 	var out []outbound.Text
 	err := s.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		rows, err := q.Query(ctx, `SELECT v.slot_id, d.id, d.message_id, d.team_id, d.phone, m.rendered, m.segments, m.group_id, m.created_at
+		rows, err := q.Query(ctx, `SELECT v.slot_id, d.id, d.message_id, d.team_id, d.phone, coalesce(d.body, m.rendered), coalesce(d.segments, m.segments), m.group_id, m.created_at
 FROM unnest($1::bigint[], $2::text[], $3::int[]) WITH ORDINALITY AS v(slot_id, message_id, seq, n)
 JOIN messaging_deliveries d ON d.message_id = v.message_id AND d.seq = v.seq
 JOIN messaging_messages m ON m.id = v.message_id

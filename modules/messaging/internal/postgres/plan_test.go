@@ -63,9 +63,11 @@ ANALYZE messaging_messages, messaging_deliveries;`)
 	require.NotSame(t, ds[1].SentAt, ds[3].SentAt) // each row its own time, not the scan buffer's
 	require.Equal(t, []string{"mem_7", "mem_x7"}, ds[2].MemberIDs)
 
-	text := dbtest.GenericPlan(t, d, `PREPARE deliveries_page(text, bigint, bigint) AS `+postgres.DeliveriesPageSQL,
-		`EXECUTE deliveries_page('msg_2', 201, 9000)`)
-	require.NotContains(t, text, "Seq Scan", text)
-	require.NotContains(t, text, "Sort", text)
-	require.Contains(t, text, "messaging_deliveries_message_seq", text)
+	for i, status := range []string{"", "failed"} { // all, and the dashboard's filter by status
+		text := dbtest.GenericPlan(t, d, fmt.Sprintf(`PREPARE deliveries_page_%d(text, bigint, bigint, text) AS `, i)+postgres.DeliveriesPageSQL,
+			fmt.Sprintf(`EXECUTE deliveries_page_%d('msg_2', 201, 9000, '%s')`, i, status))
+		require.NotContains(t, text, "Seq Scan", text)
+		require.NotContains(t, text, "Sort", text)
+		require.Contains(t, text, "messaging_deliveries_message_seq", text)
+	}
 }

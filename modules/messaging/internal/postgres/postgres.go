@@ -7,6 +7,7 @@ import (
 	"embed"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,6 +62,9 @@ type messageRow struct {
 	// resends to its failed recipients (issue 18).
 	SkippedUndeliverable int    `bun:"skipped_undeliverable"`
 	ResendOf             string `bun:"resend_of"`
+	// Credits is the send's exact cost when its texts differ per recipient
+	// (merge tags); NULL (0) means recipients × segments.
+	Credits int `bun:"credits,nullzero"`
 	// Delivery counts, kept by the statements that move deliveries between
 	// statuses; UpdateMessage never writes them from a loaded row.
 	QueuedCount      int `bun:"queued_count"`
@@ -190,13 +194,37 @@ func textArray(ss []string) string {
 	return b.String()
 }
 
+// nullableTextArray is textArray(ss), or NULL when ss is nil.
+func nullableTextArray(ss []string) any {
+	if ss == nil {
+		return nil
+	}
+	return textArray(ss)
+}
+
+// nullableIntArray is ns as an array literal, or NULL when ns is nil.
+func nullableIntArray(ns []int32) any {
+	if ns == nil {
+		return nil
+	}
+	b := make([]byte, 0, 2+4*len(ns))
+	b = append(b, '{')
+	for i, n := range ns {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	return string(append(b, '}'))
+}
+
 // InsertQueued stores a message's queued deliveries (phones and roster
 // entries side by side; positions 1..n in that order, position n's id
 // ids.At(n), built by the statement), counts them on the message and sets
 // its estimated completion, in one statement with bind parameters: a fixed
 // text, prepared once per connection, and two arrays, however large the
 // audience.
-func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string) error {
+func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string, texts []domain.Text) error {
 	if len(phones) == 0 {
 		return nil
 	}
@@ -208,13 +236,23 @@ func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at, d
 	for i, ms := range memberIDs {
 		members[i] = strings.Join(ms, ",") // member ids are "mem_…": no commas
 	}
+	// Per-recipient texts (merge tags) go in two more arrays; without them
+	// the columns stay NULL and the hand-over reads the message's text.
+	var bodies []string
+	var segments []int32
+	if texts != nil {
+		bodies, segments = make([]string, len(texts)), make([]int32, len(texts))
+		for i, t := range texts {
+			bodies[i], segments[i] = t.Body, int32(t.Segments)
+		}
+	}
 	_, err = tx.Tx.ExecContext(ctx, `WITH ins AS (
-  INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_ids, status, updated_at)
-  SELECT $4 || lpad(to_hex(v.n), 8, '0'), $1, $2, v.n, v.phone, string_to_array(v.members, ','), `+sqlQueued+`, $3
+  INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_ids, status, updated_at, body, segments)
+  SELECT $4 || lpad(to_hex(v.n), 8, '0'), $1, $2, v.n, v.phone, string_to_array(v.members, ','), `+sqlQueued+`, $3, ($8::text[])[v.n], ($9::int[])[v.n]
   FROM unnest($5::text[], $6::text[]) WITH ORDINALITY AS v(phone, members, n)
   RETURNING 1)
 UPDATE messaging_messages SET queued_count = queued_count + (SELECT count(*) FROM ins), estimated_completion = $7 WHERE id = $2`,
-		teamID, messageID, at, ids.Head(), textArray(phones), textArray(members), done)
+		teamID, messageID, at, ids.Head(), textArray(phones), textArray(members), done, nullableTextArray(bodies), nullableIntArray(segments))
 	if err != nil {
 		return fmt.Errorf("insert %d deliveries: %w", len(phones), err)
 	}

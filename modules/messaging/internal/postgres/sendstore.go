@@ -67,8 +67,8 @@ func (s *SendStore) LiveResend(ctx context.Context, teamID, messageID string) (s
 
 // InsertQueued stores a message's queued deliveries and sets its counts
 // and estimated completion (Repo.InsertQueued).
-func (s *SendStore) InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string) error {
-	return s.repo.InsertQueued(ctx, teamID, messageID, at, done, ids, phones, memberIDs)
+func (s *SendStore) InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string, texts []domain.Text) error {
+	return s.repo.InsertQueued(ctx, teamID, messageID, at, done, ids, phones, memberIDs, texts)
 }
 
 // CountBroadcast adds a dispatched message to the analytics.
@@ -102,7 +102,7 @@ func toMessage(r *messageRow) *domain.Message {
 		GroupID: r.GroupID, TemplateID: r.TemplateID, ScheduledID: r.ScheduledID, Text: r.Text, Rendered: r.Rendered,
 		Encoding: r.Encoding, Segments: r.Segments, Recipients: r.Recipients, Status: r.Status, Urgent: r.Urgent,
 		CreatedAt: r.CreatedAt, DecidedAt: r.DecidedAt, DecidedBy: r.DecidedBy, SentAt: r.SentAt,
-		EstimatedCompletion: r.EstimatedCompletion, SkippedUndeliverable: r.SkippedUndeliverable, ResendOf: r.ResendOf,
+		EstimatedCompletion: r.EstimatedCompletion, SkippedUndeliverable: r.SkippedUndeliverable, ResendOf: r.ResendOf, Credits: r.Credits,
 		QueuedCount: r.QueuedCount, SentCount: r.SentCount, DeliveredCount: r.DeliveredCount, FailedCount: r.FailedCount,
 		UnconfirmedCount: r.UnconfirmedCount, SkippedCount: r.SkippedCount}
 }
@@ -112,7 +112,7 @@ func fromMessage(m *domain.Message) *messageRow {
 		GroupID: m.GroupID, TemplateID: m.TemplateID, ScheduledID: m.ScheduledID, Text: m.Text, Rendered: m.Rendered,
 		Encoding: m.Encoding, Segments: m.Segments, Recipients: m.Recipients, Status: m.Status, Urgent: m.Urgent,
 		CreatedAt: m.CreatedAt, DecidedAt: m.DecidedAt, DecidedBy: m.DecidedBy, SentAt: m.SentAt,
-		EstimatedCompletion: m.EstimatedCompletion, SkippedUndeliverable: m.SkippedUndeliverable, ResendOf: m.ResendOf,
+		EstimatedCompletion: m.EstimatedCompletion, SkippedUndeliverable: m.SkippedUndeliverable, ResendOf: m.ResendOf, Credits: m.Credits,
 		QueuedCount: m.QueuedCount, SentCount: m.SentCount, DeliveredCount: m.DeliveredCount, FailedCount: m.FailedCount,
 		UnconfirmedCount: m.UnconfirmedCount, SkippedCount: m.SkippedCount}
 }

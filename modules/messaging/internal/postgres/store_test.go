@@ -137,7 +137,7 @@ func TestSendStoreRoundTrip(t *testing.T) {
 			return err
 		}
 		return s.InsertQueued(ctx, "team_1", "msg_1", at, done, id.NewSeries("dlv"), []string{"+15550000001", "+15550000002"},
-			[][]string{{"mem_a", "mem_b"}, {"mem_c"}})
+			[][]string{{"mem_a", "mem_b"}, {"mem_c"}}, nil)
 	})
 	got, err := s.Message(ctx, "team_1", "msg_1", false)
 	require.NoError(t, err)

@@ -51,7 +51,8 @@ func (s *Service) Resend(ctx context.Context, snd Sender, messageID, only string
 		if len(phones) == 0 {
 			return fault.New(fault.Conflict, fault.CodeConflict, "no delivery of the message failed with a code worth resending (permanent failures and opt-outs are not resent)")
 		}
-		out, err = s.Send(ctx, snd, SendInput{Text: orig.Text, Audience: orig.Audience, GroupID: orig.GroupID, ResendOf: orig.ID})
+		out, err = s.Send(ctx, snd, SendInput{Text: orig.Text, Audience: orig.Audience, GroupID: orig.GroupID, ResendOf: orig.ID,
+			MergeTags: domain.FindTags(orig.Text) != nil}) // tags in it were accepted when it was sent: the dashboard's
 		return err
 	})
 	return out, err

@@ -73,10 +73,19 @@ func (s *Service) Decide(ctx context.Context, teamID, messageID, approverID stri
 		if err != nil {
 			return err
 		}
-		p := &Plan{Team: team}
+		// The text was checked when it was made: tags in it were accepted
+		// there (the dashboard's), and are rendered for today's roster.
+		p := &Plan{Team: team, Rendered: m.Rendered, Segments: m.Segments, Encoding: domain.Encoding(m.Encoding)}
+		in := SendInput{MergeTags: domain.FindTags(m.Text) != nil, ResendOf: m.ResendOf}
+		if p.merge, err = s.mergeText(ctx, Sender{TeamID: teamID, Source: m.Source}, in, m.Text); err != nil {
+			return err
+		}
 		rs, skipped := deliverable(rs)
-		p.Phones, p.MemberIDs = dedupe(rs)
+		if err := s.texts(ctx, p, rs); err != nil {
+			return err
+		}
 		m.Approved(len(p.Phones), skipped)
+		m.Rendered, m.Segments, m.Encoding, m.Credits = p.Sample, p.Segments, string(p.Encoding), p.Credits
 		if err := s.MessageStore.UpdateMessage(ctx, m); err != nil {
 			return err
 		}

@@ -59,7 +59,7 @@ func (m *memStore) LiveResend(_ context.Context, teamID, messageID string) (stri
 }
 
 // InsertQueued counts the deliveries on the message, as the statement does.
-func (m *memStore) InsertQueued(_ context.Context, _, messageID string, _, done time.Time, _ id.Series, phones []string, _ [][]string) error {
+func (m *memStore) InsertQueued(_ context.Context, _, messageID string, _, done time.Time, _ id.Series, phones []string, _ [][]string, _ []domain.Text) error {
 	msg := m.messages[messageID]
 	msg.QueuedCount += len(phones)
 	msg.EstimatedCompletion = &done

@@ -46,7 +46,10 @@ type SendInput struct {
 	ScheduledFor string  `json:"scheduled_for,omitempty"`
 	Repeat       *Repeat `json:"repeat,omitempty"`
 	Urgent       bool    `json:"urgent,omitempty"` // dashboard and campaigns only
-	MergeTags    bool    `json:"merge_tags,omitempty"`
+	// MergeTags renders merge tags per recipient: set by the dashboard's
+	// Compose (and kept with its scheduled sends) and by a resend of a
+	// text that had them; the API never sets it, so there tags are refused.
+	MergeTags bool `json:"merge_tags,omitempty"`
 	// ResendOf makes the send a resend of that message to its failed
 	// recipients (resend.go): never stored with a scheduled send.
 	ResendOf string `json:"-"`
@@ -71,8 +74,16 @@ type Plan struct {
 	ScheduledFor     *time.Time
 	RepeatUntil      *time.Time
 	Completion       time.Time // estimates: when the last text would reach the carrier
-	Sample           string
-	Missing          []TagGap
+	// Sample is the first recipient's text as they get it (Rendered when
+	// the text has no merge tags). Missing counts, per tag, the recipients
+	// with no value for it (left empty in their text).
+	Sample  string
+	Missing []TagGap
+	// Texts are the recipients' own texts by position (merge tags); nil
+	// when all get Rendered. Segments is then the largest, Encoding UCS-2
+	// if any needs it, and Credits their exact sum.
+	Texts []domain.Text
+	merge domain.MergeText
 
 	// SkippedUndeliverable counts the audience's numbers marked
 	// undeliverable: not texted, not charged (issue 18).
@@ -124,12 +135,7 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 	if p.Text, err = domain.ValidText(p.Text); err != nil {
 		return nil, err
 	}
-	// teamtext renders no merge tags on any path, so they are refused everywhere.
-	fields, err := s.Lookup.CustomFieldKeys(ctx, snd.TeamID)
-	if err != nil {
-		return nil, err
-	}
-	if err := domain.CheckMergeTags(p.Text, fields); err != nil {
+	if p.merge, err = s.mergeText(ctx, snd, in, p.Text); err != nil {
 		return nil, err
 	}
 	if err := checkAudience(in.Audience, in.GroupID); err != nil {
@@ -185,12 +191,80 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 		return nil, err
 	}
 	rs, p.SkippedUndeliverable = deliverable(rs)
-	p.Phones, p.MemberIDs = dedupe(rs)
-	p.Credits = len(p.Phones) * p.Segments
+	if err := s.texts(ctx, p, rs); err != nil {
+		return nil, err
+	}
 	if acc.Trial && p.Credits > acc.TrialRemaining() {
 		return nil, fault.Newf(fault.PaymentRequired, domain.CodeTrialLimit, "this send needs %d credits; %d trial credits remain", p.Credits, acc.TrialRemaining())
 	}
 	return p, nil
+}
+
+// mergeText checks a text's merge tags. They are rendered only for sends
+// made in the dashboard (Compose, its scheduled sends, resends of its
+// texts); every other send with a tag is refused as before (400
+// merge_tags_unsupported, or private_field).
+func (s *Service) mergeText(ctx context.Context, snd Sender, in SendInput, text string) (domain.MergeText, error) {
+	fields, err := s.Lookup.CustomFieldKeys(ctx, snd.TeamID)
+	if err != nil {
+		return domain.MergeText{}, err
+	}
+	dashboard := snd.Source == domain.SourceDashboard || snd.Source == domain.SourceSchedule || in.ResendOf != ""
+	if !in.MergeTags || !dashboard {
+		return domain.MergeText{}, domain.CheckMergeTags(text, fields)
+	}
+	return domain.ParseMerge(text, fields)
+}
+
+// texts sets the plan's recipients (one text per phone) and what they
+// cost. With merge tags each phone gets its own text, rendered for the
+// first of its roster entries (roster order), and is counted on it.
+func (s *Service) texts(ctx context.Context, p *Plan, rs []rosterapi.Recipient) error {
+	p.Phones, p.MemberIDs = dedupe(rs)
+	p.Sample, p.Credits = p.Rendered, len(p.Phones)*p.Segments
+	if !p.merge.Tagged() || len(p.Phones) == 0 {
+		return nil
+	}
+	values := map[string]map[string]string{}
+	if keys := p.merge.Fields(); len(keys) > 0 {
+		if s.Merge == nil {
+			return fmt.Errorf("merge tags: no field values reader")
+		}
+		var err error
+		if values, err = s.Merge.FieldValues(ctx, p.Team.ID, keys); err != nil {
+			return err
+		}
+	}
+	first := make(map[string]rosterapi.Recipient, len(p.Phones))
+	for _, r := range rs {
+		if _, ok := first[r.Phone]; !ok {
+			first[r.Phone] = r
+		}
+	}
+	p.Texts, p.Credits, p.Segments, p.Encoding = make([]domain.Text, len(p.Phones)), 0, 0, domain.GSM7
+	missing := map[string]int{}
+	for i, ph := range p.Phones {
+		r := first[ph]
+		body, gaps := p.merge.Render(domain.MergeValues{Name: r.Name, TeamName: p.Team.Name, Fields: values[r.MemberID]})
+		rendered := domain.Render(p.Team.Name, body)
+		info := domain.Segments(rendered)
+		p.Texts[i] = domain.Text{Body: rendered, Segments: info.Segments}
+		p.Credits += info.Segments
+		p.Segments = max(p.Segments, info.Segments)
+		if info.Encoding == domain.UCS2 {
+			p.Encoding = domain.UCS2
+		}
+		for _, g := range gaps {
+			missing[g]++
+		}
+	}
+	p.Sample = p.Texts[0].Body
+	p.Missing = p.Missing[:0]
+	for tag, n := range missing {
+		p.Missing = append(p.Missing, TagGap{Tag: tag, Recipients: n})
+	}
+	sort.Slice(p.Missing, func(i, j int) bool { return p.Missing[i].Tag < p.Missing[j].Tag })
+	return nil
 }
 
 // checkSender holds a dashboard send to the role table: the signed-in
@@ -297,7 +371,7 @@ func (s *Service) createMessage(ctx context.Context, snd Sender, in SendInput, p
 	now := s.Clock.Now().UTC()
 	msg, err := domain.NewMessage(domain.Message{ID: id.New("msg"), TeamID: snd.TeamID, KeyID: snd.KeyID, MemberID: snd.MemberID,
 		Source: snd.Source, Audience: in.Audience, GroupID: in.GroupID, TemplateID: p.TemplateID, ScheduledID: in.ScheduledID, Text: p.Text,
-		Rendered: p.Rendered, Encoding: string(p.Encoding), Segments: p.Segments, Urgent: p.Urgent, CreatedAt: now,
+		Rendered: p.Sample, Encoding: string(p.Encoding), Segments: p.Segments, Urgent: p.Urgent, CreatedAt: now, Credits: p.Credits,
 		SkippedUndeliverable: p.SkippedUndeliverable, ResendOf: in.ResendOf}, len(p.Phones), p.ApprovalRequired)
 	if err != nil {
 		return nil, err
@@ -319,7 +393,7 @@ func (s *Service) createMessage(ctx context.Context, snd Sender, in SendInput, p
 // caller's transaction. It returns when the last text is planned to reach
 // the carrier.
 func (s *Service) dispatch(ctx context.Context, m *domain.Message, p *Plan) error {
-	if err := s.Billing.Consume(ctx, m.TeamID, m.ID, len(p.Phones)*m.Segments); err != nil {
+	if err := s.Billing.Consume(ctx, m.TeamID, m.ID, p.Credits); err != nil {
 		return err
 	}
 	now := s.Clock.Now().UTC()
@@ -335,7 +409,7 @@ func (s *Service) dispatch(ctx context.Context, m *domain.Message, p *Plan) erro
 	if n > 0 {
 		m.EstimatedCompletion = &done
 	}
-	if err := s.MessageStore.InsertQueued(ctx, m.TeamID, m.ID, now, done, id.NewSeries("dlv"), p.Phones, members); err != nil {
+	if err := s.MessageStore.InsertQueued(ctx, m.TeamID, m.ID, now, done, id.NewSeries("dlv"), p.Phones, members, p.Texts); err != nil {
 		return err
 	}
 	if err := s.MessageStore.CountBroadcast(ctx, m, n, now); err != nil { // analytics: per-day counters (inbound package)

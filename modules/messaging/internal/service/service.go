@@ -43,6 +43,8 @@ type Deps struct {
 	Members        rosterapi.Members
 	Audience       rosterapi.Audience
 	Lookup         rosterapi.Lookup
+	// Merge reads custom fields' values for the dashboard's merge tags.
+	Merge rosterapi.MergeFields
 	Billing        billingapi.Accounts
 	Events         events.Publisher
 	Outbound       Planner
@@ -87,7 +89,9 @@ type MessageStore interface {
 	// InsertQueued writes a message's queued deliveries (one per phone, in
 	// order, ids from ids), counts them on the message and sets its
 	// estimated completion to done.
-	InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string) error
+	// texts are the recipients' own texts (merge tags), by position; nil
+	// when every recipient gets the message's text.
+	InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string, texts []domain.Text) error
 	// CountBroadcast adds a dispatched message to the daily analytics.
 	CountBroadcast(ctx context.Context, m *domain.Message, deliveries int, at time.Time) error
 	// Deliveries is a page of team teamID's message's deliveries, in

@@ -401,6 +401,32 @@ func (r *Repo) CustomFields(ctx context.Context, teamID string) ([]domain.Custom
 	return toDomains[domain.CustomField](fs), nil
 }
 
+// FieldValues reads the team's members' values of the custom fields keys
+// (member id -> key -> value), in one statement.
+func (r *Repo) FieldValues(ctx context.Context, teamID string, keys []string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	err := r.db.WithPgx(ctx, func(pq db.PgxQuerier) error {
+		rows, err := pq.Query(ctx, `SELECT v.member_id, f.key, v.value FROM roster_custom_fields f
+JOIN roster_custom_values v ON v.field_id = f.id WHERE f.team_id = $1 AND f.key = ANY($2::text[])`, teamID, keys)
+		if err != nil {
+			return err
+		}
+		var member, key, value string
+		_, err = pgx.ForEachRow(rows, []any{&member, &key, &value}, func() error {
+			if out[member] == nil {
+				out[member] = map[string]string{}
+			}
+			out[member][key] = value
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("merge field values: %w", err)
+	}
+	return out, nil
+}
+
 // CustomField loads one of a team's fields, locked.
 func (r *Repo) CustomField(ctx context.Context, teamID, id string) (*domain.CustomField, error) {
 	f := new(customFieldRow)

@@ -21,3 +21,11 @@ func (d *Directory) GroupChoices(ctx context.Context, teamID string) ([]rosterap
 	}
 	return out, nil
 }
+
+// FieldValues implements rosterapi.MergeFields.
+func (d *Directory) FieldValues(ctx context.Context, teamID string, keys []string) (map[string]map[string]string, error) {
+	if len(keys) == 0 {
+		return map[string]map[string]string{}, nil
+	}
+	return d.repo.FieldValues(ctx, teamID, keys)
+}

@@ -85,6 +85,7 @@ type DirectoryStore interface {
 	ClearUndeliverable(ctx context.Context, teamID, phone string) (bool, error)
 	CountStats(ctx context.Context, teamID string, from, to time.Time) (newMembers, optOuts int, err error)
 	CustomFields(ctx context.Context, teamID string) ([]domain.CustomField, error)
+	FieldValues(ctx context.Context, teamID string, keys []string) (map[string]map[string]string, error)
 	Groups(ctx context.Context, teamID string, limit, offset int) ([]domain.Group, error)
 	Group(ctx context.Context, teamID, id string) (*domain.Group, error)
 	Member(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Member, error)

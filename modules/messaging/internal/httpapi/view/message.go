@@ -35,7 +35,7 @@ type Message struct {
 	Encoding             string     `json:"encoding" enum:"GSM-7,UCS-2"`
 	SegmentsPerRecipient int        `json:"segments_per_recipient"`
 	Recipients           int        `json:"recipients" doc:"Distinct phone numbers (a number on the roster twice gets one text)."`
-	Credits              int        `json:"credits" doc:"recipients × segments_per_recipient."`
+	Credits              int        `json:"credits" doc:"recipients × segments_per_recipient; for a dashboard send with merge tags, whose texts differ per recipient, the sum of each recipient's segments (segments_per_recipient is then the largest, and rendered_text the first recipient's)."`
 	DeliveryCounts       Counts     `json:"delivery_counts"`
 	Progress             Progress   `json:"progress" doc:"How far the hand-over to the carrier has got (an addition to v1)."`
 	EstimatedCompletion  *time.Time `json:"estimated_completion" doc:"When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired)."`
@@ -80,7 +80,7 @@ func MessageFrom(m *domain.Message) Message {
 	c := m.Counts()
 	return Message{ID: m.ID, Kind: "message", Status: m.Status, Audience: m.Audience, GroupID: Nullable(m.GroupID), TemplateID: Nullable(m.TemplateID),
 		ScheduledID: Nullable(m.ScheduledID), Text: m.Text, RenderedText: m.Rendered, Encoding: m.Encoding, SegmentsPerRecipient: m.Segments,
-		Recipients: m.Recipients, Credits: m.Recipients * m.Segments, CreatedAt: m.CreatedAt, SentAt: m.SentAt,
+		Recipients: m.Recipients, Credits: m.Cost(), CreatedAt: m.CreatedAt, SentAt: m.SentAt,
 		DeliveryCounts:      Counts{Total: c.Total, Queued: c.Queued, Sent: c.Sent, Delivered: c.Delivered, Failed: c.Failed, Unconfirmed: c.Unconfirmed},
 		Progress:            Progress{HandedOver: c.Total - c.Queued - c.Skipped, Skipped: c.Skipped, Total: c.Total},
 		EstimatedCompletion: m.EstimatedCompletion,
