@@ -125,7 +125,7 @@ func TestMergeRender(t *testing.T) {
 	ava := MergeValues{Name: "  Ava  Rivera ", TeamName: "Lions", Fields: map[string]string{"jersey": "12"}}
 	for _, c := range []struct {
 		name, text, want string
-		missing         []string
+		missing          []string
 	}{
 		{"no tags", "Practice at 6", "Practice at 6", nil},
 		{"first name", "Hi {first_name}!", "Hi Ava!", nil},

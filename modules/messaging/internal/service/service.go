@@ -44,11 +44,11 @@ type Deps struct {
 	Audience       rosterapi.Audience
 	Lookup         rosterapi.Lookup
 	// Merge reads custom fields' values for the dashboard's merge tags.
-	Merge rosterapi.MergeFields
-	Billing        billingapi.Accounts
-	Events         events.Publisher
-	Outbound       Planner
-	Log            *slog.Logger
+	Merge    rosterapi.MergeFields
+	Billing  billingapi.Accounts
+	Events   events.Publisher
+	Outbound Planner
+	Log      *slog.Logger
 	// Classify is the carrier's code mapping: which failures are
 	// permanent for the number, and so are not resent (issue 18).
 	Classify domain.Classifier
