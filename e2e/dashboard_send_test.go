@@ -129,7 +129,7 @@ func TestDashboardComposeMergeTags(t *testing.T) {
 			tab := chrome(t).NewTab(t, opts...)
 			signInBrowser(t, tab, s)
 
-			// Chloé's é makes her text UCS-2: still one segment, so 3 credits.
+			// Chloé (é is in GSM-7): one segment each, so 3 credits.
 			id := composeAndSend(t, tab, "Practice moved to 6pm, {first_name}. Bring water!", "families", "3 credits")
 
 			r := do(t, s.api, "GET", "/messages/"+id, nil)

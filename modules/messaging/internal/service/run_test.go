@@ -58,8 +58,12 @@ func (m *memStore) LiveResend(_ context.Context, teamID, messageID string) (stri
 	return "", nil
 }
 
-// InsertQueued counts the deliveries on the message, as the statement does.
-func (m *memStore) InsertQueued(_ context.Context, _, messageID string, _, done time.Time, _ id.Series, phones []string, _ [][]string, _ []domain.Text) error {
+// InsertQueued counts the deliveries on the message, as the statement does,
+// and keeps the recipients' own texts.
+func (m *memStore) InsertQueued(_ context.Context, _, messageID string, _, done time.Time, _ id.Series, phones []string, _ [][]string, texts []domain.Text) error {
+	if texts != nil {
+		m.texts[messageID] = texts
+	}
 	msg := m.messages[messageID]
 	msg.QueuedCount += len(phones)
 	msg.EstimatedCompletion = &done
@@ -169,7 +173,8 @@ func newSendWorld(t *testing.T) *sendWorld {
 		team: &teams{team: rosterapi.Team{ID: "team_1", Name: "Tigers", Number: "+15550000000", TimeZone: "America/New_York"}}}
 	w.svc = service.New(service.Deps{DB: memTx{store}, TemplateStore: store, ScheduledStore: store, MessageStore: store,
 		Clock: clk, Teams: w.team, Lookup: lookup{}, Billing: w.bill, Outbound: planner{done: t0.Add(time.Minute)}, Jobs: w.jobs,
-		Audience: audience{{MemberID: "mem_a", Phone: "+15550000001"}, {MemberID: "mem_b", Phone: "+15550000001"}, {MemberID: "mem_c", Phone: "+15550000002"}},
+		Audience: audience{{MemberID: "mem_a", Phone: "+15550000001", Name: "Ava Rivera"}, {MemberID: "mem_b", Phone: "+15550000001", Name: "Ben Rivera"},
+			{MemberID: "mem_c", Phone: "+15550000002", Name: "Łucja Martin"}},
 		Members: members{"mem_hc": {ID: "mem_hc", Role: rosterapi.RoleHeadCoach, CanSendBroadcasts: true, Status: "active", DashboardLogin: true},
 			"mem_co": {ID: "mem_co", Role: rosterapi.RoleCoach, CanSendBroadcasts: true, Status: "active", DashboardLogin: true},
 			"mem_bm": {ID: "mem_bm", Role: rosterapi.RoleBoardMember, Status: "active", DashboardLogin: true}},
@@ -256,6 +261,38 @@ func TestRunScheduledRefusedStops(t *testing.T) {
 			require.Empty(t, w.store.messages, "no message: the refused occurrence's was rolled back")
 			require.Empty(t, w.jobs.inserted, "no expiry, unconfirmed or next-week job")
 		})
+	}
+}
+
+// A scheduled send made in Compose keeps its merge tags and renders them
+// per recipient when it runs (a shared phone gets the text of its first
+// roster entry); the credits are each text's segments. The same request
+// stored without the dashboard's flag (an API schedule) is refused.
+func TestRunScheduledMergeTags(t *testing.T) {
+	t.Parallel()
+	for _, dashboard := range []bool{true, false} {
+		w := newSendWorld(t)
+		req, err := json.Marshal(service.SendInput{Text: "Hi {first_name}, practice at 5", Audience: "all", MergeTags: dashboard})
+		require.NoError(t, err)
+		w.store.scheduled["sch_1"] = domain.NewScheduled("sch_1", "team_1", "", "mem_hc", req, t0.Add(time.Hour), nil, t0)
+		w.clock.Set(t0.Add(time.Hour))
+		require.NoError(t, w.svc.RunScheduled(context.Background(), service.ScheduledArgs{ScheduledID: "sch_1", Run: 0}))
+		if !dashboard {
+			require.Equal(t, domain.CodeMergeTagsUnsupported, w.store.scheduled["sch_1"].StatusReason)
+			require.Empty(t, w.store.messages)
+			continue
+		}
+		require.Len(t, w.store.messages, 1)
+		for id, m := range w.store.messages {
+			ts := w.store.texts[id]
+			require.Len(t, ts, 2)
+			require.Equal(t, "Tigers: Hi Ava, practice at 5\nReply STOP to opt out.", ts[0].Body)
+			require.Equal(t, "Tigers: Hi Łucja, practice at 5\nReply STOP to opt out.", ts[1].Body)
+			require.Equal(t, ts[0].Body, m.Rendered, "the message shows the first recipient's text")
+			require.Equal(t, 2, w.bill.consumed[id])
+			require.Equal(t, 2, m.Cost())
+			require.Equal(t, string(domain.UCS2), m.Encoding, "Ł is not in GSM-7: her text is UCS-2, and so the message")
+		}
 	}
 }
 

@@ -27,11 +27,12 @@ type memStore struct {
 	locks     []string // teams whose templates lock was taken, in order
 	messages  map[string]domain.Message
 	failed    map[string][]domain.FailedDelivery // by message id
+	texts     map[string][]domain.Text           // recipients' own texts, by message id
 }
 
 func newMemStore() *memStore {
 	return &memStore{templates: map[string]domain.Template{}, scheduled: map[string]domain.Scheduled{}, messages: map[string]domain.Message{},
-		failed: map[string][]domain.FailedDelivery{}}
+		failed: map[string][]domain.FailedDelivery{}, texts: map[string][]domain.Text{}}
 }
 
 func (m *memStore) snapshot() (map[string]domain.Template, map[string]domain.Scheduled) {
