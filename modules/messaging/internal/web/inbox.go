@@ -65,11 +65,7 @@ func (h *handler) inboxView(ctx context.Context, r *http.Request, v *web.Viewer)
 // inboxList is GET /app/inbox.
 func (h *handler) inboxList(w http.ResponseWriter, r *http.Request, v *web.Viewer) {
 	iv, err := h.inboxView(r.Context(), r, v)
-	if err != nil {
-		h.shell.Fail(w, r, err)
-		return
-	}
-	h.shell.Render(w, r, h.inbox, http.StatusOK, "Inbox", iv)
+	h.show(w, r, h.inbox, "Inbox", iv, err)
 }
 
 // inboxReply is POST /app/inbox/{inbound_id}/reply: Send reply, a text to
@@ -81,18 +77,15 @@ func (h *handler) inboxReply(w http.ResponseWriter, r *http.Request, v *web.View
 		return id, err
 	})
 	if err != nil {
-		status, msg := web.Refusal(err)
-		if status == http.StatusNotFound || status == http.StatusInternalServerError {
-			h.shell.Fail(w, r, err)
-			return
-		}
-		iv, verr := h.inboxView(r.Context(), r, v)
-		if verr != nil {
-			h.shell.Fail(w, r, verr)
-			return
-		}
-		iv.Err, iv.ErrID = msg, id
-		h.shell.Render(w, r, h.inbox, status, "Inbox", iv)
+		h.refuse(w, r, err, func(status int, msg string) {
+			iv, err := h.inboxView(r.Context(), r, v)
+			if err != nil {
+				h.shell.Fail(w, r, err)
+				return
+			}
+			iv.Err, iv.ErrID = msg, id
+			h.shell.Render(w, r, h.inbox, status, "Inbox", iv)
+		})
 		return
 	}
 	web.Redirect(w, r, "/app/inbox")

@@ -127,11 +127,7 @@ func (h *handler) messageView(ctx context.Context, r *http.Request, v *web.Viewe
 // the deliveries (filtered by ?status=). Another team's id is 404.
 func (h *handler) messageShow(w http.ResponseWriter, r *http.Request, v *web.Viewer) {
 	mv, err := h.messageView(r.Context(), r, v)
-	if err != nil {
-		h.shell.Fail(w, r, err)
-		return
-	}
-	h.shell.Render(w, r, h.message, http.StatusOK, "Message", mv)
+	h.show(w, r, h.message, "Message", mv, err)
 }
 
 // messageProgress is GET /app/messages/{message_id}/progress: the counts
@@ -162,18 +158,15 @@ func (h *handler) messageResend(w http.ResponseWriter, r *http.Request, v *web.V
 		return id, nil
 	})
 	if err != nil {
-		status, msg := web.Refusal(err)
-		if status == http.StatusNotFound || status == http.StatusInternalServerError {
-			h.shell.Fail(w, r, err)
-			return
-		}
-		mv, verr := h.messageView(ctx, r, v)
-		if verr != nil {
-			h.shell.Fail(w, r, verr)
-			return
-		}
-		mv.Err = msg
-		h.shell.Render(w, r, h.message, status, "Message", mv)
+		h.refuse(w, r, err, func(status int, msg string) {
+			mv, err := h.messageView(ctx, r, v)
+			if err != nil {
+				h.shell.Fail(w, r, err)
+				return
+			}
+			mv.Err = msg
+			h.shell.Render(w, r, h.message, status, "Message", mv)
+		})
 		return
 	}
 	web.Redirect(w, r, to)

@@ -7,6 +7,7 @@ package web
 
 import (
 	"embed"
+	"net/http"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
@@ -34,6 +35,28 @@ type handler struct {
 	shell                                                         *web.Shell
 	svc                                                           Services
 	home, compose, messages, message, scheduled, approvals, inbox *web.Template
+}
+
+// show renders a page's view, or the error page for the error that
+// building it met.
+func (h *handler) show(w http.ResponseWriter, r *http.Request, tpl *web.Template, title string, view any, err error) {
+	if err != nil {
+		h.shell.Fail(w, r, err)
+		return
+	}
+	h.shell.Render(w, r, tpl, http.StatusOK, title, view)
+}
+
+// refuse shows a write's refusal on the page it came from: again renders
+// that page with msg and status. A missing object (404) or a failure gets
+// the error page.
+func (h *handler) refuse(w http.ResponseWriter, r *http.Request, err error, again func(status int, msg string)) {
+	status, msg := web.Refusal(err)
+	if status == http.StatusNotFound || status == http.StatusInternalServerError {
+		h.shell.Fail(w, r, err)
+		return
+	}
+	again(status, msg)
 }
 
 // perm is a row of the role table as the shell takes it.
