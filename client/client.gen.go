@@ -1526,7 +1526,7 @@ type Message struct {
 	Audience  string    `json:"audience"`
 	CreatedAt time.Time `json:"created_at"`
 
-	// Credits recipients × segments_per_recipient.
+	// Credits recipients × segments_per_recipient; for a dashboard send with merge tags, whose texts differ per recipient, the sum of each recipient's segments (segments_per_recipient is then the largest, and rendered_text the first recipient's).
 	Credits        int64           `json:"credits"`
 	DeliveryCounts Counts          `json:"delivery_counts"`
 	Encoding       MessageEncoding `json:"encoding"`
@@ -1729,7 +1729,7 @@ type SendResult struct {
 	Audience  string    `json:"audience"`
 	CreatedAt time.Time `json:"created_at"`
 
-	// Credits recipients × segments_per_recipient.
+	// Credits recipients × segments_per_recipient; for a dashboard send with merge tags, whose texts differ per recipient, the sum of each recipient's segments (segments_per_recipient is then the largest, and rendered_text the first recipient's).
 	Credits        int64  `json:"credits"`
 	DeliveryCounts Counts `json:"delivery_counts"`
 
