@@ -16,6 +16,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/modules/webhooks/webhooksapi"
 	"github.com/teamtext/teamtext/platform/auth"
+	"github.com/teamtext/teamtext/platform/config"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
@@ -97,6 +98,8 @@ var Module = fx.Module("roster",
 		func(public httpapi.Public, admin httpapi.Admin, s *service.Service) {
 			rosterhttp.Register(public.API, admin.API, s)
 		},
-		rosterweb.Register,
+		func(shell *web.Shell, signIn *service.SignIn, s *service.Service, cfg config.Config) error {
+			return rosterweb.Register(shell, rosterweb.Deps{SignIn: signIn, Roster: s, BaseURL: cfg.PublicBaseURL})
+		},
 	),
 )

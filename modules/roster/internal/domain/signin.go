@@ -149,4 +149,7 @@ type Activity struct {
 	Object    string
 	ClientIP  string
 	CreatedAt time.Time
+	// MemberName is the actor's roster name as it is now (listing only;
+	// "" when the entry was deleted).
+	MemberName string
 }

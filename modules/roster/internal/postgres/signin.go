@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
+	"github.com/teamtext/teamtext/platform/db"
 )
 
 // The dashboard's sign-in codes, sessions and activity log.
@@ -148,6 +150,30 @@ func (r *Repo) DeleteSession(ctx context.Context, id string) error {
 }
 
 // InsertActivity records one dashboard write.
+// ActivityLog lists a team's activity, newest first, with each actor's
+// roster name, limit+1 rows.
+func (r *Repo) ActivityLog(ctx context.Context, teamID string, limit, offset int) ([]domain.Activity, error) {
+	var out []domain.Activity
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		rows, err := q.Query(ctx, `SELECT a.id, a.team_id, a.member_id, a.action, a.object, a.client_ip, a.created_at, coalesce(m.name, '')
+FROM roster_activity a LEFT JOIN roster_members m ON m.id = a.member_id AND m.team_id = a.team_id
+WHERE a.team_id = $1 ORDER BY a.created_at DESC, a.id DESC LIMIT $2 OFFSET $3`, teamID, limit+1, offset)
+		if err != nil {
+			return err
+		}
+		var a domain.Activity
+		_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.TeamID, &a.MemberID, &a.Action, &a.Object, &a.ClientIP, &a.CreatedAt, &a.MemberName}, func() error {
+			out = append(out, a)
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list activity: %w", err)
+	}
+	return out, nil
+}
+
 func (r *Repo) InsertActivity(ctx context.Context, a *domain.Activity) error {
 	row := activityRow{ID: a.ID, TeamID: a.TeamID, MemberID: a.MemberID, Action: a.Action, Object: a.Object, ClientIP: a.ClientIP, CreatedAt: a.CreatedAt}
 	if _, err := r.db.IDB(ctx).NewInsert().Model(&row).Exec(ctx); err != nil {

@@ -35,6 +35,7 @@ type SignInStore interface {
 	UpdateSession(ctx context.Context, s *domain.Session) error
 	DeleteSession(ctx context.Context, id string) error
 	InsertActivity(ctx context.Context, a *domain.Activity) error
+	ActivityLog(ctx context.Context, teamID string, limit, offset int) ([]domain.Activity, error)
 }
 
 // Limiter counts sign-in requests against a policy (*ratelimit.Limiter).
@@ -248,6 +249,11 @@ func (s *SignIn) Pick(ctx context.Context, token, teamID string) error {
 // SignOut ends a session.
 func (s *SignIn) SignOut(ctx context.Context, sessionID string) error {
 	return s.Store.DeleteSession(ctx, sessionID)
+}
+
+// ActivityLog lists the team's dashboard writes, newest first, limit+1 rows.
+func (s *SignIn) ActivityLog(ctx context.Context, teamID string, limit, offset int) ([]domain.Activity, error) {
+	return s.Store.ActivityLog(ctx, teamID, limit, offset)
 }
 
 // Record writes one dashboard write to the team's activity log, in the

@@ -49,18 +49,38 @@ func (s Sessions) Record(ctx context.Context, a web.Activity) error {
 
 // handler serves the roster's dashboard pages.
 type handler struct {
-	shell  *web.Shell
-	signIn *service.SignIn
-	page   *web.Template
+	shell              *web.Shell
+	signIn             *service.SignIn
+	roster             *service.Service
+	baseURL            string // PUBLIC_BASE_URL, for the curl line of a new key
+	page               *web.Template
+	settings, activity *web.Template
+}
+
+// Deps are what the roster's pages need.
+type Deps struct {
+	SignIn  *service.SignIn
+	Roster  *service.Service
+	BaseURL string
 }
 
 // Register adds the roster's pages to the shell: its route table.
-func Register(shell *web.Shell, signIn *service.SignIn) error {
-	page, err := shell.Template(templates, "templates/signin.html")
-	if err != nil {
-		return err
+func Register(shell *web.Shell, d Deps) error {
+	h := &handler{shell: shell, signIn: d.SignIn, roster: d.Roster, baseURL: d.BaseURL}
+	for _, t := range []struct {
+		dst  **web.Template
+		name string
+	}{{&h.page, "signin"}, {&h.settings, "settings"}, {&h.activity, "activity"}} {
+		var err error
+		if *t.dst, err = shell.Template(templates, "templates/"+t.name+".html"); err != nil {
+			return err
+		}
 	}
-	h := &handler{shell: shell, signIn: signIn, page: page}
+	shell.Nav(web.NavItem{Name: "Settings", Path: "/app/settings", Order: 100, Perm: settingsPerm()})
+	shell.Page("GET /app/settings", settingsPerm(), h.settingsShow)
+	shell.Page("POST /app/settings/keys", settingsPerm(), h.keyCreate)
+	shell.Page("POST /app/settings/keys/{key_id}/revoke", settingsPerm(), h.keyRevoke)
+	shell.Page("GET /app/settings/activity", settingsPerm(), h.activityShow)
 	shell.Public("GET /app/sign-in", h.signInShow)
 	shell.Public("POST /app/sign-in", h.codeSend)
 	shell.Public("POST /app/sign-in/code", h.signInCheck)
