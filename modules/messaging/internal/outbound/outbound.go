@@ -86,6 +86,7 @@ type NewSlot struct {
 	DueAt     time.Time
 	Seqs      []int32 // positions of the send's deliveries
 	Segments  int
+	Urgent    bool // an urgent send's: planned ahead of the number's other queued slots
 }
 
 // Slot is a planned hand-over read back.
@@ -96,6 +97,21 @@ type Slot struct {
 	DueAt     time.Time
 	Seqs      []int32
 	Segments  int
+}
+
+// Queued is what a number has planned and not yet handed over, as an
+// urgent send is planned: its latest urgent slot (zero: none) with the
+// segments due then, and its earliest other slot (zero: none).
+type Queued struct {
+	UrgentLastAt       time.Time
+	UrgentLastSegments int
+	FirstAt            time.Time
+}
+
+// Shift moves a number's queued slots that are not urgent By later.
+type Shift struct {
+	NumberID string
+	By       time.Duration
 }
 
 // Due asks for a number's slots due at or before Upto, at most Limit of them.
@@ -167,6 +183,12 @@ type Store interface {
 
 	// InsertSlots writes planned hand-overs.
 	InsertSlots(ctx context.Context, ss []NewSlot) error
+	// Queues returns the queues of those of numberIDs with slots planned.
+	Queues(ctx context.Context, numberIDs []string) (map[string]Queued, error)
+	// ShiftSlots moves each number's queued slots that are not urgent later
+	// by its shift, and the estimated completion of the sends they hold
+	// with them.
+	ShiftSlots(ctx context.Context, ss []Shift) error
 	// DueNumbers locks, skipping those locked by others, up to limit
 	// numbers whose next_at has come, earliest first.
 	DueNumbers(ctx context.Context, now time.Time, limit int) ([]Number, error)
