@@ -9,6 +9,14 @@
 // and is advanced under that row's lock, so two nodes never overbook a
 // number. Each slot is a row naming the send's deliveries by position.
 //
+// An urgent send (an urgent alert) is planned ahead: on each number it
+// goes from, its texts take the earliest slots the pace allows after the
+// urgent sends queued before it, and the number's other queued slots move
+// later together, by as much as the urgent texts need, in the same
+// transaction and under the same locks. A pass holds a number's lock from
+// choosing its slots to deleting them, so what moves was never handed
+// over; other numbers, and other teams, are not touched.
+//
 // Loops hand slots over (Dispatcher). Every node runs a few; each runs a
 // pass over every number whose next slot is due (selected with SKIP
 // LOCKED, so loops on any number of nodes share the work and never hand
