@@ -9,6 +9,14 @@
 // and is advanced under that row's lock, so two nodes never overbook a
 // number. Each slot is a row naming the send's deliveries by position.
 //
+// An urgent send (an urgent alert) is planned ahead: on each number it
+// goes from, its texts take the earliest slots the pace allows after the
+// urgent sends queued before it, and the number's other queued slots move
+// later together, by as much as the urgent texts need, in the same
+// transaction and under the same locks. A pass holds a number's lock from
+// choosing its slots to deleting them, so what moves was never handed
+// over; other numbers, and other teams, are not touched.
+//
 // Loops hand slots over (Dispatcher). Every node runs a few; each runs a
 // pass over every number whose next slot is due (selected with SKIP
 // LOCKED, so loops on any number of nodes share the work and never hand
@@ -86,6 +94,7 @@ type NewSlot struct {
 	DueAt     time.Time
 	Seqs      []int32 // positions of the send's deliveries
 	Segments  int
+	Urgent    bool // an urgent send's: planned ahead of the number's other queued slots
 }
 
 // Slot is a planned hand-over read back.
@@ -96,6 +105,21 @@ type Slot struct {
 	DueAt     time.Time
 	Seqs      []int32
 	Segments  int
+}
+
+// Queued is what a number has planned and not yet handed over, as an
+// urgent send is planned: its latest urgent slot (zero: none) with the
+// segments due then, and its earliest other slot (zero: none).
+type Queued struct {
+	UrgentLastAt       time.Time
+	UrgentLastSegments int
+	FirstAt            time.Time
+}
+
+// Shift moves a number's queued slots that are not urgent By later.
+type Shift struct {
+	NumberID string
+	By       time.Duration
 }
 
 // Due asks for a number's slots due at or before Upto, at most Limit of them.
@@ -167,6 +191,12 @@ type Store interface {
 
 	// InsertSlots writes planned hand-overs.
 	InsertSlots(ctx context.Context, ss []NewSlot) error
+	// Queues returns the queues of those of numberIDs with slots planned.
+	Queues(ctx context.Context, numberIDs []string) (map[string]Queued, error)
+	// ShiftSlots moves each number's queued slots that are not urgent later
+	// by its shift, and the estimated completion of the sends they hold
+	// with them.
+	ShiftSlots(ctx context.Context, ss []Shift) error
 	// DueNumbers locks, skipping those locked by others, up to limit
 	// numbers whose next_at has come, earliest first.
 	DueNumbers(ctx context.Context, now time.Time, limit int) ([]Number, error)

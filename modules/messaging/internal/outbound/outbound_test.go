@@ -101,6 +101,9 @@ type texts struct {
 	sent  []sentText
 	paced bool
 	busy  map[string]bool // from numbers answering 429
+	// hold, when set, stops the next Send after it has recorded its text:
+	// it says so on held, then waits for hold to close.
+	hold, held chan struct{}
 }
 
 type sentText struct {
@@ -117,6 +120,13 @@ func (c *texts) Send(_ context.Context, m carrier.Message) (carrier.Receipt, err
 		return carrier.Receipt{}, &carrier.BusyError{RetryAfter: 7 * time.Second, Err: fmt.Errorf("429")}
 	}
 	c.sent = append(c.sent, sentText{m, c.clk.Now()})
+	if hold := c.hold; hold != nil {
+		c.hold = nil
+		c.held <- struct{}{}
+		c.mu.Unlock()
+		<-hold
+		c.mu.Lock()
+	}
 	return carrier.Receipt{ProviderMessageID: "SM" + m.DeliveryID, Status: "queued"}, nil
 }
 
@@ -156,7 +166,7 @@ var t0 = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 
 // setup builds the engine on a fresh database with one team whose number
 // the roster knows, a carrier that paces, and a clock at t0.
-func setup(t *testing.T) *bundle {
+func setup(t testing.TB) *bundle {
 	t.Helper()
 	d := server.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
 	_, err := d.Bun.ExecContext(context.Background(), `CREATE TABLE test_events (seq bigserial, team_id text, type text, data jsonb)`)
@@ -164,7 +174,7 @@ func setup(t *testing.T) *bundle {
 	return build(t, d)
 }
 
-func build(t *testing.T, d *db.DB) *bundle {
+func build(t testing.TB, d *db.DB) *bundle {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	clk := clock.NewFake(t0)
@@ -188,22 +198,28 @@ func build(t *testing.T, d *db.DB) *bundle {
 
 // send stores a queued message to phones and plans it, as a send's
 // transaction does; it returns the message id and the planned completion.
-func (b *bundle) send(t *testing.T, phones []string) (string, time.Time) {
+func (b *bundle) send(t testing.TB, phones []string) (string, time.Time) {
+	t.Helper()
+	return b.sendAs(t, b.team, phones, false)
+}
+
+// sendAs is send for team, urgent or not.
+func (b *bundle) sendAs(t testing.TB, team rosterapi.Team, phones []string, urgent bool) (string, time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	m := &domain.Message{ID: id.New("msg"), TeamID: b.team.ID, Source: "api", Audience: "all", Text: "Hi", Rendered: "Tigers: Hi",
-		Encoding: "GSM-7", Segments: 1, Recipients: len(phones), Status: domain.StatusQueued, CreatedAt: b.clock.Now()}
+	m := &domain.Message{ID: id.New("msg"), TeamID: team.ID, Source: "api", Audience: "all", Text: "Hi", Rendered: team.Name + ": Hi",
+		Encoding: "GSM-7", Segments: 1, Recipients: len(phones), Urgent: urgent, Status: domain.StatusQueued, CreatedAt: b.clock.Now()}
 	var done time.Time
 	err := b.db.Tx(ctx, func(ctx context.Context) error {
 		if err := postgres.NewSendStore(b.repo).InsertMessage(ctx, m); err != nil {
 			return err
 		}
 		var err error
-		if done, err = b.svc.Plan(ctx, outbound.SendPlan{Team: b.team, MessageID: m.ID, Phones: phones, Segments: 1}); err != nil {
+		if done, err = b.svc.Plan(ctx, outbound.SendPlan{Team: team, MessageID: m.ID, Phones: phones, Segments: 1, Urgent: urgent}); err != nil {
 			return err
 		}
 		members := make([][]string, len(phones))
-		return b.repo.InsertQueued(ctx, b.team.ID, m.ID, b.clock.Now(), done, id.NewSeries("dlv"), phones, members, nil)
+		return b.repo.InsertQueued(ctx, team.ID, m.ID, b.clock.Now(), done, id.NewSeries("dlv"), phones, members, nil)
 	})
 	require.NoError(t, err)
 	return m.ID, done
@@ -321,7 +337,7 @@ func TestPumpHandsOverAtThePace(t *testing.T) {
 	require.Equal(t, 0, countRows(t, b.db, `SELECT count(*) FROM messaging_numbers WHERE backlog_segments <> 0 OR next_at IS NOT NULL`))
 }
 
-func countRows(t *testing.T, d *db.DB, q string, args ...any) int {
+func countRows(t testing.TB, d *db.DB, q string, args ...any) int {
 	t.Helper()
 	var n int
 	require.NoError(t, d.SQLDB.QueryRow(q, args...).Scan(&n))

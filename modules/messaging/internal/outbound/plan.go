@@ -22,6 +22,9 @@ type SendPlan struct {
 	MessageID string
 	Phones    []string // the recipients, by position: Phones[i] is position i+1
 	Segments  int      // per text
+	// Urgent plans the texts ahead of the team's queued texts that are not
+	// urgent, on the numbers they go from (an urgent alert: see Plan).
+	Urgent bool
 }
 
 // Plan plans an accepted send, in the caller's transaction, and returns
@@ -29,6 +32,11 @@ type SendPlan struct {
 // each number's texts go into its next slots (see the package comment); a
 // slot due now kicks a pump. On a carrier that does not pace, the send is
 // cut into fan-out jobs that run at once.
+//
+// An urgent send's texts go into each number's earliest slots instead:
+// behind the urgent slots already queued there (urgent sends go in the
+// order they were accepted), ahead of every other queued slot, which move
+// later, together, by as much as the urgent texts need (planUrgent).
 func (s *Service) Plan(ctx context.Context, p SendPlan) (time.Time, error) {
 	now := s.Clock.Now().UTC()
 	if len(p.Phones) == 0 {
@@ -45,6 +53,7 @@ func (s *Service) Plan(ctx context.Context, p SendPlan) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
+	var queued map[string]Queued
 	if paced {
 		ids := make([]string, len(numbers))
 		for i, n := range numbers {
@@ -54,8 +63,23 @@ func (s *Service) Plan(ctx context.Context, p SendPlan) (time.Time, error) {
 			return time.Time{}, err
 		}
 		s.withPace(numbers)
+		if p.Urgent {
+			if queued, err = s.Store.Queues(ctx, ids); err != nil {
+				return time.Time{}, err
+			}
+		}
 	}
-	seqs, err := s.assign(ctx, p.Team.ID, numbers, p.Phones, p.Segments, now)
+	// An urgent send's recipients are spread by when each number's urgent
+	// queue ends, not its whole backlog.
+	view := numbers
+	if queued != nil {
+		view = make([]Number, len(numbers))
+		for i, n := range numbers {
+			view[i] = n
+			view[i].Schedule = urgentSchedule(n, queued[n.ID])
+		}
+	}
+	seqs, err := s.assign(ctx, p.Team.ID, view, p.Phones, p.Segments, now)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -64,6 +88,7 @@ func (s *Service) Plan(ctx context.Context, p SendPlan) (time.Time, error) {
 	}
 	var slots []NewSlot
 	var updates []ScheduleUpdate
+	var shifts []Shift
 	var finish time.Time
 	kick := false
 	for _, n := range numbers {
@@ -71,21 +96,32 @@ func (s *Service) Plan(ctx context.Context, p SendPlan) (time.Time, error) {
 		if len(mine) == 0 {
 			continue
 		}
-		sched, planned := n.Schedule.Plan(now, len(mine), p.Segments)
+		var sched domain.Schedule
+		var planned []domain.Slot
+		if p.Urgent {
+			var by time.Duration
+			sched, planned, by = planUrgent(n, queued[n.ID], now, len(mine), p.Segments)
+			if by > 0 {
+				shifts = append(shifts, Shift{NumberID: n.ID, By: by})
+			}
+		} else {
+			sched, planned = n.Schedule.Plan(now, len(mine), p.Segments)
+		}
 		for _, sl := range planned {
 			slots = append(slots, NewSlot{NumberID: n.ID, MessageID: p.MessageID, DueAt: sl.At,
-				Seqs: mine[sl.First : sl.First+sl.Count], Segments: sl.Segments})
+				Seqs: mine[sl.First : sl.First+sl.Count], Segments: sl.Segments, Urgent: p.Urgent})
 			kick = kick || !sl.At.After(now.Add(domain.JoinMargin))
 		}
-		next := n.NextAt
-		if next.IsZero() {
-			next = sched.NextAt(planned[0].At)
+		next := sched.NextAt(planned[0].At)
+		if !n.NextAt.IsZero() && n.NextAt.Before(next) {
+			next = n.NextAt // an earlier look finds nothing due and looks again when the head is
 		}
 		updates = append(updates, ScheduleUpdate{NumberID: n.ID, Schedule: sched, NextAt: next,
 			BacklogDelta: int64(len(mine) * p.Segments)})
-		if sched.Finish().After(finish) {
-			finish = sched.Finish()
-		}
+		finish = later(finish, planned[len(planned)-1].At)
+	}
+	if err := s.Store.ShiftSlots(ctx, shifts); err != nil {
+		return time.Time{}, err
 	}
 	if err := s.Store.InsertSlots(ctx, slots); err != nil {
 		return time.Time{}, err
@@ -99,6 +135,42 @@ func (s *Service) Plan(ctx context.Context, p SendPlan) (time.Time, error) {
 		}
 	}
 	return finish, nil
+}
+
+// urgentSchedule is the schedule an urgent send is planned on, for a
+// number with queue q: its latest slot is the latest urgent one (none when
+// only other texts are queued), so the send goes right behind the urgent
+// sends before it. Every slot that is not urgent moves out of the way
+// (planUrgent). With nothing but urgent slots queued, it is the number's
+// own schedule. Either way the guard (FreeAt) keeps the send from the
+// number's previous hand-over's occupancy.
+func urgentSchedule(n Number, q Queued) domain.Schedule {
+	u := n.Schedule
+	if !q.FirstAt.IsZero() {
+		u.LastAt, u.LastSegments = q.UrgentLastAt, q.UrgentLastSegments
+	}
+	return u
+}
+
+// planUrgent plans count urgent texts on number n, whose queue is q, and
+// returns the number's new schedule, the urgent slots, and how much later
+// its queued slots that are not urgent must go: as a block, so they keep
+// their pace among themselves, the first one a whole occupancy after the
+// last urgent slot. The number's latest slot is then the last of those,
+// moved.
+//
+// Nothing handed over moves: the caller holds the number's lock, which a
+// pass holds from choosing the number's slots until it has deleted them,
+// so every slot still there is one no pass has taken.
+func planUrgent(n Number, q Queued, now time.Time, count, segments int) (domain.Schedule, []domain.Slot, time.Duration) {
+	sched, planned := urgentSchedule(n, q).Plan(now, count, segments)
+	if q.FirstAt.IsZero() {
+		return sched, planned, 0
+	}
+	end := sched.LastAt.Add(sched.Pace.Occupancy(sched.LastSegments))
+	by := max(end.Sub(q.FirstAt), 0)
+	sched.LastAt, sched.LastSegments = n.Schedule.LastAt.Add(by), n.Schedule.LastSegments
+	return sched, planned, by
 }
 
 var errNoSender = fault.New(fault.Conflict, domain.CodeNoSender, "the team has no phone number to send from")

@@ -249,21 +249,84 @@ func (s *OutboundStore) InsertSlots(ctx context.Context, ss []outbound.NewSlot) 
 	}
 	n := len(ss)
 	nums, msgs, due := make([]string, n), make([]string, n), make([]time.Time, n)
-	from, to, segs := make([]int32, n), make([]int32, n), make([]int32, n)
+	from, to, segs, urgent := make([]int32, n), make([]int32, n), make([]int32, n), make([]bool, n)
 	var flat []int32
 	for i, sl := range ss {
-		nums[i], msgs[i], due[i], segs[i] = sl.NumberID, sl.MessageID, sl.DueAt, int32(sl.Segments)
+		nums[i], msgs[i], due[i], segs[i], urgent[i] = sl.NumberID, sl.MessageID, sl.DueAt, int32(sl.Segments), sl.Urgent
 		from[i] = int32(len(flat) + 1)
 		flat = append(flat, sl.Seqs...)
 		to[i] = int32(len(flat))
 	}
 	return s.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		_, err := q.Exec(ctx, `INSERT INTO messaging_slots (number_id, message_id, due_at, seqs, segments)
-SELECT v.number_id, v.message_id, v.due_at, ($7::int[])[v.lo:v.hi], v.segments
-FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::int[])
-  AS v(number_id, message_id, due_at, lo, hi, segments)`, nums, msgs, due, from, to, segs, flat)
+		_, err := q.Exec(ctx, `INSERT INTO messaging_slots (number_id, message_id, due_at, seqs, segments, urgent)
+SELECT v.number_id, v.message_id, v.due_at, ($7::int[])[v.lo:v.hi], v.segments, v.urgent
+FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::int[], $8::boolean[])
+  AS v(number_id, message_id, due_at, lo, hi, segments, urgent)`, nums, msgs, due, from, to, segs, flat, urgent)
 		if err != nil {
 			return fmt.Errorf("insert %d slots: %w", n, err)
+		}
+		return nil
+	})
+}
+
+// Queues returns, per number with slots planned, its latest urgent slot
+// (the segments of every row due then) and its earliest other slot: two
+// index probes per number, whatever its backlog (the urgent slots have a
+// partial index of their own).
+func (s *OutboundStore) Queues(ctx context.Context, ids []string) (map[string]outbound.Queued, error) {
+	out := make(map[string]outbound.Queued, len(ids))
+	err := s.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		rows, err := q.Query(ctx, `SELECT v.id, u.due_at, coalesce(u.segments, 0), h.due_at FROM unnest($1::text[]) AS v(id)
+LEFT JOIN LATERAL (SELECT s.due_at, sum(s.segments)::int AS segments FROM messaging_slots s
+  WHERE s.number_id = v.id AND s.urgent GROUP BY s.due_at ORDER BY s.due_at DESC LIMIT 1) u ON true
+LEFT JOIN LATERAL (SELECT s.due_at FROM messaging_slots s
+  WHERE s.number_id = v.id AND NOT s.urgent ORDER BY s.due_at LIMIT 1) h ON true
+WHERE u.due_at IS NOT NULL OR h.due_at IS NOT NULL`, ids)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var urgentAt, firstAt *time.Time
+			var qu outbound.Queued
+			if err := rows.Scan(&id, &urgentAt, &qu.UrgentLastSegments, &firstAt); err != nil {
+				return err
+			}
+			qu.UrgentLastAt, qu.FirstAt = val(urgentAt), val(firstAt)
+			out[id] = qu
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("slot queues: %w", err)
+	}
+	return out, nil
+}
+
+// ShiftSlots moves each number's queued slots that are not urgent later by
+// its shift, and the estimated completion of each send they hold to its
+// latest slot if that is later now, in one statement. Callers hold the
+// numbers' locks: no pass is handing any of these slots over.
+func (s *OutboundStore) ShiftSlots(ctx context.Context, ss []outbound.Shift) error {
+	if len(ss) == 0 {
+		return nil
+	}
+	ids, us := make([]string, len(ss)), make([]int64, len(ss))
+	for i, sh := range ss {
+		ids[i], us[i] = sh.NumberID, sh.By.Microseconds()
+	}
+	return s.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		_, err := q.Exec(ctx, `WITH moved AS (
+  UPDATE messaging_slots AS s SET due_at = s.due_at + v.us * interval '1 microsecond'
+  FROM unnest($1::text[], $2::bigint[]) AS v(number_id, us)
+  WHERE s.number_id = v.number_id AND NOT s.urgent
+  RETURNING s.message_id, s.due_at)
+UPDATE messaging_messages AS m SET estimated_completion = greatest(m.estimated_completion, x.last)
+FROM (SELECT message_id, max(due_at) AS last FROM moved GROUP BY message_id) AS x
+WHERE m.id = x.message_id`, ids, us)
+		if err != nil {
+			return fmt.Errorf("shift slots of %d numbers: %w", len(ss), err)
 		}
 		return nil
 	})

@@ -402,7 +402,7 @@ func (s *Service) dispatch(ctx context.Context, m *domain.Message, p *Plan) erro
 	for i, ph := range p.Phones {
 		members[i] = p.MemberIDs[ph]
 	}
-	done, err := s.Outbound.Plan(ctx, outbound.SendPlan{Team: p.Team, MessageID: m.ID, Phones: p.Phones, Segments: m.Segments})
+	done, err := s.Outbound.Plan(ctx, outbound.SendPlan{Team: p.Team, MessageID: m.ID, Phones: p.Phones, Segments: m.Segments, Urgent: m.Urgent})
 	if err != nil {
 		return err
 	}
