@@ -14,9 +14,10 @@ import (
 // TestDashboardUrgentAheadOfBroadcast: a head coach's urgent alert, sent
 // from Compose while the team's own 3,000-text broadcast is being handed
 // over at its number's pace (realistic simulator), reaches the carrier
-// before the broadcast's texts that were still queued: at most one
-// second's worth of the broadcast (texts a pump had already claimed) goes
-// between the alert's acceptance and its last text. Without the urgent
+// before the broadcast's texts that were still queued: at most two
+// seconds' worth of the broadcast (the slot a pass was handing over when
+// the alert was planned, and the one due as it was sent) goes between the
+// alert's sending and its last text. Without the urgent
 // lane the alert would wait behind the rest of the broadcast (about a
 // minute at 50 a second).
 func TestDashboardUrgentAheadOfBroadcast(t *testing.T) {
@@ -44,10 +45,10 @@ func TestDashboardUrgentAheadOfBroadcast(t *testing.T) {
 
 	form := url.Values{"csrf": {csrfOf(t, home)}, "text": {"Lightning: everyone off the field now"}, "audience": {"staff"},
 		"urgent": {"1"}, "action": {"send"}}
+	before := len(outboxOf(t, p.url, a.number))
+	require.Less(t, before, 3000, "the broadcast is still going when the alert is sent")
 	resp, _ := h.post("/app/compose", form)
-	accepted := len(outboxOf(t, p.url, a.number))
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
-	require.Less(t, accepted, 3000, "the broadcast was still going when the alert was accepted")
 
 	const alert = "Lightning: everyone off the field now"
 	var texts []string
@@ -63,13 +64,13 @@ func TestDashboardUrgentAheadOfBroadcast(t *testing.T) {
 		return n == 4 // the head coach and three coaches
 	})
 	between := 0
-	for _, body := range texts[accepted:lastUrgent] {
+	for _, body := range texts[before:lastUrgent] {
 		if !strings.Contains(body, alert) {
 			between++
 		}
 	}
-	require.LessOrEqual(t, between, pace, "broadcast texts handed over between the alert's acceptance and its last text")
-	t.Logf("alert accepted after %d of the broadcast's texts; %d more went before its last text", accepted, between)
+	require.LessOrEqual(t, between, 2*pace, "broadcast texts handed over between the alert's sending and its last text")
+	t.Logf("alert sent after %d of the broadcast's texts; %d more went before its last text", before, between)
 	waitFor(t, 30*time.Second, func() bool { return len(outboxOf(t, p.url, a.number)) > lastUrgent+pace }) // and the broadcast goes on
 }
 
