@@ -1531,7 +1531,7 @@ type Message struct {
 	DeliveryCounts Counts          `json:"delivery_counts"`
 	Encoding       MessageEncoding `json:"encoding"`
 
-	// EstimatedCompletion When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired).
+	// EstimatedCompletion When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired). It moves later when an urgent alert of the team, sent from the dashboard, goes ahead of the send's queued texts.
 	EstimatedCompletion *time.Time  `json:"estimated_completion"`
 	GroupId             *string     `json:"group_id"`
 	Id                  string      `json:"id"`
@@ -1736,7 +1736,7 @@ type SendResult struct {
 	// Encoding kind message only: the text's encoding. Absent for kind scheduled, whose text is encoded when it is sent.
 	Encoding *SendResultEncoding `json:"encoding,omitempty"`
 
-	// EstimatedCompletion When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired).
+	// EstimatedCompletion When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired). It moves later when an urgent alert of the team, sent from the dashboard, goes ahead of the send's queued texts.
 	EstimatedCompletion *time.Time `json:"estimated_completion"`
 	GroupId             *string    `json:"group_id"`
 	Id                  string     `json:"id"`

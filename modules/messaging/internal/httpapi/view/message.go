@@ -38,7 +38,7 @@ type Message struct {
 	Credits              int        `json:"credits" doc:"recipients × segments_per_recipient; for a dashboard send with merge tags, whose texts differ per recipient, the sum of each recipient's segments (segments_per_recipient is then the largest, and rendered_text the first recipient's)."`
 	DeliveryCounts       Counts     `json:"delivery_counts"`
 	Progress             Progress   `json:"progress" doc:"How far the hand-over to the carrier has got (an addition to v1)."`
-	EstimatedCompletion  *time.Time `json:"estimated_completion" doc:"When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired)."`
+	EstimatedCompletion  *time.Time `json:"estimated_completion" doc:"When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired). It moves later when an urgent alert of the team, sent from the dashboard, goes ahead of the send's queued texts."`
 	CreatedAt            time.Time  `json:"created_at"`
 	SentAt               *time.Time `json:"sent_at"`
 	Suppression
