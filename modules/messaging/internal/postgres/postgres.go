@@ -236,8 +236,10 @@ func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at, d
 	for i, ms := range memberIDs {
 		members[i] = strings.Join(ms, ",") // member ids are "mem_…": no commas
 	}
-	// Per-recipient texts (merge tags) go in two more arrays; without them
-	// the columns stay NULL and the hand-over reads the message's text.
+	// Per-recipient texts (merge tags) go in two more arrays, unnested with
+	// the others (a subscript into a text array walks it: quadratic);
+	// without them the arrays are NULL, unnest pads them with NULLs, and
+	// the hand-over reads the message's text.
 	var bodies []string
 	var segments []int32
 	if texts != nil {
@@ -248,8 +250,8 @@ func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at, d
 	}
 	_, err = tx.Tx.ExecContext(ctx, `WITH ins AS (
   INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_ids, status, updated_at, body, segments)
-  SELECT $4 || lpad(to_hex(v.n), 8, '0'), $1, $2, v.n, v.phone, string_to_array(v.members, ','), `+sqlQueued+`, $3, ($8::text[])[v.n], ($9::int[])[v.n]
-  FROM unnest($5::text[], $6::text[]) WITH ORDINALITY AS v(phone, members, n)
+  SELECT $4 || lpad(to_hex(v.n), 8, '0'), $1, $2, v.n, v.phone, string_to_array(v.members, ','), `+sqlQueued+`, $3, v.body, v.segments
+  FROM unnest($5::text[], $6::text[], $8::text[], $9::int[]) WITH ORDINALITY AS v(phone, members, body, segments, n)
   RETURNING 1)
 UPDATE messaging_messages SET queued_count = queued_count + (SELECT count(*) FROM ins), estimated_completion = $7 WHERE id = $2`,
 		teamID, messageID, at, ids.Head(), textArray(phones), textArray(members), done, nullableTextArray(bodies), nullableIntArray(segments))
