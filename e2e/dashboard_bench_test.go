@@ -62,8 +62,7 @@ FROM generate_series(0, $5::int - 1) i`, s.teamID, s.number, fmt.Sprint(now.Unix
 		return m.ID, took
 	}
 	msgID, _ := apiSend("Field day Saturday")
-	// Pages are measured while the broadcast drains at the number's pace,
-	// as a coach watches it.
+	// Pages are measured while the broadcast drains, as a coach watches it.
 
 	h := newHTTPSession(t)
 	home := h.signIn(s)
@@ -115,15 +114,32 @@ FROM generate_series(0, $5::int - 1) i`, s.teamID, s.number, fmt.Sprint(now.Unix
 		require.Contains(t, body, fmt.Sprintf("%d credits", families), "every family, one segment each")
 		return resp.StatusCode
 	})
+	// Dashboard sends with tags and API sends without, taken in turns, each
+	// on a quiet service: the earlier sends' texts all handed over first
+	// (the simulator's instant profile fans them out at once), so the time
+	// is the accept's own, not a share of two cores with the hand-over.
+	quiet := func() {
+		waitFor(t, 3*time.Minute, func() bool {
+			return countRowsIn(t, env.pg.URL, `SELECT count(*) FROM messaging_deliveries WHERE team_id = $1 AND status = 'queued'`, s.teamID) == 0
+		})
+	}
 	send := url.Values{"csrf": {csrf}, "text": {tagged}, "audience": {"families"}, "action": {"send"}}
-	measure("send-10k-tags", 5, func() int {
+	const sends = 5
+	var dash, plain []time.Duration
+	for range sends {
+		quiet()
+		start := time.Now()
 		resp, _ := h.post("/app/compose", send)
+		dash = append(dash, time.Since(start))
 		require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 		require.True(t, strings.HasPrefix(resp.Header.Get("Location"), "/app/messages/"))
-		return resp.StatusCode
-	})
-	timed("api-send-10k", 5, func() time.Duration {
+		quiet()
 		_, took := apiSend("Practice moved to 6pm")
-		return took
-	})
+		plain = append(plain, took)
+	}
+	next := func(ds []time.Duration) func() time.Duration {
+		return func() time.Duration { d := ds[0]; ds = ds[1:]; return d }
+	}
+	timed("send-10k-tags", sends, next(dash))
+	timed("api-send-10k", sends, next(plain))
 }
