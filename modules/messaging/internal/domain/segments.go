@@ -28,6 +28,8 @@
 
 package domain
 
+import "unicode/utf8"
+
 // Encoding is the SMS character set a text is sent in.
 type Encoding string
 
@@ -66,9 +68,35 @@ const gsm7Basic = "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\x1bÆæß
 // ESC followed by its code, two septets.
 const gsm7Extension = "\f^{}\\[~]|€"
 
-// gsm7Septets maps each GSM-7 character to its size in septets. It is built
-// once at package initialisation and never modified.
-var gsm7Septets = buildGSM7Septets()
+// gsm7Septets maps each GSM-7 character to its size in septets, and
+// gsm7ASCII holds the same for the ASCII range (0: not GSM-7), where most
+// texts' characters are: a table read instead of a map look-up per
+// character. Both are built once at package initialisation and never
+// modified.
+var (
+	gsm7Septets = buildGSM7Septets()
+	gsm7ASCII   = buildGSM7ASCII(gsm7Septets)
+)
+
+func buildGSM7ASCII(septets map[rune]int) [utf8.RuneSelf]uint8 {
+	var t [utf8.RuneSelf]uint8
+	for r, n := range septets {
+		if r < utf8.RuneSelf {
+			t[r] = uint8(n)
+		}
+	}
+	return t
+}
+
+// gsm7Size returns r's size in septets, and whether r is GSM-7 at all.
+func gsm7Size(r rune) (int, bool) {
+	if r >= 0 && r < utf8.RuneSelf {
+		n := gsm7ASCII[r]
+		return int(n), n > 0
+	}
+	n, ok := gsm7Septets[r]
+	return n, ok
+}
 
 func buildGSM7Septets() map[rune]int {
 	m := make(map[rune]int, 136)
@@ -90,7 +118,7 @@ func Segments(text string) SegmentInfo {
 	}
 	enc, single, multi := GSM7, gsm7Single, gsm7Multi
 	for _, r := range text {
-		if _, ok := gsm7Septets[r]; !ok {
+		if _, ok := gsm7Size(r); !ok {
 			enc, single, multi = UCS2, ucs2Single, ucs2Multi
 			break
 		}
@@ -119,7 +147,8 @@ func Segments(text string) SegmentInfo {
 // UCS-2 unit.
 func unitsOf(enc Encoding, r rune) int {
 	if enc == GSM7 {
-		return gsm7Septets[r]
+		n, _ := gsm7Size(r)
+		return n
 	}
 	if r > 0xFFFF {
 		return 2

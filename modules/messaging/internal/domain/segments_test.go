@@ -271,3 +271,15 @@ func checkSegmentBounds(t *testing.T, got SegmentInfo, single, multi int) {
 		require.LessOrEqual(t, got.Segments, ceil(got.Units, multi-1))
 	}
 }
+
+// The ASCII table answers exactly as the map for every character.
+func TestGSM7SizeMatchesTheMap(t *testing.T) {
+	t.Parallel()
+	for r := rune(-1); r <= 0x10FFFF; r++ {
+		want, wantOK := gsm7Septets[r]
+		got, ok := gsm7Size(r)
+		if got != want || ok != wantOK {
+			t.Fatalf("%U: %d %v, want %d %v", r, got, ok, want, wantOK)
+		}
+	}
+}
