@@ -132,17 +132,23 @@ func nationalFormat(e164 string) string {
 // signInBrowser signs s in through the pages, as a person does.
 func signInBrowser(t *testing.T, tab context.Context, s staff) {
 	t.Helper()
-	base := env.svc.PublicURL
+	signInBrowserOn(t, tab, env.svc.PublicURL, env.admin, s)
+}
+
+// signInBrowserOn signs s in on the service at base, whose admin API
+// (admin) shows the simulator's outbox.
+func signInBrowserOn(t *testing.T, tab context.Context, base string, admin *harness.Client, s staff) {
+	t.Helper()
 	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(base+"/app/")))
 	loc, err := chromedp.Run(tab, chromedp.Location())
 	require.NoError(t, err)
 	require.Equal(t, base+"/app/sign-in", loc, "signed out: /app/ goes to sign-in")
 
-	before := codesSent(t, s.teamID, s.phone)
+	before := codesSentOn(t, admin, s.teamID, s.phone)
 	require.NoError(t, chromedp.Do(tab, chromedp.SendKeys(chromedp.ID("identity"), nationalFormat(s.phone))))
 	_, err = chromedp.RunResponse(tab, chromedp.Click(`//button[normalize-space()="Send code"]`))
 	require.NoError(t, err)
-	code := signInCode(t, s.teamID, s.phone, before)
+	code := signInCodeOn(t, admin, s.teamID, s.phone, before)
 	require.NoError(t, chromedp.Do(tab, chromedp.SendKeys(chromedp.ID("code"), code)))
 	_, err = chromedp.RunResponse(tab, chromedp.Click(`//button[normalize-space()="Sign in"]`))
 	require.NoError(t, err)

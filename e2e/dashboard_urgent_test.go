@@ -1,14 +1,15 @@
 package e2e
 
 import (
-	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/e2e/browser"
 )
 
 // TestDashboardUrgentAheadOfBroadcast: a head coach's urgent alert, sent
@@ -34,21 +35,29 @@ func TestDashboardUrgentAheadOfBroadcast(t *testing.T) {
 		Name string `json:"name"`
 	}
 	require.NoError(t, p.admin.Expect(t.Context(), 200, "GET", "/teams/"+a.TeamID, nil, &team))
-	// The harness's head coach signs in before the broadcast, so that her
-	// code is not behind it.
-	h := newHTTPSessionOn(t, p.nodes[0], p.admin)
-	home := h.signIn(staff{teamID: a.TeamID, teamName: team.Name, memberID: a.CoachID, phone: "+12025550199"})
+	// The harness's head coach signs in, in the browser, before the
+	// broadcast, so that her code is not behind it.
+	base := p.nodes[0].PublicURL
+	tab := chrome(t).NewTab(t)
+	signInBrowserOn(t, tab, base, p.admin, staff{teamID: a.TeamID, teamName: team.Name, memberID: a.CoachID, phone: "+12025550199"})
+	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(base+"/app/compose"),
+		chromedp.SendKeys(chromedp.ID("text"), "Lightning: everyone off the field now"),
+		chromedp.SetValue(chromedp.ID("audience"), "staff"),
+		chromedp.Click(chromedp.ID("urgent"))))
 
 	m, _ := broadcast(t, a.api, "Season schedule attached")
 	require.Equal(t, 3000+4, m.Recipients, "the athletes and the staff")
 	waitFor(t, 30*time.Second, func() bool { return len(handOvers(t, p.url, a.number)) >= 2*pace })
 
-	form := url.Values{"csrf": {csrfOf(t, home)}, "text": {"Lightning: everyone off the field now"}, "audience": {"staff"},
-		"urgent": {"1"}, "action": {"send"}}
 	before := len(outboxOf(t, p.url, a.number))
 	require.Less(t, before, 3000, "the broadcast is still going when the alert is sent")
-	resp, _ := h.post("/app/compose", form)
-	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	// Send asks the browser to confirm an urgent alert; the tab accepts.
+	_, err := chromedp.RunResponse(tab, chromedp.Click(`//button[normalize-space()="Send"]`))
+	require.NoError(t, err)
+	loc, err := chromedp.Run(tab, chromedp.Location())
+	require.NoError(t, err)
+	require.Regexp(t, `/app/messages/msg_`, loc, "after Send, the alert's page")
+	require.Len(t, browser.Dialogs(tab), 1, "one confirm()")
 
 	const alert = "Lightning: everyone off the field now"
 	var texts []string
