@@ -46,6 +46,20 @@ func TestDashboardKeys(t *testing.T) {
 	require.Contains(t, log, "created key")
 	require.Contains(t, log, "revoked key")
 	require.Contains(t, log, "Dana team_director", "each entry names its actor")
+	var entries []struct {
+		MemberID   string `json:"member_id"`
+		MemberName string `json:"member_name"`
+		Action     string `json:"action"`
+	}
+	r = do(t, env.admin, "GET", "/teams/"+s.teamID+"/activity", nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.NoError(t, r.Data(&entries))
+	require.GreaterOrEqual(t, len(entries), 2)
+	require.Equal(t, "revoked key", entries[0].Action, "newest first, for the operator too")
+	require.Equal(t, "created key", entries[1].Action)
+	require.Equal(t, s.memberID, entries[1].MemberID)
+	require.Equal(t, "Dana team_director", entries[1].MemberName)
+	require.Equal(t, 404, do(t, env.admin, "GET", "/teams/team_nope/activity", nil).Status)
 
 	coach := addStaff(t, s.teamID, s.teamName, "coach", teamNumber())
 	h := newHTTPSession(t)

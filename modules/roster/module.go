@@ -95,8 +95,8 @@ var Module = fx.Module("roster",
 		func(s *service.SignIn) web.ActivityLog { return rosterweb.Sessions{SignIn: s} },
 	),
 	fx.Invoke(
-		func(public httpapi.Public, admin httpapi.Admin, s *service.Service) {
-			rosterhttp.Register(public.API, admin.API, s)
+		func(public httpapi.Public, admin httpapi.Admin, s *service.Service, signIn *service.SignIn) {
+			rosterhttp.Register(public.API, admin.API, s, signIn)
 		},
 		func(shell *web.Shell, signIn *service.SignIn, s *service.Service, cfg config.Config) error {
 			return rosterweb.Register(shell, rosterweb.Deps{SignIn: signIn, Roster: s, BaseURL: cfg.PublicBaseURL})

@@ -146,6 +146,16 @@ func (h *handler) adminListKeys(ctx context.Context, in *struct {
 	return httpapi.ListOf(in.PageParams, adminview.KeyFrom)(h.svc.Keys(ctx, in.TeamID, in.Limit, in.Offset))
 }
 
+func (h *handler) adminListActivity(ctx context.Context, in *struct {
+	TeamID string `path:"team_id"`
+	httpapi.PageParams
+}) (*httpapi.ListOutput[adminview.Activity], error) {
+	if _, err := h.svc.TeamView(ctx, in.TeamID); err != nil {
+		return nil, err
+	}
+	return httpapi.ListOf(in.PageParams, adminview.ActivityFrom)(h.signIn.ActivityLog(ctx, in.TeamID, in.Limit, in.Offset))
+}
+
 func (h *handler) adminRevokeKey(ctx context.Context, in *struct {
 	TeamID string `path:"team_id"`
 	KeyID  string `path:"key_id"`

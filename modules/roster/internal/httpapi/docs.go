@@ -57,5 +57,8 @@ const (
 	adminApproveMemberDoc = "A pending member joins the roster (member.joined). 409 conflict if the member is not pending."
 	adminCreateKeyDoc     = "Creates a key acting for member_id, an active head coach or team director who may send broadcasts (else 403 forbidden). The key is shown once."
 	adminListKeysDoc      = "Lists the team's keys, newest first, revoked ones included; never the key values."
+	adminListActivityDoc  = "Every write made in the staff dashboard, newest first: who (the roster entry and its name now; empty when the entry was deleted), " +
+		"the action (for example \"sent message\", \"created key\", \"revoked key\"), the object's id, the client address and the time. " +
+		"The same log as the dashboard's Settings, Activity. Kept as long as the team (no retention job removes it)."
 	adminRevokeKeyDoc     = "Revokes a key for good, on any plan; webhooks made with it are deleted. Answers the revoked key."
 )

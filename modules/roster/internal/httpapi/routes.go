@@ -17,8 +17,8 @@ import (
 )
 
 // Register adds the roster's public and admin operations.
-func Register(public, admin huma.API, svc *service.Service) {
-	h := &handler{svc: svc}
+func Register(public, admin huma.API, svc *service.Service, signIn *service.SignIn) {
+	h := &handler{svc: svc, signIn: signIn}
 	get, post, patch, del := http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
 	members, groups, fields, optOuts := []string{"Members"}, []string{"Groups"}, []string{"Custom fields"}, []string{"Opt-outs"}
 	team, teams, keys := []string{"Team"}, []string{"Teams"}, []string{"API keys"}
@@ -109,10 +109,13 @@ func Register(public, admin huma.API, svc *service.Service) {
 		Summary: "List API keys", Description: adminListKeysDoc}, h.adminListKeys)
 	httpapi.Register(admin, huma.Operation{OperationID: "admin-revoke-key", Method: del, Path: "/teams/{team_id}/api-keys/{key_id}", Tags: keys,
 		Summary: "Revoke an API key", Description: adminRevokeKeyDoc}, h.adminRevokeKey)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-list-activity", Method: get, Path: "/teams/{team_id}/activity", Tags: []string{"Activity"},
+		Summary: "The team's dashboard activity log", Description: adminListActivityDoc}, h.adminListActivity)
 }
 
 // handler serves both APIs: the public handlers act on the key's team,
 // the admin ones (named admin…) on the team in the path.
 type handler struct {
-	svc *service.Service
+	svc    *service.Service
+	signIn *service.SignIn // the dashboard's sessions and activity log
 }

@@ -7,17 +7,23 @@ import (
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/web"
 )
 
 // settingsPage is how many keys or activity entries a page lists.
 const settingsPage = 50
 
-// keyRow is an API key as Settings lists it.
+// keyRow is an API key as Settings lists it: by the key's own first
+// characters (as the admin API's prefix), never more of it.
 type keyRow struct {
 	domain.APIKey
+	Prefix  string
 	Creator string
 }
+
+// keyShown is how many of the key's own characters a list shows.
+const keyShown = 4
 
 // settingsView is Settings: the team, and its API keys (Developers).
 type settingsView struct {
@@ -48,7 +54,7 @@ func (h *handler) settingsView(ctx context.Context, r *http.Request, v *web.View
 				names[k.MemberID] = m.Name
 			}
 		}
-		sv.Keys = append(sv.Keys, keyRow{APIKey: k, Creator: names[k.MemberID]})
+		sv.Keys = append(sv.Keys, keyRow{APIKey: k, Prefix: auth.KeyPrefix + k.Lookup[:min(len(k.Lookup), keyShown)], Creator: names[k.MemberID]})
 	}
 	return sv, nil
 }

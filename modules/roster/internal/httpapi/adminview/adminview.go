@@ -129,3 +129,19 @@ type ConsentExport struct {
 	Members  []ConsentMember     `json:"members" doc:"The team's roster entries with the number, oldest first, removed ones kept on record included."`
 	History  []view.ConsentEvent `json:"history" doc:"The number's whole consent history, oldest first."`
 }
+
+// Activity is one write made in the staff dashboard.
+type Activity struct {
+	ID         string    `json:"id"`
+	MemberID   string    `json:"member_id" doc:"The roster entry who made it."`
+	MemberName string    `json:"member_name" doc:"Their roster name now; empty when the entry was deleted."`
+	Action     string    `json:"action" doc:"What was done, in words: sent message, approved message, replied to text, created key, revoked key, ..."`
+	Object     string    `json:"object" doc:"The id of what was acted on; empty when the action has none."`
+	ClientIP   string    `json:"client_ip" doc:"The client's address (behind TRUSTED_PROXIES, the forwarded one)."`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// ActivityFrom renders an activity entry.
+func ActivityFrom(a *domain.Activity) Activity {
+	return Activity{ID: a.ID, MemberID: a.MemberID, MemberName: a.MemberName, Action: a.Action, Object: a.Object, ClientIP: a.ClientIP, CreatedAt: a.CreatedAt}
+}
