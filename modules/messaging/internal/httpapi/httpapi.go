@@ -92,7 +92,9 @@ func resultFrom(o *service.Outcome) SendResult {
 	if o.Scheduled != nil {
 		s := view.ScheduledFrom(o.Scheduled)
 		return SendResult{Message: view.Message{ID: s.ID, Audience: s.Audience, GroupID: s.GroupID,
-			TemplateID: s.TemplateID, Text: s.Text, CreatedAt: s.CreatedAt}, Kind: "scheduled", Status: "pending", ScheduledFor: &s.ScheduledFor, Repeat: s.Repeat}
+			TemplateID: s.TemplateID, Text: s.Text, CreatedAt: s.CreatedAt,
+			Origin: view.Origin{Source: string(domain.SourceAPI), MemberID: view.Nullable(o.Scheduled.MemberID)}},
+			Kind: "scheduled", Status: "pending", ScheduledFor: &s.ScheduledFor, Repeat: s.Repeat}
 	}
 	m := view.MessageFrom(o.Message)
 	return SendResult{Message: m, Kind: m.Kind, Status: m.Status, Encoding: m.Encoding}
@@ -128,6 +130,9 @@ func (h *handler) send(ctx context.Context, key string, request any, do func(con
 	})
 	if err != nil {
 		return nil, err
+	}
+	if r.Source == "" { // a replay of an answer stored before sends had a source: every send here is the API's
+		r.Source = string(domain.SourceAPI)
 	}
 	out := &SendOutput{Status: http.StatusCreated, Body: httpapi.DataBody[SendResult]{Data: r}}
 	if replayed {
