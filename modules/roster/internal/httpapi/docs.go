@@ -60,5 +60,5 @@ const (
 	adminListActivityDoc  = "Every write made in the staff dashboard, newest first: who (the roster entry and its name now; empty when the entry was deleted), " +
 		"the action (for example \"sent message\", \"created key\", \"revoked key\"), the object's id, the client address and the time. " +
 		"The same log as the dashboard's Settings, Activity. Kept as long as the team (no retention job removes it)."
-	adminRevokeKeyDoc     = "Revokes a key for good, on any plan; webhooks made with it are deleted. Answers the revoked key."
+	adminRevokeKeyDoc = "Revokes a key for good, on any plan; webhooks made with it are deleted. Answers the revoked key."
 )
