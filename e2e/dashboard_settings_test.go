@@ -96,7 +96,7 @@ func TestDashboardTemplates(t *testing.T) {
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	resp, page = c.post("/app/templates", url.Values{"csrf": {csrf}, "name": {"Rain"}, "body": {"Again"}, "message_type": {"standard"}})
 	require.Equal(t, http.StatusConflict, resp.StatusCode, "a name in use")
-	require.Contains(t, page, `value="Again"`, "the form keeps what was typed")
+	require.Contains(t, page, `name="body" required>Again</textarea>`, "the form keeps what was typed")
 
 	h := newHTTPSession(t)
 	h.signIn(head)
