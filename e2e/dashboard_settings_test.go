@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -68,5 +69,66 @@ func TestDashboardKeys(t *testing.T) {
 	resp, _ := h.get("/app/settings")
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	resp, _ = h.get("/app/settings/activity")
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+}
+
+// Templates (issue 27, item 6): a coach saves and deletes standard
+// templates but may not make an urgent-alert one (no such option, 403);
+// a head coach may, and only she sees it in Compose. A board member has
+// no Templates (403, no link).
+func TestDashboardTemplates(t *testing.T) {
+	t.Parallel()
+	head := newStaff(t, "head_coach")
+	coach := addStaff(t, head.teamID, head.teamName, "coach", teamNumber())
+	r := do(t, env.admin, "PATCH", "/teams/"+head.teamID+"/members/"+coach.memberID, map[string]any{"can_send_broadcasts": true})
+	require.Equal(t, 200, r.Status, string(r.Body))
+	board := addStaff(t, head.teamID, head.teamName, "board_member", teamNumber())
+
+	c := newHTTPSession(t)
+	home := c.signIn(coach)
+	require.Contains(t, home, `href="/app/templates"`)
+	_, page := c.get("/app/templates")
+	require.NotContains(t, page, `value="urgent_alert"`, "no urgent type for a coach")
+	csrf := csrfOf(t, page)
+	resp, _ := c.post("/app/templates", url.Values{"csrf": {csrf}, "name": {"Rain"}, "body": {"Practice is cancelled: rain."}, "message_type": {"announcement"}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	resp, _ = c.post("/app/templates", url.Values{"csrf": {csrf}, "name": {"Storm"}, "body": {"Off the field now."}, "message_type": {"urgent_alert"}})
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	resp, page = c.post("/app/templates", url.Values{"csrf": {csrf}, "name": {"Rain"}, "body": {"Again"}, "message_type": {"standard"}})
+	require.Equal(t, http.StatusConflict, resp.StatusCode, "a name in use")
+	require.Contains(t, page, `name="body" required>Again</textarea>`, "the form keeps what was typed")
+
+	h := newHTTPSession(t)
+	h.signIn(head)
+	_, page = h.get("/app/templates")
+	require.Contains(t, page, "Practice is cancelled: rain.")
+	resp, _ = h.post("/app/templates", url.Values{"csrf": {csrfOf(t, page)}, "name": {"Storm"}, "body": {"Off the field now."}, "message_type": {"urgent_alert"}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	_, compose := h.get("/app/compose")
+	require.Contains(t, compose, "Storm (urgent alert)", "the head coach's Compose offers it")
+	_, compose = c.get("/app/compose")
+	require.NotContains(t, compose, "Storm", "a coach's does not")
+
+	r = do(t, head.api, "GET", "/templates", nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	var ts []struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	require.NoError(t, r.Data(&ts))
+	ids := map[string]string{}
+	for _, tpl := range ts {
+		ids[tpl.Name] = tpl.ID
+	}
+	require.Contains(t, ids, "Rain", "the API sees the dashboard's template")
+	resp, _ = c.post("/app/templates/"+ids["Rain"]+"/delete", url.Values{"csrf": {csrf}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	_, page = c.get("/app/templates")
+	require.NotContains(t, page, "Practice is cancelled: rain.", "deleted")
+
+	b := newHTTPSession(t)
+	home = b.signIn(board)
+	require.NotContains(t, home, `href="/app/templates"`)
+	resp, _ = b.get("/app/templates")
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 }

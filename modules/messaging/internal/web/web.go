@@ -35,6 +35,7 @@ type handler struct {
 	shell                                                         *web.Shell
 	svc                                                           Services
 	home, compose, messages, message, scheduled, approvals, inbox *web.Template
+	templates                                                     *web.Template
 }
 
 // show renders a page's view, or the error page for the error that
@@ -70,7 +71,7 @@ func Register(shell *web.Shell, s Services) error {
 		name string
 	}{
 		{&h.home, "home"}, {&h.compose, "compose"}, {&h.messages, "messages"}, {&h.message, "message"},
-		{&h.scheduled, "scheduled"}, {&h.approvals, "approvals"}, {&h.inbox, "inbox"},
+		{&h.scheduled, "scheduled"}, {&h.approvals, "approvals"}, {&h.inbox, "inbox"}, {&h.templates, "templates"},
 	} {
 		var err error
 		if *t.dst, err = shell.Template(templates, "templates/"+t.name+".html"); err != nil {
@@ -78,7 +79,7 @@ func Register(shell *web.Shell, s Services) error {
 		}
 	}
 	view, send := perm(rosterapi.PermView), perm(rosterapi.PermSend)
-	approve, reply := perm(rosterapi.PermApprove), perm(rosterapi.PermReply)
+	approve, reply, campaigns := perm(rosterapi.PermApprove), perm(rosterapi.PermReply), perm(rosterapi.PermCampaigns)
 	shell.Nav(
 		web.NavItem{Name: "Home", Path: "/app/", Order: 10, Perm: view},
 		web.NavItem{Name: "Compose", Path: "/app/compose", Order: 20, Perm: send},
@@ -86,6 +87,7 @@ func Register(shell *web.Shell, s Services) error {
 		web.NavItem{Name: "Scheduled", Path: "/app/scheduled", Order: 40, Perm: view},
 		web.NavItem{Name: "Approvals", Path: "/app/approvals", Order: 50, Perm: approve},
 		web.NavItem{Name: "Inbox", Path: "/app/inbox", Order: 60, Perm: view},
+		web.NavItem{Name: "Templates", Path: "/app/templates", Order: 80, Perm: campaigns},
 	)
 	shell.Page("GET /app/{$}", 0, h.homeShow)
 	shell.Page("GET /app/compose", send, h.composeShow)
@@ -103,5 +105,8 @@ func Register(shell *web.Shell, s Services) error {
 	shell.Page("GET /app/inbox", view, h.inboxList)
 	shell.Page("POST /app/inbox/{inbound_id}/reply", reply, h.inboxReply)
 	shell.Page("POST /app/inbox/read", reply, h.inboxMarkAllRead)
+	shell.Page("GET /app/templates", campaigns, h.templatesList)
+	shell.Page("POST /app/templates", campaigns, h.templateCreate)
+	shell.Page("POST /app/templates/{template_id}/delete", campaigns, h.templateDelete)
 	return nil
 }
