@@ -322,7 +322,7 @@ func TestDashboardPhoneWidth(t *testing.T) {
 	park := teamNumber()
 	rosterAdd(t, s.teamID, map[string]any{"name": "Sam Okafor", "phone": park, "role": "athlete"})
 	text(t, env.admin, env.pg.URL, park, s.number, "Running 10 minutes late to the bus, sorry!")
-	for _, p := range []string{"/app/", "/app/compose", "/app/messages", "/app/messages/" + id, "/app/scheduled", "/app/approvals", "/app/inbox", "/app/settings", "/app/settings/activity"} {
+	for _, p := range []string{"/app/", "/app/compose", "/app/messages", "/app/messages/" + id, "/app/scheduled", "/app/approvals", "/app/inbox", "/app/settings", "/app/settings/activity", "/app/templates"} {
 		navigate(t, tab, p)
 		if dir := os.Getenv("BROWSER_ARTIFACTS"); dir != "" { // pictures of each page at phone width, for people
 			name := strings.Trim(strings.NewReplacer("/", "_").Replace(strings.TrimPrefix(p, "/app")), "_")
@@ -358,7 +358,7 @@ func TestDashboardPageWeight(t *testing.T) {
 	_, list := h.get("/app/messages")
 	m := regexp.MustCompile(`/app/messages/(msg_[A-Za-z0-9]+)`).FindStringSubmatch(list)
 	require.NotNil(t, m)
-	for _, p := range []string{"/app/", "/app/compose", "/app/messages", "/app/messages/" + m[1], "/app/scheduled", "/app/approvals", "/app/inbox", "/app/settings", "/app/settings/activity"} {
+	for _, p := range []string{"/app/", "/app/compose", "/app/messages", "/app/messages/" + m[1], "/app/scheduled", "/app/approvals", "/app/inbox", "/app/settings", "/app/settings/activity", "/app/templates"} {
 		resp, page := h.get(p)
 		require.Equal(t, http.StatusOK, resp.StatusCode, p)
 		total := len(page)
