@@ -170,7 +170,6 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 		p.RepeatUntil = &until
 	}
 	p.Rendered = domain.Render(team.Name, p.Text)
-	p.Sample = p.Rendered
 	info := domain.Segments(p.Rendered)
 	p.Encoding, p.Segments = info.Encoding, info.Segments
 	if team.Number == "" {
