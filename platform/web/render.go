@@ -96,18 +96,18 @@ func (l *layout) funcs() template.FuncMap {
 	}
 }
 
-func (l *layout) page(fsys fs.FS, name string) (*Template, error) {
-	t, err := template.Must(l.base.Clone()).ParseFS(fsys, name)
+func (l *layout) page(fsys fs.FS, name string, parts ...string) (*Template, error) {
+	t, err := template.Must(l.base.Clone()).ParseFS(fsys, append([]string{name}, parts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("web page %s: %w", name, err)
 	}
 	return &Template{t: t}, nil
 }
 
-// Template parses a module's page (a file defining "content", and
-// optionally "title" helpers) into a copy of the layout.
-func (s *Shell) Template(fsys fs.FS, name string) (*Template, error) {
-	return s.layout.page(fsys, name)
+// Template parses a module's page (a file defining "content") into a copy
+// of the layout, with parts: files of blocks its pages share.
+func (s *Shell) Template(fsys fs.FS, name string, parts ...string) (*Template, error) {
+	return s.layout.page(fsys, name, parts...)
 }
 
 // view is what the layout renders.
@@ -197,4 +197,26 @@ func (s *Shell) Fragment(w http.ResponseWriter, r *http.Request, tpl *Template, 
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// Show renders a page's view, or the error page for the error that
+// building it met.
+func (s *Shell) Show(w http.ResponseWriter, r *http.Request, tpl *Template, title string, view any, err error) {
+	if err != nil {
+		s.Fail(w, r, err)
+		return
+	}
+	s.Render(w, r, tpl, http.StatusOK, title, view)
+}
+
+// Refuse shows a write's refusal on the page it came from: again renders
+// that page with the refusal's status and message. A missing object (404)
+// or a failure gets the error page.
+func (s *Shell) Refuse(w http.ResponseWriter, r *http.Request, err error, again func(status int, msg string)) {
+	status, msg := Refusal(err)
+	if status == http.StatusNotFound || status == http.StatusInternalServerError {
+		s.Fail(w, r, err)
+		return
+	}
+	again(status, msg)
 }

@@ -38,26 +38,14 @@ type handler struct {
 	templates                                                     *web.Template
 }
 
-// show renders a page's view, or the error page for the error that
-// building it met.
+// show renders a page's view, or the error page (web.Shell.Show).
 func (h *handler) show(w http.ResponseWriter, r *http.Request, tpl *web.Template, title string, view any, err error) {
-	if err != nil {
-		h.shell.Fail(w, r, err)
-		return
-	}
-	h.shell.Render(w, r, tpl, http.StatusOK, title, view)
+	h.shell.Show(w, r, tpl, title, view, err)
 }
 
-// refuse shows a write's refusal on the page it came from: again renders
-// that page with msg and status. A missing object (404) or a failure gets
-// the error page.
+// refuse shows a write's refusal on the page it came from (web.Shell.Refuse).
 func (h *handler) refuse(w http.ResponseWriter, r *http.Request, err error, again func(status int, msg string)) {
-	status, msg := web.Refusal(err)
-	if status == http.StatusNotFound || status == http.StatusInternalServerError {
-		h.shell.Fail(w, r, err)
-		return
-	}
-	again(status, msg)
+	h.shell.Refuse(w, r, err, again)
 }
 
 // perm is a row of the role table as the shell takes it.

@@ -58,8 +58,14 @@ type ConsentEvent struct {
 // MemberFilter narrows GET /members. Empty fields do not filter.
 type MemberFilter struct {
 	GroupID, Role, Status, Phone, Email string
-	NewestFirst                         bool
-	Limit, Offset                       int
+	// Search matches part of the name or e-mail (case-insensitive), or,
+	// when it holds three digits or more, part of the phone number
+	// (dashboard only).
+	Search string
+	// Staff keeps staff roles and dashboard logins (dashboard only).
+	Staff         bool
+	NewestFirst   bool
+	Limit, Offset int
 }
 
 // Team is a team's identity and the dashboard's switches on it (billing facts are billing's).

@@ -140,6 +140,12 @@ func SignInText(teamName, code string) string {
 	return fmt.Sprintf("%s: your teamtext sign-in code is %s. It expires in 10 minutes. If you did not ask for it, ignore this text.", teamName, code)
 }
 
+// ActivityFilter narrows the activity log: one person's entries, one action.
+type ActivityFilter struct {
+	MemberID, Action string // "" does not filter
+	Limit, Offset    int
+}
+
 // Activity is one dashboard write in the team's activity log.
 type Activity struct {
 	ID        string
@@ -152,4 +158,9 @@ type Activity struct {
 	// MemberName is the actor's roster name as it is now (listing only;
 	// "" when the entry was deleted).
 	MemberName string
+}
+
+// InviteText is the text that invites a new staff member to the dashboard.
+func InviteText(teamName, name, link string) string {
+	return fmt.Sprintf("%s: %s, you're invited to the team's teamtext dashboard. Sign in with this number at %s", teamName, name, link)
 }

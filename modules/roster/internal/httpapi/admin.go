@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/httpapi/adminview"
 	"github.com/teamtext/teamtext/modules/roster/internal/httpapi/view"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
@@ -147,13 +148,16 @@ func (h *handler) adminListKeys(ctx context.Context, in *struct {
 }
 
 func (h *handler) adminListActivity(ctx context.Context, in *struct {
-	TeamID string `path:"team_id"`
+	TeamID   string `path:"team_id"`
+	MemberID string `query:"member_id" maxLength:"64" doc:"Only this person's entries."`
+	Action   string `query:"action" maxLength:"100" doc:"Only entries of this action, as listed (for example \"created key\")."`
 	httpapi.PageParams
 }) (*httpapi.ListOutput[adminview.Activity], error) {
 	if _, err := h.svc.TeamView(ctx, in.TeamID); err != nil {
 		return nil, err
 	}
-	return httpapi.ListOf(in.PageParams, adminview.ActivityFrom)(h.signIn.ActivityLog(ctx, in.TeamID, in.Limit, in.Offset))
+	f := domain.ActivityFilter{MemberID: in.MemberID, Action: in.Action, Limit: in.Limit, Offset: in.Offset}
+	return httpapi.ListOf(in.PageParams, adminview.ActivityFrom)(h.signIn.ActivityLog(ctx, in.TeamID, f))
 }
 
 func (h *handler) adminRevokeKey(ctx context.Context, in *struct {

@@ -129,6 +129,19 @@ FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NU
 	if f.Email != "" {
 		where("lower(m.email) = lower($%d)", f.Email)
 	}
+	if f.Staff {
+		b.WriteString(" AND (m.dashboard_login OR m.role IN ('head_coach', 'team_director', 'coach', 'board_member'))")
+	}
+	if f.Search != "" {
+		args = append(args, "%"+likeEscaper.Replace(f.Search)+"%")
+		n := len(args)
+		if digits := searchDigits(f.Search); len(digits) >= 3 {
+			args = append(args, "%"+digits+"%")
+			fmt.Fprintf(&b, " AND (m.name ILIKE $%d OR m.email ILIKE $%d OR m.phone LIKE $%d)", n, n, n+1)
+		} else {
+			fmt.Fprintf(&b, " AND (m.name ILIKE $%d OR m.email ILIKE $%d)", n, n)
+		}
+	}
 	order := " ORDER BY m.created_at, m.id"
 	if f.NewestFirst {
 		order = " ORDER BY m.created_at DESC, m.id DESC"
@@ -160,6 +173,21 @@ FROM (SELECT * FROM roster_members m WHERE m.team_id = $1 AND m.deleted_at IS NU
 		return nil, nil, nil, fmt.Errorf("list members: %w", err)
 	}
 	return ms, groups, marks, nil
+}
+
+// likeEscaper escapes LIKE's wildcards in a search text (the escape
+// character is Postgres's default, the backslash).
+var likeEscaper = strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
+
+// searchDigits is the digits of a search text, as a phone number holds them.
+func searchDigits(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // MembersByPhone returns a team's (not deleted) entries with phone, oldest first.

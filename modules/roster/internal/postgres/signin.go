@@ -152,12 +152,13 @@ func (r *Repo) DeleteSession(ctx context.Context, id string) error {
 // InsertActivity records one dashboard write.
 // ActivityLog lists a team's activity, newest first, with each actor's
 // roster name, limit+1 rows.
-func (r *Repo) ActivityLog(ctx context.Context, teamID string, limit, offset int) ([]domain.Activity, error) {
+func (r *Repo) ActivityLog(ctx context.Context, teamID string, f domain.ActivityFilter) ([]domain.Activity, error) {
 	var out []domain.Activity
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		rows, err := q.Query(ctx, `SELECT a.id, a.team_id, a.member_id, a.action, a.object, a.client_ip, a.created_at, coalesce(m.name, '')
 FROM roster_activity a LEFT JOIN roster_members m ON m.id = a.member_id AND m.team_id = a.team_id
-WHERE a.team_id = $1 ORDER BY a.created_at DESC, a.id DESC LIMIT $2 OFFSET $3`, teamID, limit+1, offset)
+WHERE a.team_id = $1 AND ($4 = '' OR a.member_id = $4) AND ($5 = '' OR a.action = $5)
+ORDER BY a.created_at DESC, a.id DESC LIMIT $2 OFFSET $3`, teamID, f.Limit+1, f.Offset, f.MemberID, f.Action)
 		if err != nil {
 			return err
 		}

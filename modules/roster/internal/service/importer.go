@@ -84,6 +84,7 @@ type ImportRow struct {
 	Status   string       // ImportCreated or ImportFailed
 	MemberID string       // the new member, when created
 	Err      *fault.Error // why the row failed, when failed
+	Cells    []string     // the row's cells as written, when failed
 }
 
 // ImportResult is the outcome of an import: every data row in file order,
@@ -91,12 +92,14 @@ type ImportRow struct {
 type ImportResult struct {
 	Created, Failed int
 	Rows            []ImportRow
+	Header          []string // the file's header row, as written
 }
 
 // importSheet is a parsed file: where each column is, and the data rows.
 type importSheet struct {
 	phones  map[string]string // each distinct valid phone cell, checked once: its E.164
 	columns int               // header width
+	header  []string          // the header row as written
 	builtin map[string]int    // name, phone, ... → cell index
 	fields  []importField     // custom-field columns
 	rows    []importRecord
@@ -138,11 +141,23 @@ type importValue struct {
 // problems are reported per row. No row is started once budget (wall time
 // from the call; 0 for none) has elapsed.
 func (s *Service) ImportMembers(ctx context.Context, teamID string, data []byte, budget time.Duration) (*ImportResult, error) {
+	return s.importMembers(ctx, teamID, data, importOptions{budget: budget})
+}
+
+// importOptions are how an import runs: its time budget (0: none), and
+// what hears of its progress (the rows that have their outcome so far, in
+// file order; nil: nothing).
+type importOptions struct {
+	budget   time.Duration
+	progress func(done int)
+}
+
+func (s *Service) importMembers(ctx context.Context, teamID string, data []byte, o importOptions) (*ImportResult, error) {
 	// Real elapsed time, not s.clock: the budget protects an HTTP deadline,
 	// which the test clock's offset does not move.
 	var stopAt time.Time
-	if budget > 0 {
-		stopAt = time.Now().Add(budget)
+	if o.budget > 0 {
+		stopAt = time.Now().Add(o.budget)
 	}
 	if _, err := s.repo.Team(ctx, teamID); err != nil {
 		return nil, mapNotFound(err, errTeamNotFound)
@@ -164,15 +179,17 @@ func (s *Service) ImportMembers(ctx context.Context, teamID string, data []byte,
 	for i, rec := range sheet.rows {
 		res.Rows[i] = ImportRow{Line: rec.line}
 	}
-	s.writeImport(ctx, teamID, sheet, groups, res.Rows, stopAt)
+	s.writeImport(ctx, teamID, sheet, groups, res.Rows, stopAt, o.progress)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	for _, r := range res.Rows {
+	res.Header = sheet.header
+	for i, r := range res.Rows {
 		if r.Status == ImportCreated {
 			res.Created++
 		} else {
 			res.Failed++
+			res.Rows[i].Cells = sheet.rows[i].cells
 		}
 	}
 	if res.Created >= analyzeAfterImport {
@@ -215,9 +232,10 @@ var errPrevChunk = errors.New("the chunk before did not commit")
 // writeImport plans the rows a chunk of importChunk at a time and writes
 // them in file order, importInFlight chunks at once (see the file comment).
 // No chunk is started after stopAt (unless it is zero).
-func (s *Service) writeImport(ctx context.Context, teamID string, sheet *importSheet, groups importGroups, rows []ImportRow, stopAt time.Time) {
+func (s *Service) writeImport(ctx context.Context, teamID string, sheet *importSheet, groups importGroups, rows []ImportRow, stopAt time.Time,
+	progress func(done int)) {
 	runImport(ctx, importRun{
-		sheet: sheet, groups: groups, rows: rows, stopAt: stopAt,
+		sheet: sheet, groups: groups, rows: rows, stopAt: stopAt, progress: progress,
 		now:    func() time.Time { return s.clock.Now().UTC() },
 		write:  func(ctx context.Context, j *importJob) { s.importChunk(ctx, teamID, j) },
 		addRow: func(ctx context.Context, p *importPlan) (string, error) { return s.importRow(ctx, teamID, p) },
@@ -237,6 +255,9 @@ type importRun struct {
 	now    func() time.Time
 	write  func(ctx context.Context, j *importJob)
 	addRow func(ctx context.Context, p *importPlan) (string, error)
+	// progress hears how many rows (in file order) have their outcome,
+	// after each chunk settles; nil for none.
+	progress func(done int)
 }
 
 // runImport plans and writes the sheet's rows (see writeImport).
@@ -273,6 +294,9 @@ func runImport(ctx context.Context, r importRun) {
 		j := inFlight[0]
 		inFlight = inFlight[1:]
 		<-j.finished
+		if r.progress != nil && len(j.plans) > 0 {
+			defer func() { r.progress(j.plans[len(j.plans)-1].idx + 1) }()
+		}
 		if j.committed {
 			for i := range j.plans {
 				r := &rows[j.plans[i].idx]
@@ -597,7 +621,7 @@ func parseImport(data []byte, fields []domain.CustomField) (*importSheet, error)
 	if err != nil {
 		return nil, csvFault(err)
 	}
-	sheet := &importSheet{columns: len(header), builtin: map[string]int{}}
+	sheet := &importSheet{columns: len(header), builtin: map[string]int{}, header: header}
 	byKey := make(map[string]domain.CustomField, len(fields))
 	for _, f := range fields {
 		byKey[f.Key] = f

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -35,7 +36,7 @@ type SignInStore interface {
 	UpdateSession(ctx context.Context, s *domain.Session) error
 	DeleteSession(ctx context.Context, id string) error
 	InsertActivity(ctx context.Context, a *domain.Activity) error
-	ActivityLog(ctx context.Context, teamID string, limit, offset int) ([]domain.Activity, error)
+	ActivityLog(ctx context.Context, teamID string, f domain.ActivityFilter) ([]domain.Activity, error)
 }
 
 // Limiter counts sign-in requests against a policy (*ratelimit.Limiter).
@@ -252,8 +253,8 @@ func (s *SignIn) SignOut(ctx context.Context, sessionID string) error {
 }
 
 // ActivityLog lists the team's dashboard writes, newest first, limit+1 rows.
-func (s *SignIn) ActivityLog(ctx context.Context, teamID string, limit, offset int) ([]domain.Activity, error) {
-	return s.Store.ActivityLog(ctx, teamID, limit, offset)
+func (s *SignIn) ActivityLog(ctx context.Context, teamID string, f domain.ActivityFilter) ([]domain.Activity, error) {
+	return s.Store.ActivityLog(ctx, teamID, f)
 }
 
 // Record writes one dashboard write to the team's activity log, in the
@@ -261,4 +262,21 @@ func (s *SignIn) ActivityLog(ctx context.Context, teamID string, limit, offset i
 func (s *SignIn) Record(ctx context.Context, teamID, memberID, action, object, clientIP string) error {
 	return s.Store.InsertActivity(ctx, &domain.Activity{ID: id.New("act"), TeamID: teamID, MemberID: memberID, Action: action,
 		Object: object, ClientIP: clientIP, CreatedAt: s.Clock.Now().UTC()})
+}
+
+// Invite tells a new staff member with a login where to sign in: a text
+// from the team's number, or an e-mail when they have an address and no
+// number can reach them, in the caller's transaction. It is not charged
+// to the team's credits (as sign-in codes are not).
+func (s *SignIn) Invite(ctx context.Context, team domain.Team, m domain.Member, link string) error {
+	body := domain.InviteText(team.Name, m.Name, link)
+	if m.Phone == "" && m.Email != "" {
+		return s.Mailer.Mail(ctx, webhooksapi.Mail{TeamID: team.ID, MemberID: m.ID, To: m.Email,
+			Subject: "You're invited to " + team.Name + " on teamtext", Body: body})
+	}
+	if err := s.Texter.SendText(ctx, messagingapi.Text{TeamID: team.ID, To: m.Phone, Body: body}); err != nil {
+		return fmt.Errorf("invite: %w", err)
+	}
+	s.Log.Info("dashboard invitation sent", "team_id", team.ID, "member_id", m.ID, "to", phone.Mask(m.Phone))
+	return nil
 }

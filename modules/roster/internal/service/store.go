@@ -34,6 +34,13 @@ type Store interface {
 	DeleteOptOut(ctx context.Context, teamID, phone string) (bool, error)
 	GroupIDs(ctx context.Context, memberIDs []string) (map[string][]string, error)
 	Groups(ctx context.Context, teamID string, limit, offset int) ([]domain.Group, error)
+	InsertImport(ctx context.Context, i *domain.Import) error
+	Import(ctx context.Context, teamID, id string) (*domain.Import, error)
+	StartImport(ctx context.Context, id string) (*domain.Import, error)
+	ImportProgress(ctx context.Context, id string, done int) error
+	FinishImport(ctx context.Context, i *domain.Import, rejectedCSV []byte) error
+	RejectedCSV(ctx context.Context, teamID, id string) ([]byte, error)
+	Imports(ctx context.Context, teamID string, limit int) ([]domain.Import, error)
 	ImportState(ctx context.Context, teamID string, phones, groupIDs []string) (*domain.ImportState, error)
 	InsertConsentEvents(ctx context.Context, events []domain.ConsentEvent) error
 	InsertCustomField(ctx context.Context, f *domain.CustomField) error

@@ -2,10 +2,15 @@ package web
 
 import (
 	"context"
+	"encoding/csv"
 	"net/http"
+	"net/url"
 	"strconv"
+	"time"
 
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
+	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/web"
@@ -28,12 +33,19 @@ const keyShown = 4
 // settingsView is Settings: the team, and its API keys (Developers).
 type settingsView struct {
 	Team    domain.Team
+	Account billingapi.Account
 	Keys    []keyRow
 	Created string // a key just created: shown once
 	Name    string // the Name field as typed, after a refusal
 	Err     string
 	BaseURL string
 	Zone    string
+	// Staff are the team's staff and logins; Roles the staff roles.
+	Staff    []service.MemberView
+	Roles    []roleChoice
+	Invite   staffForm
+	StaffErr string
+	Me       string // the viewer's member id: their own row warns more
 }
 
 func (h *handler) settingsView(ctx context.Context, r *http.Request, v *web.Viewer) (*settingsView, error) {
@@ -45,7 +57,12 @@ func (h *handler) settingsView(ctx context.Context, r *http.Request, v *web.View
 	if err != nil {
 		return nil, err
 	}
-	sv := &settingsView{Team: team.Team, Zone: v.TimeZone, BaseURL: h.baseURL}
+	staff, err := h.staff(ctx, v.TeamID)
+	if err != nil {
+		return nil, err
+	}
+	sv := &settingsView{Team: team.Team, Account: team.Account, Zone: v.TimeZone, BaseURL: h.baseURL, Staff: staff, Roles: staffRoles(), Me: v.MemberID,
+		Invite: staffForm{Role: string(rosterapi.RoleCoach)}}
 	names := map[string]string{}
 	for _, k := range ks[:min(len(ks), settingsPage)] {
 		if _, ok := names[k.MemberID]; !ok {
@@ -66,7 +83,7 @@ func (h *handler) settingsShow(w http.ResponseWriter, r *http.Request, v *web.Vi
 		h.shell.Fail(w, r, err)
 		return
 	}
-	h.shell.Render(w, r, h.settings, http.StatusOK, "Settings", sv)
+	h.shell.Render(w, r, h.t["settings"], http.StatusOK, "Settings", sv)
 }
 
 // keyCreate is POST /app/settings/keys: Create key. The key acts for the
@@ -94,7 +111,7 @@ func (h *handler) keyCreate(w http.ResponseWriter, r *http.Request, v *web.Viewe
 		sv.Name = name
 	}
 	sv.Created = value
-	h.shell.Render(w, r, h.settings, status, "Settings", sv)
+	h.shell.Render(w, r, h.t["settings"], status, "Settings", sv)
 }
 
 // keyRevoke is POST /app/settings/keys/{key_id}/revoke.
@@ -111,30 +128,107 @@ func (h *handler) keyRevoke(w http.ResponseWriter, r *http.Request, v *web.Viewe
 	web.Redirect(w, r, "/app/settings#keys")
 }
 
-// activityView is the activity log.
+// activityView is the activity log with its filters.
 type activityView struct {
-	Entries []domain.Activity
-	Next    string
-	Zone    string
+	Entries          []domain.Activity
+	Prev, Next       string
+	MemberID, Action string
+	Staff            []service.MemberView // the people to filter by
+	Actions          []string
+	Zone             string
+	CSV              string // the export of what is filtered
 }
 
-// activityShow is GET /app/settings/activity: every dashboard write,
-// newest first, with who did it.
-func (h *handler) activityShow(w http.ResponseWriter, r *http.Request, v *web.Viewer) {
-	off, err := strconv.Atoi(r.URL.Query().Get("offset"))
+// activityActions are the actions the log's filter offers: every write the
+// dashboard records.
+var activityActions = []string{
+	"added member", "approved member", "blocked member", "changed member", "changed member's fields", "removed member",
+	"added member to group", "removed member from group", "cleared undeliverable mark", "created group", "renamed group",
+	"deleted group", "added field", "made field public", "deleted field", "imported members", "invited staff",
+	"changed staff", "created key", "revoked key", "sent message", "scheduled message", "resent message", "approved message",
+	"rejected message", "cancelled scheduled send", "replied", "marked inbox read", "created template", "deleted template",
+	"added webhook", "turned on webhook", "created campaign", "paused campaign", "resumed campaign", "cancelled campaign",
+}
+
+// activityFilter is the log's query.
+func activityFilter(r *http.Request, limit int) (domain.ActivityFilter, url.Values) {
+	q := r.URL.Query()
+	off, err := strconv.Atoi(q.Get("offset"))
 	if err != nil || off < 0 {
 		off = 0
 	}
-	es, err := h.signIn.ActivityLog(r.Context(), v.TeamID, settingsPage, off)
+	f := domain.ActivityFilter{MemberID: q.Get("member_id"), Action: q.Get("action"), Limit: limit, Offset: off}
+	keep := url.Values{}
+	if f.MemberID != "" {
+		keep.Set("member_id", f.MemberID)
+	}
+	if f.Action != "" {
+		keep.Set("action", f.Action)
+	}
+	return f, keep
+}
+
+func activityLink(path string, q url.Values, off int) string {
+	q2 := url.Values{}
+	for k, v := range q {
+		q2[k] = v
+	}
+	if off > 0 {
+		q2.Set("offset", strconv.Itoa(off))
+	}
+	if len(q2) == 0 {
+		return path
+	}
+	return path + "?" + q2.Encode()
+}
+
+// activityShow is GET /app/settings/activity: every dashboard write,
+// newest first, with who did it, filtered by person and action.
+func (h *handler) activityShow(w http.ResponseWriter, r *http.Request, v *web.Viewer) {
+	ctx := r.Context()
+	f, keep := activityFilter(r, settingsPage)
+	es, err := h.signIn.ActivityLog(ctx, v.TeamID, f)
 	if err != nil {
 		h.shell.Fail(w, r, err)
 		return
 	}
-	av := activityView{Entries: es[:min(len(es), settingsPage)], Zone: v.TimeZone}
-	if len(es) > settingsPage {
-		av.Next = "/app/settings/activity?offset=" + strconv.Itoa(off+settingsPage)
+	staff, err := h.roster.ListMembers(ctx, v.TeamID, domain.MemberFilter{Staff: true, Limit: maxGroups})
+	if err != nil {
+		h.shell.Fail(w, r, err)
+		return
 	}
-	h.shell.Render(w, r, h.activity, http.StatusOK, "Activity", av)
+	av := activityView{Entries: es[:min(len(es), settingsPage)], Zone: v.TimeZone, MemberID: f.MemberID, Action: f.Action,
+		Staff: staff, Actions: activityActions, CSV: activityLink("/app/settings/activity.csv", keep, 0)}
+	if f.Offset > 0 {
+		av.Prev = activityLink("/app/settings/activity", keep, max(f.Offset-settingsPage, 0))
+	}
+	if len(es) > settingsPage {
+		av.Next = activityLink("/app/settings/activity", keep, f.Offset+settingsPage)
+	}
+	h.shell.Render(w, r, h.t["activity"], http.StatusOK, "Activity", av)
+}
+
+// activityExport is the most entries one CSV export holds (the log keeps
+// a year; see the README).
+const activityExport = 100000
+
+// activityCSV is GET /app/settings/activity.csv: the filtered log as CSV.
+func (h *handler) activityCSV(w http.ResponseWriter, r *http.Request, v *web.Viewer) {
+	f, _ := activityFilter(r, activityExport)
+	f.Offset = 0
+	es, err := h.signIn.ActivityLog(r.Context(), v.TeamID, f)
+	if err != nil {
+		h.shell.Fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="activity.csv"`)
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"time", "person", "member_id", "action", "object", "client_ip"})
+	for _, e := range es[:min(len(es), activityExport)] {
+		_ = cw.Write([]string{e.CreatedAt.UTC().Format(time.RFC3339), e.MemberName, e.MemberID, e.Action, e.Object, e.ClientIP})
+	}
+	cw.Flush()
 }
 
 func settingsPerm() web.Permission { return web.Permission(rosterapi.PermSettings) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/web"
 )
 
@@ -49,12 +50,11 @@ func (s Sessions) Record(ctx context.Context, a web.Activity) error {
 
 // handler serves the roster's dashboard pages.
 type handler struct {
-	shell              *web.Shell
-	signIn             *service.SignIn
-	roster             *service.Service
-	baseURL            string // PUBLIC_BASE_URL, for the curl line of a new key
-	page               *web.Template
-	settings, activity *web.Template
+	shell   *web.Shell
+	signIn  *service.SignIn
+	roster  *service.Service
+	baseURL string                   // PUBLIC_BASE_URL, for the curl line of a new key
+	t       map[string]*web.Template // the pages by name (templates/<name>.html)
 }
 
 // Deps are what the roster's pages need.
@@ -64,23 +64,56 @@ type Deps struct {
 	BaseURL string
 }
 
+// pages are the roster's templates; those of the roster's own pages share
+// the blocks of parts.html (the roster's tabs).
+var pages = []string{"signin", "settings", "activity", "roster", "member", "groups", "fields", "optouts", "import", "importrun"}
+
 // Register adds the roster's pages to the shell: its route table.
 func Register(shell *web.Shell, d Deps) error {
-	h := &handler{shell: shell, signIn: d.SignIn, roster: d.Roster, baseURL: d.BaseURL}
-	for _, t := range []struct {
-		dst  **web.Template
-		name string
-	}{{&h.page, "signin"}, {&h.settings, "settings"}, {&h.activity, "activity"}} {
-		var err error
-		if *t.dst, err = shell.Template(templates, "templates/"+t.name+".html"); err != nil {
+	h := &handler{shell: shell, signIn: d.SignIn, roster: d.Roster, baseURL: d.BaseURL, t: map[string]*web.Template{}}
+	for _, name := range pages {
+		t, err := shell.Template(templates, "templates/"+name+".html", "templates/parts.html")
+		if err != nil {
 			return err
 		}
+		h.t[name] = t
 	}
-	shell.Nav(web.NavItem{Name: "Settings", Path: "/app/settings", Order: 100, Perm: settingsPerm()})
-	shell.Page("GET /app/settings", settingsPerm(), h.settingsShow)
-	shell.Page("POST /app/settings/keys", settingsPerm(), h.keyCreate)
-	shell.Page("POST /app/settings/keys/{key_id}/revoke", settingsPerm(), h.keyRevoke)
-	shell.Page("GET /app/settings/activity", settingsPerm(), h.activityShow)
+	view, change, settings := web.Permission(rosterapi.PermView), rosterPerm(), settingsPerm()
+	shell.Nav(web.NavItem{Name: "Roster", Path: "/app/roster", Order: 65, Perm: view},
+		web.NavItem{Name: "Settings", Path: "/app/settings", Order: 100, Perm: settings})
+	shell.Page("GET /app/roster", view, h.rosterShow)
+	shell.Page("POST /app/roster", change, h.memberAdd)
+	shell.Page("GET /app/roster/{member_id}", view, h.memberShow)
+	shell.Page("POST /app/roster/{member_id}", change, h.memberChange)
+	shell.Page("POST /app/roster/{member_id}/approve", change, h.memberApprove)
+	shell.Page("POST /app/roster/{member_id}/block", change, h.memberBlock(true))
+	shell.Page("POST /app/roster/{member_id}/unblock", change, h.memberBlock(false))
+	shell.Page("POST /app/roster/{member_id}/remove", change, h.memberRemove)
+	shell.Page("POST /app/roster/{member_id}/values", change, h.memberValues)
+	shell.Page("POST /app/roster/{member_id}/groups", change, h.memberJoinGroup)
+	shell.Page("POST /app/roster/{member_id}/groups/{group_id}/remove", change, h.memberLeaveGroup)
+	shell.Page("POST /app/roster/{member_id}/undeliverable/clear", change, h.memberClearUndeliverable)
+	shell.Page("GET /app/roster/groups", view, h.groupsShow)
+	shell.Page("POST /app/roster/groups", change, h.groupCreate)
+	shell.Page("POST /app/roster/groups/{group_id}/rename", change, h.groupRename)
+	shell.Page("POST /app/roster/groups/{group_id}/delete", change, h.groupDelete)
+	shell.Page("GET /app/roster/fields", view, h.fieldsShow)
+	shell.Page("POST /app/roster/fields", change, h.fieldCreate)
+	shell.Page("POST /app/roster/fields/{field_id}/public", change, h.fieldMakePublic)
+	shell.Page("POST /app/roster/fields/{field_id}/delete", change, h.fieldDelete)
+	shell.Page("GET /app/roster/opt-outs", view, h.optOutsShow)
+	shell.Page("GET /app/roster/import", change, h.importShow)
+	shell.Page("POST /app/roster/import", change, h.importStart)
+	shell.Page("GET /app/roster/import/{import_id}", change, h.importRunShow)
+	shell.Page("GET /app/roster/import/{import_id}/progress", change, h.importProgress)
+	shell.Page("GET /app/roster/import/{import_id}/rejected.csv", change, h.importRejected)
+	shell.Page("GET /app/settings", settings, h.settingsShow)
+	shell.Page("POST /app/settings/keys", settings, h.keyCreate)
+	shell.Page("POST /app/settings/keys/{key_id}/revoke", settings, h.keyRevoke)
+	shell.Page("GET /app/settings/activity", settings, h.activityShow)
+	shell.Page("GET /app/settings/activity.csv", settings, h.activityCSV)
+	shell.Page("POST /app/settings/staff", settings, h.staffInvite)
+	shell.Page("POST /app/settings/staff/{member_id}", settings, h.staffChange)
 	shell.Public("GET /app/sign-in", h.signInShow)
 	shell.Public("POST /app/sign-in", h.codeSend)
 	shell.Public("POST /app/sign-in/code", h.signInCheck)
@@ -88,6 +121,24 @@ func Register(shell *web.Shell, d Deps) error {
 	shell.Page("POST /app/team", 0, h.teamPick)
 	return nil
 }
+
+// show renders a page's view, or the error page (web.Shell.Show).
+func (h *handler) show(w http.ResponseWriter, r *http.Request, tpl *web.Template, title string, view any, err error) {
+	h.shell.Show(w, r, tpl, title, view, err)
+}
+
+// refuse shows a write's refusal on the page it came from (web.Shell.Refuse).
+func (h *handler) refuse(w http.ResponseWriter, r *http.Request, err error, again func(status int, msg string)) {
+	h.shell.Refuse(w, r, err, again)
+}
+
+// errNotStaffRole refuses an invitation without a staff role.
+var errNotStaffRole = fault.Invalidf("choose a staff role: coach, head coach, team director or board member")
+
+// errStaffOnly refuses a change to the staff to those who do not keep it.
+var errStaffOnly = fault.New(fault.Forbidden, fault.CodeForbidden, "only head coaches and team directors change the staff")
+
+func rosterPerm() web.Permission { return web.Permission(rosterapi.PermRoster) }
 
 // signInForm is what the sign-in page shows.
 type signInForm struct {
@@ -103,7 +154,7 @@ func (h *handler) signInShow(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/app/", http.StatusSeeOther)
 		return
 	}
-	h.shell.RenderPublic(w, r, h.page, http.StatusOK, "Sign in", signInForm{})
+	h.shell.RenderPublic(w, r, h.t["signin"], http.StatusOK, "Sign in", signInForm{})
 }
 
 // codeSend is POST /app/sign-in: a code is sent if the identity has a
@@ -115,7 +166,7 @@ func (h *handler) codeSend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.CodeSent = true
-	h.shell.RenderPublic(w, r, h.page, http.StatusOK, "Sign in", f)
+	h.shell.RenderPublic(w, r, h.t["signin"], http.StatusOK, "Sign in", f)
 }
 
 // signInCheck is POST /app/sign-in/code: a right code opens a session and
@@ -138,7 +189,7 @@ func (h *handler) formError(w http.ResponseWriter, r *http.Request, f signInForm
 		return
 	}
 	f.Error = msg
-	h.shell.RenderPublic(w, r, h.page, status, "Sign in", f)
+	h.shell.RenderPublic(w, r, h.t["signin"], status, "Sign in", f)
 }
 
 // signOut is POST /app/sign-out.
