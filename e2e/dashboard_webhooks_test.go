@@ -91,6 +91,52 @@ func TestDashboardWebhookTurnOn(t *testing.T) {
 	})
 	log := textOf(t, tab, "main table")
 	require.Contains(t, log, "200", "the log shows the response code")
+	noSideScroll(t, tab, "the delivery log")
+
+	// Retry: the delivery the 20th failure cancelled is sent again.
+	var cancelled []struct {
+		ID string `json:"id"`
+	}
+	require.NoError(t, api.Expect(context.Background(), 200, "GET", "/webhooks/"+w.ID+"/deliveries?status=cancelled", nil, &cancelled))
+	require.Len(t, cancelled, 1, "the delivery whose failure turned it off")
+	navigateOn(t, tab, base, "/app/settings/webhooks/"+w.ID+"?status=cancelled")
+	_, err = chromedp.RunResponse(within(t, tab), chromedp.Click(`//tr[.//form[contains(@action, "`+cancelled[0].ID+`")]]//button[normalize-space()="Retry"]`))
+	require.NoError(t, err)
+	require.Contains(t, locationOn(t, tab), "?done=retried")
+	waitFor(t, 30*time.Second, func() bool {
+		n := 0
+		for _, q := range rcv.requests("/down") {
+			if q.Header.Get("X-Service-Delivery") == cancelled[0].ID {
+				n++
+			}
+		}
+		return n == 2 // its failed attempt, and the retry
+	})
+
+	// Recover since a time, in the team's time zone.
+	navigateOn(t, tab, base, "/app/settings/webhooks/"+w.ID)
+	require.NoError(t, chromedp.Do(within(t, tab), chromedp.SetValue(`#since`, time.Now().Add(-time.Hour).In(newYork(t)).Format("2006-01-02T15:04"))))
+	click(t, tab, "Recover")
+	require.Contains(t, locationOn(t, tab), "?done=recovered")
+
+	// The throttle.
+	require.NoError(t, chromedp.Do(within(t, tab), chromedp.SetValue(`#max-per-second`, "5")))
+	click(t, tab, "Save throttle")
+	require.Contains(t, locationOn(t, tab), "?done=throttle")
+	var throttled struct {
+		MaxPerSecond *int `json:"max_per_second"`
+	}
+	require.NoError(t, h.admin.Expect(context.Background(), 200, "GET", "/teams/"+f.TeamID+"/webhooks/"+w.ID, nil, &throttled))
+	require.NotNil(t, throttled.MaxPerSecond)
+	require.Equal(t, 5, *throttled.MaxPerSecond)
+
+	// Rotate secret: the new one is shown once.
+	click(t, tab, "Rotate secret")
+	rotated := textOf(t, tab, "#new-secret")
+	require.True(t, strings.HasPrefix(rotated, "whsec_"))
+	require.NotEqual(t, w.Secret, rotated)
+	navigateOn(t, tab, base, "/app/settings/webhooks/"+w.ID)
+	require.NotContains(t, textOf(t, tab, "main"), rotated, "shown once")
 
 	// Add webhook: a bad URL is refused on the form and nothing is made;
 	// a good one's secret is shown once.
@@ -115,10 +161,19 @@ func TestDashboardWebhookTurnOn(t *testing.T) {
 	require.NoError(t, api.Expect(context.Background(), 200, "GET", "/webhooks", nil, &list))
 	require.Len(t, list, 2)
 
+	// Delete, from the webhook's own page.
+	_, err = chromedp.RunResponse(within(t, tab), chromedp.Click(`//a[normalize-space()="`+rcv.url("/second")+`"]`))
+	require.NoError(t, err)
+	click(t, tab, "Delete")
+	require.Equal(t, base+"/app/settings/webhooks", locationOn(t, tab))
+	require.NoError(t, api.Expect(context.Background(), 200, "GET", "/webhooks", nil, &list))
+	require.Len(t, list, 1, "deleted")
+
 	// The activity log names each action and its actor.
 	navigateOn(t, tab, base, "/app/settings/activity")
 	activity := textOf(t, tab, "main table")
-	for _, action := range []string{"turned on webhook", "sent test event", "added webhook"} {
+	for _, action := range []string{"added webhook", "sent test event", "turned on webhook", "deleted webhook", "rotated webhook secret",
+		"changed webhook throttle", "retried webhook delivery", "recovered webhook deliveries"} {
 		require.Contains(t, activity, action)
 	}
 	require.Contains(t, activity, "Dana team_director")
@@ -133,6 +188,24 @@ func TestDashboardWebhookTurnOn(t *testing.T) {
 	resp, _ = other.post("/app/settings/webhooks/"+w.ID+"/delete", url.Values{"csrf": {csrfOf(t, home)}})
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 	require.True(t, whAdminGet(t, h.admin, f.TeamID, w.ID).Enabled, "still there")
+
+	// Refusals are shown on the page, with what was typed.
+	mine := newHTTPSessionOn(t, h.svc, h.admin)
+	home = mine.signIn(director)
+	resp, page := mine.post("/app/settings/webhooks/"+w.ID+"/throttle", url.Values{"csrf": {csrfOf(t, home)}, "max_per_second": {"fast"}})
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, page, `role="alert"`)
+	require.Contains(t, page, `value="fast"`)
+	resp, page = mine.post("/app/settings/webhooks/"+w.ID+"/throttle", url.Values{"csrf": {csrfOf(t, home)}, "max_per_second": {"500"}})
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, page, "1 to 100")
+	resp, _ = mine.post("/app/settings/webhooks/"+w.ID+"/recover", url.Values{"csrf": {csrfOf(t, home)}, "since": {"yesterday"}})
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	resp, page = mine.post("/app/settings/webhooks", url.Values{"csrf": {csrfOf(t, home)}, "url": {"https://10.0.0.1/hook"}, "events": {"member.joined"}})
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode, "a private address")
+	require.Contains(t, page, `id="add-error"`)
+	require.NoError(t, api.Expect(context.Background(), 200, "GET", "/webhooks", nil, &list))
+	require.Len(t, list, 1, "nothing was made")
 }
 
 // A coach has no Webhooks (403, no link); a team director does.
@@ -156,6 +229,13 @@ func TestDashboardWebhookRoles(t *testing.T) {
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	resp, _ = c.post("/app/settings/webhooks", url.Values{"csrf": {csrfOf(t, home)}, "url": {"https://example.com/hook"}, "events": {"member.joined"}})
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+}
+
+func newYork(t *testing.T) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation("America/New_York") // the harness's teams' zone
+	require.NoError(t, err)
+	return loc
 }
 
 // hookStaff adds a dashboard login of role who may send broadcasts (so
