@@ -183,8 +183,20 @@ var notices = map[string]string{
 	"enabled":      "Turned on. You are now its owner.",
 	"throttle":     "Throttle saved.",
 	"retried":      "The delivery is being sent again.",
-	"recovered":    "Undelivered events were queued again.",
 	"recovered-0":  "No undelivered events since then: nothing was queued.",
+}
+
+// notice is what ?done= (and, after a recovery, ?n=) says.
+func notice(q url.Values) string {
+	if q.Get("done") == "recovered" {
+		if n, err := strconv.Atoi(q.Get("n")); err == nil && n > 0 {
+			if n == 1 {
+				return "1 undelivered event was queued again."
+			}
+			return strconv.Itoa(n) + " undelivered events were queued again."
+		}
+	}
+	return notices[q.Get("done")]
 }
 
 var statuses = []string{domain.StatusPending, domain.StatusFailed, domain.StatusDelivered, domain.StatusAbandoned, domain.StatusCancelled}
@@ -196,7 +208,7 @@ func (h *handler) webhookView(ctx context.Context, r *http.Request, v *web.Viewe
 		return nil, err
 	}
 	wv := &webhookView{W: h.row(ctx, map[string]string{}, wh), Statuses: statuses, Zone: v.TimeZone,
-		Notice: notices[r.URL.Query().Get("done")]}
+		Notice: notice(r.URL.Query())}
 	if wh.MaxPerSecond != nil {
 		wv.Throttle = strconv.Itoa(*wh.MaxPerSecond)
 	}
@@ -218,7 +230,7 @@ func (h *handler) webhookView(ctx context.Context, r *http.Request, v *web.Viewe
 			last := d.Attempts[n-1]
 			switch {
 			case last.StatusCode != nil:
-				dr.Response = strconv.Itoa(*last.StatusCode)
+				dr.Response = "HTTP " + strconv.Itoa(*last.StatusCode)
 			case last.Error != nil:
 				dr.Response = *last.Error
 			}
@@ -431,7 +443,7 @@ func (h *handler) recover(w http.ResponseWriter, r *http.Request, v *web.Viewer)
 		h.refuse(w, r, err, func(status int, msg string) { h.again(w, r, v, status, msg, keep) })
 		return
 	}
-	done := "recovered"
+	done := "recovered&n=" + strconv.Itoa(n)
 	if n == 0 {
 		done = "recovered-0"
 	}
