@@ -24,6 +24,7 @@ import (
 	"github.com/teamtext/teamtext/modules/webhooks/internal/mail"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/service"
+	webhooksweb "github.com/teamtext/teamtext/modules/webhooks/internal/web"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/worker"
 	"github.com/teamtext/teamtext/modules/webhooks/webhooksapi"
 	"github.com/teamtext/teamtext/platform/clock"
@@ -32,13 +33,15 @@ import (
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/web"
 )
 
 // Migrations is the webhooks module's schema history, applied by `teamtext migrate`.
 func Migrations() db.MigrationSet { return postgres.Migrations() }
 
 // Module wires webhooks: the event log as events.Publisher, the public and
-// admin operations, the delivery and e-mail workers, and the roster
+// admin operations, the dashboard's Webhooks pages (Settings), the
+// delivery and e-mail workers, and the roster
 // listeners (groups "key_revoked" and "owner_inactive").
 var Module = fx.Module("webhooks",
 	fx.Provide(
@@ -65,6 +68,9 @@ var Module = fx.Module("webhooks",
 		registerMetrics,
 		func(public httpapi.Public, admin httpapi.Admin, s *service.Service) {
 			webhookshttp.Register(public.API, admin.API, s)
+		},
+		func(shell *web.Shell, s *service.Service, members rosterapi.Members) error {
+			return webhooksweb.Register(shell, webhooksweb.Deps{Webhooks: s, Members: members})
 		},
 	),
 )
