@@ -144,6 +144,9 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string, open o
 					return nil, err
 				}
 				mx.public.Handle(web.Prefix, shell)
+				// The roster's CSV upload is mounted on its own pattern, so the
+				// edge gives it the import's body limit, not the forms' one.
+				mx.public.Handle(dashboardUpload, shell)
 				return shell, nil
 			},
 			func(mx muxes) httpapi.Admin {
@@ -192,6 +195,14 @@ const inputRules = `Null: a body field accepts null only where this document dec
 	`spaces or zero-width characters is 400 invalid_request.`
 
 // Serve builds the whole service and runs it until SIGINT/SIGTERM.
+// dashboardUpload is the dashboard's one upload (Roster, Import: the CSV
+// file), and dashboardUploadLimit its body limit: the admin import's 16 MiB
+// file with room for the multipart framing.
+const (
+	dashboardUpload      = "POST /app/roster/import"
+	dashboardUploadLimit = 17 << 20
+)
+
 func newServeApp(cfg config.Config, log *slog.Logger, version string, drain *draining, extra ...fx.Option) *fx.App {
 	return fx.New(
 		platformOptions(cfg, log, version, db.Open),
@@ -204,7 +215,8 @@ func newServeApp(cfg config.Config, log *slog.Logger, version string, drain *dra
 			addPprof(mx.admin)
 			// Carrier callbacks are mounted as they are (not under a stripped
 			// prefix): signatures cover the exact URL the carrier called.
-			formRoutes := map[string][]string{web.Prefix: {"application/x-www-form-urlencoded", "multipart/form-data"}}
+			formRoutes := map[string][]string{web.Prefix: {"application/x-www-form-urlencoded", "multipart/form-data"},
+				dashboardUpload: {"multipart/form-data"}}
 			for pattern, h := range carrierRoutes {
 				mx.public.Handle(pattern, h)
 				formRoutes[pattern] = []string{"application/x-www-form-urlencoded"}
@@ -213,7 +225,7 @@ func newServeApp(cfg config.Config, log *slog.Logger, version string, drain *dra
 			// proxy's before anything (limits, logs) reads it.
 			clientAddr := httpapi.ClientAddressOptions{Trusted: cfg.TrustedProxies, Header: httpapi.ClientHeader(cfg.TrustedProxyHeader)}
 			publicSrv := newServer(httpapi.ClientAddress(httpapi.Edge(mx.public, httpapi.EdgeOptions{Name: "public", MaxBodyBytes: cfg.MaxBodyBytes,
-				MediaTypes: formRoutes, Log: log, Metrics: m}), clientAddr))
+				BodyLimit: map[string]int64{dashboardUpload: dashboardUploadLimit}, MediaTypes: formRoutes, Log: log, Metrics: m}), clientAddr))
 			_ = shell // the dashboard is mounted on mx.public when the graph builds it
 			adminSrv := newServer(httpapi.Edge(mx.admin, httpapi.EdgeOptions{Name: "admin", MaxBodyBytes: cfg.MaxBodyBytes,
 				BodyLimit:  map[string]int64{"POST /admin/v1/teams/{team_id}/members/import": 16 << 20},

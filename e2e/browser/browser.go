@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -146,4 +147,15 @@ func freePort() (int, error) {
 		return 0, errors.New("not a TCP address")
 	}
 	return addr.Port, nil
+}
+
+// Upload copies a file of the test's machine into the browser's container,
+// where a file field can pick it (chromedp.SetUploadFiles), and returns its
+// path there.
+func (b *Browser) Upload(ctx context.Context, hostPath string) (string, error) {
+	dst := "/tmp/uploads/" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + filepath.Base(hostPath)
+	if err := b.container.CopyFileToContainer(ctx, hostPath, dst, 0o644); err != nil {
+		return "", fmt.Errorf("copy %s into the browser: %w", filepath.Base(hostPath), err)
+	}
+	return dst, nil
 }
