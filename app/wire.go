@@ -355,5 +355,7 @@ func retentionTargets(cfg config.Config) []retention.Target {
 		{Table: "messaging_deliveries", IDPrefix: "dlv", Keep: cfg.RetentionDeliveries},
 		{Table: "webhook_deliveries", IDPrefix: "dlv", Keep: cfg.RetentionWebhooks},
 		{Table: "webhook_events", IDPrefix: "evt", Keep: cfg.RetentionWebhooks},
+		{Table: "roster_activity", IDPrefix: "act", Keep: cfg.RetentionActivity},
+		{Table: "roster_imports", IDPrefix: "imp", Keep: cfg.RetentionImports},
 	}
 }

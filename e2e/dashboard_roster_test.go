@@ -159,6 +159,15 @@ func TestDashboardRosterPages(t *testing.T) {
 	require.Equal(t, 200, r.Status, string(r.Body))
 	require.Contains(t, string(r.Body), `"status":"active"`)
 
+	// The member's page lists their latest texts.
+	r = do(t, s.api, "POST", "/messages", map[string]any{"text": "Practice moved to 6pm", "audience": "families"})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	waitFor(t, 20*time.Second, func() bool {
+		navigate(t, tab, "/app/roster/"+memberID)
+		return strings.Contains(textOf(t, tab, "main"), "Practice moved to 6pm")
+	})
+	require.Contains(t, textOf(t, tab, "#member-texts"), "Practice moved to 6pm")
+
 	// Block, and clear the undeliverable mark, on the member's page.
 	conn, err := pgx.Connect(t.Context(), env.pg.URL)
 	require.NoError(t, err)

@@ -91,6 +91,7 @@ var inboundOptions = fx.Options(
 		inbound.NewInbox,
 		inbound.NewReplies,
 		fx.Annotate(func(r *inbound.Replies) messagingapi.Texter { return r }),
+		func(r *postgres.Repo) messagingapi.DeliveryLog { return r },
 		inbound.NewAnalytics,
 		inbound.NewReleaser,
 		fx.Annotate(func(r *inbound.Releaser) billingapi.PaymentListener { return r }, fx.ResultTags(`group:"payment_recovered"`)),

@@ -98,8 +98,8 @@ var Module = fx.Module("roster",
 		func(public httpapi.Public, admin httpapi.Admin, s *service.Service, signIn *service.SignIn) {
 			rosterhttp.Register(public.API, admin.API, s, signIn)
 		},
-		func(shell *web.Shell, signIn *service.SignIn, s *service.Service, cfg config.Config) error {
-			return rosterweb.Register(shell, rosterweb.Deps{SignIn: signIn, Roster: s, BaseURL: cfg.PublicBaseURL})
+		func(shell *web.Shell, signIn *service.SignIn, s *service.Service, texts messagingapi.DeliveryLog, cfg config.Config) error {
+			return rosterweb.Register(shell, rosterweb.Deps{SignIn: signIn, Roster: s, Deliveries: texts, BaseURL: cfg.PublicBaseURL})
 		},
 	),
 )

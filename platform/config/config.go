@@ -94,6 +94,8 @@ type Config struct {
 	RetentionDeliveries time.Duration // RETENTION_DELIVERIES: text deliveries, by their send's time
 	RetentionWebhooks   time.Duration // RETENTION_WEBHOOKS: webhook events, deliveries and their attempts
 	RetentionJobs       time.Duration // RETENTION_JOBS: River's completed and cancelled jobs
+	RetentionActivity   time.Duration // RETENTION_ACTIVITY: the dashboard's activity log
+	RetentionImports    time.Duration // RETENTION_IMPORTS: browser imports, their rejected rows included
 }
 
 // Error names the variable that made the configuration invalid.

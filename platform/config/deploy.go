@@ -49,6 +49,8 @@ func (c *Config) loadDeploy(get func(name, def string) string) error {
 		{"RETENTION_DELIVERIES", "400d", 24 * time.Hour, &c.RetentionDeliveries},
 		{"RETENTION_WEBHOOKS", "30d", 24 * time.Hour, &c.RetentionWebhooks},
 		{"RETENTION_JOBS", "24h", time.Hour, &c.RetentionJobs},
+		{"RETENTION_ACTIVITY", "365d", 24 * time.Hour, &c.RetentionActivity},
+		{"RETENTION_IMPORTS", "30d", 24 * time.Hour, &c.RetentionImports},
 	} {
 		v, err := parseDays(get(r.name, r.def))
 		if err != nil || (v != 0 && v < r.min) {

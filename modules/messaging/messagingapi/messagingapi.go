@@ -3,7 +3,10 @@
 // rules and billing as any send.
 package messagingapi
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // SendRequest is one broadcast asked for by another module.
 type SendRequest struct {
@@ -42,4 +45,18 @@ type Text struct {
 // broadcasts: not charged, and never sent to a number that texted STOP.
 type Texter interface {
 	SendText(ctx context.Context, t Text) error
+}
+
+// Delivery is one text a number was sent, as a member's page lists it.
+type Delivery struct {
+	MessageID string
+	Text      string // the text as that number got it (its first 160 characters)
+	Status    string // queued, sent, delivered, failed, ...
+	ErrorCode string // the carrier's code of a failure
+	At        time.Time
+}
+
+// DeliveryLog reads the latest texts a team sent one number, newest first.
+type DeliveryLog interface {
+	LatestTo(ctx context.Context, teamID, phone string, limit int) ([]Delivery, error)
 }

@@ -71,3 +71,44 @@ ANALYZE messaging_messages, messaging_deliveries;`)
 		require.Contains(t, text, "messaging_deliveries_message_seq", text)
 	}
 }
+
+// TestLatestTo: a member's page lists the latest texts their number got
+// from the team, newest first, each as that number got it (its own body
+// when merge tags rendered one, else the message's text), and the
+// statement walks the team's messages by index and probes each one's
+// deliveries by index: no scan of the deliveries.
+func TestLatestTo(t *testing.T) {
+	t.Parallel()
+	d := srv.Migrated(t, postgres.Migrations())
+	ctx := context.Background()
+	_, err := d.Pool.Exec(ctx, `
+INSERT INTO messaging_messages (id, team_id, source, audience, text, rendered, encoding, segments, recipients, status, created_at)
+  SELECT 'msg_' || lpad(k::text, 3, '0'), CASE WHEN k = 7 THEN 'team_other' ELSE 'team_latest' END, 'api', 'all', 'text ' || k,
+         'text ' || k, 'GSM-7', 1, 2000, 'sent', now() FROM generate_series(1, 12) k;
+INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_ids, status, error_code, updated_at, body)
+  SELECT 'dlv_' || lpad(k::text, 3, '0') || '_' || lpad(i::text, 5, '0'), CASE WHEN k = 7 THEN 'team_other' ELSE 'team_latest' END,
+         'msg_' || lpad(k::text, 3, '0'), i, '+1202' || lpad(i::text, 7, '0'), '{}'::text[],
+         CASE WHEN k = 12 THEN 'failed' ELSE 'delivered' END, CASE WHEN k = 12 THEN '30003' ELSE '' END, now(),
+         CASE WHEN k = 11 THEN 'Hi Ava, text 11' END
+  FROM generate_series(1, 12) k, generate_series(1, 2000) i;
+ANALYZE messaging_messages, messaging_deliveries;`)
+	require.NoError(t, err)
+	repo := postgres.NewRepo(d, nil)
+	ds, err := repo.LatestTo(ctx, "team_latest", "+12020000005", 3)
+	require.NoError(t, err)
+	require.Len(t, ds, 3)
+	require.Equal(t, []string{"msg_012", "msg_011", "msg_010"}, []string{ds[0].MessageID, ds[1].MessageID, ds[2].MessageID})
+	require.Equal(t, "failed", ds[0].Status)
+	require.Equal(t, "30003", ds[0].ErrorCode)
+	require.Equal(t, "Hi Ava, text 11", ds[1].Text, "the number's own rendered text")
+	require.Equal(t, "text 10", ds[2].Text)
+	ds, err = repo.LatestTo(ctx, "team_latest", "+12020000005", 20)
+	require.NoError(t, err)
+	require.Len(t, ds, 11, "another team's texts to the same number are not listed")
+
+	text := dbtest.GenericPlan(t, d, `PREPARE latest_to(text, text, int) AS `+postgres.LatestToSQL,
+		`EXECUTE latest_to('team_latest', '+12020000005', 10)`)
+	require.NotContains(t, text, "Seq Scan on messaging_deliveries", text)
+	require.Contains(t, text, "messaging_messages_team_created", text)
+	require.Contains(t, text, "messaging_deliveries_message_seq", text)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/platform/web"
@@ -12,6 +13,9 @@ import (
 // memberHistory is how many consent facts a member's page shows.
 const memberHistory = 50
 
+// memberTexts is how many of their latest texts a member's page lists.
+const memberTexts = 10
+
 // memberView is a member's page.
 type memberView struct {
 	M         *service.MemberView
@@ -19,9 +23,10 @@ type memberView struct {
 	Others    []domain.Group // the groups they are not in
 	Fields    []fieldValue
 	History   []domain.ConsentEvent
-	CanChange bool         // roster changes on this entry (staff entries: only those who keep the staff)
-	Editable  bool         // name, phone, e-mail, role and values (not staff, no login)
-	Roles     []roleChoice // the roles an editable entry may take (not staff)
+	Texts     []messagingapi.Delivery // the latest texts to the member's number
+	CanChange bool                    // roster changes on this entry (staff entries: only those who keep the staff)
+	Editable  bool                    // name, phone, e-mail, role and values (not staff, no login)
+	Roles     []roleChoice            // the roles an editable entry may take (not staff)
 	Zone      string
 	Err       string
 }
@@ -62,6 +67,9 @@ func (h *handler) memberView(ctx context.Context, v *web.Viewer, id string) (*me
 		} else {
 			mv.Others = append(mv.Others, g)
 		}
+	}
+	if mv.Texts, err = h.texts.LatestTo(ctx, v.TeamID, m.Phone, memberTexts); err != nil {
+		return nil, err
 	}
 	fs, err := h.roster.CustomFields(ctx, v.TeamID)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -53,15 +54,17 @@ type handler struct {
 	shell   *web.Shell
 	signIn  *service.SignIn
 	roster  *service.Service
+	texts   messagingapi.DeliveryLog
 	baseURL string                   // PUBLIC_BASE_URL, for the curl line of a new key
 	t       map[string]*web.Template // the pages by name (templates/<name>.html)
 }
 
 // Deps are what the roster's pages need.
 type Deps struct {
-	SignIn  *service.SignIn
-	Roster  *service.Service
-	BaseURL string
+	SignIn     *service.SignIn
+	Roster     *service.Service
+	Deliveries messagingapi.DeliveryLog // a member's latest texts
+	BaseURL    string
 }
 
 // pages are the roster's templates; those of the roster's own pages share
@@ -70,7 +73,7 @@ var pages = []string{"signin", "settings", "activity", "roster", "member", "grou
 
 // Register adds the roster's pages to the shell: its route table.
 func Register(shell *web.Shell, d Deps) error {
-	h := &handler{shell: shell, signIn: d.SignIn, roster: d.Roster, baseURL: d.BaseURL, t: map[string]*web.Template{}}
+	h := &handler{shell: shell, signIn: d.SignIn, roster: d.Roster, texts: d.Deliveries, baseURL: d.BaseURL, t: map[string]*web.Template{}}
 	for _, name := range pages {
 		t, err := shell.Template(templates, "templates/"+name+".html", "templates/parts.html")
 		if err != nil {
