@@ -80,7 +80,7 @@ bench: pg-image ## load harness; writes docs/BENCHMARKS.md
 	$(GO) run ./e2e/bench -out docs/BENCHMARKS.md
 
 bench-dashboard: pg-image ## the dashboard's page, preview and send figures on a 10,000-member team (testing.B; figures in the log)
-	$(GO) test ./e2e/ -run '^$$' -bench '^BenchmarkDashboardPages$$' -benchtime 1x -v -timeout 15m
+	$(GO) test ./e2e/ -run '^$$' -bench '^BenchmarkDashboard(Pages|Roster)$$' -benchtime 1x -v -timeout 15m
 
 run: build pg-image ## local service with a demo team (Postgres in Docker, data kept in a volume)
 	@scripts/run.sh
