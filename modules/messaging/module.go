@@ -80,7 +80,7 @@ var Module = fx.Module("messaging",
 		newSimulator,
 		newCarrier, newCarrierRoutes,
 		service.New,
-		fx.Annotate(service.NewContract, fx.As(new(messagingapi.Sender))),
+		fx.Annotate(service.NewContract, fx.As(new(messagingapi.Sender)), fx.As(new(messagingapi.Templates))),
 		fx.Annotate(func(cfg config.Config) jobs.Queue {
 			return jobs.Queue{Name: outbound.Queue, MaxWorkers: cfg.OutboundWorkers, FetchPollInterval: pumpPoll}
 		}, fx.ResultTags(`group:"queues"`)),
