@@ -112,8 +112,10 @@ var Module = fx.Module("messaging",
 	),
 	fx.Invoke(
 		registerRoutes,
-		func(shell *web.Shell, s *service.Service, inbox *inbound.Inbox, replies *inbound.Replies, billing billingapi.Accounts, groups rosterapi.Groups, numbers *outbound.Service) error {
-			return msgweb.Register(shell, msgweb.Services{Send: s, Inbox: inbox, Replies: replies, Billing: billing, Groups: groups, Numbers: numbers})
+		func(shell *web.Shell, s *service.Service, inbox *inbound.Inbox, replies *inbound.Replies, billing billingapi.Accounts, groups rosterapi.Groups,
+			numbers *outbound.Service, analytics *inbound.Analytics) error {
+			return msgweb.Register(shell, msgweb.Services{Send: s, Inbox: inbox, Replies: replies, Billing: billing, Groups: groups, Numbers: numbers,
+				Analytics: analytics})
 		},
 		startEngine,
 	),
