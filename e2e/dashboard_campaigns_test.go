@@ -2,14 +2,21 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/e2e/browser"
 )
 
 // The dashboard's Campaigns and Analytics pages (issue 27, items 6 and 7).
@@ -22,14 +29,15 @@ func act(t *testing.T, tab context.Context, actions ...chromedp.Action[chromedp.
 	require.NoError(t, chromedp.Do(ctx, actions...), "on %s", location(t, tab))
 }
 
-// press clicks the element xpath names and waits, at most 20 seconds, for
-// the page it loads.
-func press(t *testing.T, tab context.Context, xpath string) {
+// get runs one chromedp action in tab that reads something, at most 20
+// seconds, and returns what it read.
+func get[T any](t *testing.T, tab context.Context, a chromedp.Action[T]) T {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(tab, 20*time.Second)
 	defer cancel()
-	_, err := chromedp.RunResponse(ctx, chromedp.Click(xpath))
-	require.NoError(t, err, "%s on %s", xpath, location(t, tab))
+	v, err := chromedp.Run(ctx, a)
+	require.NoError(t, err, "on %s", location(t, tab))
+	return v
 }
 
 var campaignPath = regexp.MustCompile(`^/app/campaigns/(cmp_[A-Za-z0-9]+)$`)
@@ -128,4 +136,114 @@ func TestDashboardCampaignUrgentResume(t *testing.T) {
 	require.NotContains(t, home, `href="/app/campaigns"`)
 	resp, _ = b.get("/app/campaigns")
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+}
+
+// Analytics: after some sends, a delivery report and a text received, the
+// page's table of days (the chart's figures) sums to GET /api/v1/analytics
+// for the same range, and its six totals are the API's. The range ends
+// today in the team's time zone unless another is picked; a bad range is a
+// 400 on the page. At 390 px neither Analytics nor Campaigns scrolls sideways.
+func TestDashboardAnalytics(t *testing.T) {
+	t.Parallel()
+	s := newStaff(t, "head_coach")
+	fams := addFamilies(t, s.teamID)
+	for _, text := range []string{"Practice at 5", "Bring water"} {
+		r := do(t, s.api, "POST", "/messages", map[string]any{"text": text, "audience": "families"})
+		require.Equal(t, 201, r.Status, string(r.Body))
+	}
+	inject(t, env.admin, fams[0].phone, s.number, "See you there")
+	waitFor(t, 60*time.Second, func() bool {
+		return countRowsIn(t, env.pg.URL, `SELECT count(*) FROM messaging_deliveries WHERE team_id = $1
+AND status IN ('delivered', 'failed', 'delivery_unconfirmed')`, s.teamID) == 6 &&
+			countRowsIn(t, env.pg.URL, `SELECT count(*) FROM messaging_inbound WHERE team_id = $1`, s.teamID) == 1
+	})
+	var team struct {
+		TimeZone string `json:"time_zone"`
+	}
+	r := do(t, env.admin, "GET", "/teams/"+s.teamID, nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.NoError(t, r.Data(&team))
+	loc, err := time.LoadLocation(team.TimeZone)
+	require.NoError(t, err)
+
+	tab := chrome(t).NewTab(t, browser.Viewport(390, 844))
+	signInBrowser(t, tab, s)
+	navigate(t, tab, "/app/analytics")
+	require.Equal(t, "Analytics", textOf(t, tab, "h1"))
+	from, to := get(t, tab, chromedp.Value(chromedp.ID("from"))), get(t, tab, chromedp.Value(chromedp.ID("to")))
+	require.Equal(t, time.Now().In(loc).Format(time.DateOnly), to, "the default range ends today, in the team's zone")
+	end, err := time.Parse(time.DateOnly, to)
+	require.NoError(t, err)
+	require.Equal(t, end.AddDate(0, 0, -29).Format(time.DateOnly), from, "30 days")
+
+	// The sends' UTC day, and the days around it.
+	today := time.Now().UTC()
+	from, to = today.AddDate(0, 0, -3).Format(time.DateOnly), today.AddDate(0, 0, 1).Format(time.DateOnly)
+	act(t, tab, chromedp.SetValue(chromedp.ID("from"), from), chromedp.SetValue(chromedp.ID("to"), to))
+	click(t, tab, "Show")
+	require.Contains(t, location(t, tab), "from="+from)
+	main := textOf(t, tab, "main")
+	for _, label := range []string{"Broadcasts", "Deliveries", "Delivery rate", "Texts received", "New members", "Opt-outs"} {
+		require.Contains(t, main, label)
+	}
+	rows := get(t, tab, chromedp.Evaluate[[][]string](`[...document.querySelectorAll('#days tbody tr')].map(r => [...r.cells].map(c => c.textContent.trim()))`))
+	require.Len(t, rows, 5, "one row per day of the range")
+	var sum [4]int64 // broadcasts, sent, delivered, failed
+	for _, row := range rows {
+		require.Len(t, row, 6)
+		for i := range sum {
+			n, err := strconv.ParseInt(row[i+1], 10, 64)
+			require.NoError(t, err, row)
+			sum[i] += n
+		}
+	}
+	var api struct {
+		From          string  `json:"from"`
+		To            string  `json:"to"`
+		Broadcasts    int64   `json:"broadcasts"`
+		Deliveries    int64   `json:"deliveries"`
+		Delivered     int64   `json:"delivered"`
+		DeliveryRate  float64 `json:"delivery_rate"`
+		TextsReceived int64   `json:"texts_received"`
+		NewMembers    int     `json:"new_members"`
+		OptOuts       int     `json:"opt_outs"`
+	}
+	r = do(t, s.api, "GET", "/analytics?from="+from+"&to="+to, nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.NoError(t, r.Data(&api))
+	require.Equal(t, int64(2), api.Broadcasts)
+	require.Equal(t, int64(6), api.Deliveries)
+	require.Equal(t, [3]int64{api.Broadcasts, api.Deliveries, api.Delivered}, [3]int64(sum[:3]), "the days sum to the API's totals")
+	failed := countRowsIn(t, env.pg.URL, `SELECT count(*) FROM messaging_deliveries WHERE team_id = $1 AND status = 'failed'`, s.teamID)
+	require.EqualValues(t, failed, sum[3])
+	for id, want := range map[string]string{
+		"total-broadcasts": strconv.FormatInt(api.Broadcasts, 10), "total-deliveries": strconv.FormatInt(api.Deliveries, 10),
+		"total-rate": fmt.Sprintf("%.1f%%", api.DeliveryRate*100), "total-received": strconv.FormatInt(api.TextsReceived, 10),
+		"total-members": strconv.Itoa(api.NewMembers), "total-optouts": strconv.Itoa(api.OptOuts),
+	} {
+		require.Equal(t, want, textOf(t, tab, "#"+id), id)
+	}
+	require.EqualValues(t, 1, api.TextsReceived)
+	svg := get(t, tab, chromedp.Evaluate[int](`document.querySelectorAll('main svg[role=img] rect').length + (document.querySelector('main svg [style]') ? 1000 : 0)`))
+	require.Greater(t, svg, 0, "the chart is drawn")
+	require.Less(t, svg, 1000, "no inline style in the chart")
+	for _, p := range []string{"/app/analytics?from=" + from + "&to=" + to, "/app/analytics", "/app/campaigns"} {
+		navigate(t, tab, p)
+		if dir := os.Getenv("BROWSER_ARTIFACTS"); dir != "" { // pictures of each page at phone width, for people
+			name := strings.NewReplacer("/", "_", "?", "_", "&", "_", "=", "_").Replace(strings.TrimPrefix(p, "/app/"))
+			require.NoError(t, browser.Screenshot(tab, filepath.Join(dir, "phone", name+".png")))
+		}
+		wide, err := browser.HasHorizontalScroll(tab)
+		require.NoError(t, err)
+		require.False(t, wide, "%s scrolls sideways at 390 px", p)
+	}
+
+	h := newHTTPSession(t)
+	h.signIn(s)
+	resp, page := h.get("/app/analytics?from=2025-01-01&to=2026-12-31")
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, page, "at most 366 days")
+	require.Contains(t, page, `value="2025-01-01"`, "the form keeps the range typed")
+	resp, _ = h.get("/app/analytics?from=yesterday")
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
 }

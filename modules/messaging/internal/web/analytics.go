@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/platform/web"
@@ -25,8 +26,9 @@ type analyticsView struct {
 
 // dayRow is a day of the table.
 type dayRow struct {
-	inbound.Day
-	Rate string // "" when nothing was sent that day
+	Day                                 time.Time
+	Broadcasts, Sent, Delivered, Failed int64
+	Rate                                string // "" when nothing was sent that day
 }
 
 // ratePct is a delivery rate (0..1) as people read it.
@@ -50,7 +52,7 @@ func (h *handler) analyticsShow(w http.ResponseWriter, r *http.Request, v *web.V
 	}
 	av.Report, av.Chart, av.Rate = rep, chart(rep.Days), ratePct(rep.DeliveryRate)
 	for _, d := range rep.Days {
-		row := dayRow{Day: d}
+		row := dayRow{Day: d.Day, Broadcasts: d.Broadcasts, Sent: d.Sent, Delivered: d.Delivered, Failed: d.Failed}
 		if d.Sent > 0 {
 			row.Rate = ratePct(d.Rate)
 		}
@@ -62,9 +64,9 @@ func (h *handler) analyticsShow(w http.ResponseWriter, r *http.Request, v *web.V
 
 // The chart's geometry, in the SVG's own units (it scales to its box).
 const (
-	chartW, chartH         = 720, 280
-	chartLeft, chartRight  = 48, 48
-	chartTop, chartBottom  = 36, 36
+	chartW, chartH         = 640, 320
+	chartLeft, chartRight  = 56, 64
+	chartTop, chartBottom  = 48, 40
 	colSent, colDelivered  = "#0b57d0", "#1e8e3e"
 	colFailed, colRate     = "#b3261e", "#8a5a00"
 	chartGrid, chartLabels = "#dde1e6", "#5b6570"
@@ -89,14 +91,14 @@ func chart(days []inbound.Day) template.HTML {
 	bar := slot / 3 * 0.85
 	y := func(v float64) float64 { return float64(chartTop) + ph - v*ph }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-labelledby="chart-title chart-desc" font-family="system-ui, sans-serif" font-size="12">`, chartW, chartH)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-labelledby="chart-title chart-desc" font-family="system-ui, sans-serif" font-size="18">`, chartW, chartH)
 	fmt.Fprintf(&b, `<title id="chart-title">Texts sent, delivered and failed per day, and delivery rate, %s to %s</title>`, days[0].Day.Format("Jan 2, 2006"), days[n-1].Day.Format("Jan 2, 2006"))
 	b.WriteString(`<desc id="chart-desc">Bars: texts sent, delivered and failed each day (left axis). Line: the day's delivery rate (right axis, 0 to 100%). The table below has each day's figures.</desc>`)
 	// Axes and grid: 0, half and the top of the left axis; 0, 50 and 100% on the right.
 	for _, f := range []float64{0, 0.5, 1} {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="1"/>`, chartLeft, chartW-chartRight, y(f), y(f), chartGrid)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" fill="%s">%d</text>`, chartLeft-6, y(f)+4, chartLabels, int64(f*float64(top)+0.5))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="start" fill="%s">%d%%</text>`, chartW-chartRight+6, y(f)+4, chartLabels, int(f*100))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" fill="%s">%d</text>`, chartLeft-8, y(f)+6, chartLabels, int64(f*float64(top)+0.5))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="start" fill="%s">%d%%</text>`, chartW-chartRight+8, y(f)+6, chartLabels, int(f*100))
 	}
 	// Bars.
 	for i, d := range days {
@@ -128,7 +130,7 @@ func chart(days []inbound.Day) template.HTML {
 	// Dates under the first and last days (and the middle one of a long range).
 	label := func(i int, anchor string) {
 		cx := float64(chartLeft) + (float64(i)+0.5)*slot
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="%s" fill="%s">%s</text>`, cx, chartH-chartBottom+18, anchor, chartLabels, days[i].Day.Format("Jan 2"))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="%s" fill="%s">%s</text>`, cx, chartH-chartBottom+26, anchor, chartLabels, days[i].Day.Format("Jan 2"))
 	}
 	label(0, "start")
 	if n > 2 {
@@ -140,8 +142,8 @@ func chart(days []inbound.Day) template.HTML {
 	// Legend.
 	x := chartLeft
 	for _, l := range []struct{ name, col string }{{"Sent", colSent}, {"Delivered", colDelivered}, {"Failed", colFailed}, {"Delivery rate", colRate}} {
-		fmt.Fprintf(&b, `<rect x="%d" y="10" width="12" height="12" fill="%s"/><text x="%d" y="20" fill="#1b1f24">%s</text>`, x, l.col, x+16, l.name)
-		x += 16 + 8*len(l.name) + 16
+		fmt.Fprintf(&b, `<rect x="%d" y="8" width="16" height="16" fill="%s"/><text x="%d" y="22" fill="#1b1f24">%s</text>`, x, l.col, x+22, l.name)
+		x += 22 + 10*len(l.name) + 18
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) // numbers, dates and fixed words only
