@@ -10,6 +10,7 @@ import (
 	campaignshttp "github.com/teamtext/teamtext/modules/campaigns/internal/httpapi"
 	"github.com/teamtext/teamtext/modules/campaigns/internal/postgres"
 	"github.com/teamtext/teamtext/modules/campaigns/internal/service"
+	campaignsweb "github.com/teamtext/teamtext/modules/campaigns/internal/web"
 	"github.com/teamtext/teamtext/modules/campaigns/internal/worker"
 	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
@@ -17,6 +18,7 @@ import (
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/web"
 )
 
 // Migrations is the campaigns module's schema history, applied by `teamtext migrate`.
@@ -39,14 +41,17 @@ func newService(p serviceParams) *service.Service {
 		Teams: p.Teams, Members: p.Members, Audience: p.Audience, Log: p.Log.With("module", "campaigns")})
 }
 
-// Module wires campaigns: the public and admin operations and the step
-// worker (group "workers").
+// Module wires campaigns: the public and admin operations, the dashboard's
+// Campaigns page and the step worker (group "workers").
 var Module = fx.Module("campaigns",
 	fx.Provide(fx.Private, newService),
 	fx.Provide(fx.Annotate(worker.Registration, fx.ResultTags(`group:"workers"`))),
 	fx.Invoke(
 		func(pub httpapi.Public, adm httpapi.Admin, s *service.Service) {
 			campaignshttp.Register(pub.API, adm.API, s)
+		},
+		func(shell *web.Shell, s *service.Service, groups rosterapi.Groups, templates messagingapi.Templates) error {
+			return campaignsweb.Register(shell, campaignsweb.Deps{Campaigns: s, Groups: groups, Templates: templates})
 		},
 	),
 )

@@ -80,7 +80,7 @@ var Module = fx.Module("messaging",
 		newSimulator,
 		newCarrier, newCarrierRoutes,
 		service.New,
-		fx.Annotate(service.NewContract, fx.As(new(messagingapi.Sender))),
+		fx.Annotate(service.NewContract, fx.As(new(messagingapi.Sender)), fx.As(new(messagingapi.Templates))),
 		fx.Annotate(func(cfg config.Config) jobs.Queue {
 			return jobs.Queue{Name: outbound.Queue, MaxWorkers: cfg.OutboundWorkers, FetchPollInterval: pumpPoll}
 		}, fx.ResultTags(`group:"queues"`)),
@@ -112,8 +112,10 @@ var Module = fx.Module("messaging",
 	),
 	fx.Invoke(
 		registerRoutes,
-		func(shell *web.Shell, s *service.Service, inbox *inbound.Inbox, replies *inbound.Replies, billing billingapi.Accounts, groups rosterapi.Groups, numbers *outbound.Service) error {
-			return msgweb.Register(shell, msgweb.Services{Send: s, Inbox: inbox, Replies: replies, Billing: billing, Groups: groups, Numbers: numbers})
+		func(shell *web.Shell, s *service.Service, inbox *inbound.Inbox, replies *inbound.Replies, billing billingapi.Accounts, groups rosterapi.Groups,
+			numbers *outbound.Service, analytics *inbound.Analytics) error {
+			return msgweb.Register(shell, msgweb.Services{Send: s, Inbox: inbox, Replies: replies, Billing: billing, Groups: groups, Numbers: numbers,
+				Analytics: analytics})
 		},
 		startEngine,
 	),

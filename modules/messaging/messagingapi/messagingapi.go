@@ -60,3 +60,16 @@ type Delivery struct {
 type DeliveryLog interface {
 	LatestTo(ctx context.Context, teamID, phone string, limit int) ([]Delivery, error)
 }
+
+// TemplateChoice is a saved template as other modules' pickers show it.
+type TemplateChoice struct {
+	ID, Name string
+	Urgent   bool // an urgent-alert template
+}
+
+// Templates lists a team's templates for pickers (a campaign step's
+// template on the dashboard's Campaigns page).
+type Templates interface {
+	// TemplateChoices returns up to limit of the team's templates.
+	TemplateChoices(ctx context.Context, teamID string, limit int) ([]TemplateChoice, error)
+}

@@ -107,7 +107,17 @@ type NewCampaign struct {
 	Audience string
 	GroupID  string
 	Steps    []domain.StepInput
+	// Dashboard marks a campaign made by the signed-in person on the
+	// dashboard's Campaigns page: MemberID is then required and is held
+	// to the dashboard's role table (rosterapi.PermSend, since its steps
+	// send on their behalf, and rosterapi.PermUrgent for an urgent step)
+	// instead of the key-owner rule of the admin API.
+	Dashboard bool
 }
+
+// errUrgentStep is a dashboard campaign with an urgent step made by
+// someone who may not send urgent alerts.
+var errUrgentStep = fault.New(fault.Forbidden, fault.CodeForbidden, "your role may not make urgent-alert steps")
 
 // Create stores a campaign in status scheduled and, in the same
 // transaction, one River job per step at its due time. Checks, in order:
@@ -122,7 +132,12 @@ func (s *Service) Create(ctx context.Context, in NewCampaign) (*View, error) {
 		if _, err := s.d.Teams.Team(ctx, in.TeamID); err != nil {
 			return err
 		}
-		if in.MemberID != "" { // optional (ADMIN-API.md): without it the campaign is the dashboard's own
+		switch {
+		case in.Dashboard:
+			if err := s.checkDashboardCreator(ctx, in); err != nil {
+				return err
+			}
+		case in.MemberID != "": // optional (ADMIN-API.md): without it the campaign is the dashboard's own
 			m, err := s.d.Members.Member(ctx, in.TeamID, in.MemberID)
 			if err != nil {
 				return err
@@ -159,6 +174,29 @@ func (s *Service) Create(ctx context.Context, in NewCampaign) (*View, error) {
 	}
 	s.d.Log.Info("campaign created", "team_id", out.Campaign.TeamID, "campaign_id", out.Campaign.ID, "steps", len(out.Steps))
 	return out, nil
+}
+
+// checkDashboardCreator holds a campaign made on the dashboard's page to
+// the role table: the signed-in member must still be allowed campaigns and
+// to send broadcasts (the steps send on their behalf), and an urgent step
+// needs the right to send urgent alerts (403 forbidden otherwise).
+func (s *Service) checkDashboardCreator(ctx context.Context, in NewCampaign) error {
+	if in.MemberID == "" {
+		return fault.New(fault.Forbidden, fault.CodeForbidden, "a dashboard campaign needs the signed-in member")
+	}
+	m, err := s.d.Members.Member(ctx, in.TeamID, in.MemberID)
+	if err != nil {
+		return err
+	}
+	if !m.May(rosterapi.PermCampaigns) || !m.May(rosterapi.PermSend) {
+		return fault.New(fault.Forbidden, fault.CodeForbidden, "your role may not create campaigns that send broadcasts")
+	}
+	for _, st := range in.Steps {
+		if st.Urgent && !m.May(rosterapi.PermUrgent) {
+			return errUrgentStep
+		}
+	}
+	return nil
 }
 
 // schedule inserts one job per step at its due time under the campaign's

@@ -227,5 +227,12 @@ type DailyStats struct {
 	Broadcasts    int64
 	Deliveries    int64
 	Delivered     int64
+	Failed        int64 // deliveries whose final status is failed (the dashboard's chart)
 	TextsReceived int64
+}
+
+// DayStats are one UTC day's counters.
+type DayStats struct {
+	Day time.Time // midnight UTC
+	DailyStats
 }

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -114,4 +115,55 @@ func (s *Analytics) Totals(ctx context.Context, teamID, from, to string) (*Total
 	}
 	return &Totals{From: start, To: end, Broadcasts: sum.Broadcasts, Deliveries: sum.Deliveries, Delivered: sum.Delivered,
 		DeliveryRate: Rate(sum.Delivered, sum.Deliveries), TextsReceived: sum.TextsReceived, NewMembers: members, OptOuts: optOuts}, nil
+}
+
+// Day is one UTC day of the dashboard's chart: broadcasts, texts sent
+// (deliveries dispatched), delivered and failed, and the day's delivery rate.
+type Day struct {
+	Day        time.Time // midnight UTC
+	Broadcasts int64
+	Sent       int64
+	Delivered  int64
+	Failed     int64
+	Rate       float64 // Rate(Delivered, Sent)
+}
+
+// Report is the dashboard's Analytics page: GET /analytics's totals and
+// the same range day by day, every day from..to included (days with
+// nothing counted are zero). The days' sent and delivered sum to the
+// totals' deliveries and delivered.
+type Report struct {
+	Totals
+	Days []Day
+}
+
+// Report is Totals with its days. An empty to is today in the team's time
+// zone zone (an IANA name; UTC if unknown), the dashboard's default; the
+// days themselves are UTC days, as the counters and the API's.
+func (s *Analytics) Report(ctx context.Context, teamID, from, to, zone string) (*Report, error) {
+	if to == "" {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			loc = time.UTC
+		}
+		to = s.Clock.Now().In(loc).Format(time.DateOnly)
+	}
+	t, err := s.Totals(ctx, teamID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := s.Counters.DayStats(ctx, teamID, t.From, t.To)
+	if err != nil {
+		return nil, err
+	}
+	byDay := make(map[string]domain.DayStats, len(ds))
+	for _, d := range ds {
+		byDay[d.Day.Format(time.DateOnly)] = d
+	}
+	r := &Report{Totals: *t}
+	for day := t.From; !day.After(t.To); day = day.AddDate(0, 0, 1) {
+		d := byDay[day.Format(time.DateOnly)]
+		r.Days = append(r.Days, Day{Day: day, Broadcasts: d.Broadcasts, Sent: d.Deliveries, Delivered: d.Delivered, Failed: d.Failed, Rate: Rate(d.Delivered, d.Deliveries)})
+	}
+	return r, nil
 }

@@ -388,4 +388,20 @@ func TestAnalyticsCounters(t *testing.T) {
 	require.EqualValues(t, 1, tot.Broadcasts)
 	require.EqualValues(t, 0, tot.Delivered, "delivered counts on the day the text was handed over")
 	require.Greater(t, b.count(t, `SELECT count(*) FROM messaging_daily_stats WHERE team_id = ? AND day = '2026-03-01'`, b.team.ID), 1, "sharded")
+
+	// The dashboard's report: the same totals, and every day of the range
+	// (quiet ones as zero) summing to them; failed deliveries on their day.
+	rep, err := svc.Report(ctx, b.team.ID, "2026-03-01", "2026-03-04", "America/New_York")
+	require.NoError(t, err)
+	tot, err = svc.Totals(ctx, b.team.ID, "2026-03-01", "2026-03-04")
+	require.NoError(t, err)
+	require.Equal(t, *tot, rep.Totals)
+	require.Equal(t, []inbound.Day{
+		{Day: day("2026-03-01", 0), Broadcasts: 20, Sent: 200, Delivered: 136, Failed: 15, Rate: 0.68},
+		{Day: day("2026-03-02", 0)},
+		{Day: day("2026-03-03", 0), Broadcasts: 1, Sent: 5},
+		{Day: day("2026-03-04", 0)},
+	}, rep.Days)
+	_, err = svc.Report(ctx, b.team.ID, "2026-03-05", "2026-03-04", "UTC")
+	require.Error(t, err, "from after to")
 }

@@ -104,4 +104,7 @@ type ReplyStore interface {
 // are the send, status and filing paths, in their own transactions).
 type Counters interface {
 	SumStats(ctx context.Context, teamID string, from, to time.Time) (domain.DailyStats, error)
+	// DayStats are the same counters per UTC day, in day order (days
+	// with nothing counted absent); they sum to SumStats's answer.
+	DayStats(ctx context.Context, teamID string, from, to time.Time) ([]domain.DayStats, error)
 }

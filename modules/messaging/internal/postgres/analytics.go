@@ -7,7 +7,10 @@ import (
 	"sort"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/platform/db"
 )
 
 // This file keeps the analytics counters (GET /analytics): broadcasts and
@@ -28,11 +31,11 @@ func shardOf(id string) int {
 // chosen by factID.
 func (r *Repo) addStats(ctx context.Context, teamID, factID string, at time.Time, s domain.DailyStats) error {
 	_, err := r.db.IDB(ctx).ExecContext(ctx, `INSERT INTO messaging_daily_stats AS s
-  (team_id, day, shard, broadcasts, deliveries, delivered, texts_received) VALUES (?, ?::date, ?, ?, ?, ?, ?)
+  (team_id, day, shard, broadcasts, deliveries, delivered, failed, texts_received) VALUES (?, ?::date, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (team_id, day, shard) DO UPDATE SET
   broadcasts = s.broadcasts + EXCLUDED.broadcasts, deliveries = s.deliveries + EXCLUDED.deliveries,
-  delivered = s.delivered + EXCLUDED.delivered, texts_received = s.texts_received + EXCLUDED.texts_received`,
-		teamID, at.UTC().Format(time.DateOnly), shardOf(factID), s.Broadcasts, s.Deliveries, s.Delivered, s.TextsReceived)
+  delivered = s.delivered + EXCLUDED.delivered, failed = s.failed + EXCLUDED.failed, texts_received = s.texts_received + EXCLUDED.texts_received`,
+		teamID, at.UTC().Format(time.DateOnly), shardOf(factID), s.Broadcasts, s.Deliveries, s.Delivered, s.Failed, s.TextsReceived)
 	if err != nil {
 		return fmt.Errorf("add daily stats: %w", err)
 	}
@@ -46,7 +49,8 @@ func (r *Repo) countBroadcast(ctx context.Context, m *messageRow, deliveries int
 }
 
 // countFinals adds deliveries that just reached their final status to the
-// analytics, those delivered only. The day is the UTC day the text was
+// analytics: delivered ones to delivered, failed ones to failed (the
+// dashboard's chart; delivery_unconfirmed is neither). The day is the UTC day the text was
 // handed to the carrier (its status time if it never was), which for
 // almost every delivery is the day it was dispatched and counted. Ingestion
 // calls it in its transaction with the deliveries it finalised (a final
@@ -55,15 +59,15 @@ func (r *Repo) countBroadcast(ctx context.Context, m *messageRow, deliveries int
 // that concurrent batches never deadlock on the shard rows.
 func (r *Repo) countFinals(ctx context.Context, ds []deliveryRow) error {
 	type group struct {
-		team, first string
-		at          time.Time
-		n           int64
+		team, first       string
+		at                time.Time
+		delivered, failed int64
 	}
 	byKey := map[string]*group{}
 	var gs []*group
 	for i := range ds {
 		d := &ds[i]
-		if d.Status != "delivered" {
+		if d.Status != "delivered" && d.Status != "failed" {
 			continue
 		}
 		at := d.UpdatedAt
@@ -77,7 +81,11 @@ func (r *Repo) countFinals(ctx context.Context, ds []deliveryRow) error {
 			byKey[k] = g
 			gs = append(gs, g)
 		}
-		g.n++
+		if d.Status == "delivered" {
+			g.delivered++
+		} else {
+			g.failed++
+		}
 	}
 	sort.Slice(gs, func(i, j int) bool {
 		a, b := gs[i], gs[j]
@@ -90,7 +98,7 @@ func (r *Repo) countFinals(ctx context.Context, ds []deliveryRow) error {
 		return shardOf(a.first) < shardOf(b.first)
 	})
 	for _, g := range gs {
-		if err := r.addStats(ctx, g.team, g.first, g.at, domain.DailyStats{Delivered: g.n}); err != nil {
+		if err := r.addStats(ctx, g.team, g.first, g.at, domain.DailyStats{Delivered: g.delivered, Failed: g.failed}); err != nil {
 			return err
 		}
 	}
@@ -107,12 +115,43 @@ func (r *Repo) CountReceived(ctx context.Context, in *domain.Inbound) error {
 func (r *Repo) SumStats(ctx context.Context, teamID string, from, to time.Time) (domain.DailyStats, error) {
 	var s domain.DailyStats
 	err := r.db.IDB(ctx).QueryRowContext(ctx, `SELECT coalesce(sum(broadcasts), 0), coalesce(sum(deliveries), 0),
-  coalesce(sum(delivered), 0), coalesce(sum(texts_received), 0)
+  coalesce(sum(delivered), 0), coalesce(sum(failed), 0), coalesce(sum(texts_received), 0)
 FROM messaging_daily_stats WHERE team_id = ? AND day BETWEEN ?::date AND ?::date`,
 		teamID, from.UTC().Format(time.DateOnly), to.UTC().Format(time.DateOnly)).
-		Scan(&s.Broadcasts, &s.Deliveries, &s.Delivered, &s.TextsReceived)
+		Scan(&s.Broadcasts, &s.Deliveries, &s.Delivered, &s.Failed, &s.TextsReceived)
 	if err != nil {
 		return domain.DailyStats{}, fmt.Errorf("sum daily stats: %w", err)
 	}
 	return s, nil
+}
+
+// DayStatsSQL sums a team's counters per UTC day over from..to inclusive
+// ($1 team, $2 and $3 the days): SumStats's sums, grouped by day, on the
+// same (team_id, day, shard) primary key range. Days with no row are absent.
+const DayStatsSQL = `SELECT day, sum(broadcasts), sum(deliveries), sum(delivered), sum(failed), sum(texts_received)
+FROM messaging_daily_stats WHERE team_id = $1 AND day BETWEEN $2::date AND $3::date
+GROUP BY day ORDER BY day`
+
+// DayStats are a team's counters per UTC day over from..to inclusive, in
+// day order; days with nothing counted are absent. They sum to SumStats's
+// answer for the same range.
+func (r *Repo) DayStats(ctx context.Context, teamID string, from, to time.Time) ([]domain.DayStats, error) {
+	var out []domain.DayStats
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		rows, err := q.Query(ctx, DayStatsSQL, teamID, from.UTC().Format(time.DateOnly), to.UTC().Format(time.DateOnly))
+		if err != nil {
+			return err
+		}
+		var d domain.DayStats
+		_, err = pgx.ForEachRow(rows, []any{&d.Day, &d.Broadcasts, &d.Deliveries, &d.Delivered, &d.Failed, &d.TextsReceived}, func() error {
+			d.Day = d.Day.UTC()
+			out = append(out, d)
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("daily stats: %w", err)
+	}
+	return out, nil
 }

@@ -22,3 +22,16 @@ func (c *Contract) Send(ctx context.Context, r messagingapi.SendRequest) (messag
 	}
 	return messagingapi.SendResult{MessageID: out.Message.ID, Status: out.Message.Status}, nil
 }
+
+// TemplateChoices implements messagingapi.Templates.
+func (c *Contract) TemplateChoices(ctx context.Context, teamID string, limit int) ([]messagingapi.TemplateChoice, error) {
+	ts, err := c.svc.Templates(ctx, teamID, limit, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]messagingapi.TemplateChoice, 0, min(len(ts), limit))
+	for _, t := range ts[:min(len(ts), limit)] {
+		out = append(out, messagingapi.TemplateChoice{ID: t.ID, Name: t.Name, Urgent: t.MessageType == domain.TypeUrgentAlert})
+	}
+	return out, nil
+}

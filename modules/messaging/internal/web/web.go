@@ -1,7 +1,7 @@
 // Package web is messaging's face in the staff dashboard (DASHBOARD.md):
-// Home, Compose, Messages, Scheduled, Approvals and Inbox. Handlers call
-// messaging's use cases only; the role table is rosterapi's, asked
-// through the viewer. Every write goes through the shell's Do, so it and
+// Home, Compose, Messages, Scheduled, Approvals, Inbox, Templates and
+// Analytics. Handlers call messaging's use cases only; the role table is
+// rosterapi's, asked through the viewer. Every write goes through the shell's Do, so it and
 // its activity record commit together.
 package web
 
@@ -28,6 +28,8 @@ type Services struct {
 	Billing billingapi.Accounts
 	Groups  rosterapi.Groups
 	Numbers *outbound.Service
+	// Analytics is GET /api/v1/analytics's use case, with the days.
+	Analytics *inbound.Analytics
 }
 
 // handler serves messaging's dashboard pages.
@@ -35,7 +37,7 @@ type handler struct {
 	shell                                                         *web.Shell
 	svc                                                           Services
 	home, compose, messages, message, scheduled, approvals, inbox *web.Template
-	templates                                                     *web.Template
+	templates, analytics                                          *web.Template
 }
 
 // show renders a page's view, or the error page (web.Shell.Show).
@@ -59,7 +61,7 @@ func Register(shell *web.Shell, s Services) error {
 		name string
 	}{
 		{&h.home, "home"}, {&h.compose, "compose"}, {&h.messages, "messages"}, {&h.message, "message"},
-		{&h.scheduled, "scheduled"}, {&h.approvals, "approvals"}, {&h.inbox, "inbox"}, {&h.templates, "templates"},
+		{&h.scheduled, "scheduled"}, {&h.approvals, "approvals"}, {&h.inbox, "inbox"}, {&h.templates, "templates"}, {&h.analytics, "analytics"},
 	} {
 		var err error
 		if *t.dst, err = shell.Template(templates, "templates/"+t.name+".html"); err != nil {
@@ -76,6 +78,7 @@ func Register(shell *web.Shell, s Services) error {
 		web.NavItem{Name: "Approvals", Path: "/app/approvals", Order: 50, Perm: approve},
 		web.NavItem{Name: "Inbox", Path: "/app/inbox", Order: 60, Perm: view},
 		web.NavItem{Name: "Templates", Path: "/app/templates", Order: 80, Perm: campaigns},
+		web.NavItem{Name: "Analytics", Path: "/app/analytics", Order: 90, Perm: view},
 	)
 	shell.Page("GET /app/{$}", 0, h.homeShow)
 	shell.Page("GET /app/compose", send, h.composeShow)
@@ -96,5 +99,6 @@ func Register(shell *web.Shell, s Services) error {
 	shell.Page("GET /app/templates", campaigns, h.templatesList)
 	shell.Page("POST /app/templates", campaigns, h.templateCreate)
 	shell.Page("POST /app/templates/{template_id}/delete", campaigns, h.templateDelete)
+	shell.Page("GET /app/analytics", view, h.analyticsShow)
 	return nil
 }
