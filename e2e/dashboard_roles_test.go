@@ -43,6 +43,8 @@ var rolePages = []struct {
 	{"/app/roster/opt-outs", "", mayView},
 	{"/app/roster/import", "", mayStaff},
 	{"/app/templates", "Templates", mayStaff},
+	{"/app/campaigns", "Campaigns", mayStaff},
+	{"/app/analytics", "Analytics", mayView},
 	{"/app/settings", "Settings", mayLead},
 	{"/app/settings/activity", "", mayLead},
 	{"/app/settings/webhooks", "", mayLead},
@@ -61,6 +63,7 @@ var roleActions = []struct {
 	{"/app/roster/groups", url.Values{"name": {"Role sweep group"}}, mayStaff},
 	{"/app/roster/fields", url.Values{"label": {"Role sweep"}, "key": {"role_sweep"}}, mayStaff},
 	{"/app/templates", url.Values{"name": {"Role sweep"}, "text": {"Hello"}}, mayStaff},
+	{"/app/campaigns", url.Values{"name": {"Role sweep"}, "audience": {"all"}}, mayStaff},
 	{"/app/settings/keys", url.Values{"name": {"Role sweep"}}, mayLead},
 	{"/app/settings/staff", url.Values{"name": {"Role Sweep"}, "phone": {"+12025550101"}, "role": {"coach"}}, mayLead},
 	{"/app/settings/webhooks", url.Values{"url": {"https://example.com/hook"}, "events": {"member.joined"}}, mayLead},
@@ -141,7 +144,7 @@ func TestDashboardEveryPageFitsAndIsLabelled(t *testing.T) {
 
 	pages := []string{"/app/", "/app/compose", "/app/messages", "/app/messages/" + msg.ID, "/app/scheduled", "/app/approvals", "/app/inbox",
 		"/app/roster", "/app/roster/" + pending, "/app/roster/groups", "/app/roster/fields", "/app/roster/opt-outs", "/app/roster/import",
-		"/app/templates", "/app/settings", "/app/settings/activity", "/app/settings/webhooks"}
+		"/app/templates", "/app/campaigns", "/app/analytics", "/app/settings", "/app/settings/activity", "/app/settings/webhooks"}
 	for _, p := range pages {
 		navigate(t, tab, p)
 		wide, err := browser.HasHorizontalScroll(tab)
