@@ -42,8 +42,8 @@ SELECT 'grp_r' || $2::text || g, $1, 'Group ' || g, $3 FROM generate_series(0, $
 SELECT 'mem_r' || $2::text || i, $1, (ARRAY['Ava','Liam','Noor','Mateo','Chloé'])[1 + i % 5] || ' ' || (ARRAY['Rivera','Okafor','Lindqvist','Haddad'])[1 + i % 4] || ' ' || i,
   '+1310556' || lpad(i::text, 4, '0'), 'fam' || i || '@example.com', (ARRAY['guardian','athlete'])[1 + i % 2], 'active', $3::timestamptz + make_interval(secs => i), $3
 FROM generate_series(0, $4::int - 1) i`, s.teamID, tag, now, members)
-	took += execSQL(t, conn, `INSERT INTO roster_group_members (group_id, member_id)
-SELECT 'grp_r' || $1::text || (i % $3::int), 'mem_r' || $1::text || i FROM generate_series(0, $2::int - 1) i`, tag, members, groups)
+	took += execSQL(t, conn, `INSERT INTO roster_group_members (team_id, group_id, member_id)
+SELECT $4, 'grp_r' || $1::text || (i % $3::int), 'mem_r' || $1::text || i FROM generate_series(0, $2::int - 1) i`, tag, members, groups, s.teamID)
 	took += execSQL(t, conn, `ANALYZE`)
 	t.Logf("setup: %d members in %d groups inserted in %s", members, groups, took.Round(time.Millisecond))
 
@@ -76,7 +76,7 @@ SELECT 'grp_r' || $1::text || (i % $3::int), 'mem_r' || $1::text || i FROM gener
 	measure("roster-10k", pageRuns, page("/app/roster", "Ava Rivera 0"))
 	measure("roster-10k-search", pageRuns, page("/app/roster?q=lindqvist", "Lindqvist"))
 	measure("roster-10k-search-group", pageRuns, page("/app/roster?q=haddad&group="+group, "Haddad 3"))
-	measure("roster-10k-search-phone", pageRuns, page("/app/roster?q=3105560042", "Haddad 42"))
+	measure("roster-10k-search-phone", pageRuns, page("/app/roster?q=3105560042", "Lindqvist 42"))
 	measure("api-members-group", 5, func() int {
 		r, err := s.api.Do(ctx, "GET", "/members?limit=50&group_id="+group, nil)
 		require.NoError(t, err)
@@ -89,7 +89,7 @@ SELECT 'grp_r' || $1::text || (i % $3::int), 'mem_r' || $1::text || i FROM gener
 		var buf bytes.Buffer
 		buf.WriteString("name,phone,role\n")
 		for i := range rows {
-			fmt.Fprintf(&buf, "Imported %d,+1%s%07d,athlete\n", i, prefix, i)
+			fmt.Fprintf(&buf, "Imported %d,+1%s%07d,athlete\n", i, prefix, 2_000_000+i)
 		}
 		return buf.Bytes()
 	}
@@ -101,6 +101,12 @@ SELECT 'grp_r' || $1::text || (i % $3::int), 'mem_r' || $1::text || i FROM gener
 	require.Equal(t, 200, r.Status, string(r.Body))
 	require.Contains(t, string(r.Body), fmt.Sprintf(`"created":%d`, rows))
 
+	// The admin import queued a statistics refresh (ANALYZE): let it finish
+	// so that the browser's import does not share the two cores with it.
+	waitFor(t, time.Minute, func() bool {
+		return countRowsIn(t, env.pg.URL, `SELECT count(*) FROM river_job WHERE kind = 'roster.analyze_members'
+  AND state NOT IN ('completed', 'discarded', 'cancelled')`) == 0
+	})
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	require.NoError(t, mw.WriteField("csrf", csrf))
@@ -111,6 +117,7 @@ SELECT 'grp_r' || $1::text || (i % $3::int), 'mem_r' || $1::text || i FROM gener
 	require.NoError(t, mw.Close())
 	start = time.Now()
 	resp, err := h.c.Post(h.base+"/app/roster/import", mw.FormDataContentType(), &body)
+	uploadTook := time.Since(start)
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
@@ -123,6 +130,6 @@ SELECT 'grp_r' || $1::text || (i % $3::int), 'mem_r' || $1::text || i FROM gener
 	adminRate, browserRate := float64(rows)/adminTook.Seconds(), float64(rows)/browserTook.Seconds()
 	b.ReportMetric(adminRate, "rows/s-admin-import")
 	b.ReportMetric(browserRate, "rows/s-browser-import")
-	t.Logf("import of %d rows: admin API %s (%.0f rows/s), browser upload to done %s (%.0f rows/s), ratio %.2f",
-		rows, adminTook.Round(time.Millisecond), adminRate, browserTook.Round(time.Millisecond), browserRate, browserRate/adminRate)
+	t.Logf("import of %d rows: admin API %s (%.0f rows/s), browser upload to done %s (%.0f rows/s; the upload's answer after %s), ratio %.2f",
+		rows, adminTook.Round(time.Millisecond), adminRate, browserTook.Round(time.Millisecond), browserRate, uploadTook.Round(time.Millisecond), browserRate/adminRate)
 }
