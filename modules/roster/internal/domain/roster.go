@@ -36,6 +36,7 @@ type APIKey struct {
 	CreatedAt     time.Time
 	RevokedAt     *time.Time
 	RevokedReason string
+	LastUsedAt    *time.Time // nil: never used (or not since last_used_at was kept)
 }
 
 // ConsentEvent is one fact of a number's consent history.

@@ -97,11 +97,12 @@ type apiKeyRow struct {
 	CreatedAt     time.Time  `bun:"created_at"`
 	RevokedAt     *time.Time `bun:"revoked_at"`
 	RevokedReason string     `bun:"revoked_reason"`
+	LastUsedAt    *time.Time `bun:"last_used_at"`
 }
 
 // toDomain maps a row to what it stores.
 func (r *apiKeyRow) toDomain() domain.APIKey {
-	return domain.APIKey{ID: r.ID, TeamID: r.TeamID, MemberID: r.MemberID, Name: r.Name, Lookup: r.Lookup, Hash: r.Hash, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt, RevokedReason: r.RevokedReason}
+	return domain.APIKey{ID: r.ID, TeamID: r.TeamID, MemberID: r.MemberID, Name: r.Name, Lookup: r.Lookup, Hash: r.Hash, CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt, RevokedReason: r.RevokedReason, LastUsedAt: r.LastUsedAt}
 }
 
 // toAPIKeyRow maps a domain value to its row.
@@ -276,6 +277,12 @@ JOIN roster_teams t ON t.id = k.team_id
 JOIN roster_members m ON m.id = k.member_id
 LEFT JOIN LATERAL (` + account + `) acc ON true
 WHERE k.lookup = $1),
+-- The key's last use, written at most once a minute (the dashboard's list):
+-- a no-op for every other request, in this same statement.
+touched AS (
+UPDATE roster_api_keys k SET last_used_at = now()
+FROM a WHERE k.id = a.key_id AND a.hash = $2::bytea AND a.revoked_at IS NULL
+  AND (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute')),
 rl_src AS (
 SELECT $3::text || a.key_id AS bucket FROM a
 WHERE a.hash = $2::bytea AND a.revoked_at IS NULL AND NOT a.member_gone AND NOT a.is_blocked AND NOT a.disabled AND NOT a.locked

@@ -79,6 +79,7 @@ type Key struct {
 	CreatedAt     time.Time  `json:"created_at"`
 	RevokedAt     *time.Time `json:"revoked_at"`
 	RevokedReason string     `json:"revoked_reason,omitempty"`
+	LastUsedAt    *time.Time `json:"last_used_at" doc:"When the key last opened the API (kept to the minute); null if never."`
 }
 
 // CreatedKey is a new key, with its value shown once.
@@ -95,7 +96,7 @@ const keyDisplayLen = 4
 // KeyFrom renders a key (never its value).
 func KeyFrom(k *domain.APIKey) Key {
 	return Key{ID: k.ID, Name: k.Name, Prefix: auth.KeyPrefix + k.Lookup[:keyDisplayLen], MemberID: k.MemberID, CreatedAt: k.CreatedAt,
-		RevokedAt: k.RevokedAt, RevokedReason: k.RevokedReason}
+		RevokedAt: k.RevokedAt, RevokedReason: k.RevokedReason, LastUsedAt: k.LastUsedAt}
 }
 
 // ImportRow is one data row's outcome in an import answer.
