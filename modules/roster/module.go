@@ -65,11 +65,13 @@ type signInParams struct {
 	Mailer  webhooksapi.Mailer
 	Clock   clock.Clock
 	Log     *slog.Logger
+	Config  config.Config
 }
 
 func newSignIn(p signInParams) *service.SignIn {
 	return &service.SignIn{DB: p.DB, Store: p.Repo, Limiter: p.Limiter, Texter: p.Texter, Mailer: p.Mailer, Clock: p.Clock,
-		Log: p.Log.With("component", "dashboard")}
+		PerAddress: p.Config.SignInCodesPerAddress,
+		Log:        p.Log.With("component", "dashboard")}
 }
 
 func newDirectory(r *postgres.Repo) *service.Directory { return service.NewDirectory(r) }

@@ -30,8 +30,11 @@ type Config struct {
 	ShutdownTimeout time.Duration // SHUTDOWN_TIMEOUT, graceful stop budget
 	DBMaxConns      int32         // DB_MAX_CONNS, pgx pool size
 	MaxBodyBytes    int64         // MAX_BODY_BYTES, JSON request body limit
-	JobWorkers      int           // JOB_WORKERS, concurrent River jobs per process
-	WebhookWorkers  int           // WEBHOOK_WORKERS, concurrent webhook deliveries per process
+	// SignInCodesPerAddress is how many dashboard sign-in codes one client
+	// address may ask for in 10 minutes (SIGNIN_CODES_PER_ADDRESS).
+	SignInCodesPerAddress int
+	JobWorkers            int // JOB_WORKERS, concurrent River jobs per process
+	WebhookWorkers        int // WEBHOOK_WORKERS, concurrent webhook deliveries per process
 	// OutboundWorkers, StatusWorkers and InboundWorkers (OUTBOUND_WORKERS,
 	// STATUS_WORKERS, INBOUND_WORKERS) are the slots of the River queues of
 	// hand-overs to the carrier, delivery-status ingestion and inbound
@@ -183,6 +186,10 @@ func Load(getenv func(string) string, need Need) (Config, error) {
 		return c, &Error{"JOB_WORKERS", "must be a whole number from 1 to 1000"}
 	}
 	c.JobWorkers = w
+	if c.SignInCodesPerAddress, err = strconv.Atoi(get("SIGNIN_CODES_PER_ADDRESS", "30")); err != nil ||
+		c.SignInCodesPerAddress < 20 || c.SignInCodesPerAddress > 100000 {
+		return c, &Error{"SIGNIN_CODES_PER_ADDRESS", "must be a whole number from 20 to 100000"}
+	}
 	for _, q := range []struct {
 		name string
 		def  string

@@ -55,10 +55,13 @@ type SignIn struct {
 	DB      Transactor
 	Store   SignInStore
 	Limiter Limiter
-	Texter  messagingapi.Texter
-	Mailer  webhooksapi.Mailer
-	Clock   clock.Clock
-	Log     *slog.Logger
+	// PerAddress is how many codes one client address may ask for in 10
+	// minutes (SIGNIN_CODES_PER_ADDRESS); 0: CodesPerAddress's 30.
+	PerAddress int
+	Texter     messagingapi.Texter
+	Mailer     webhooksapi.Mailer
+	Clock      clock.Clock
+	Log        *slog.Logger
 }
 
 // errWrongCode is the one answer to every failed sign-in: a wrong, used,
@@ -74,7 +77,11 @@ func (s *SignIn) RequestCode(ctx context.Context, typed, clientIP string) error 
 	if err != nil {
 		return err
 	}
-	for bucket, policy := range map[string]ratelimit.Policy{"signin-address:" + clientIP: CodesPerAddress, "signin-identity:" + ident.Value: CodesPerIdentity} {
+	perAddress := CodesPerAddress
+	if s.PerAddress > 0 {
+		perAddress = ratelimit.Policy{{Name: "signin-address", Limit: s.PerAddress, Window: 10 * time.Minute}}
+	}
+	for bucket, policy := range map[string]ratelimit.Policy{"signin-address:" + clientIP: perAddress, "signin-identity:" + ident.Value: CodesPerIdentity} {
 		d, err := s.Limiter.Allow(ctx, bucket, policy)
 		if err != nil {
 			return err

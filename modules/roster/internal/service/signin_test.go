@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"regexp"
 	"sync"
@@ -178,4 +179,17 @@ func mustFault(t *testing.T, err error) *fault.Error {
 	f, ok := fault.As(err)
 	require.True(t, ok, "a fault: %v", err)
 	return f
+}
+
+// The per-address throttle is the operator's (SIGNIN_CODES_PER_ADDRESS):
+// that many codes from one address in 10 minutes, whoever they are for.
+func TestSignInThrottlePerAddress(t *testing.T) {
+	t.Parallel()
+	ctx, b := setupSignIn(t)
+	b.signIn.PerAddress = 20
+	for i := range 20 {
+		require.NoError(t, b.signIn.RequestCode(ctx, fmt.Sprintf("20255502%02d", i), "192.0.2.77"), "code %d", i+1)
+	}
+	require.Equal(t, fault.RateLimited, mustFault(t, b.signIn.RequestCode(ctx, "2025550299", "192.0.2.77")).Kind)
+	require.NoError(t, b.signIn.RequestCode(ctx, "2025550299", "192.0.2.78"), "another address")
 }
