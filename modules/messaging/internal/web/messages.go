@@ -84,12 +84,13 @@ type messageView struct {
 }
 
 // Done reports whether every text has its final word: the page stops
-// polling.
+// polling. A message handed over (status sent) still has texts the carrier
+// has not reported on; those count as not done, so the page follows them
+// until each is delivered, failed or unconfirmed. A message with no texts
+// yet (waiting for approval, say) is done: nothing moves until someone acts.
 func (m messageView) Done() bool { return progressDone(m.M) }
 
-func progressDone(m *domain.Message) bool {
-	return m.Status != domain.StatusQueued || m.QueuedCount+m.SentCount == 0
-}
+func progressDone(m *domain.Message) bool { return m.QueuedCount+m.SentCount == 0 }
 
 // Percent is the share of texts with a final status.
 func (m messageView) Percent() int { return percent(m.M) }
