@@ -28,6 +28,16 @@
       btn.textContent = btn.getAttribute(at.value ? "data-schedule-label" : "data-send-label");
     });
   }
+  // Copy buttons (a new key, a new secret): hidden without JavaScript,
+  // where the text is selected and copied by hand.
+  document.querySelectorAll("[data-copy]").forEach(function (b) {
+    var src = document.getElementById(b.getAttribute("data-copy"));
+    if (!src || !navigator.clipboard) return;
+    b.hidden = false;
+    b.addEventListener("click", function () {
+      navigator.clipboard.writeText(src.textContent.trim()).then(function () { b.textContent = "Copied"; });
+    });
+  });
   // A message's page polls its progress while texts are still going out.
   var prog = document.querySelector("[data-progress]");
   if (prog) {
