@@ -374,3 +374,34 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	require.Contains(t, svc.Logs(), `"teamtext stopped"`)
 }
+
+// An offset no list can handle is refused with the envelope, never a 500
+// (issue 31: ?offset=9223372036854775807 answered server_error); the
+// largest one allowed reads an empty last page.
+func TestHugeOffsets(t *testing.T) {
+	t.Parallel()
+	f, api := newTeam(t, harness.TeamOptions{})
+	ctx := context.Background()
+	lists := []struct {
+		c    *harness.Client
+		path string
+		at   int // status at the largest offset allowed
+	}{
+		{api, "/members", 200}, {api, "/messages", 200}, {api, "/groups", 200}, {api, "/webhooks", 200},
+		{api, "/webhooks/whk_none/deliveries", 404}, {api, "/scheduled", 200},
+		{env.admin, "/teams/" + f.TeamID + "/api-keys", 200}, {env.admin, "/teams/" + f.TeamID + "/activity", 200},
+	}
+	for _, l := range lists {
+		r, err := l.c.Do(ctx, "GET", l.path+"?offset=9223372036854775807", nil)
+		require.NoError(t, err)
+		require.Equal(t, 400, r.Status, "%s: %s", l.path, r.Body)
+		require.Contains(t, string(r.Body), `"code":"invalid_request"`, l.path)
+		r, err = l.c.Do(ctx, "GET", l.path+"?offset=1000000000", nil)
+		require.NoError(t, err)
+		require.Equal(t, l.at, r.Status, "%s: %s", l.path, r.Body)
+		if l.at == 200 {
+			require.Contains(t, string(r.Body), `"data":[]`, l.path)
+			require.Contains(t, string(r.Body), `"has_more":false`, l.path)
+		}
+	}
+}

@@ -79,8 +79,13 @@ func Register[I, O any](api huma.API, op huma.Operation, h func(context.Context,
 // PageParams are the spec's list parameters.
 type PageParams struct {
 	Limit  int `query:"limit" minimum:"1" maximum:"200" default:"50" doc:"Page size, 1 to 200; 50 when omitted."`
-	Offset int `query:"offset" minimum:"0" default:"0" doc:"Number of items to skip."`
+	Offset int `query:"offset" minimum:"0" maximum:"1000000000" default:"0" doc:"Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request."`
 }
+
+// MaxOffset is the largest offset a list takes: far past any team's rows,
+// and small enough that no page's arithmetic on it (offset+limit+1) can
+// overflow anywhere between the handler and Postgres.
+const MaxOffset = 1_000_000_000
 
 // Pagination is the spec's pagination member of a list response.
 type Pagination struct {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -219,4 +220,17 @@ func (s *Shell) Refuse(w http.ResponseWriter, r *http.Request, err error, again 
 		return
 	}
 	again(status, msg)
+}
+
+// MaxOffset is the largest ?offset= a page reads (as the APIs' lists).
+const MaxOffset = httpapi.MaxOffset
+
+// Offset is a page's ?offset=: 0 when absent, bad or negative, and at most
+// MaxOffset, so that no page's arithmetic on it overflows.
+func Offset(r *http.Request) int {
+	n, err := strconv.Atoi(r.URL.Query().Get("offset"))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return min(n, MaxOffset)
 }

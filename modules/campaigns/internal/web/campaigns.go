@@ -150,10 +150,7 @@ type listView struct {
 }
 
 func (h *handler) listView(ctx context.Context, r *http.Request, v *web.Viewer, f campaignForm) (*listView, error) {
-	off, err := strconv.Atoi(r.URL.Query().Get("offset"))
-	if err != nil || off < 0 {
-		off = 0
-	}
+	off := web.Offset(r)
 	cs, err := h.d.Campaigns.TeamCampaigns(ctx, v.TeamID, pageSize, off)
 	if err != nil {
 		return nil, err

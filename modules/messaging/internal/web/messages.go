@@ -22,13 +22,7 @@ type pager struct {
 }
 
 // page reads ?offset=.
-func page(r *http.Request) int {
-	n, err := strconv.Atoi(r.URL.Query().Get("offset"))
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
-}
+func page(r *http.Request) int { return web.Offset(r) }
 
 // links are the neighbours of the page at offset of size rows, keeping the
 // request's other query parameters; got is the rows read (size+1 means

@@ -147,10 +147,7 @@ const optOutsPage = 50
 // optOutsShow is GET /app/roster/opt-outs: read-only, with how each opt-out
 // was recorded.
 func (h *handler) optOutsShow(w http.ResponseWriter, r *http.Request, v *web.Viewer) {
-	off, err := strconv.Atoi(r.URL.Query().Get("offset"))
-	if err != nil || off < 0 {
-		off = 0
-	}
+	off := web.Offset(r)
 	os, err := h.roster.OptOuts(r.Context(), v.TeamID, optOutsPage, off)
 	ov := &listView[service.OptOutResult]{Items: os[:min(len(os), optOutsPage)], Zone: v.TimeZone}
 	if off > 0 {

@@ -104,10 +104,7 @@ func addRoles(v *web.Viewer) []roleChoice {
 func (h *handler) rosterView(ctx context.Context, r *http.Request, v *web.Viewer) (*rosterView, error) {
 	q := r.URL.Query()
 	f := rosterFilter{Search: q.Get("q"), GroupID: q.Get("group"), Role: q.Get("role"), Status: q.Get("status")}
-	off, err := strconv.Atoi(q.Get("offset"))
-	if err != nil || off < 0 {
-		off = 0
-	}
+	off := web.Offset(r)
 	gs, err := h.roster.Groups(ctx, v.TeamID, maxGroups, 0)
 	if err != nil {
 		return nil, err

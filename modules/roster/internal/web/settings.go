@@ -153,11 +153,7 @@ var activityActions = []string{
 // activityFilter is the log's query.
 func activityFilter(r *http.Request, limit int) (domain.ActivityFilter, url.Values) {
 	q := r.URL.Query()
-	off, err := strconv.Atoi(q.Get("offset"))
-	if err != nil || off < 0 {
-		off = 0
-	}
-	f := domain.ActivityFilter{MemberID: q.Get("member_id"), Action: q.Get("action"), Limit: limit, Offset: off}
+	f := domain.ActivityFilter{MemberID: q.Get("member_id"), Action: q.Get("action"), Limit: limit, Offset: web.Offset(r)}
 	keep := url.Values{}
 	if f.MemberID != "" {
 		keep.Set("member_id", f.MemberID)

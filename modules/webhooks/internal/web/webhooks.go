@@ -216,10 +216,7 @@ func (h *handler) webhookView(ctx context.Context, r *http.Request, v *web.Viewe
 	if st := r.URL.Query().Get("status"); slices.Contains(statuses, st) {
 		wv.Status = st
 	}
-	off, err := strconv.Atoi(r.URL.Query().Get("offset"))
-	if err != nil || off < 0 {
-		off = 0
-	}
+	off := web.Offset(r)
 	ds, err := h.svc.Deliveries(ctx, v.TeamID, id, wv.Status, pageSize, off)
 	if err != nil {
 		return nil, err
