@@ -1,0 +1,260 @@
+package domain
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// Quiet hours. A team may keep routine texts out of its recipients'
+// nights: a text is handed over only while its recipient's Hours allow,
+// in the recipient's own time. Hours are the complement of the team's
+// quiet window (21:00–08:00 by default, so 08:00–21:00), in each of the
+// recipient's zones: one zone when the member set theirs, otherwise every
+// zone of the number's area code (libphonenumber's map), whose windows
+// must all allow — their intersection — falling back to the team's zone
+// when they never overlap (a toll-free number spans the continent).
+//
+// The planner (Schedule.PlanHeld) walks the number's slots forward in
+// time as Plan does, and fills each slot only with texts whose Hours
+// allow its instant; when none does, it jumps to the earliest opening.
+// So no text is planned inside its recipient's night, the pace holds at
+// the window's opening as anywhere else, and texts whose window is open
+// keep going while others wait.
+
+// Hours is when routine texts may reach one recipient: every day from
+// Open to Close (minutes after local midnight; Close < Open spans
+// midnight), in every one of Zones.
+type Hours struct {
+	Open, Close int
+	Zones       []*time.Location
+}
+
+// minutesOf is t's local time of day in loc, in minutes.
+func minutesOf(t time.Time, loc *time.Location) int {
+	l := t.In(loc)
+	return l.Hour()*60 + l.Minute()
+}
+
+// allowsIn reports whether local time of day m is inside [Open, Close).
+func (h Hours) allowsIn(m int) bool {
+	if h.Open < h.Close {
+		return m >= h.Open && m < h.Close
+	}
+	return m >= h.Open || m < h.Close
+}
+
+// Allows reports whether a text may be handed over at t.
+func (h Hours) Allows(t time.Time) bool {
+	for _, z := range h.Zones {
+		if !h.allowsIn(minutesOf(t, z)) {
+			return false
+		}
+	}
+	return true
+}
+
+// edges are the instants around t at which the window opens (open) or
+// closes (!open) in zone z: the local times Open or Close of the days
+// before, of, and after t's local date. An edge inside the hour that
+// spring's clock change skips is the first instant after the gap.
+func (h Hours) edges(t time.Time, z *time.Location, open bool) []time.Time {
+	at := h.Close
+	if open {
+		at = h.Open
+	}
+	l := t.In(z)
+	out := make([]time.Time, 0, 4)
+	for d := -1; d <= 2; d++ {
+		e := time.Date(l.Year(), l.Month(), l.Day()+d, at/60, at%60, 0, 0, z)
+		if minutesOf(e, z) != at {
+			// The local time does not exist that day (the clocks went
+			// forward over it): the edge is the first instant after the
+			// gap, when the new offset starts.
+			start, end := e.ZoneBounds()
+			if minutesOf(e, z) < at && !end.IsZero() {
+				e = end
+			} else if !start.IsZero() {
+				e = start
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// NextOpen is the earliest instant at or after t at which Hours allow a
+// text (t itself when they do), and false when they never do in the next
+// two days (zones whose windows never overlap).
+func (h Hours) NextOpen(t time.Time) (time.Time, bool) {
+	if h.Allows(t) {
+		return t, true
+	}
+	var cands []time.Time
+	for _, z := range h.Zones {
+		for _, e := range h.edges(t, z, true) {
+			if e.After(t) {
+				cands = append(cands, e)
+			}
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].Before(cands[j]) })
+	for _, c := range cands {
+		if h.Allows(c) {
+			return c, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// OpenUntil is when the window that allows t closes (the earliest close
+// after t in any zone); zero when Hours do not allow t.
+func (h Hours) OpenUntil(t time.Time) time.Time {
+	if !h.Allows(t) {
+		return time.Time{}
+	}
+	var first time.Time
+	for _, z := range h.Zones {
+		for _, e := range h.edges(t, z, false) {
+			if e.After(t) && (first.IsZero() || e.Before(first)) {
+				first = e
+			}
+		}
+	}
+	return first
+}
+
+// Overlap reports whether Hours ever allow a text (their zones' windows
+// overlap), looking one day ahead of t.
+func (h Hours) Overlap(t time.Time) bool {
+	_, ok := h.NextOpen(t)
+	return ok
+}
+
+// heldAt reports whether a text planned at at, for a send accepted at
+// now, was held by its recipient's Hours: the window was shut at now, or
+// shut between now and at.
+func (h Hours) heldAt(now, at time.Time) bool {
+	if !h.Allows(now) {
+		return true
+	}
+	end := h.OpenUntil(now)
+	return !end.IsZero() && !at.Before(end)
+}
+
+// HeldPlan is a plan under quiet hours: the slots over the texts in Order
+// (Order[k] is the index, in the send's order, of the k-th text handed
+// over; a slot's First and Count index Order), and when each held text
+// (by index in the send's order) was held until; zero for texts not held.
+type HeldPlan struct {
+	Slots     []Slot
+	Order     []int
+	HeldUntil []time.Time
+	Held      int
+}
+
+// PlanHeld places texts of segments each into the number's next slots, as
+// Plan does, but a text goes only into a slot its recipient's Hours
+// (hours[i] for text i; texts sharing Hours should share the pointer)
+// allow. Texts keep their order among those whose windows are open; when
+// no waiting text may go at a slot's instant, the plan jumps to the
+// earliest opening among them. Texts whose Hours never allow (see
+// Overlap: the caller resolves those to the team's zone) go at once.
+func (s Schedule) PlanHeld(now time.Time, hours []*Hours, segments int) (Schedule, HeldPlan) {
+	segments = max(segments, 1)
+	per := s.Pace.PerSlot(segments)
+	count := len(hours)
+	hp := HeldPlan{Order: make([]int, 0, count), HeldUntil: make([]time.Time, count)}
+	// Texts sharing Hours form a class, each a queue in send order.
+	type class struct {
+		h    *Hours
+		idx  []int
+		next int
+	}
+	var classes []*class
+	byHours := map[*Hours]*class{}
+	for i, h := range hours {
+		c, ok := byHours[h]
+		if !ok {
+			c = &class{h: h}
+			if h != nil && !h.Overlap(now) {
+				c.h = nil // windows that never overlap do not hold
+			}
+			byHours[h] = c
+			classes = append(classes, c)
+		}
+		c.idx = append(c.idx, i)
+	}
+	open := func(c *class, at time.Time) bool { return c.h == nil || c.h.Allows(at) }
+	held := func(i int, at time.Time) bool { c := byHours[hours[i]]; return c.h != nil && c.h.heldAt(now, at) }
+	// fill takes up to n waiting texts open at at, in send order.
+	fill := func(at time.Time, n int) []int {
+		var got []int
+		for len(got) < n {
+			var best *class
+			for _, c := range classes {
+				if c.next < len(c.idx) && open(c, at) && (best == nil || c.idx[c.next] < best.idx[best.next]) {
+					best = c
+				}
+			}
+			if best == nil {
+				break
+			}
+			got = append(got, best.idx[best.next])
+			best.next++
+		}
+		return got
+	}
+	place := func(at time.Time, texts []int) {
+		first := len(hp.Order)
+		hp.Order = append(hp.Order, texts...)
+		hp.Slots = append(hp.Slots, Slot{At: at, First: first, Count: len(texts), Segments: len(texts) * segments})
+		for _, i := range texts {
+			if held(i, at) {
+				hp.HeldUntil[i] = at
+				hp.Held++
+			}
+		}
+	}
+	if count > 0 && !s.LastAt.IsZero() && s.LastAt.After(now.Add(JoinMargin)) {
+		room := int(math.Floor((s.Pace.capacity()-float64(s.LastSegments))/float64(segments) + 1e-9))
+		if texts := fill(s.LastAt, min(max(room, 0), count)); len(texts) > 0 {
+			place(s.LastAt, texts)
+			s.LastSegments += len(texts) * segments
+		}
+	}
+	for len(hp.Order) < count {
+		at := ceilMicro(now)
+		if !s.LastAt.IsZero() {
+			at = later(at, s.LastAt.Add(s.Pace.Occupancy(s.LastSegments)))
+		}
+		at = later(at, s.FreeAt)
+		texts := fill(at, per)
+		if len(texts) == 0 {
+			// Nobody waiting may go now: on to the earliest opening.
+			var next time.Time
+			for _, c := range classes {
+				if c.next == len(c.idx) {
+					continue
+				}
+				if o, ok := c.h.NextOpen(at); ok && (next.IsZero() || o.Before(next)) {
+					next = o
+				}
+			}
+			// Every waiting class has Hours that open (the others are nil,
+			// always open, and would have filled the slot).
+			if !next.IsZero() {
+				at = ceilMicro(next)
+			}
+			if texts = fill(at, per); len(texts) == 0 { // never: a plan always ends
+				for _, c := range classes {
+					c.h = nil
+				}
+				texts = fill(at, per)
+			}
+		}
+		place(at, texts)
+		s.LastAt, s.LastSegments = at, len(texts)*segments
+	}
+	return s, hp
+}
