@@ -204,3 +204,20 @@ func Mask(e164 string) string {
 func (n Number) LogValue() slog.Value {
 	return slog.StringValue(n.Masked())
 }
+
+// TimeZones are the IANA zones libphonenumber maps the number's prefix (a
+// US area code, sometimes an exchange) to: one for most area codes,
+// several for a few (Alaska's 907: Adak and Anchorage), and none when the
+// prefix is unknown or is not geographic (toll-free numbers span the
+// continent: no zone says where their owner lives).
+func TimeZones(e164 string) []string {
+	zs, err := phonenumbers.GetTimezonesForPrefix(e164)
+	if err != nil || len(zs) == 0 || (len(zs) == 1 && zs[0] == phonenumbers.UNKNOWN_TIMEZONE) || len(zs) > maxZones {
+		return nil
+	}
+	return zs
+}
+
+// maxZones is the most zones a geographic prefix maps to; more means a
+// non-geographic number (toll-free maps to 40 zones).
+const maxZones = 4

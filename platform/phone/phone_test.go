@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,4 +170,19 @@ func TestLogValue(t *testing.T) {
 	require.Contains(t, out, `"from":"***0123"`)
 	require.NotContains(t, out, "2025550123")
 	require.NotContains(t, out, "+12025550123")
+}
+
+func TestTimeZones(t *testing.T) {
+	for number, want := range map[string][]string{
+		"+12125550100": {"America/New_York"},
+		"+13125550100": {"America/Chicago"},
+		"+14155550100": {"America/Los_Angeles"},
+		"+18085550100": {"Pacific/Honolulu"},
+		"+19075550100": {"America/Adak", "America/Anchorage"},
+		"+18005550100": nil, // toll-free: not geographic
+	} {
+		if got := phone.TimeZones(number); !slices.Equal(got, want) {
+			t.Errorf("TimeZones(%s) = %v, want %v", phone.Mask(number), got, want)
+		}
+	}
 }

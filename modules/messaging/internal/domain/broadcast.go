@@ -52,6 +52,9 @@ type Message struct {
 	// Delivery counts by status; Skipped are the failed deliveries never
 	// handed over (the recipient opted out before the text's turn).
 	QueuedCount, SentCount, DeliveredCount, FailedCount, UnconfirmedCount, SkippedCount int
+	// HeldForQuietHours counts the texts quiet hours held when the send was
+	// planned; HeldNow those still held (read with the message, not stored).
+	HeldForQuietHours, HeldNow int
 }
 
 // Cost is the message's credits: one per segment of each recipient's text.

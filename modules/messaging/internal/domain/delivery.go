@@ -21,6 +21,9 @@ type Delivery struct {
 	ErrorMessage      string
 	SentAt            *time.Time
 	UpdatedAt         time.Time
+	// HeldUntil is when a text held for its recipient's quiet hours was
+	// planned to go (nil: not held).
+	HeldUntil *time.Time
 }
 
 // Report is a word about a delivery: a carrier's status callback, the

@@ -63,22 +63,24 @@ type Estimate struct {
 	RenderedText         string    `json:"rendered_text"`
 	Prefix               string    `json:"prefix" doc:"The team prefix: the team name, a colon and a space."`
 	OptOutLine           string    `json:"opt_out_line" doc:"Added on a new line at the end."`
-	EstimatedCompletion  time.Time `json:"estimated_completion" doc:"When the last text would be handed to the carrier if sent now, given the team's sending numbers' backlogs and pace (an addition to v1)."`
+	EstimatedCompletion  time.Time `json:"estimated_completion" doc:"When the last text would be handed to the carrier if sent now, given the team's sending numbers' backlogs and pace, and the recipients' quiet hours when the team keeps them (an addition to v1)."`
+	HeldForQuietHours    int       `json:"held_for_quiet_hours" doc:"Texts that would wait for their recipient's quiet hours to end (the team's messaging settings; each recipient's local time). 0 when the team keeps none, and always for an urgent alert (an addition to v1)."`
 	SkippedUndeliverable int       `json:"skipped_undeliverable" doc:"Numbers of the audience that would not be texted because they are marked undeliverable; not among recipients, not in estimated_credits (an addition to v1)."`
 }
 
 // Delivery is one recipient's row of a delivery report.
 type Delivery struct {
-	ID                string    `json:"id"`
-	MessageID         string    `json:"message_id"`
-	MemberIDs         []string  `json:"member_ids" doc:"Roster entries this text reached."`
-	Phone             string    `json:"phone" doc:"Masked: ***NNNN."`
-	Status            string    `json:"status" enum:"queued,sent,delivered,failed,delivery_unconfirmed"`
-	CarrierStatus     string    `json:"carrier_status"`
-	ErrorCode         *string   `json:"error_code" doc:"The carrier's error code, when failed."`
-	ErrorMessage      *string   `json:"error_message"`
-	ProviderMessageID *string   `json:"provider_message_id"`
-	UpdatedAt         time.Time `json:"updated_at"`
+	ID                string     `json:"id"`
+	MessageID         string     `json:"message_id"`
+	MemberIDs         []string   `json:"member_ids" doc:"Roster entries this text reached."`
+	Phone             string     `json:"phone" doc:"Masked: ***NNNN."`
+	Status            string     `json:"status" enum:"queued,sent,delivered,failed,delivery_unconfirmed"`
+	CarrierStatus     string     `json:"carrier_status"`
+	ErrorCode         *string    `json:"error_code" doc:"The carrier's error code, when failed."`
+	ErrorMessage      *string    `json:"error_message"`
+	ProviderMessageID *string    `json:"provider_message_id"`
+	UpdatedAt         time.Time  `json:"updated_at"`
+	HeldUntil         *time.Time `json:"held_until" doc:"For a text held for its recipient's quiet hours: when its slot was planned, the first after the recipient's window opens; null when not held (an addition to v1)."`
 }
 
 // SendOutput lets the status vary (201, or the first answer's on replay).
@@ -149,7 +151,7 @@ func (h *handler) estimateMessage(ctx context.Context, in *struct{ Body SendBody
 	}
 	return httpapi.Data(Estimate{Recipients: len(p.Phones), SegmentsPerRecipient: p.Segments, EstimatedCredits: p.Credits,
 		ApprovalRequired: p.ApprovalRequired, Encoding: string(p.Encoding), RenderedText: p.Rendered,
-		Prefix: domain.Prefix(p.Team.Name), OptOutLine: domain.OptOutLine, EstimatedCompletion: p.Completion,
+		Prefix: domain.Prefix(p.Team.Name), OptOutLine: domain.OptOutLine, EstimatedCompletion: p.Completion, HeldForQuietHours: p.Held,
 		SkippedUndeliverable: p.SkippedUndeliverable}), nil
 }
 
@@ -182,7 +184,7 @@ func (h *handler) listDeliveries(ctx context.Context, in *struct {
 	for i, d := range ds {
 		out[i] = Delivery{ID: d.ID, MessageID: d.MessageID, MemberIDs: d.MemberIDs, Phone: phone.Mask(d.Phone), Status: d.Status,
 			CarrierStatus: d.CarrierStatus, ErrorCode: view.Nullable(d.ErrorCode), ErrorMessage: view.Nullable(d.ErrorMessage),
-			ProviderMessageID: view.Nullable(d.ProviderMessageID), UpdatedAt: d.UpdatedAt}
+			ProviderMessageID: view.Nullable(d.ProviderMessageID), UpdatedAt: d.UpdatedAt, HeldUntil: d.HeldUntil}
 		if out[i].MemberIDs == nil {
 			out[i].MemberIDs = []string{}
 		}

@@ -261,6 +261,10 @@ type Deps struct {
 	Lead time.Duration
 	// HandedOver counts the texts this node handed to the carrier.
 	HandedOver prometheus.Counter
+	// Quiet are the teams' quiet hours and Zones the members' own zones;
+	// nil Quiet: no team holds texts at night.
+	Quiet QuietRules
+	Zones MemberZones
 }
 
 // Service is the engine.

@@ -214,10 +214,11 @@ func (b *bundle) sendAs(t testing.TB, team rosterapi.Team, phones []string, urge
 		if err := postgres.NewSendStore(b.repo).InsertMessage(ctx, m); err != nil {
 			return err
 		}
-		var err error
-		if done, err = b.svc.Plan(ctx, outbound.SendPlan{Team: team, MessageID: m.ID, Phones: phones, Segments: 1, Urgent: urgent}); err != nil {
+		planned, err := b.svc.Plan(ctx, outbound.SendPlan{Team: team, MessageID: m.ID, Phones: phones, Segments: 1, Urgent: urgent})
+		if err != nil {
 			return err
 		}
+		done = planned.Finish
 		members := make([][]string, len(phones))
 		return b.repo.InsertQueued(ctx, team.ID, m.ID, b.clock.Now(), done, id.NewSeries("dlv"), phones, members, nil)
 	})

@@ -27,31 +27,56 @@ type SendPlan struct {
 	Urgent bool
 }
 
+// Planned is what Plan planned: when the last text reaches the carrier,
+// and the texts held for their recipients' quiet hours.
+type Planned struct {
+	Finish time.Time
+	Held   []Hold
+}
+
+// Hold is a text held for quiet hours: its position in the send and the
+// instant its slot is due.
+type Hold struct {
+	Seq   int32
+	Until time.Time
+}
+
 // Plan plans an accepted send, in the caller's transaction, and returns
 // when its last text is planned to reach the carrier. On a pacing carrier
 // each number's texts go into its next slots (see the package comment); a
 // slot due now kicks a pump. On a carrier that does not pace, the send is
 // cut into fan-out jobs that run at once.
 //
+// With the team's quiet hours on, a routine (not urgent) send's texts are
+// planned by Schedule.PlanHeld: each only at an instant its recipient's
+// Hours allow (hoursOf), the others held for the first slot after their
+// window opens.
+//
 // An urgent send's texts go into each number's earliest slots instead:
 // behind the urgent slots already queued there (urgent sends go in the
 // order they were accepted), ahead of every other queued slot, which move
 // later, together, by as much as the urgent texts need (planUrgent).
-func (s *Service) Plan(ctx context.Context, p SendPlan) (time.Time, error) {
+func (s *Service) Plan(ctx context.Context, p SendPlan) (Planned, error) {
 	now := s.Clock.Now().UTC()
 	if len(p.Phones) == 0 {
-		return now, nil
+		return Planned{Finish: now}, nil
 	}
 	numbers, err := s.teamNumbers(ctx, p.Team, true)
 	if err != nil {
-		return time.Time{}, err
+		return Planned{}, err
 	}
 	if len(numbers) == 0 {
-		return time.Time{}, errNoSender
+		return Planned{}, errNoSender
 	}
 	paced, err := s.Carrier.Paced(ctx)
 	if err != nil {
-		return time.Time{}, err
+		return Planned{}, err
+	}
+	var hours []*domain.Hours
+	if paced && !p.Urgent {
+		if hours, err = s.hoursOf(ctx, p.Team.ID, p.Team.TimeZone, p.Phones, now); err != nil {
+			return Planned{}, err
+		}
 	}
 	var queued map[string]Queued
 	if paced {
@@ -60,12 +85,12 @@ func (s *Service) Plan(ctx context.Context, p SendPlan) (time.Time, error) {
 			ids[i] = n.ID
 		}
 		if numbers, err = s.Store.LockNumbers(ctx, ids); err != nil {
-			return time.Time{}, err
+			return Planned{}, err
 		}
 		s.withPace(numbers)
 		if p.Urgent {
 			if queued, err = s.Store.Queues(ctx, ids); err != nil {
-				return time.Time{}, err
+				return Planned{}, err
 			}
 		}
 	}
@@ -81,15 +106,15 @@ func (s *Service) Plan(ctx context.Context, p SendPlan) (time.Time, error) {
 	}
 	seqs, err := s.assign(ctx, p.Team.ID, view, p.Phones, p.Segments, now)
 	if err != nil {
-		return time.Time{}, err
+		return Planned{}, err
 	}
 	if !paced {
-		return now, s.fanout(ctx, p.MessageID, numbers, seqs)
+		return Planned{Finish: now}, s.fanout(ctx, p.MessageID, numbers, seqs)
 	}
 	var slots []NewSlot
 	var updates []ScheduleUpdate
 	var shifts []Shift
-	var finish time.Time
+	var out Planned
 	kick := false
 	for _, n := range numbers {
 		mine := seqs[n.ID]
@@ -98,13 +123,26 @@ func (s *Service) Plan(ctx context.Context, p SendPlan) (time.Time, error) {
 		}
 		var sched domain.Schedule
 		var planned []domain.Slot
-		if p.Urgent {
+		switch {
+		case p.Urgent:
 			var by time.Duration
 			sched, planned, by = planUrgent(n, queued[n.ID], now, len(mine), p.Segments)
 			if by > 0 {
 				shifts = append(shifts, Shift{NumberID: n.ID, By: by})
 			}
-		} else {
+		case hours != nil:
+			var hp domain.HeldPlan
+			sched, hp = n.Schedule.PlanHeld(now, hoursFor(hours, mine), p.Segments)
+			planned = hp.Slots
+			ordered := make([]int32, len(mine))
+			for k, i := range hp.Order {
+				ordered[k] = mine[i]
+				if until := hp.HeldUntil[i]; !until.IsZero() {
+					out.Held = append(out.Held, Hold{Seq: mine[i], Until: until})
+				}
+			}
+			mine = ordered
+		default:
 			sched, planned = n.Schedule.Plan(now, len(mine), p.Segments)
 		}
 		for _, sl := range planned {
@@ -118,23 +156,32 @@ func (s *Service) Plan(ctx context.Context, p SendPlan) (time.Time, error) {
 		}
 		updates = append(updates, ScheduleUpdate{NumberID: n.ID, Schedule: sched, NextAt: next,
 			BacklogDelta: int64(len(mine) * p.Segments)})
-		finish = later(finish, planned[len(planned)-1].At)
+		out.Finish = later(out.Finish, planned[len(planned)-1].At)
 	}
 	if err := s.Store.ShiftSlots(ctx, shifts); err != nil {
-		return time.Time{}, err
+		return Planned{}, err
 	}
 	if err := s.Store.InsertSlots(ctx, slots); err != nil {
-		return time.Time{}, err
+		return Planned{}, err
 	}
 	if err := s.Store.SaveSchedules(ctx, updates); err != nil {
-		return time.Time{}, err
+		return Planned{}, err
 	}
 	if kick {
 		if _, err := s.Jobs.Insert(ctx, KickArgs{}, nil); err != nil {
-			return time.Time{}, err
+			return Planned{}, err
 		}
 	}
-	return finish, nil
+	return out, nil
+}
+
+// hoursFor are the Hours of a number's texts, by their positions (1-based).
+func hoursFor(hours []*domain.Hours, seqs []int32) []*domain.Hours {
+	out := make([]*domain.Hours, len(seqs))
+	for k, seq := range seqs {
+		out[k] = hours[seq-1]
+	}
+	return out
 }
 
 // urgentSchedule is the schedule an urgent send is planned on, for a
@@ -177,36 +224,56 @@ var errNoSender = fault.New(fault.Conflict, domain.CodeNoSender, "the team has n
 
 // Completion estimates, without planning anything, when the last of a
 // send's texts would reach the carrier if it were sent now, given the
-// numbers' backlogs and pace.
-func (s *Service) Completion(ctx context.Context, team rosterapi.Team, phones []string, segments int) (time.Time, error) {
+// numbers' backlogs and pace, and (unless urgent) quiet hours.
+func (s *Service) Completion(ctx context.Context, team rosterapi.Team, phones []string, segments int, urgent bool) (Estimate, error) {
 	now := s.Clock.Now().UTC()
 	if len(phones) == 0 {
-		return now, nil
+		return Estimate{Finish: now}, nil
 	}
 	numbers, err := s.teamNumbers(ctx, team, false)
 	if err != nil {
-		return time.Time{}, err
+		return Estimate{}, err
 	}
 	if len(numbers) == 0 {
-		return time.Time{}, errNoSender
+		return Estimate{}, errNoSender
 	}
 	if paced, err := s.Carrier.Paced(ctx); err != nil || !paced {
-		return now, err
+		return Estimate{Finish: now}, err
+	}
+	var hours []*domain.Hours
+	if !urgent {
+		if hours, err = s.hoursOf(ctx, team.ID, team.TimeZone, phones, now); err != nil {
+			return Estimate{}, err
+		}
 	}
 	seqs, err := s.assign(ctx, team.ID, numbers, phones, segments, now)
 	if err != nil {
-		return time.Time{}, err
+		return Estimate{}, err
 	}
-	var finish time.Time
+	var est Estimate
 	for _, n := range numbers {
-		if mine := seqs[n.ID]; len(mine) > 0 {
-			sched, _ := n.Schedule.Plan(now, len(mine), segments)
-			if sched.Finish().After(finish) {
-				finish = sched.Finish()
-			}
+		mine := seqs[n.ID]
+		if len(mine) == 0 {
+			continue
 		}
+		var sched domain.Schedule
+		if hours != nil {
+			var hp domain.HeldPlan
+			sched, hp = n.Schedule.PlanHeld(now, hoursFor(hours, mine), segments)
+			est.Held += hp.Held
+		} else {
+			sched, _ = n.Schedule.Plan(now, len(mine), segments)
+		}
+		est.Finish = later(est.Finish, sched.Finish())
 	}
-	return finish, nil
+	return est, nil
+}
+
+// Estimate is what Completion estimates: when the last text would reach
+// the carrier, and how many texts quiet hours would hold.
+type Estimate struct {
+	Finish time.Time
+	Held   int
 }
 
 // assign gives each recipient a sending number and returns each number's

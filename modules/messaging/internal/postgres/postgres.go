@@ -65,6 +65,9 @@ type messageRow struct {
 	// Credits is the send's exact cost when its texts differ per recipient
 	// (merge tags); NULL (0) means recipients × segments.
 	Credits int `bun:"credits,nullzero"`
+	// HeldForQuietHours counts the texts quiet hours held when the send
+	// was planned (issue 29); written by HoldTexts only.
+	HeldForQuietHours int `bun:"held_for_quiet_hours"`
 	// Delivery counts, kept by the statements that move deliveries between
 	// statuses; UpdateMessage never writes them from a loaded row.
 	QueuedCount      int `bun:"queued_count"`
@@ -269,7 +272,7 @@ const MessageOwnedSQL = `SELECT EXISTS (SELECT 1 FROM messaging_messages WHERE i
 // order, $2 rows from $3 on: a fixed text with bind parameters (pgx prepares
 // it once per connection), read along the (message_id, seq) index.
 const DeliveriesPageSQL = `SELECT id, team_id, message_id, phone, member_ids, seq, status, provider_message_id,
-  carrier_status, error_code, error_message, sent_at, updated_at
+  carrier_status, error_code, error_message, sent_at, updated_at, held_until
 FROM messaging_deliveries WHERE message_id = $1 AND ($4 = '' OR status = $4) ORDER BY seq LIMIT $2 OFFSET $3`
 
 // Deliveries lists the deliveries of team teamID's message messageID
@@ -285,9 +288,9 @@ func (r *Repo) Deliveries(ctx context.Context, teamID, messageID, status string,
 		b.Queue(DeliveriesPageSQL, messageID, limit+1, offset, status).Query(func(rows pgx.Rows) error {
 			var d domain.Delivery
 			_, err := pgx.ForEachRow(rows, []any{&d.ID, &d.TeamID, &d.MessageID, &d.Phone, &d.MemberIDs, &d.Seq, &d.Status,
-				&d.ProviderMessageID, &d.CarrierStatus, &d.ErrorCode, &d.ErrorMessage, &d.SentAt, &d.UpdatedAt}, func() error {
+				&d.ProviderMessageID, &d.CarrierStatus, &d.ErrorCode, &d.ErrorMessage, &d.SentAt, &d.UpdatedAt, &d.HeldUntil}, func() error {
 				ds = append(ds, d)
-				d.MemberIDs, d.SentAt = nil, nil
+				d.MemberIDs, d.SentAt, d.HeldUntil = nil, nil, nil
 				return nil
 			})
 			return err
@@ -419,4 +422,40 @@ func (r *Repo) pendingDeliveries(ctx context.Context, messageID string) ([]deliv
 		return nil, fmt.Errorf("pending deliveries: %w", err)
 	}
 	return ds, nil
+}
+
+// HoldTextsSQL marks a send's texts held for quiet hours ($2 positions,
+// $3 the instants their slots are due) and counts them on the message, in
+// one statement; the positions are probed on (message_id, seq).
+const HoldTextsSQL = `WITH h AS (
+  UPDATE messaging_deliveries d SET held_until = v.until
+  FROM unnest($2::int4[], $3::timestamptz[]) AS v(seq, until)
+  WHERE d.message_id = $1 AND d.seq = v.seq
+  RETURNING 1)
+UPDATE messaging_messages SET held_for_quiet_hours = (SELECT count(*) FROM h) WHERE id = $1`
+
+// HoldTexts marks a send's texts held for quiet hours.
+func (r *Repo) HoldTexts(ctx context.Context, messageID string, seqs []int32, until []time.Time) error {
+	if len(seqs) == 0 {
+		return nil
+	}
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		_, err := q.Exec(ctx, HoldTextsSQL, messageID, seqs, until)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("hold texts: %w", err)
+	}
+	return nil
+}
+
+// HeldQueued counts a message's texts still queued and held past now.
+func (r *Repo) HeldQueued(ctx context.Context, messageID string, now time.Time) (int, error) {
+	var n int
+	err := r.db.IDB(ctx).QueryRowContext(ctx, `SELECT count(*) FROM messaging_deliveries
+WHERE message_id = ? AND status = 'queued' AND held_until > ?`, messageID, now).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("held texts: %w", err)
+	}
+	return n, nil
 }

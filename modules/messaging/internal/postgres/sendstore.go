@@ -71,6 +71,16 @@ func (s *SendStore) InsertQueued(ctx context.Context, teamID, messageID string, 
 	return s.repo.InsertQueued(ctx, teamID, messageID, at, done, ids, phones, memberIDs, texts)
 }
 
+// HoldTexts marks a send's texts held for quiet hours (Repo.HoldTexts).
+func (s *SendStore) HoldTexts(ctx context.Context, messageID string, seqs []int32, until []time.Time) error {
+	return s.repo.HoldTexts(ctx, messageID, seqs, until)
+}
+
+// HeldQueued counts a message's texts still held at now (Repo.HeldQueued).
+func (s *SendStore) HeldQueued(ctx context.Context, messageID string, now time.Time) (int, error) {
+	return s.repo.HeldQueued(ctx, messageID, now)
+}
+
 // CountBroadcast adds a dispatched message to the analytics.
 func (s *SendStore) CountBroadcast(ctx context.Context, m *domain.Message, deliveries int, at time.Time) error {
 	return s.repo.countBroadcast(ctx, &messageRow{ID: m.ID, TeamID: m.TeamID}, deliveries, at)
@@ -104,7 +114,7 @@ func toMessage(r *messageRow) *domain.Message {
 		CreatedAt: r.CreatedAt, DecidedAt: r.DecidedAt, DecidedBy: r.DecidedBy, SentAt: r.SentAt,
 		EstimatedCompletion: r.EstimatedCompletion, SkippedUndeliverable: r.SkippedUndeliverable, ResendOf: r.ResendOf, Credits: r.Credits,
 		QueuedCount: r.QueuedCount, SentCount: r.SentCount, DeliveredCount: r.DeliveredCount, FailedCount: r.FailedCount,
-		UnconfirmedCount: r.UnconfirmedCount, SkippedCount: r.SkippedCount}
+		UnconfirmedCount: r.UnconfirmedCount, SkippedCount: r.SkippedCount, HeldForQuietHours: r.HeldForQuietHours}
 }
 
 func fromMessage(m *domain.Message) *messageRow {
@@ -114,7 +124,7 @@ func fromMessage(m *domain.Message) *messageRow {
 		CreatedAt: m.CreatedAt, DecidedAt: m.DecidedAt, DecidedBy: m.DecidedBy, SentAt: m.SentAt,
 		EstimatedCompletion: m.EstimatedCompletion, SkippedUndeliverable: m.SkippedUndeliverable, ResendOf: m.ResendOf, Credits: m.Credits,
 		QueuedCount: m.QueuedCount, SentCount: m.SentCount, DeliveredCount: m.DeliveredCount, FailedCount: m.FailedCount,
-		UnconfirmedCount: m.UnconfirmedCount, SkippedCount: m.SkippedCount}
+		UnconfirmedCount: m.UnconfirmedCount, SkippedCount: m.SkippedCount, HeldForQuietHours: m.HeldForQuietHours}
 }
 
 func toMessages(rs []messageRow) []domain.Message {

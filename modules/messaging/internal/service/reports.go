@@ -18,6 +18,11 @@ func (s *Service) Message(ctx context.Context, teamID, messageID string) (*domai
 	if err != nil {
 		return nil, mapNotFound(err, errMessageNotFound)
 	}
+	if m.HeldForQuietHours > 0 && m.QueuedCount > 0 {
+		if m.HeldNow, err = s.MessageStore.HeldQueued(ctx, m.ID, s.Clock.Now().UTC()); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
 }
 

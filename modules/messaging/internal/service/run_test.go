@@ -72,6 +72,8 @@ func (m *memStore) InsertQueued(_ context.Context, _, messageID string, _, done 
 }
 
 func (m *memStore) CountBroadcast(context.Context, *domain.Message, int, time.Time) error { return nil }
+func (m *memStore) HoldTexts(context.Context, string, []int32, []time.Time) error         { return nil }
+func (m *memStore) HeldQueued(context.Context, string, time.Time) (int, error)            { return 0, nil }
 func (m *memStore) Deliveries(_ context.Context, teamID, messageID, _ string, _, _ int) ([]domain.Delivery, error) {
 	if msg, ok := m.messages[messageID]; !ok || msg.TeamID != teamID {
 		return nil, domain.ErrNotFound
@@ -138,9 +140,11 @@ func (b *billing) Consume(_ context.Context, _, ref string, credits int) error {
 
 type planner struct{ done time.Time }
 
-func (p planner) Plan(context.Context, outbound.SendPlan) (time.Time, error) { return p.done, nil }
-func (p planner) Completion(context.Context, rosterapi.Team, []string, int) (time.Time, error) {
-	return p.done, nil
+func (p planner) Plan(context.Context, outbound.SendPlan) (outbound.Planned, error) {
+	return outbound.Planned{Finish: p.done}, nil
+}
+func (p planner) Completion(context.Context, rosterapi.Team, []string, int, bool) (outbound.Estimate, error) {
+	return outbound.Estimate{Finish: p.done}, nil
 }
 
 type job struct {

@@ -74,6 +74,7 @@ type Plan struct {
 	ScheduledFor     *time.Time
 	RepeatUntil      *time.Time
 	Completion       time.Time // estimates: when the last text would reach the carrier
+	Held             int       // estimates: texts quiet hours would hold
 	// Sample is the first recipient's text as they get it (Rendered when
 	// the text has no merge tags). Missing counts, per tag, the recipients
 	// with no value for it (left empty in their text).
@@ -327,9 +328,11 @@ func (s *Service) Estimate(ctx context.Context, snd Sender, in SendInput) (*Plan
 	if err != nil {
 		return nil, err
 	}
-	if p.Completion, err = s.Outbound.Completion(ctx, p.Team, p.Phones, p.Segments); err != nil {
+	est, err := s.Outbound.Completion(ctx, p.Team, p.Phones, p.Segments, p.Urgent)
+	if err != nil {
 		return nil, err
 	}
+	p.Completion, p.Held = est.Finish, est.Held
 	return p, nil
 }
 
@@ -401,15 +404,26 @@ func (s *Service) dispatch(ctx context.Context, m *domain.Message, p *Plan) erro
 	for i, ph := range p.Phones {
 		members[i] = p.MemberIDs[ph]
 	}
-	done, err := s.Outbound.Plan(ctx, outbound.SendPlan{Team: p.Team, MessageID: m.ID, Phones: p.Phones, Segments: m.Segments, Urgent: m.Urgent})
+	planned, err := s.Outbound.Plan(ctx, outbound.SendPlan{Team: p.Team, MessageID: m.ID, Phones: p.Phones, Segments: m.Segments, Urgent: m.Urgent})
 	if err != nil {
 		return err
 	}
+	done := planned.Finish
 	if n > 0 {
 		m.EstimatedCompletion = &done
 	}
 	if err := s.MessageStore.InsertQueued(ctx, m.TeamID, m.ID, now, done, id.NewSeries("dlv"), p.Phones, members, p.Texts); err != nil {
 		return err
+	}
+	if len(planned.Held) > 0 {
+		seqs, until := make([]int32, len(planned.Held)), make([]time.Time, len(planned.Held))
+		for i, h := range planned.Held {
+			seqs[i], until[i] = h.Seq, h.Until
+		}
+		if err := s.MessageStore.HoldTexts(ctx, m.ID, seqs, until); err != nil {
+			return err
+		}
+		m.HeldForQuietHours, m.HeldNow = len(seqs), len(seqs)
 	}
 	if err := s.MessageStore.CountBroadcast(ctx, m, n, now); err != nil { // analytics: per-day counters (inbound package)
 		return err

@@ -92,6 +92,11 @@ type MessageStore interface {
 	// texts are the recipients' own texts (merge tags), by position; nil
 	// when every recipient gets the message's text.
 	InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string, texts []domain.Text) error
+	// HoldTexts marks a send's texts held for quiet hours (positions, the
+	// instants their slots are due) and counts them on the message.
+	HoldTexts(ctx context.Context, messageID string, seqs []int32, until []time.Time) error
+	// HeldQueued counts a message's texts still held at now.
+	HeldQueued(ctx context.Context, messageID string, now time.Time) (int, error)
 	// CountBroadcast adds a dispatched message to the daily analytics.
 	CountBroadcast(ctx context.Context, m *domain.Message, deliveries int, at time.Time) error
 	// Deliveries is a page of team teamID's message's deliveries, in
@@ -130,8 +135,8 @@ type ScheduledStore interface {
 
 // Planner plans accepted sends on the team's sending numbers (package outbound).
 type Planner interface {
-	Plan(ctx context.Context, p outbound.SendPlan) (time.Time, error)
-	Completion(ctx context.Context, team rosterapi.Team, phones []string, segments int) (time.Time, error)
+	Plan(ctx context.Context, p outbound.SendPlan) (outbound.Planned, error)
+	Completion(ctx context.Context, team rosterapi.Team, phones []string, segments int, urgent bool) (outbound.Estimate, error)
 }
 
 // Service is messaging's application layer. It holds its Deps by pointer:

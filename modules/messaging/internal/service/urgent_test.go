@@ -18,9 +18,9 @@ type plans struct {
 	got []outbound.SendPlan
 }
 
-func (p *plans) Plan(_ context.Context, sp outbound.SendPlan) (time.Time, error) {
+func (p *plans) Plan(_ context.Context, sp outbound.SendPlan) (outbound.Planned, error) {
 	p.got = append(p.got, sp)
-	return p.done, nil
+	return outbound.Planned{Finish: p.done}, nil
 }
 
 // An urgent alert is planned as urgent (ahead of the team's queued texts,

@@ -38,7 +38,8 @@ type Message struct {
 	Credits              int        `json:"credits" doc:"recipients × segments_per_recipient; for a dashboard send with merge tags, whose texts differ per recipient, the sum of each recipient's segments (segments_per_recipient is then the largest, and rendered_text the first recipient's)."`
 	DeliveryCounts       Counts     `json:"delivery_counts"`
 	Progress             Progress   `json:"progress" doc:"How far the hand-over to the carrier has got (an addition to v1)."`
-	EstimatedCompletion  *time.Time `json:"estimated_completion" doc:"When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired). It moves later when an urgent alert of the team, sent from the dashboard, goes ahead of the send's queued texts."`
+	EstimatedCompletion  *time.Time `json:"estimated_completion" doc:"When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace and the recipients' quiet hours (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired). It moves later when an urgent alert of the team, sent from the dashboard, goes ahead of the send's queued texts."`
+	HeldForQuietHours    int        `json:"held_for_quiet_hours" doc:"Texts held, when the send was planned, for their recipients' quiet hours: each stays queued until the first slot after its recipient's window opens (its delivery's held_until). Never an urgent alert's (an addition to v1)."`
 	CreatedAt            time.Time  `json:"created_at"`
 	SentAt               *time.Time `json:"sent_at"`
 	Suppression
@@ -65,6 +66,7 @@ type Progress struct {
 	HandedOver int `json:"handed_over" doc:"Texts handed to the carrier (whatever came of them)."`
 	Skipped    int `json:"skipped" doc:"Texts never handed over: the recipient opted out after the send was accepted (their deliveries failed with error_code opted_out)."`
 	Total      int `json:"total" doc:"Texts of the send: one per recipient number."`
+	Held       int `json:"held" doc:"Texts still queued and held for their recipients' quiet hours (among total - handed_over - skipped)."`
 }
 
 // Nullable is s, or nil (JSON null) when it is empty.
@@ -82,10 +84,10 @@ func MessageFrom(m *domain.Message) Message {
 		ScheduledID: Nullable(m.ScheduledID), Text: m.Text, RenderedText: m.Rendered, Encoding: m.Encoding, SegmentsPerRecipient: m.Segments,
 		Recipients: m.Recipients, Credits: m.Cost(), CreatedAt: m.CreatedAt, SentAt: m.SentAt,
 		DeliveryCounts:      Counts{Total: c.Total, Queued: c.Queued, Sent: c.Sent, Delivered: c.Delivered, Failed: c.Failed, Unconfirmed: c.Unconfirmed},
-		Progress:            Progress{HandedOver: c.Total - c.Queued - c.Skipped, Skipped: c.Skipped, Total: c.Total},
-		EstimatedCompletion: m.EstimatedCompletion,
-		Suppression:         Suppression{SkippedUndeliverable: m.SkippedUndeliverable, ResendOf: Nullable(m.ResendOf)},
-		Origin:              Origin{Source: string(m.Source), Urgent: m.Urgent, MemberID: Nullable(m.MemberID)}}
+		Progress:            Progress{HandedOver: c.Total - c.Queued - c.Skipped, Skipped: c.Skipped, Total: c.Total, Held: m.HeldNow},
+		EstimatedCompletion: m.EstimatedCompletion, HeldForQuietHours: m.HeldForQuietHours,
+		Suppression: Suppression{SkippedUndeliverable: m.SkippedUndeliverable, ResendOf: Nullable(m.ResendOf)},
+		Origin:      Origin{Source: string(m.Source), Urgent: m.Urgent, MemberID: Nullable(m.MemberID)}}
 }
 
 // RepeatOut is a scheduled send's repetition.
