@@ -194,6 +194,8 @@ type instruments struct {
 	inboundLag prometheus.Observer
 	// markedUndeliverable counts numbers marked undeliverable (issue 18).
 	markedUndeliverable prometheus.Counter
+	// held observes how long quiet hours hold each held text.
+	held prometheus.Observer
 }
 
 func newInstruments(m *metrics.Metrics) instruments {
@@ -211,9 +213,13 @@ func newInstruments(m *metrics.Metrics) instruments {
 	marked := prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "teamtext_numbers_marked_undeliverable_total", Help: "Numbers marked undeliverable after UNDELIVERABLE_AFTER permanent delivery failures in a row.",
 	})
-	m.Registry.MustRegister(delay, lag, handed, marked)
+	held := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "teamtext_quiet_hours_hold_seconds", Help: "How long quiet hours hold a routine text, from its send's planning to its slot.",
+		Buckets: []float64{60, 300, 900, 1800, 3600, 7200, 14400, 28800, 43200, 86400},
+	})
+	m.Registry.MustRegister(delay, lag, handed, marked, held)
 	return instruments{handover: delay, handed: handed, statusLag: lag.WithLabelValues("status"), inboundLag: lag.WithLabelValues("inbound"),
-		markedUndeliverable: marked}
+		markedUndeliverable: marked, held: held}
 }
 
 func newIngest(p ingestParams) *ingest.Service {
@@ -261,8 +267,8 @@ func newOutbound(in outboundIn) *outbound.Service {
 	ob := outbound.New(outbound.Deps{DB: in.DB, Store: store, Jobs: in.Jobs, Clock: in.Clock, Carrier: in.Carrier,
 		Teams: in.Teams, Lookup: in.Lookup, OptOuts: in.OptOuts, Ingest: in.Ingest, Log: in.Log.With("component", "outbound"),
 		DefaultPace: domain.Pace(in.Config.TwilioRate), HandoverDelay: in.Ins.handover, HandedOver: in.Ins.handed,
-		Lead: leadFor(in.Clock)})
-	in.Metrics.Registry.MustRegister(&backlogCollector{store: store, log: in.Log})
+		Lead: leadFor(in.Clock), HoldDuration: in.Ins.held})
+	in.Metrics.Registry.MustRegister(&backlogCollector{store: store, log: in.Log}, &heldCollector{repo: in.Repo, clock: in.Clock, log: in.Log})
 	return ob
 }
 
@@ -379,5 +385,31 @@ func (c *backlogCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for id, n := range bs {
 		ch <- prometheus.MustNewConstMetric(backlogDesc, prometheus.GaugeValue, float64(n), id)
+	}
+}
+
+// heldCollector reports, per team, the texts held for quiet hours at
+// scrape time.
+type heldCollector struct {
+	repo  *postgres.Repo
+	clock clock.Clock
+	log   *slog.Logger
+}
+
+var heldDesc = prometheus.NewDesc("teamtext_texts_held_quiet_hours",
+	"Texts queued and held for their recipients' quiet hours, per team.", []string{"team_id"}, nil)
+
+func (c *heldCollector) Describe(ch chan<- *prometheus.Desc) { ch <- heldDesc }
+
+func (c *heldCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	held, err := c.repo.HeldByTeam(ctx, c.clock.Now())
+	if err != nil {
+		c.log.Warn("metrics: held texts", "err", err)
+		return
+	}
+	for team, n := range held {
+		ch <- prometheus.MustNewConstMetric(heldDesc, prometheus.GaugeValue, float64(n), team)
 	}
 }

@@ -265,6 +265,9 @@ type Deps struct {
 	// nil Quiet: no team holds texts at night.
 	Quiet QuietRules
 	Zones MemberZones
+	// HoldDuration observes how long quiet hours hold each held text; nil:
+	// not measured.
+	HoldDuration prometheus.Observer
 }
 
 // Service is the engine.

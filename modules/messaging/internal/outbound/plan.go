@@ -139,6 +139,9 @@ func (s *Service) Plan(ctx context.Context, p SendPlan) (Planned, error) {
 				ordered[k] = mine[i]
 				if until := hp.HeldUntil[i]; !until.IsZero() {
 					out.Held = append(out.Held, Hold{Seq: mine[i], Until: until})
+					if s.HoldDuration != nil {
+						s.HoldDuration.Observe(until.Sub(now).Seconds())
+					}
 				}
 			}
 			mine = ordered

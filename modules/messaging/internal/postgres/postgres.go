@@ -449,6 +449,30 @@ func (r *Repo) HoldTexts(ctx context.Context, messageID string, seqs []int32, un
 	return nil
 }
 
+// HeldByTeam counts, per team, the texts still queued and held past now
+// (the partial index messaging_deliveries_held).
+func (r *Repo) HeldByTeam(ctx context.Context, now time.Time) (map[string]int, error) {
+	out := map[string]int{}
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		rows, err := q.Query(ctx, `SELECT team_id, count(*) FROM messaging_deliveries
+WHERE held_until > $1 AND status = 'queued' GROUP BY team_id`, now)
+		if err != nil {
+			return err
+		}
+		var team string
+		var n int
+		_, err = pgx.ForEachRow(rows, []any{&team, &n}, func() error {
+			out[team] = n
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("held texts by team: %w", err)
+	}
+	return out, nil
+}
+
 // HeldQueued counts a message's texts still queued and held past now.
 func (r *Repo) HeldQueued(ctx context.Context, messageID string, now time.Time) (int, error) {
 	var n int
