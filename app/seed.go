@@ -8,8 +8,9 @@ import (
 )
 
 // seedDemo creates, through the admin API, a demo team on Team Plus with a
-// card on file, its head coach (a dashboard login), three families and an
-// API key, and prints the key once. If
+// card on file and quiet hours on (what the README recommends for clubs),
+// its head coach (a dashboard login), three families and an API key, and
+// prints the key once. If
 // the demo team exists already it does nothing.
 func seedDemo(ctx context.Context, adminURL, token string, out io.Writer) error {
 	c := newAdminClient(adminURL, token)
@@ -24,6 +25,11 @@ func seedDemo(ctx context.Context, adminURL, token string, out io.Writer) error 
 		return nil // seeded on an earlier start
 	}
 	if err != nil {
+		return err
+	}
+	if _, err := c.json(ctx, http.MethodPatch, "/teams/"+team.ID+"/messaging-settings", map[string]any{
+		"quiet_hours": map[string]any{"enabled": true},
+	}, nil); err != nil {
 		return err
 	}
 	var coach struct {

@@ -48,6 +48,7 @@ var rolePages = []struct {
 	{"/app/settings", "Settings", mayLead},
 	{"/app/settings/activity", "", mayLead},
 	{"/app/settings/webhooks", "", mayLead},
+	{"/app/settings/quiet-hours", "", mayLead},
 }
 
 // roleActions are state-changing requests with who may make them.
@@ -67,6 +68,7 @@ var roleActions = []struct {
 	{"/app/settings/keys", url.Values{"name": {"Role sweep"}}, mayLead},
 	{"/app/settings/staff", url.Values{"name": {"Role Sweep"}, "phone": {"+12025550101"}, "role": {"coach"}}, mayLead},
 	{"/app/settings/webhooks", url.Values{"url": {"https://example.com/hook"}, "events": {"member.joined"}}, mayLead},
+	{"/app/settings/quiet-hours", url.Values{"enabled": {"1"}, "start": {"22:00"}, "end": {"07:00"}}, mayLead},
 }
 
 func TestDashboardRoleTable(t *testing.T) {
@@ -144,7 +146,8 @@ func TestDashboardEveryPageFitsAndIsLabelled(t *testing.T) {
 
 	pages := []string{"/app/", "/app/compose", "/app/messages", "/app/messages/" + msg.ID, "/app/scheduled", "/app/approvals", "/app/inbox",
 		"/app/roster", "/app/roster/" + pending, "/app/roster/groups", "/app/roster/fields", "/app/roster/opt-outs", "/app/roster/import",
-		"/app/templates", "/app/campaigns", "/app/analytics", "/app/settings", "/app/settings/activity", "/app/settings/webhooks"}
+		"/app/templates", "/app/campaigns", "/app/analytics", "/app/settings", "/app/settings/activity", "/app/settings/webhooks",
+		"/app/settings/quiet-hours"}
 	for _, p := range pages {
 		navigate(t, tab, p)
 		wide, err := browser.HasHorizontalScroll(tab)

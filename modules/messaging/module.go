@@ -24,6 +24,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
+	"github.com/teamtext/teamtext/modules/messaging/internal/settings"
 	msgweb "github.com/teamtext/teamtext/modules/messaging/internal/web"
 	"github.com/teamtext/teamtext/modules/messaging/internal/worker"
 	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
@@ -80,6 +81,7 @@ var Module = fx.Module("messaging",
 		newSimulator,
 		newCarrier, newCarrierRoutes,
 		service.New,
+		settings.New,
 		fx.Annotate(service.NewContract, fx.As(new(messagingapi.Sender)), fx.As(new(messagingapi.Templates))),
 		fx.Annotate(func(cfg config.Config) jobs.Queue {
 			return jobs.Queue{Name: outbound.Queue, MaxWorkers: cfg.OutboundWorkers, FetchPollInterval: pumpPoll}
@@ -102,6 +104,8 @@ var Module = fx.Module("messaging",
 		func(r *postgres.Repo) service.TemplateStore { return r },
 		func(r *postgres.Repo) service.ScheduledStore { return r },
 		func(c carrier.Carrier) domain.Classifier { return carrier.Classifier(c) }, // which failures a resend leaves out
+		func(d *db.DB) settings.Transactor { return d },
+		func(r *postgres.Repo) settings.Store { return r },
 		fx.Annotate(func(l rosterapi.Lookup, ob *outbound.Service) rosterapi.Lookup {
 			return numberLookup{Lookup: l, numbers: ob}
 		}, fx.ResultTags(`name:"numbers"`)),
@@ -113,9 +117,9 @@ var Module = fx.Module("messaging",
 	fx.Invoke(
 		registerRoutes,
 		func(shell *web.Shell, s *service.Service, inbox *inbound.Inbox, replies *inbound.Replies, billing billingapi.Accounts, groups rosterapi.Groups,
-			numbers *outbound.Service, analytics *inbound.Analytics) error {
+			numbers *outbound.Service, analytics *inbound.Analytics, st *settings.Service) error {
 			return msgweb.Register(shell, msgweb.Services{Send: s, Inbox: inbox, Replies: replies, Billing: billing, Groups: groups, Numbers: numbers,
-				Analytics: analytics})
+				Analytics: analytics, Settings: st})
 		},
 		startEngine,
 	),
@@ -132,6 +136,7 @@ type routesParams struct {
 	Replies   *inbound.Replies
 	Analytics *inbound.Analytics
 	Numbers   *outbound.Service
+	Settings  *settings.Service
 	Carrier   carrier.Carrier
 	Simulator *simulator.Simulator
 	DB        *db.DB
@@ -142,7 +147,7 @@ type routesParams struct {
 // httpapi/routes.go); the simulator's operations only when it is the carrier.
 func registerRoutes(p routesParams) {
 	msghttp.Register(p.Public.API, p.Admin.API, msghttp.Services{Send: p.Send, Inbound: p.Inbound, Inbox: p.Inbox, Replies: p.Replies, Analytics: p.Analytics, Numbers: p.Numbers,
-		Simulator: simulatorOnly(p.Carrier, p.Simulator), DB: p.DB, Clock: p.Clock})
+		Settings: p.Settings, Simulator: simulatorOnly(p.Carrier, p.Simulator), DB: p.DB, Clock: p.Clock})
 }
 
 // pumpPoll is how often the engine's and status queues look for jobs that

@@ -80,6 +80,9 @@ type Config struct {
 	// delivery failures in a row (landline, unreachable, invalid, blocked)
 	// mark a number undeliverable, so that sends skip it (issue 18).
 	UndeliverableAfter int
+	// QuietHoursDefault (QUIET_HOURS_DEFAULT: on or off) is whether a team's
+	// quiet hours are on when the team has not chosen (issue 29).
+	QuietHoursDefault bool
 
 	// TrustedProxies (TRUSTED_PROXIES) are the address ranges of reverse
 	// proxies whose report of the client's address is believed; empty: none,
@@ -221,6 +224,12 @@ func Load(getenv func(string) string, need Need) (Config, error) {
 	}
 	if c.UndeliverableAfter, err = strconv.Atoi(get("UNDELIVERABLE_AFTER", "2")); err != nil || c.UndeliverableAfter < 1 || c.UndeliverableAfter > 100 {
 		return c, &Error{"UNDELIVERABLE_AFTER", "must be a whole number from 1 to 100"}
+	}
+	switch q := strings.ToLower(get("QUIET_HOURS_DEFAULT", "off")); q {
+	case "on", "off":
+		c.QuietHoursDefault = q == "on"
+	default:
+		return c, &Error{"QUIET_HOURS_DEFAULT", fmt.Sprintf("must be on or off, got %q", q)}
 	}
 	switch c.SimulatorProfile = get("SIMULATOR_PROFILE", "instant"); c.SimulatorProfile {
 	case "instant", "realistic":

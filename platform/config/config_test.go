@@ -33,6 +33,16 @@ func TestLoadDefaults(t *testing.T) {
 	require.Equal(t, 1.0, c.TwilioRate)
 	require.Equal(t, "instant", c.SimulatorProfile)
 	require.Equal(t, 2, c.UndeliverableAfter, "two permanent failures in a row mark a number undeliverable")
+	require.False(t, c.QuietHoursDefault, "quiet hours are off unless the operator or the team turns them on")
+}
+
+func TestLoadQuietHoursDefault(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]bool{"on": true, "ON": true, " off ": false, "": false} {
+		c, err := Load(env(map[string]string{"QUIET_HOURS_DEFAULT": v}), Need{})
+		require.NoError(t, err, v)
+		require.Equal(t, want, c.QuietHoursDefault, v)
+	}
 }
 
 func TestLoadNamesTheBadVariable(t *testing.T) {
@@ -44,6 +54,7 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		"MAX_BODY_BYTES": "10", "ADMIN_TOKEN": "short", "JOB_WORKERS": "0", "JOB_TIMEOUT": "10ms",
 		"JOB_RESCUE_AFTER": "1s", "JOB_FETCH_COOLDOWN": "0s", "WEBHOOK_WORKERS": "1001", "OUTBOUND_WORKERS": "0",
 		"STATUS_WORKERS": "x", "INBOUND_WORKERS": "1001", "SIMULATOR_PROFILE": "slow", "UNDELIVERABLE_AFTER": "0", "TWILIO_RATE": "0",
+		"QUIET_HOURS_DEFAULT": "yes",
 	} {
 		m := map[string]string{}
 		for k, v := range base {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/httpapi/view"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/modules/messaging/internal/settings"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/phone"
@@ -32,13 +33,30 @@ type SimulatedText struct {
 
 // Settings are a team's messaging settings.
 type Settings struct {
-	HelpText        string `json:"help_text" doc:"What a HELP (or INFO) text is answered with."`
-	HelpTextDefault bool   `json:"help_text_default" doc:"true when help_text is the default built from the team name."`
+	HelpText        string     `json:"help_text" doc:"What a HELP (or INFO) text is answered with."`
+	HelpTextDefault bool       `json:"help_text_default" doc:"true when help_text is the default built from the team name."`
+	QuietHours      QuietHours `json:"quiet_hours" doc:"When routine texts are held, in each recipient's local time."`
+}
+
+// QuietHours is a team's quiet-hours rule (issue 29).
+type QuietHours struct {
+	Enabled        bool   `json:"enabled" doc:"Whether routine texts are held between start and end. Until the team chooses, QUIET_HOURS_DEFAULT (off unless the operator set it)."`
+	EnabledDefault bool   `json:"enabled_default" doc:"true while the team has not chosen and enabled follows QUIET_HOURS_DEFAULT."`
+	Start          string `json:"start" pattern:"^[0-2][0-9]:[0-5][0-9]$" example:"21:00" doc:"When the quiet window starts, HH:MM in the recipient's local time; default 21:00."`
+	End            string `json:"end" pattern:"^[0-2][0-9]:[0-5][0-9]$" example:"08:00" doc:"When it ends, HH:MM in the recipient's local time; default 08:00. Before start, the window crosses midnight."`
+}
+
+// QuietHoursPatch changes any of a team's quiet-hours fields.
+type QuietHoursPatch struct {
+	Enabled *bool   `json:"enabled,omitempty" required:"false" doc:"Turn the rule on or off for the team."`
+	Start   *string `json:"start,omitempty" required:"false" example:"21:00" doc:"HH:MM, 00:00 to 23:59; must differ from end."`
+	End     *string `json:"end,omitempty" required:"false" example:"08:00" doc:"HH:MM, 00:00 to 23:59; must differ from start."`
 }
 
 // settingsOut renders a team's messaging settings.
-func settingsOut(s *inbound.Settings) *httpapi.DataOutput[Settings] {
-	return httpapi.Data(Settings{HelpText: s.HelpText, HelpTextDefault: s.HelpTextDefault})
+func settingsOut(s *inbound.Settings, q settings.Quiet) *httpapi.DataOutput[Settings] {
+	return httpapi.Data(Settings{HelpText: s.HelpText, HelpTextDefault: s.HelpTextDefault, QuietHours: QuietHours{Enabled: q.Enabled,
+		EnabledDefault: q.EnabledDefault, Start: q.Start.String(), End: q.End.String()}})
 }
 
 // adminSimulatorInbound serves admin-simulator-inbound.
@@ -109,19 +127,41 @@ func (h *handler) adminGetMessagingSettings(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, err
 	}
-	return settingsOut(s), nil
-}
-
-// adminPatchMessagingSettings serves admin-patch-messaging-settings.
-func (h *handler) adminPatchMessagingSettings(ctx context.Context, in *struct {
-	TeamID string `path:"team_id"`
-	Body   struct {
-		HelpText *string `json:"help_text,omitempty" required:"false" nullable:"true"`
-	}
-}) (*httpapi.DataOutput[Settings], error) {
-	s, err := h.replies.SetHelpText(ctx, in.TeamID, in.Body.HelpText)
+	q, err := h.settings.Quiet(ctx, in.TeamID)
 	if err != nil {
 		return nil, err
 	}
-	return settingsOut(s), nil
+	return settingsOut(s, q), nil
+}
+
+// adminPatchMessagingSettings serves admin-patch-messaging-settings: the
+// fields given change together, in one transaction, or none does.
+func (h *handler) adminPatchMessagingSettings(ctx context.Context, in *struct {
+	TeamID string `path:"team_id"`
+	Body   struct {
+		HelpText   *string          `json:"help_text,omitempty" required:"false" nullable:"true"`
+		QuietHours *QuietHoursPatch `json:"quiet_hours,omitempty" required:"false" doc:"Any of enabled, start and end; the others are kept."`
+	}
+}) (*httpapi.DataOutput[Settings], error) {
+	var (
+		s *inbound.Settings
+		q settings.Quiet
+	)
+	err := h.db.Tx(ctx, func(ctx context.Context) error {
+		var err error
+		if p := in.Body.QuietHours; p != nil {
+			if _, err = h.settings.SetQuietHours(ctx, in.TeamID, settings.QuietHoursPatch{Enabled: p.Enabled, Start: p.Start, End: p.End}); err != nil {
+				return err
+			}
+		}
+		if s, err = h.replies.SetHelpText(ctx, in.TeamID, in.Body.HelpText); err != nil {
+			return err
+		}
+		q, err = h.settings.Quiet(ctx, in.TeamID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return settingsOut(s, q), nil
 }

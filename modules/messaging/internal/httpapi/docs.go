@@ -84,11 +84,20 @@ const (
 		"member_id must be active, unblocked staff (head coach, team director, coach or board member; else 403 forbidden). " +
 		"404 not_found when the text is not an inbox item of the team (held and keyword texts are not); 409 opted_out when the number " +
 		"texted STOP; 402 payment_required while the renewal is overdue; 409 no_sender without a team number; 400 for an empty body."
-	adminGetMessagingSettingsDoc   = "The team's HELP reply."
+	adminGetMessagingSettingsDoc   = "The team's HELP reply and its quiet hours." + quietHoursDoc
 	adminPatchMessagingSettingsDoc = "help_text is what a HELP (or INFO) text is answered with. It must say how to opt out (contain STOP) and be at most 459 " +
 		"characters; an empty string restores the default (an omitted or null help_text leaves it as it is): \"<team name>: texts from your team's coaches and staff. " +
-		"Msg frequency varies. Msg & data rates may apply. Reply STOP to opt out.\""
+		"Msg frequency varies. Msg & data rates may apply. Reply STOP to opt out.\" " +
+		"quiet_hours takes any of enabled, start and end and keeps the others. A time that is not HH:MM from 00:00 to 23:59, or a start equal to " +
+		"the end, is 400 invalid_request naming the field, and nothing changes; 404 not_found for an unknown team." + quietHoursDoc
 )
+
+// quietHoursDoc ends the messaging settings' descriptions.
+const quietHoursDoc = " Quiet hours hold routine texts (broadcasts through the API and the dashboard, scheduled and weekly sends, campaign steps, " +
+	"resends) between start and end, in each recipient's local time: the member's time_zone, else the time zone of the phone number's " +
+	"area code, else the team's time zone. A held text goes at the first slot after its recipient's window ends, at its number's pace. " +
+	"enabled follows the operator's QUIET_HOURS_DEFAULT (off unless set) until the team sets it (enabled_default says which). " +
+	"Urgent alerts, replies to a person who texted in, HELP answers, join and keyword answers and sign-in codes are never held."
 
 // decisionDoc ends the approve and reject operations' descriptions.
 const decisionDoc = " member_id must be a head coach or team director (403 forbidden); 409 conflict if the message is not pending_approval."

@@ -11,6 +11,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
+	"github.com/teamtext/teamtext/modules/messaging/internal/settings"
 	"github.com/teamtext/teamtext/platform/auth"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
@@ -25,7 +26,7 @@ import (
 // approvals, urgent templates, simulator, sending numbers, inbound).
 func Register(api, admin huma.API, s Services) {
 	h := &handler{svc: s.Send, inbound: s.Inbound, inbox: s.Inbox, replies: s.Replies, analytics: s.Analytics, numbers: s.Numbers,
-		sim: s.Simulator, db: s.DB, clock: s.Clock}
+		settings: s.Settings, sim: s.Simulator, db: s.DB, clock: s.Clock}
 	tmpl, msgs, sched, inb := []string{"Templates"}, []string{"Messages"}, []string{"Scheduled"}, []string{"Inbound texts"}
 	approvals, simTags, numbers, settingsTags := []string{"Approvals"}, []string{"Simulator"}, []string{"Sending numbers"}, []string{"Messaging settings"}
 
@@ -82,6 +83,7 @@ type Services struct {
 	Replies   *inbound.Replies
 	Analytics *inbound.Analytics
 	Numbers   *outbound.Service
+	Settings  *settings.Service    // quiet hours, in the messaging settings
 	Simulator *simulator.Simulator // nil unless CARRIER=simulator: its operations answer 409
 	DB        *db.DB               // the simulator's inbound injection: one transaction
 	Clock     clock.Clock
@@ -100,6 +102,7 @@ type handler struct {
 	replies   *inbound.Replies
 	analytics *inbound.Analytics
 	numbers   *outbound.Service
+	settings  *settings.Service
 	sim       *simulator.Simulator
 	db        *db.DB
 	clock     clock.Clock

@@ -13,6 +13,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
+	"github.com/teamtext/teamtext/modules/messaging/internal/settings"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/web"
 )
@@ -30,6 +31,8 @@ type Services struct {
 	Numbers *outbound.Service
 	// Analytics is GET /api/v1/analytics's use case, with the days.
 	Analytics *inbound.Analytics
+	// Settings are the team's quiet hours (Settings › Quiet hours).
+	Settings *settings.Service
 }
 
 // handler serves messaging's dashboard pages.
@@ -37,7 +40,7 @@ type handler struct {
 	shell                                                         *web.Shell
 	svc                                                           Services
 	home, compose, messages, message, scheduled, approvals, inbox *web.Template
-	templates, analytics                                          *web.Template
+	templates, analytics, quiet                                   *web.Template
 }
 
 // show renders a page's view, or the error page (web.Shell.Show).
@@ -62,6 +65,7 @@ func Register(shell *web.Shell, s Services) error {
 	}{
 		{&h.home, "home"}, {&h.compose, "compose"}, {&h.messages, "messages"}, {&h.message, "message"},
 		{&h.scheduled, "scheduled"}, {&h.approvals, "approvals"}, {&h.inbox, "inbox"}, {&h.templates, "templates"}, {&h.analytics, "analytics"},
+		{&h.quiet, "quiethours"},
 	} {
 		var err error
 		if *t.dst, err = shell.Template(templates, "templates/"+t.name+".html"); err != nil {
@@ -100,5 +104,7 @@ func Register(shell *web.Shell, s Services) error {
 	shell.Page("POST /app/templates", campaigns, h.templateCreate)
 	shell.Page("POST /app/templates/{template_id}/delete", campaigns, h.templateDelete)
 	shell.Page("GET /app/analytics", view, h.analyticsShow)
+	shell.Page("GET /app/settings/quiet-hours", perm(rosterapi.PermSettings), h.quietShow)
+	shell.Page("POST /app/settings/quiet-hours", perm(rosterapi.PermSettings), h.quietSave)
 	return nil
 }
