@@ -11,10 +11,9 @@ import (
 )
 
 // QuietRules tell the planner a team's quiet hours (its messaging
-// settings): the quiet window in minutes after local midnight, and
-// whether it is on.
+// settings, package settings).
 type QuietRules interface {
-	QuietWindow(ctx context.Context, teamID string) (start, end int, on bool, err error)
+	QuietHours(ctx context.Context, teamID string) (domain.QuietHours, error)
 }
 
 // MemberZones are members' own time zones, by phone (rosterapi.Zones).
@@ -32,10 +31,11 @@ func (s *Service) hoursOf(ctx context.Context, teamID, teamZone string, phones [
 	if s.Quiet == nil {
 		return nil, nil
 	}
-	start, end, on, err := s.Quiet.QuietWindow(ctx, teamID)
-	if err != nil || !on {
+	q, err := s.Quiet.QuietHours(ctx, teamID)
+	if err != nil || !q.Enabled {
 		return nil, err
 	}
+	start, end := int(q.Start), int(q.End)
 	own := map[string]string{}
 	if s.Zones != nil {
 		if own, err = s.Zones.TimeZones(ctx, teamID, phones); err != nil {
