@@ -28,6 +28,19 @@ import (
 type Hours struct {
 	Open, Close int
 	Zones       []*time.Location
+	// Guard keeps the plan this far from the window's close: a slot is
+	// handed over a little late (a busy node, a slow carrier), and a text
+	// planned at 20:59:59 must not reach the carrier at 21:00:02.
+	Guard time.Duration
+}
+
+// QuietGuard is the Guard the planner keeps before a quiet window.
+const QuietGuard = time.Minute
+
+// plannable reports whether a text may be planned at t: the window allows
+// t and still allows it Guard later.
+func (h Hours) plannable(t time.Time) bool {
+	return h.Allows(t) && (h.Guard == 0 || h.Allows(t.Add(h.Guard)))
 }
 
 // minutesOf is t's local time of day in loc, in minutes.
@@ -156,7 +169,7 @@ type HeldPlan struct {
 // PlanHeld places texts of segments each into the number's next slots, as
 // Plan does, but a text goes only into a slot its recipient's Hours
 // (hours[i] for text i; texts sharing Hours should share the pointer)
-// allow. Texts keep their order among those whose windows are open; when
+// allow, Guard before their close included. Texts keep their order among those whose windows are open; when
 // no waiting text may go at a slot's instant, the plan jumps to the
 // earliest opening among them. Texts whose Hours never allow (see
 // Overlap: the caller resolves those to the team's zone) go at once.
@@ -185,7 +198,7 @@ func (s Schedule) PlanHeld(now time.Time, hours []*Hours, segments int) (Schedul
 		}
 		c.idx = append(c.idx, i)
 	}
-	open := func(c *class, at time.Time) bool { return c.h == nil || c.h.Allows(at) }
+	open := func(c *class, at time.Time) bool { return c.h == nil || c.h.plannable(at) }
 	held := func(i int, at time.Time) bool { c := byHours[hours[i]]; return c.h != nil && c.h.heldAt(now, at) }
 	// fill takes up to n waiting texts open at at, in send order.
 	fill := func(at time.Time, n int) []int {
@@ -237,7 +250,13 @@ func (s Schedule) PlanHeld(now time.Time, hours []*Hours, segments int) (Schedul
 				if c.next == len(c.idx) {
 					continue
 				}
-				if o, ok := c.h.NextOpen(at); ok && (next.IsZero() || o.Before(next)) {
+				o, ok := c.h.NextOpen(at)
+				if ok && !c.h.plannable(o) { // inside the guard before a close: the next window
+					if end := c.h.OpenUntil(o); !end.IsZero() {
+						o, ok = c.h.NextOpen(end)
+					}
+				}
+				if ok && (next.IsZero() || o.Before(next)) {
 					next = o
 				}
 			}

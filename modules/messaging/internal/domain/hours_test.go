@@ -91,7 +91,8 @@ func TestPlanHeldProperties(t *testing.T) {
 		classes = append(classes, day(zone(t, n)))
 	}
 	classes = append(classes, day(zone(t, "America/Adak"), zone(t, "America/Anchorage")),
-		&Hours{Open: 14 * 60, Close: 13 * 60, Zones: []*time.Location{zone(t, "America/New_York")}})
+		&Hours{Open: 14 * 60, Close: 13 * 60, Zones: []*time.Location{zone(t, "America/New_York")}},
+		&Hours{Open: 8 * 60, Close: 21 * 60, Zones: []*time.Location{zone(t, "America/Chicago")}, Guard: QuietGuard})
 	rng := rand.New(rand.NewPCG(29, 2026))
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for run := range 300 {
@@ -129,6 +130,7 @@ func TestPlanHeldProperties(t *testing.T) {
 				seen[i] = true
 				if h := hours[i]; h != nil {
 					require.True(t, h.Allows(sl.At), "run %d: text %d planned at %s inside its quiet hours", run, i, sl.At)
+					require.True(t, h.Allows(sl.At.Add(h.Guard)), "run %d: text %d planned at %s within its guard of the close", run, i, sl.At)
 					require.Greater(t, i, last[h]-1, "run %d: order kept within a class", run)
 					last[h] = i + 1
 				}

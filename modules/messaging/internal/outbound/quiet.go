@@ -64,7 +64,7 @@ func (s *Service) hoursOf(ctx context.Context, teamID, teamZone string, phones [
 		if h, ok := classes[key]; ok {
 			return h
 		}
-		h := &domain.Hours{Open: end, Close: start} // allowed: from the quiet window's end to its start
+		h := &domain.Hours{Open: end, Close: start, Guard: domain.QuietGuard} // allowed: from the quiet window's end to its start
 		for _, n := range names {
 			if l := load(n); l != nil {
 				h.Zones = append(h.Zones, l)
