@@ -144,17 +144,6 @@ func (h Hours) Overlap(t time.Time) bool {
 	return ok
 }
 
-// heldAt reports whether a text planned at at, for a send accepted at
-// now, was held by its recipient's Hours: the window was shut at now, or
-// shut between now and at.
-func (h Hours) heldAt(now, at time.Time) bool {
-	if !h.Allows(now) {
-		return true
-	}
-	end := h.OpenUntil(now)
-	return !end.IsZero() && !at.Before(end)
-}
-
 // HeldPlan is a plan under quiet hours: the slots over the texts in Order
 // (Order[k] is the index, in the send's order, of the k-th text handed
 // over; a slot's First and Count index Order), and when each held text
@@ -183,6 +172,10 @@ func (s Schedule) PlanHeld(now time.Time, hours []*Hours, segments int) (Schedul
 		h    *Hours
 		idx  []int
 		next int
+		// The window at now: shut, or open until end. A text is held when
+		// its window was shut at now, or closed between now and its slot.
+		shut bool
+		end  time.Time
 	}
 	var classes []*class
 	byHours := map[*Hours]*class{}
@@ -193,28 +186,40 @@ func (s Schedule) PlanHeld(now time.Time, hours []*Hours, segments int) (Schedul
 			if h != nil && !h.Overlap(now) {
 				c.h = nil // windows that never overlap do not hold
 			}
+			if c.h != nil {
+				c.shut, c.end = !c.h.Allows(now), c.h.OpenUntil(now)
+			}
 			byHours[h] = c
 			classes = append(classes, c)
 		}
 		c.idx = append(c.idx, i)
 	}
 	open := func(c *class, at time.Time) bool { return c.h == nil || c.h.plannable(at) }
-	held := func(i int, at time.Time) bool { c := byHours[hours[i]]; return c.h != nil && c.h.heldAt(now, at) }
-	// fill takes up to n waiting texts open at at, in send order.
+	held := func(i int, at time.Time) bool {
+		c := byHours[hours[i]]
+		return c.h != nil && (c.shut || (!c.end.IsZero() && !at.Before(c.end)))
+	}
+	// fill takes up to n waiting texts open at at, in send order; each
+	// class's window is asked once per slot, not once per text.
+	isOpen := make([]bool, len(classes))
 	fill := func(at time.Time, n int) []int {
-		var got []int
+		for k, c := range classes {
+			isOpen[k] = c.next < len(c.idx) && open(c, at)
+		}
+		got := make([]int, 0, n)
 		for len(got) < n {
-			var best *class
-			for _, c := range classes {
-				if c.next < len(c.idx) && open(c, at) && (best == nil || c.idx[c.next] < best.idx[best.next]) {
-					best = c
+			best := -1
+			for k, c := range classes {
+				if isOpen[k] && c.next < len(c.idx) && (best < 0 || c.idx[c.next] < classes[best].idx[classes[best].next]) {
+					best = k
 				}
 			}
-			if best == nil {
+			if best < 0 {
 				break
 			}
-			got = append(got, best.idx[best.next])
-			best.next++
+			c := classes[best]
+			got = append(got, c.idx[c.next])
+			c.next++
 		}
 		return got
 	}
