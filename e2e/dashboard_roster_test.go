@@ -200,6 +200,21 @@ func TestDashboardRosterPages(t *testing.T) {
 	require.Contains(t, string(r.Body), `"private":false`)
 
 	navigate(t, tab, "/app/settings/activity")
+	require.NoError(t, chromedp.Do(tab, chromedp.SetValue(chromedp.ID("act-what"), "made field public")))
+	click(t, tab, "Filter")
+	filtered := textOf(t, tab, "main table tbody")
+	require.Contains(t, filtered, "made field public")
+	require.NotContains(t, filtered, "created group", "filtered by action")
+	export, err := chromedp.Run(tab, chromedp.Evaluate[string](`fetch(document.querySelector('a[href^="/app/settings/activity.csv"]').href).then(r => r.text())`,
+		chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	rows, err := csv.NewReader(strings.NewReader(export)).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"time", "person", "member_id", "action", "object", "client_ip"}, rows[0])
+	require.Len(t, rows, 2, "the export holds what the filter shows")
+	require.Equal(t, "Dana head_coach", rows[1][1])
+	require.Equal(t, "made field public", rows[1][3])
+	navigate(t, tab, "/app/settings/activity")
 	log := textOf(t, tab, "main table")
 	for _, a := range []string{"created group", "added member", "approved member", "cleared undeliverable mark", "blocked member", "added field", "made field public"} {
 		require.Contains(t, log, a)

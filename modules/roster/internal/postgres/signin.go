@@ -182,3 +182,14 @@ func (r *Repo) InsertActivity(ctx context.Context, a *domain.Activity) error {
 	}
 	return nil
 }
+
+// ActivityActions lists the distinct actions of a team's activity log.
+func (r *Repo) ActivityActions(ctx context.Context, teamID string) ([]string, error) {
+	var out []string
+	err := r.db.IDB(ctx).NewSelect().Model((*activityRow)(nil)).ColumnExpr("DISTINCT action").Where("team_id = ?", teamID).
+		OrderExpr("action").Scan(ctx, &out)
+	if err != nil {
+		return nil, fmt.Errorf("activity actions: %w", err)
+	}
+	return out, nil
+}

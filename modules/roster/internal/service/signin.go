@@ -37,6 +37,7 @@ type SignInStore interface {
 	DeleteSession(ctx context.Context, id string) error
 	InsertActivity(ctx context.Context, a *domain.Activity) error
 	ActivityLog(ctx context.Context, teamID string, f domain.ActivityFilter) ([]domain.Activity, error)
+	ActivityActions(ctx context.Context, teamID string) ([]string, error)
 }
 
 // Limiter counts sign-in requests against a policy (*ratelimit.Limiter).
@@ -262,6 +263,11 @@ func (s *SignIn) SignOut(ctx context.Context, sessionID string) error {
 // ActivityLog lists the team's dashboard writes, newest first, limit+1 rows.
 func (s *SignIn) ActivityLog(ctx context.Context, teamID string, f domain.ActivityFilter) ([]domain.Activity, error) {
 	return s.Store.ActivityLog(ctx, teamID, f)
+}
+
+// ActivityActions are the actions the team's log holds, for its filter.
+func (s *SignIn) ActivityActions(ctx context.Context, teamID string) ([]string, error) {
+	return s.Store.ActivityActions(ctx, teamID)
 }
 
 // Record writes one dashboard write to the team's activity log, in the

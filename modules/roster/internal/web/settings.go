@@ -139,17 +139,6 @@ type activityView struct {
 	CSV              string // the export of what is filtered
 }
 
-// activityActions are the actions the log's filter offers: every write the
-// dashboard records.
-var activityActions = []string{
-	"added member", "approved member", "blocked member", "changed member", "changed member's fields", "removed member",
-	"added member to group", "removed member from group", "cleared undeliverable mark", "created group", "renamed group",
-	"deleted group", "added field", "made field public", "deleted field", "imported members", "invited staff",
-	"changed staff", "created key", "revoked key", "sent message", "scheduled message", "resent message", "approved message",
-	"rejected message", "cancelled scheduled send", "replied", "marked inbox read", "created template", "deleted template",
-	"added webhook", "turned on webhook", "created campaign", "paused campaign", "resumed campaign", "cancelled campaign",
-}
-
 // activityFilter is the log's query.
 func activityFilter(r *http.Request, limit int) (domain.ActivityFilter, url.Values) {
 	q := r.URL.Query()
@@ -193,8 +182,13 @@ func (h *handler) activityShow(w http.ResponseWriter, r *http.Request, v *web.Vi
 		h.shell.Fail(w, r, err)
 		return
 	}
+	actions, err := h.signIn.ActivityActions(ctx, v.TeamID)
+	if err != nil {
+		h.shell.Fail(w, r, err)
+		return
+	}
 	av := activityView{Entries: es[:min(len(es), settingsPage)], Zone: v.TimeZone, MemberID: f.MemberID, Action: f.Action,
-		Staff: staff, Actions: activityActions, CSV: activityLink("/app/settings/activity.csv", keep, 0)}
+		Staff: staff, Actions: actions, CSV: activityLink("/app/settings/activity.csv", keep, 0)}
 	if f.Offset > 0 {
 		av.Prev = activityLink("/app/settings/activity", keep, max(f.Offset-settingsPage, 0))
 	}
