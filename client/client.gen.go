@@ -1215,7 +1215,10 @@ type Delivery struct {
 	// ErrorCode The carrier's error code, when failed.
 	ErrorCode    *string `json:"error_code"`
 	ErrorMessage *string `json:"error_message"`
-	Id           string  `json:"id"`
+
+	// HeldUntil For a text held for its recipient's quiet hours: when its slot was planned, the first after the recipient's window opens; null when not held (an addition to v1).
+	HeldUntil *time.Time `json:"held_until"`
+	Id        string     `json:"id"`
 
 	// MemberIds Roster entries this text reached.
 	MemberIds []string `json:"member_ids"`
@@ -1287,9 +1290,12 @@ type Estimate struct {
 	ApprovalRequired bool             `json:"approval_required"`
 	Encoding         EstimateEncoding `json:"encoding"`
 
-	// EstimatedCompletion When the last text would be handed to the carrier if sent now, given the team's sending numbers' backlogs and pace (an addition to v1).
+	// EstimatedCompletion When the last text would be handed to the carrier if sent now, given the team's sending numbers' backlogs and pace, and the recipients' quiet hours when the team keeps them (an addition to v1).
 	EstimatedCompletion time.Time `json:"estimated_completion"`
 	EstimatedCredits    int64     `json:"estimated_credits"`
+
+	// HeldForQuietHours Texts that would wait for their recipient's quiet hours to end (the team's messaging settings; each recipient's local time). 0 when the team keeps none, and always for an urgent alert (an addition to v1).
+	HeldForQuietHours int64 `json:"held_for_quiet_hours"`
 
 	// OptOutLine Added on a new line at the end.
 	OptOutLine string `json:"opt_out_line"`
@@ -1531,11 +1537,14 @@ type Message struct {
 	DeliveryCounts Counts          `json:"delivery_counts"`
 	Encoding       MessageEncoding `json:"encoding"`
 
-	// EstimatedCompletion When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired). It moves later when an urgent alert of the team, sent from the dashboard, goes ahead of the send's queued texts.
-	EstimatedCompletion *time.Time  `json:"estimated_completion"`
-	GroupId             *string     `json:"group_id"`
-	Id                  string      `json:"id"`
-	Kind                MessageKind `json:"kind"`
+	// EstimatedCompletion When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace and the recipients' quiet hours (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired). It moves later when an urgent alert of the team, sent from the dashboard, goes ahead of the send's queued texts.
+	EstimatedCompletion *time.Time `json:"estimated_completion"`
+	GroupId             *string    `json:"group_id"`
+
+	// HeldForQuietHours Texts held, when the send was planned, for their recipients' quiet hours: each stays queued until the first slot after its recipient's window opens (its delivery's held_until). Never an urgent alert's (an addition to v1).
+	HeldForQuietHours int64       `json:"held_for_quiet_hours"`
+	Id                string      `json:"id"`
+	Kind              MessageKind `json:"kind"`
 
 	// MemberId The roster entry who sent it: the signed-in staff member, the campaign's creator, or the API key's creator; null when unknown. An addition to v1.
 	MemberId *string  `json:"member_id"`
@@ -1634,6 +1643,9 @@ type Pagination struct {
 type Progress struct {
 	// HandedOver Texts handed to the carrier (whatever came of them).
 	HandedOver int64 `json:"handed_over"`
+
+	// Held Texts still queued and held for their recipients' quiet hours (among total - handed_over - skipped).
+	Held int64 `json:"held"`
 
 	// Skipped Texts never handed over: the recipient opted out after the send was accepted (their deliveries failed with error_code opted_out).
 	Skipped int64 `json:"skipped"`
@@ -1736,10 +1748,13 @@ type SendResult struct {
 	// Encoding kind message only: the text's encoding. Absent for kind scheduled, whose text is encoded when it is sent.
 	Encoding *SendResultEncoding `json:"encoding,omitempty"`
 
-	// EstimatedCompletion When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired). It moves later when an urgent alert of the team, sent from the dashboard, goes ahead of the send's queued texts.
+	// EstimatedCompletion When the last text was planned, at acceptance, to be handed to the carrier, given the sending numbers' backlogs and pace and the recipients' quiet hours (an addition to v1). null until the send is dispatched (pending_approval, rejected, expired). It moves later when an urgent alert of the team, sent from the dashboard, goes ahead of the send's queued texts.
 	EstimatedCompletion *time.Time `json:"estimated_completion"`
 	GroupId             *string    `json:"group_id"`
-	Id                  string     `json:"id"`
+
+	// HeldForQuietHours Texts held, when the send was planned, for their recipients' quiet hours: each stays queued until the first slot after its recipient's window opens (its delivery's held_until). Never an urgent alert's (an addition to v1).
+	HeldForQuietHours int64  `json:"held_for_quiet_hours"`
+	Id                string `json:"id"`
 
 	// Kind message: sent now (or waiting for approval); scheduled: a scheduled send, see scheduled_for.
 	Kind SendResultKind `json:"kind"`
@@ -2041,7 +2056,7 @@ type ListCampaignsParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2050,7 +2065,7 @@ type ListGroupsParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2059,7 +2074,7 @@ type ListInboundMessagesParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2071,7 +2086,7 @@ type ListInboxParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2097,7 +2112,7 @@ type ListMembersParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2112,7 +2127,7 @@ type GetMemberConsentParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2121,7 +2136,7 @@ type ListMessagesParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2136,7 +2151,7 @@ type ListDeliveriesParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2151,7 +2166,7 @@ type ListOptOutsParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2160,7 +2175,7 @@ type ListScheduledParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2169,7 +2184,7 @@ type ListTemplatesParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2178,7 +2193,7 @@ type ListWebhooksParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2190,7 +2205,7 @@ type ListWebhookDeliveriesParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
