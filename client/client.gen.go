@@ -1037,6 +1037,9 @@ type CreateMemberRequest struct {
 
 	// Status Read-only: setting it gives 400 read_only_field.
 	Status *string `json:"status,omitempty"`
+
+	// TimeZone The member's own IANA time zone for quiet hours, such as America/Chicago (UTC, or a name with a /; not Local). Omitted, empty or null: unset (the phone's area code decides). Anything else that is not a known zone is 400 invalid_request.
+	TimeZone *string `json:"time_zone,omitempty"`
 }
 
 // CreateOptOutRequest defines model for Create-opt-outRequest.
@@ -1489,6 +1492,9 @@ type Member struct {
 	// Status pending: awaiting approval in the dashboard; active; opted_out: texted STOP or an opt-out was recorded.
 	Status MemberStatus `json:"status"`
 
+	// TimeZone IANA time zone of the member, for quiet hours; null: from the phone's area code.
+	TimeZone *string `json:"time_zone"`
+
 	// Undeliverable The member's number is marked undeliverable: its texts failed with a permanent carrier code (landline, unreachable, invalid, blocked) UNDELIVERABLE_AFTER times in a row. Sends skip it (counted as skipped_undeliverable, charged nothing) until a text to it is delivered, it texts the team, or the dashboard clears the mark. Read-only (an addition to v1).
 	Undeliverable bool `json:"undeliverable"`
 
@@ -1928,6 +1934,9 @@ type UpdateMemberRequest struct {
 
 	// Status Read-only: setting it gives 400 read_only_field.
 	Status *string `json:"status,omitempty"`
+
+	// TimeZone The member's own IANA time zone for quiet hours, such as America/Chicago (UTC, or a name with a /; not Local); an empty string or null clears it (the phone's area code decides); omitted: unchanged. An unknown zone is 400 invalid_request.
+	TimeZone *string `json:"time_zone,omitempty"`
 }
 
 // UpdateTemplateRequest defines model for Update-templateRequest.
@@ -2041,7 +2050,7 @@ type ListCampaignsParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2050,7 +2059,7 @@ type ListGroupsParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2059,7 +2068,7 @@ type ListInboundMessagesParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2071,7 +2080,7 @@ type ListInboxParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2097,7 +2106,7 @@ type ListMembersParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2112,7 +2121,7 @@ type GetMemberConsentParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2121,7 +2130,7 @@ type ListMessagesParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2136,7 +2145,7 @@ type ListDeliveriesParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2151,7 +2160,7 @@ type ListOptOutsParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2160,7 +2169,7 @@ type ListScheduledParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2169,7 +2178,7 @@ type ListTemplatesParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2178,7 +2187,7 @@ type ListWebhooksParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2190,7 +2199,7 @@ type ListWebhookDeliveriesParams struct {
 	// Limit Page size, 1 to 200; 50 when omitted.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Offset Number of items to skip.
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
 	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
@@ -2574,7 +2583,7 @@ type ClientInterface interface {
 
 	// UpdateMemberWithBody Change a member
 	//
-	// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+	// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 	//
@@ -2585,7 +2594,7 @@ type ClientInterface interface {
 
 	// UpdateMember Change a member
 	//
-	// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+	// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 	//
@@ -3528,7 +3537,7 @@ func (c *Client) GetMember(ctx context.Context, memberId string, reqEditors ...R
 
 // UpdateMemberWithBody Change a member
 //
-// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 //
@@ -3549,7 +3558,7 @@ func (c *Client) UpdateMemberWithBody(ctx context.Context, memberId string, cont
 
 // UpdateMember Change a member
 //
-// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 //
@@ -7238,7 +7247,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateMemberWithBodyWithResponse Change a member
 	//
-	// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+	// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 	//
@@ -7249,7 +7258,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateMemberWithResponse Change a member
 	//
-	// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+	// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 	//
@@ -14068,7 +14077,7 @@ func (c *ClientWithResponses) GetMemberWithResponse(ctx context.Context, memberI
 
 // UpdateMemberWithBodyWithResponse Change a member
 //
-// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 //
@@ -14085,7 +14094,7 @@ func (c *ClientWithResponses) UpdateMemberWithBodyWithResponse(ctx context.Conte
 
 // UpdateMemberWithResponse Change a member
 //
-// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 //
