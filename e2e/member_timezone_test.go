@@ -3,8 +3,10 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/e2e/harness"
@@ -113,4 +115,47 @@ func TestMemberTimeZone(t *testing.T) {
 		require.Equal(t, want, zone(tz(do(t, api, "GET", "/members/"+res.Rows[i].MemberID, nil), 200)), "line %d", res.Rows[i].Line)
 	}
 	require.Equal(t, 1, countRows(t, `SELECT count(*) FROM roster_members WHERE team_id = $1 AND phone = '+12025550720' AND time_zone = 'America/Los_Angeles'`, f.TeamID))
+}
+
+// TestMemberTimeZoneDashboard: the member page shows the member's own time
+// zone and its Change form sets it (Time zone), clears it (empty) and
+// refuses an unknown one on the page, changing nothing.
+func TestMemberTimeZoneDashboard(t *testing.T) {
+	t.Parallel()
+	s := newStaff(t, "head_coach")
+	id := rosterAdd(t, s.teamID, map[string]any{"name": "Tia Zone", "phone": teamNumber(), "role": "athlete"})
+	tab := chrome(t).NewTab(t)
+	signInBrowser(t, tab, s)
+	navigate(t, tab, "/app/roster/"+id)
+	require.Equal(t, "from the phone's area code", textOf(t, tab, "#member-tz"))
+	apiZone := func() string {
+		t.Helper()
+		var m tzMember
+		require.NoError(t, do(t, s.api, "GET", "/members/"+id, nil).Data(&m))
+		if m.TimeZone == nil {
+			return "<null>"
+		}
+		return *m.TimeZone
+	}
+
+	set := func(v string) {
+		t.Helper()
+		// The input the "Time zone" label names (SetValue refuses "").
+		_, err := chromedp.Run(tab, chromedp.Evaluate[bool](fmt.Sprintf(
+			`(() => { const i = document.getElementById([...document.querySelectorAll("label")].find(l => l.textContent.trim() === "Time zone").htmlFor); i.value = %q; return true })()`, v)))
+		require.NoError(t, err)
+		click(t, tab, "Save changes")
+	}
+	set("America/Chicago")
+	require.Equal(t, "America/Chicago", textOf(t, tab, "#member-tz"))
+	require.Equal(t, "America/Chicago", apiZone())
+
+	set("Mars/Olympus")
+	require.Contains(t, textOf(t, tab, "p.error"), "time_zone")
+	require.Equal(t, "America/Chicago", apiZone(), "a refused change changes nothing")
+
+	navigate(t, tab, "/app/roster/"+id)
+	set("")
+	require.Equal(t, "from the phone's area code", textOf(t, tab, "#member-tz"))
+	require.Equal(t, "<null>", apiZone())
 }
