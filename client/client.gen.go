@@ -1037,6 +1037,9 @@ type CreateMemberRequest struct {
 
 	// Status Read-only: setting it gives 400 read_only_field.
 	Status *string `json:"status,omitempty"`
+
+	// TimeZone The member's own IANA time zone for quiet hours, such as America/Chicago (UTC, or a name with a /; not Local). Omitted, empty or null: unset (the phone's area code decides). Anything else that is not a known zone is 400 invalid_request.
+	TimeZone *string `json:"time_zone,omitempty"`
 }
 
 // CreateOptOutRequest defines model for Create-opt-outRequest.
@@ -1495,6 +1498,9 @@ type Member struct {
 	// Status pending: awaiting approval in the dashboard; active; opted_out: texted STOP or an opt-out was recorded.
 	Status MemberStatus `json:"status"`
 
+	// TimeZone IANA time zone of the member, for quiet hours; null: from the phone's area code.
+	TimeZone *string `json:"time_zone"`
+
 	// Undeliverable The member's number is marked undeliverable: its texts failed with a permanent carrier code (landline, unreachable, invalid, blocked) UNDELIVERABLE_AFTER times in a row. Sends skip it (counted as skipped_undeliverable, charged nothing) until a text to it is delivered, it texts the team, or the dashboard clears the mark. Read-only (an addition to v1).
 	Undeliverable bool `json:"undeliverable"`
 
@@ -1943,6 +1949,9 @@ type UpdateMemberRequest struct {
 
 	// Status Read-only: setting it gives 400 read_only_field.
 	Status *string `json:"status,omitempty"`
+
+	// TimeZone The member's own IANA time zone for quiet hours, such as America/Chicago (UTC, or a name with a /; not Local); an empty string or null clears it (the phone's area code decides); omitted: unchanged. An unknown zone is 400 invalid_request.
+	TimeZone *string `json:"time_zone,omitempty"`
 }
 
 // UpdateTemplateRequest defines model for Update-templateRequest.
@@ -2589,7 +2598,7 @@ type ClientInterface interface {
 
 	// UpdateMemberWithBody Change a member
 	//
-	// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+	// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 	//
@@ -2600,7 +2609,7 @@ type ClientInterface interface {
 
 	// UpdateMember Change a member
 	//
-	// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+	// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 	//
@@ -3543,7 +3552,7 @@ func (c *Client) GetMember(ctx context.Context, memberId string, reqEditors ...R
 
 // UpdateMemberWithBody Change a member
 //
-// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 //
@@ -3564,7 +3573,7 @@ func (c *Client) UpdateMemberWithBody(ctx context.Context, memberId string, cont
 
 // UpdateMember Change a member
 //
-// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 //
@@ -7253,7 +7262,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateMemberWithBodyWithResponse Change a member
 	//
-	// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+	// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 	//
@@ -7264,7 +7273,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateMemberWithResponse Change a member
 	//
-	// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+	// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 	//
@@ -14083,7 +14092,7 @@ func (c *ClientWithResponses) GetMemberWithResponse(ctx context.Context, memberI
 
 // UpdateMemberWithBodyWithResponse Change a member
 //
-// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 //
@@ -14100,7 +14109,7 @@ func (c *ClientWithResponses) UpdateMemberWithBodyWithResponse(ctx context.Conte
 
 // UpdateMemberWithResponse Change a member
 //
-// Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
+// Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. 409 member_exists (with existing_member_id) when a member with the same phone and the same name (compared trimmed, case-insensitively) exists; the same phone with another name is a separate entry (a parent of two athletes). 409 opted_out when the number opted out (texted STOP, or was recorded through /opt-outs even if it was not on the roster).
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key.
 //

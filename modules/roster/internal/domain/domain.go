@@ -62,8 +62,8 @@ func ValidCode(s string) (string, error) {
 	return s, nil
 }
 
-// ValidTimeZone checks an IANA time zone name.
-func ValidTimeZone(s string) (string, error) {
+// ValidTeamTimeZone checks a team's IANA time zone name (required).
+func ValidTeamTimeZone(s string) (string, error) {
 	if s == "" || s == "Local" {
 		return "", fault.Invalidf("time_zone must be an IANA name such as America/New_York")
 	}
@@ -71,6 +71,28 @@ func ValidTimeZone(s string) (string, error) {
 		return "", fault.Invalidf("time_zone %q is not a known IANA time zone", s)
 	}
 	return s, nil
+}
+
+// TimeZoneMax is the longest time zone name a member may have (the IANA
+// names are at most 30 characters).
+const TimeZoneMax = 64
+
+// ValidTimeZone checks a member's optional time zone under field: trimmed,
+// "" (unset) or an IANA name that loads (time.LoadLocation), "UTC" or a
+// name with a "/" (America/Chicago, Etc/GMT+5), never "Local" (the
+// server's own zone) nor a bare legacy alias such as EST.
+func ValidTimeZone(field, v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "", nil
+	}
+	if v == "Local" || len(v) > TimeZoneMax || (v != "UTC" && !strings.Contains(v, "/")) {
+		return "", fault.Invalidf("%s must be an IANA time zone name such as America/Chicago, or empty", field)
+	}
+	if _, err := time.LoadLocation(v); err != nil {
+		return "", fault.Invalidf("%s %q is not a known IANA time zone", field, v)
+	}
+	return v, nil
 }
 
 // ValidPhone parses a US phone number to E.164.

@@ -21,6 +21,7 @@ type Member struct {
 	IsBlocked         bool
 	DashboardLogin    bool
 	CanSendBroadcasts bool
+	TimeZone          string // own IANA time zone for quiet hours; "": unset (the phone's area code decides)
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
 	// DeletedAt is set when an opted-out member is removed from the roster
@@ -42,14 +43,15 @@ type MemberConsent struct {
 // MemberInput is what an add gives for a new member, before the checks.
 type MemberInput struct {
 	Name, Phone, Email, Role string
+	TimeZone                 string // IANA name or "" (ValidTimeZone)
 	Status                   string // dashboard only: pending or active (default active)
 	DashboardLogin           bool   // dashboard only
 	CanSendBroadcasts        *bool  // dashboard only; default: true for staff
 }
 
 // NewMember checks an add's input, in the order a single add reports its
-// errors (name, phone, email, role, status), and returns the new member:
-// role athlete when none is given, status active. Only the dashboard
+// errors (name, phone, email, role, time_zone, status), and returns the new
+// member: role athlete when none is given, status active. Only the dashboard
 // (dashboard=true) may give staff roles, a pending status, a login or the
 // broadcast permission; from the API they are ignored or refused.
 func NewMember(id, teamID string, in MemberInput, dashboard bool, now time.Time) (*Member, error) {
@@ -69,6 +71,9 @@ func NewMember(id, teamID string, in MemberInput, dashboard bool, now time.Time)
 		role = string(rosterapi.RoleAthlete)
 	}
 	if m.Role, err = ValidRole(role, dashboard); err != nil {
+		return nil, err
+	}
+	if m.TimeZone, err = ValidTimeZone("time_zone", in.TimeZone); err != nil {
 		return nil, err
 	}
 	if !dashboard {

@@ -78,13 +78,14 @@ func (h *handler) adminCreateMember(ctx context.Context, in *struct {
 		DashboardLogin    bool     `json:"dashboard_login,omitempty"`
 		CanSendBroadcasts *bool    `json:"can_send_broadcasts,omitempty"`
 		Status            string   `json:"status,omitempty" enum:"pending,active"`
+		TimeZone          *string  `json:"time_zone,omitempty" required:"false" nullable:"true" doc:"The member's own IANA time zone for quiet hours, such as America/Chicago (UTC, or a name with a /; not Local). Omitted, empty or null: unset (the phone's area code decides). Anything else that is not a known zone is 400 invalid_request."`
 
 		Consent *view.ConsentInput `json:"consent,omitempty" doc:"The consent record; every part optional (source dashboard when omitted)."`
 	}
 }) (*httpapi.DataOutput[adminview.Member], error) {
 	b := in.Body
 	v, err := h.svc.AddMember(ctx, in.TeamID, service.NewMember{Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role,
-		Status: b.Status, DashboardLogin: b.DashboardLogin, CanSendBroadcasts: b.CanSendBroadcasts, GroupIDs: b.GroupIDs,
+		TimeZone: optionalString(b.TimeZone), Status: b.Status, DashboardLogin: b.DashboardLogin, CanSendBroadcasts: b.CanSendBroadcasts, GroupIDs: b.GroupIDs,
 		Consent: b.Consent.Domain()}, service.FromDashboard())
 	if err != nil {
 		return nil, err
@@ -103,15 +104,16 @@ func (h *handler) adminPatchMember(ctx context.Context, in *struct {
 	TeamID   string `path:"team_id"`
 	MemberID string `path:"member_id"`
 	Body     struct {
-		Role              *string `json:"role,omitempty"`
-		DashboardLogin    *bool   `json:"dashboard_login,omitempty"`
-		CanSendBroadcasts *bool   `json:"can_send_broadcasts,omitempty"`
-		IsBlocked         *bool   `json:"is_blocked,omitempty"`
+		Role              *string   `json:"role,omitempty"`
+		DashboardLogin    *bool     `json:"dashboard_login,omitempty"`
+		CanSendBroadcasts *bool     `json:"can_send_broadcasts,omitempty"`
+		IsBlocked         *bool     `json:"is_blocked,omitempty"`
+		TimeZone          clearable `json:"time_zone,omitempty" required:"false" doc:"The member's own IANA time zone for quiet hours, such as America/Chicago (UTC, or a name with a /; not Local); an empty string or null clears it (the phone's area code decides); omitted: unchanged. An unknown zone is 400 invalid_request."`
 	}
 }) (*httpapi.DataOutput[adminview.Member], error) {
 	b := in.Body
 	m, err := h.svc.PatchMember(ctx, in.TeamID, in.MemberID, service.MemberPatch{Role: b.Role, DashboardLogin: b.DashboardLogin,
-		CanSendBroadcasts: b.CanSendBroadcasts, IsBlocked: b.IsBlocked})
+		CanSendBroadcasts: b.CanSendBroadcasts, IsBlocked: b.IsBlocked, TimeZone: b.TimeZone.change()})
 	if err != nil {
 		return nil, err
 	}

@@ -25,8 +25,9 @@ const importDescription = "Imports a roster from CSV (`text/csv`, UTF-8, optiona
 	"`name` and `phone` (required), `email`, `role` (default athlete; staff roles allowed), `status` (pending or " +
 	"active, default active), `groups` (group names or ids separated by `;`), the consent record's `consent_source` (dashboard, api, import, " +
 	"keyword or web_signup; default import), `consent_at` (RFC 3339 with an offset, not in the future; default the import's " +
-	"time) and `consent_evidence` (up to 1000 characters), and any custom field key of the team (private fields included; " +
-	"a custom field keyed consent_source, consent_at or consent_evidence keeps that column). Each new member's consent is " +
+	"time) and `consent_evidence` (up to 1000 characters), `time_zone` (the member's own IANA time zone for quiet hours, " +
+	"such as America/Chicago; empty: unset, the phone's area code decides), and any custom field key of the team (private fields included; " +
+	"a custom field keyed consent_source, consent_at, consent_evidence or time_zone keeps that column). Each new member's consent is " +
 	"kept in their number's consent history (channel import).\n\n" +
 	"**Atomic per row.** The file is checked first: an empty file, invalid CSV or UTF-8, a missing name or phone " +
 	"column, an unknown column or too many rows answer 400 invalid_request and write nothing. Then each data row " +

@@ -8,7 +8,7 @@ const (
 		"consent records how and when the member agreed (source api and now when omitted); it is kept in the number's consent history. " +
 		"An unknown source, a time in the future or before 2000, or evidence that is too long or has control characters is 400 invalid_request, and nothing is written."
 	getMemberDoc    = "Returns one member of the team."
-	updateMemberDoc = "Changes any of name, phone, email, role, groups (group_ids is accepted as the same field; it replaces the member's groups). " +
+	updateMemberDoc = "Changes any of name, phone, email, role, time_zone (null or empty clears it), groups (group_ids is accepted as the same field; it replaces the member's groups). " +
 		"status is read-only (400 read_only_field). Staff and members with a dashboard login give 403 staff_member_protected. " +
 		"Changing the number of an opted-out member would re-subscribe them: 409 opted_out_member. " + memberExistsDoc + optedOutDoc
 	deleteMemberDoc = "Removes the member (204). An opted-out member is kept on record so the opt-out stays: they disappear from lists and reads. " +
@@ -53,7 +53,7 @@ const (
 	adminGetTeamDoc       = "Returns a team with its billing facts."
 	adminPatchTeamDoc     = "Changes any of name, plan, card_on_file, approval_required, payment_state, trial, trial_credits, disabled, locked. Takes effect at once."
 	adminCreateMemberDoc  = "Adds a member with the public POST /members's fields (role athlete when omitted; group_ids: 400 invalid_group for a group the team does not have); staff roles, dashboard_login, can_send_broadcasts (default true for staff) and status (pending or active) are dashboard-only. An active member emits member.joined. consent as in the public POST /members, with source dashboard by default; it is kept in the number's consent history (channel admin)."
-	adminPatchMemberDoc   = "Changes any of role (staff roles included), dashboard_login, can_send_broadcasts, is_blocked. Demoting a key creator, or taking away their broadcast permission, revokes their keys for good."
+	adminPatchMemberDoc   = "Changes any of role (staff roles included), dashboard_login, can_send_broadcasts, is_blocked, time_zone (null or empty clears it). Demoting a key creator, or taking away their broadcast permission, revokes their keys for good."
 	adminApproveMemberDoc = "A pending member joins the roster (member.joined). 409 conflict if the member is not pending."
 	adminCreateKeyDoc     = "Creates a key acting for member_id, an active head coach or team director who may send broadcasts (else 403 forbidden). The key is shown once."
 	adminListKeysDoc      = "Lists the team's keys, newest first, revoked ones included; never the key values."

@@ -58,6 +58,7 @@ func (h *handler) createMember(ctx context.Context, in *struct {
 		Phone    string   `json:"phone" doc:"Any common US format."`
 		Email    string   `json:"email,omitempty"`
 		Role     string   `json:"role,omitempty" doc:"athlete (default), guardian, outside or emergency_contact."`
+		TimeZone *string  `json:"time_zone,omitempty" required:"false" nullable:"true" doc:"The member's own IANA time zone for quiet hours, such as America/Chicago (UTC, or a name with a /; not Local). Omitted, empty or null: unset (the phone's area code decides). Anything else that is not a known zone is 400 invalid_request."`
 		GroupIDs []string `json:"group_ids,omitempty"`
 		ReadOnly
 		Consent *view.ConsentInput `json:"consent,omitempty" doc:"The consent record; every part optional."`
@@ -69,7 +70,7 @@ func (h *handler) createMember(ctx context.Context, in *struct {
 	p := auth.MustPrincipal(ctx)
 	b := in.Body
 	return httpapi.DataOf(view.MemberFrom)(h.svc.AddMember(ctx, p.TeamID, service.NewMember{Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role,
-		GroupIDs: b.GroupIDs, Consent: b.Consent.Domain()}, service.FromAPI()))
+		TimeZone: optionalString(b.TimeZone), GroupIDs: b.GroupIDs, Consent: b.Consent.Domain()}, service.FromAPI()))
 }
 
 func (h *handler) getMember(ctx context.Context, in *memberPath) (*httpapi.DataOutput[view.Member], error) {
@@ -83,6 +84,7 @@ func (h *handler) updateMember(ctx context.Context, in *struct {
 		Phone    *string   `json:"phone,omitempty"`
 		Email    *string   `json:"email,omitempty"`
 		Role     *string   `json:"role,omitempty"`
+		TimeZone clearable `json:"time_zone,omitempty" required:"false" doc:"The member's own IANA time zone for quiet hours, such as America/Chicago (UTC, or a name with a /; not Local); an empty string or null clears it (the phone's area code decides); omitted: unchanged. An unknown zone is 400 invalid_request."`
 		Groups   *[]string `json:"groups,omitempty" doc:"Group ids; replaces the member's groups."`
 		GroupIDs *[]string `json:"group_ids,omitempty" doc:"Same as groups."`
 		ReadOnly
@@ -100,7 +102,7 @@ func (h *handler) updateMember(ctx context.Context, in *struct {
 		groups = b.GroupIDs
 	}
 	return httpapi.DataOf(view.MemberFrom)(h.svc.ChangeMember(ctx, auth.MustPrincipal(ctx).TeamID, in.MemberID, service.MemberChange{
-		Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role, GroupIDs: groups}))
+		Name: b.Name, Phone: b.Phone, Email: b.Email, Role: b.Role, TimeZone: b.TimeZone.change(), GroupIDs: groups}))
 }
 
 func (h *handler) deleteMember(ctx context.Context, in *memberPath) (*struct{}, error) {

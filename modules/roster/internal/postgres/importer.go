@@ -111,11 +111,12 @@ func (r *Repo) AnalyzeMembers(ctx context.Context) error {
 // memberCopyColumns are CopyMembers' columns of roster_members, in the
 // order memberCopyValues fills a row.
 var memberCopyColumns = []string{"id", "team_id", "name", "phone", "email", "role", "status", "is_blocked", "dashboard_login", "can_send_broadcasts", "created_at", "updated_at",
-	"consent_source", "consent_at", "consent_evidence"}
+	"consent_source", "consent_at", "consent_evidence", "time_zone"}
 
 func memberCopyValues(row []any, m *domain.Member) {
 	row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], row[10], row[11], row[12], row[13], row[14] = m.ID, m.TeamID, m.Name, m.Phone, m.Email, string(m.Role), m.Status, m.IsBlocked, m.DashboardLogin, m.CanSendBroadcasts, m.CreatedAt, m.UpdatedAt,
 		m.ConsentSource, m.ConsentAt, m.ConsentEvidence
+	row[15] = m.TimeZone
 }
 
 // CopyMembers writes new members, their groups and their custom values with

@@ -62,6 +62,7 @@ type memberRow struct {
 	IsBlocked         bool           `bun:"is_blocked"`
 	DashboardLogin    bool           `bun:"dashboard_login"`
 	CanSendBroadcasts bool           `bun:"can_send_broadcasts"`
+	TimeZone          string         `bun:"time_zone"`
 	CreatedAt         time.Time      `bun:"created_at"`
 	UpdatedAt         time.Time      `bun:"updated_at"`
 	DeletedAt         *time.Time     `bun:"deleted_at"`
@@ -72,7 +73,7 @@ type memberRow struct {
 // toDomain maps a row to the member it stores.
 func (r *memberRow) toDomain() domain.Member {
 	return domain.Member{ID: r.ID, TeamID: r.TeamID, Name: r.Name, Phone: r.Phone, Email: r.Email, Role: r.Role, Status: r.Status,
-		IsBlocked: r.IsBlocked, DashboardLogin: r.DashboardLogin, CanSendBroadcasts: r.CanSendBroadcasts,
+		IsBlocked: r.IsBlocked, DashboardLogin: r.DashboardLogin, CanSendBroadcasts: r.CanSendBroadcasts, TimeZone: r.TimeZone,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, DeletedAt: r.DeletedAt,
 		MemberConsent: domain.MemberConsent{ConsentSource: r.ConsentSource, ConsentAt: r.ConsentAt, ConsentEvidence: r.ConsentEvidence}}
 }
@@ -80,7 +81,7 @@ func (r *memberRow) toDomain() domain.Member {
 // toMemberRow maps a member to its row.
 func toMemberRow(m *domain.Member) *memberRow {
 	return &memberRow{ID: m.ID, TeamID: m.TeamID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: m.Role, Status: m.Status,
-		IsBlocked: m.IsBlocked, DashboardLogin: m.DashboardLogin, CanSendBroadcasts: m.CanSendBroadcasts,
+		IsBlocked: m.IsBlocked, DashboardLogin: m.DashboardLogin, CanSendBroadcasts: m.CanSendBroadcasts, TimeZone: m.TimeZone,
 		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, DeletedAt: m.DeletedAt,
 		consentRow: consentRow{ConsentSource: m.ConsentSource, ConsentAt: m.ConsentAt, ConsentEvidence: m.ConsentEvidence}}
 }

@@ -79,12 +79,12 @@ func toOptOutRow(d *domain.OptOut) *optOutRow {
 
 // memberColumns are a Member's columns in scanMember's order.
 const memberColumns = `m.id, m.team_id, m.name, m.phone, m.email, m.role, m.status, m.is_blocked, m.dashboard_login,
-       m.can_send_broadcasts, m.created_at, m.updated_at, m.deleted_at,
+       m.can_send_broadcasts, m.time_zone, m.created_at, m.updated_at, m.deleted_at,
        ` + consentColumns
 
 func memberDest(m *domain.Member) []any {
 	return append([]any{&m.ID, &m.TeamID, &m.Name, &m.Phone, &m.Email, &m.Role, &m.Status, &m.IsBlocked, &m.DashboardLogin,
-		&m.CanSendBroadcasts, &m.CreatedAt, &m.UpdatedAt, &m.DeletedAt},
+		&m.CanSendBroadcasts, &m.TimeZone, &m.CreatedAt, &m.UpdatedAt, &m.DeletedAt},
 		consentDest(&m.MemberConsent)...)
 }
 
@@ -732,4 +732,34 @@ func (r *Repo) SetStatusByPhones(ctx context.Context, teamID string, phones []st
 		return nil, fmt.Errorf("set status by phones: %w", err)
 	}
 	return toDomains[domain.Member](ms), nil
+}
+
+// TimeZonesSQL is the own time zone of each of a team's ($1) phones ($2)
+// that has a live entry with one set: the oldest such entry's, one row per
+// phone (probes of the (team_id, phone) index).
+const TimeZonesSQL = `SELECT DISTINCT ON (phone) phone, time_zone FROM roster_members
+WHERE team_id = $1 AND phone = ANY($2::text[]) AND deleted_at IS NULL AND time_zone <> ''
+ORDER BY phone, created_at, id`
+
+// TimeZones returns, for each of phones with a live entry of the team whose
+// time_zone is set, that zone (the oldest such entry's), in one statement.
+// Phones without one are absent.
+func (r *Repo) TimeZones(ctx context.Context, teamID string, phones []string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(phones) == 0 {
+		return out, nil
+	}
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		rows, err := q.Query(ctx, TimeZonesSQL, teamID, phones)
+		if err != nil {
+			return err
+		}
+		var phone, zone string
+		_, err = pgx.ForEachRow(rows, []any{&phone, &zone}, func() error { out[phone] = zone; return nil })
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("time zones of %d numbers: %w", len(phones), err)
+	}
+	return out, nil
 }

@@ -188,3 +188,8 @@ func (d *Directory) IsOptedOut(ctx context.Context, teamID, phone string) (bool,
 	}
 	return err == nil, err
 }
+
+// TimeZones implements rosterapi.Zones.
+func (d *Directory) TimeZones(ctx context.Context, teamID string, phones []string) (map[string]string, error) {
+	return d.repo.TimeZones(ctx, teamID, phones)
+}

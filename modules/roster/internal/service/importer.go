@@ -98,6 +98,7 @@ type ImportResult struct {
 // importSheet is a parsed file: where each column is, and the data rows.
 type importSheet struct {
 	phones  map[string]string // each distinct valid phone cell, checked once: its E.164
+	zones   map[string]string // each distinct valid time_zone cell, checked once: the zone
 	columns int               // header width
 	header  []string          // the header row as written
 	builtin map[string]int    // name, phone, ... → cell index
@@ -122,6 +123,7 @@ type importPlan struct {
 	member   NewMember
 	// The checked member as AddMember would store it.
 	phone, name, email, status string
+	timeZone                   string
 	role                       rosterapi.Role
 	groups                     []string
 	values                     []importValue
@@ -136,7 +138,9 @@ type importValue struct {
 // The header row is required; columns are matched case-insensitively, in
 // any order: name and phone (required), email, role (default athlete; staff
 // roles allowed), status (pending or active, default active), groups (names
-// or ids separated by ";"), and any custom field key of the team. A
+// or ids separated by ";"), the consent record's columns, time_zone (the
+// member's own IANA time zone; empty: unset), and any custom field key of
+// the team. A
 // file-level problem answers 400 invalid_request and writes nothing; row
 // problems are reported per row. No row is started once budget (wall time
 // from the call; 0 for none) has elapsed.
@@ -429,7 +433,7 @@ func (s *Service) importChunk(ctx context.Context, teamID string, j *importJob) 
 				continue
 			}
 			m := domain.Member{ID: p.memberID, TeamID: teamID, Name: p.name, Phone: p.phone, Email: p.email, Role: p.role,
-				Status: p.status, CanSendBroadcasts: p.role.IsStaff(), CreatedAt: now, UpdatedAt: now}
+				Status: p.status, CanSendBroadcasts: p.role.IsStaff(), TimeZone: p.timeZone, CreatedAt: now, UpdatedAt: now}
 			setConsent(&m, p.consent)
 			history = append(history, consentGiven(&m, domain.ChannelImport, p.consent, now))
 			st.Entries[p.phone] = append(st.Entries[p.phone], domain.ImportEntry{ID: m.ID, Name: m.Name, Role: m.Role})
@@ -588,12 +592,12 @@ func builtinColumn(h string) bool {
 	return false
 }
 
-// consentColumn reports whether h (lowercased) is one of the consent
-// record's columns. They came after custom fields: a team's custom field
-// with the same key keeps the column.
-func consentColumn(h string) bool {
+// laterColumn reports whether h (lowercased) is one of the columns that
+// came after custom fields: the consent record's and time_zone. A team's
+// custom field with the same key keeps the column.
+func laterColumn(h string) bool {
 	switch h {
-	case "consent_source", "consent_at", "consent_evidence":
+	case "consent_source", "consent_at", "consent_evidence", "time_zone":
 		return true
 	}
 	return false
@@ -637,7 +641,7 @@ func parseImport(data []byte, fields []domain.CustomField) (*importSheet, error)
 			return nil, fault.Invalidf("column %q appears twice in the header; nothing was imported", h)
 		case builtinColumn(h):
 			sheet.builtin[h] = i
-		case consentColumn(h) && !customKey(byKey, h):
+		case laterColumn(h) && !customKey(byKey, h):
 			sheet.builtin[h] = i
 		default:
 			f, ok := byKey[h]
@@ -650,7 +654,7 @@ func parseImport(data []byte, fields []domain.CustomField) (*importSheet, error)
 		seen[h] = true
 	}
 	if len(unknown) > 0 {
-		return nil, fault.Invalidf("unknown column %s: columns are name, phone, email, role, status, groups, consent_source, consent_at, consent_evidence and the team's custom field keys; nothing was imported",
+		return nil, fault.Invalidf("unknown column %s: columns are name, phone, email, role, status, groups, consent_source, consent_at, consent_evidence, time_zone and the team's custom field keys; nothing was imported",
 			quoteJoin(unknown))
 	}
 	var missing []string
@@ -734,6 +738,23 @@ func (sh *importSheet) validPhone(cell string) (string, error) {
 	return e164, nil
 }
 
+// validTimeZone is domain.ValidTimeZone, checked once per distinct cell
+// (loading a zone reads and parses its data).
+func (sh *importSheet) validTimeZone(cell string) (string, error) {
+	if zone, ok := sh.zones[cell]; ok {
+		return zone, nil
+	}
+	zone, err := domain.ValidTimeZone("time_zone", cell)
+	if err != nil {
+		return "", err
+	}
+	if sh.zones == nil {
+		sh.zones = map[string]string{}
+	}
+	sh.zones[cell] = zone
+	return zone, nil
+}
+
 // plan checks a row without I/O, in the order AddMember checks a member
 // (so a row reports the error a single add would), then groups and values.
 func (sh *importSheet) plan(rec importRecord, groups importGroups, now time.Time) (importPlan, *fault.Error) {
@@ -765,6 +786,10 @@ func (sh *importSheet) plan(rec importRecord, groups importGroups, now time.Time
 	if p.role, err = domain.ValidRole(in.Role, true); err != nil {
 		return p, asFault(err)
 	}
+	if p.timeZone, err = sh.validTimeZone(cell("time_zone")); err != nil {
+		return p, asFault(err)
+	}
+	in.TimeZone = p.timeZone
 	switch in.Status {
 	case "", domain.StatusActive:
 		p.status = domain.StatusActive

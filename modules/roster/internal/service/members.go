@@ -154,6 +154,7 @@ func (s *Service) checkNewEntry(ctx context.Context, teamID, phone, name, except
 // MemberChange is PATCH /members/{id}; nil fields are left alone.
 type MemberChange struct {
 	Name, Phone, Email, Role *string
+	TimeZone                 *string // the member's own IANA time zone; "" clears it
 	GroupIDs                 *[]string
 }
 
@@ -187,6 +188,11 @@ func (s *Service) ChangeMember(ctx context.Context, teamID, memberID string, c M
 			}
 			if c.Role != nil {
 				if m.Role, err = domain.ValidRole(*c.Role, false); err != nil {
+					return err
+				}
+			}
+			if c.TimeZone != nil {
+				if m.TimeZone, err = domain.ValidTimeZone("time_zone", *c.TimeZone); err != nil {
 					return err
 				}
 			}

@@ -89,7 +89,7 @@ func (s *Service) CreateTeam(ctx context.Context, in NewTeam) (*TeamView, error)
 			return nil, err
 		}
 	}
-	if t.TimeZone, err = domain.ValidTimeZone(in.TimeZone); err != nil {
+	if t.TimeZone, err = domain.ValidTeamTimeZone(in.TimeZone); err != nil {
 		return nil, err
 	}
 	if !in.Plan.Valid() {
@@ -199,6 +199,7 @@ func setBool(dst *bool, v *bool) {
 // NewMember is the input for adding someone to a roster.
 type NewMember struct {
 	Name, Phone, Email, Role string
+	TimeZone                 string // the member's own IANA time zone; "": unset
 	Status                   string // dashboard only: pending or active (default active)
 	DashboardLogin           bool
 	CanSendBroadcasts        *bool    // dashboard only; default: true for staff
@@ -264,7 +265,7 @@ func (s *Service) AddMember(ctx context.Context, teamID string, in NewMember, o 
 // groups joined. A roster import's row calls it in its own transaction.
 func (s *Service) addMember(ctx context.Context, teamID string, in NewMember, o Origin) (*domain.Member, []string, error) {
 	now := s.clock.Now().UTC()
-	m, err := domain.NewMember(id.New("mem"), teamID, domain.MemberInput{Name: in.Name, Phone: in.Phone, Email: in.Email, Role: in.Role,
+	m, err := domain.NewMember(id.New("mem"), teamID, domain.MemberInput{Name: in.Name, Phone: in.Phone, Email: in.Email, Role: in.Role, TimeZone: in.TimeZone,
 		Status: in.Status, DashboardLogin: in.DashboardLogin, CanSendBroadcasts: in.CanSendBroadcasts}, o.Dashboard, now)
 	if err != nil {
 		return nil, nil, err
@@ -318,6 +319,7 @@ type MemberPatch struct {
 	DashboardLogin    *bool
 	CanSendBroadcasts *bool
 	IsBlocked         *bool
+	TimeZone          *string // the member's own IANA time zone; "" clears it
 }
 
 // PatchMember changes dashboard-only attributes. When the member stops
@@ -339,6 +341,12 @@ func (s *Service) PatchMember(ctx context.Context, teamID, memberID string, p Me
 			setBool(&m.DashboardLogin, p.DashboardLogin)
 			setBool(&m.CanSendBroadcasts, p.CanSendBroadcasts)
 			setBool(&m.IsBlocked, p.IsBlocked)
+			if p.TimeZone != nil {
+				var err error
+				if m.TimeZone, err = domain.ValidTimeZone("time_zone", *p.TimeZone); err != nil {
+					return err
+				}
+			}
 			m.UpdatedAt = s.clock.Now().UTC()
 			return nil
 		})

@@ -106,4 +106,5 @@ type DirectoryStore interface {
 	TeamByNumber(ctx context.Context, e164 string) (*domain.Team, error)
 	TeamsByID(ctx context.Context, ids []string) ([]domain.Team, error)
 	TeamsByNumbers(ctx context.Context, e164s []string) ([]domain.Team, error)
+	TimeZones(ctx context.Context, teamID string, phones []string) (map[string]string, error)
 }

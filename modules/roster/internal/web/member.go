@@ -25,7 +25,7 @@ type memberView struct {
 	History   []domain.ConsentEvent
 	Texts     []messagingapi.Delivery // the latest texts to the member's number
 	CanChange bool                    // roster changes on this entry (staff entries: only those who keep the staff)
-	Editable  bool                    // name, phone, e-mail, role and values (not staff, no login)
+	Editable  bool                    // name, phone, e-mail, role, time zone and values (not staff, no login)
 	Roles     []roleChoice            // the roles an editable entry may take (not staff)
 	Zone      string
 	Err       string
@@ -131,10 +131,12 @@ func optional(r *http.Request, name string) *string {
 	return &s
 }
 
-// memberChange is POST /app/roster/{member_id}: name, phone, e-mail, role.
+// memberChange is POST /app/roster/{member_id}: name, phone, e-mail, role,
+// time zone (empty clears it).
 func (h *handler) memberChange(w http.ResponseWriter, r *http.Request, v *web.Viewer) {
 	_ = r.ParseForm()
-	c := service.MemberChange{Name: optional(r, "name"), Phone: optional(r, "phone"), Email: optional(r, "email"), Role: optional(r, "role")}
+	c := service.MemberChange{Name: optional(r, "name"), Phone: optional(r, "phone"), Email: optional(r, "email"), Role: optional(r, "role"),
+		TimeZone: optional(r, "time_zone")}
 	h.memberWrite(w, r, v, "changed member", func(ctx context.Context, id string) error {
 		if c.Role != nil {
 			if err := mayGiveRole(v, *c.Role); err != nil {

@@ -54,6 +54,7 @@ type Member struct {
 	IsBlocked         bool      `json:"is_blocked"`
 	DashboardLogin    bool      `json:"dashboard_login"`
 	CanSendBroadcasts bool      `json:"can_send_broadcasts"`
+	TimeZone          *string   `json:"time_zone" doc:"IANA time zone of the member, for quiet hours; null: from the phone's area code."`
 	GroupIDs          []string  `json:"group_ids"`
 	CreatedAt         time.Time `json:"created_at"`
 
@@ -66,7 +67,7 @@ type Member struct {
 // MemberFrom renders a member.
 func MemberFrom(m *domain.Member) Member {
 	return Member{ID: m.ID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: string(m.Role), Status: m.Status,
-		IsBlocked: m.IsBlocked, DashboardLogin: m.DashboardLogin, CanSendBroadcasts: m.CanSendBroadcasts,
+		IsBlocked: m.IsBlocked, DashboardLogin: m.DashboardLogin, CanSendBroadcasts: m.CanSendBroadcasts, TimeZone: view.TimeZone(m.TimeZone),
 		GroupIDs: []string{}, CreatedAt: m.CreatedAt, Consent: view.ConsentFrom(m.MemberConsent)}
 }
 

@@ -16,6 +16,7 @@ type Member struct {
 	Status         string    `json:"status" enum:"pending,active,opted_out" doc:"pending: awaiting approval in the dashboard; active; opted_out: texted STOP or an opt-out was recorded."`
 	IsBlocked      bool      `json:"is_blocked"`
 	DashboardLogin bool      `json:"dashboard_login" doc:"Staff and members with a login cannot be changed through the API."`
+	TimeZone       *string   `json:"time_zone" doc:"IANA time zone of the member, for quiet hours; null: from the phone's area code."`
 	GroupIDs       []string  `json:"group_ids"`
 	CreatedAt      time.Time `json:"created_at"`
 
@@ -39,6 +40,14 @@ func DeliverabilityFrom(since *time.Time) Deliverability {
 // MemberFrom renders a member view.
 func MemberFrom(v *service.MemberView) Member {
 	return Member{ID: v.ID, Name: v.Name, Phone: v.Phone, Email: v.Email, Role: string(v.Role), Status: v.Status,
-		IsBlocked: v.IsBlocked, DashboardLogin: v.DashboardLogin, GroupIDs: v.GroupIDs, CreatedAt: v.CreatedAt,
+		IsBlocked: v.IsBlocked, DashboardLogin: v.DashboardLogin, TimeZone: TimeZone(v.TimeZone), GroupIDs: v.GroupIDs, CreatedAt: v.CreatedAt,
 		Consent: ConsentFrom(v.MemberConsent), Deliverability: DeliverabilityFrom(v.UndeliverableSince)}
+}
+
+// TimeZone renders a member's own time zone: null when unset.
+func TimeZone(zone string) *string {
+	if zone == "" {
+		return nil
+	}
+	return &zone
 }
