@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -168,6 +169,20 @@ WHERE n.number = $1 AND s.due_at <= (SELECT now() + offset_us * interval '1 micr
 	require.Equal(t, 200, r.Status, string(r.Body))
 	require.NoError(t, r.Data(&est))
 	require.Equal(t, 20, est.HeldForQuietHours, "at 23:00 Eastern only Pacific and Hawaii are awake")
+	// A member's own time zone overrides their area code's.
+	var ms []struct {
+		ID string `json:"id"`
+	}
+	r = do(t, a.api, "GET", "/members?phone="+url.QueryEscape(quietPhone("212", 0)), nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.NoError(t, r.Data(&ms))
+	require.Len(t, ms, 1)
+	r = do(t, a.api, "PATCH", "/members/"+ms[0].ID, map[string]any{"time_zone": "America/Los_Angeles"})
+	require.Equal(t, 200, r.Status, string(r.Body))
+	r = do(t, a.api, "POST", "/messages/estimate", map[string]any{"text": "Practice tomorrow", "audience": "families"})
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.NoError(t, r.Data(&est))
+	require.Equal(t, 19, est.HeldForQuietHours, "the New York number whose member lives in Los Angeles is awake")
 	// Quiet hours off: nothing is held, at any hour.
 	require.NoError(t, p.admin.Expect(ctx, 200, "PATCH", "/teams/"+a.TeamID+"/messaging-settings",
 		map[string]any{"quiet_hours": map[string]any{"enabled": false}}, nil))

@@ -265,8 +265,10 @@ type outboundIn struct {
 	Metrics *metrics.Metrics
 	Ins     instruments
 	Log     *slog.Logger
-	// Settings are the teams' quiet hours, for the planner.
+	// Settings are the teams' quiet hours, and Zones the members' own
+	// time zones, for the planner.
 	Settings *settings.Service
+	Zones    rosterapi.Zones
 }
 
 func newOutbound(in outboundIn) *outbound.Service {
@@ -274,7 +276,7 @@ func newOutbound(in outboundIn) *outbound.Service {
 	ob := outbound.New(outbound.Deps{DB: in.DB, Store: store, Jobs: in.Jobs, Clock: in.Clock, Carrier: in.Carrier,
 		Teams: in.Teams, Lookup: in.Lookup, OptOuts: in.OptOuts, Ingest: in.Ingest, Log: in.Log.With("component", "outbound"),
 		DefaultPace: domain.Pace(in.Config.TwilioRate), HandoverDelay: in.Ins.handover, HandedOver: in.Ins.handed,
-		Lead: leadFor(in.Clock), HoldDuration: in.Ins.held, Quiet: in.Settings})
+		Lead: leadFor(in.Clock), HoldDuration: in.Ins.held, Quiet: in.Settings, Zones: in.Zones})
 	in.Metrics.Registry.MustRegister(&backlogCollector{store: store, log: in.Log}, &heldCollector{repo: in.Repo, clock: in.Clock, log: in.Log})
 	return ob
 }
