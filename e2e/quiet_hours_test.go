@@ -162,6 +162,8 @@ WHERE n.number = $1 AND s.due_at <= (SELECT now() + offset_us * interval '1 micr
 	for k := 1; k < len(morning); k++ {
 		require.GreaterOrEqual(t, morning[k].Sub(morning[k-1]), time.Second, "the pace holds at 08:00")
 	}
+	require.InDelta(t, 0, morning[len(morning)-1].Sub(est.EstimatedCompletion).Seconds(), 2,
+		"the estimate's completion is when the outbox got the last text, within a planning cycle")
 
 	// At 23:00 Eastern the estimate holds the Eastern and Central texts.
 	c.advance(t, nextLocal(c.now(t), "America/New_York", 23, 0).Sub(c.now(t)))
@@ -191,4 +193,60 @@ WHERE n.number = $1 AND s.due_at <= (SELECT now() + offset_us * interval '1 micr
 	require.NoError(t, r.Data(&est))
 	require.Zero(t, est.HeldForQuietHours)
 	require.InDelta(t, 39, est.EstimatedCompletion.Sub(c.now(t)).Seconds(), 2, "one a second from now")
+}
+
+// Every routine source is held, and urgent alerts never are: a weekly
+// series at 22:00 Eastern is held every week, a campaign step due at 03:00
+// is held, and a campaign's urgent step at 23:00 goes out at once.
+func TestQuietHoursSeriesAndCampaigns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newPacingEnv(t, "quiet_sources", 1, "SIMULATOR_PROFILE=realistic", "CLOCK=test", "TWILIO_RATE=1")
+	a := p.team(t, 0, 0, 0, 1)
+	var csv strings.Builder
+	csv.WriteString("name,phone,role\n")
+	for i := range 4 {
+		fmt.Fprintf(&csv, "Family %d,%s,guardian\n", i, quietPhone("212", i))
+	}
+	r, err := p.admin.Do(ctx, "POST", "/teams/"+a.TeamID+"/members/import", csv.String(), "Content-Type", "text/csv")
+	require.NoError(t, err)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.NoError(t, p.admin.Expect(ctx, 200, "PATCH", "/teams/"+a.TeamID+"/messaging-settings",
+		map[string]any{"quiet_hours": map[string]any{"enabled": true}}, nil))
+	c := &clockEnv{url: p.url, svc: p.nodes[0], admin: p.admin}
+	now := c.now(t)
+	ten := nextLocal(now, "America/New_York", 22, 0)
+	r = do(t, a.api, "POST", "/messages", map[string]any{"text": "Weekly reminder", "audience": "families",
+		"scheduled_for": ten.Format(time.RFC3339), "repeat": map[string]any{"every": "week", "until": ten.AddDate(0, 0, 15).Format("2006-01-02")}})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	eleven := ten.Add(time.Hour)
+	three := nextLocal(ten, "America/New_York", 3, 0)
+	createCampaign(t, p.admin, a.Fixture, "Tournament",
+		map[string]any{"send_at": eleven.Format(time.RFC3339), "text": "Lightning: games suspended", "urgent": true},
+		map[string]any{"send_at": three.Format(time.RFC3339), "text": "Bus leaves at 7"})
+
+	// held is how many texts of the team's message with text were held.
+	held := func(text string) int {
+		var n int
+		waitFor(t, 30*time.Second, func() bool {
+			n = countRowsIn(t, p.url, `SELECT coalesce(max(held_for_quiet_hours), -1) FROM messaging_messages WHERE team_id = $1 AND text = $2`, a.TeamID, text)
+			return n >= 0
+		})
+		return n
+	}
+	c.advance(t, ten.Add(5*time.Second).Sub(c.now(t)))
+	require.Equal(t, 4, held("Weekly reminder"), "the series' 22:00 occurrence is held")
+	c.advance(t, eleven.Add(5*time.Second).Sub(c.now(t)))
+	require.Equal(t, 0, held("Lightning: games suspended"), "an urgent step is never held")
+	waitFor(t, 30*time.Second, func() bool {
+		return countRowsIn(t, p.url, `SELECT count(*) FROM messaging_sim_outbox WHERE from_phone = $1 AND body LIKE '%Lightning%'`, a.number) == 4
+	})
+	c.advance(t, three.Add(5*time.Second).Sub(c.now(t)))
+	require.Equal(t, 4, held("Bus leaves at 7"), "a campaign step due at 03:00 is held")
+	require.Zero(t, countRowsIn(t, p.url, `SELECT count(*) FROM messaging_sim_outbox WHERE from_phone = $1 AND body LIKE '%Bus leaves%'`, a.number))
+	// A week later the series' next occurrence is held too.
+	c.advance(t, ten.AddDate(0, 0, 7).Add(5*time.Second).Sub(c.now(t)))
+	waitFor(t, 30*time.Second, func() bool {
+		return countRowsIn(t, p.url, `SELECT count(*) FROM messaging_messages WHERE team_id = $1 AND text = 'Weekly reminder' AND held_for_quiet_hours = 4`, a.TeamID) == 2
+	})
 }
