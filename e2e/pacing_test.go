@@ -28,7 +28,7 @@ type pacingEnv struct {
 	env   []string
 }
 
-func newPacingEnv(t *testing.T, name string, nodes int, env ...string) *pacingEnv {
+func newPacingEnv(t testing.TB, name string, nodes int, env ...string) *pacingEnv {
 	t.Helper()
 	p := &pacingEnv{url: freshDatabase(t, name), env: env}
 	for range nodes {
@@ -40,7 +40,7 @@ func newPacingEnv(t *testing.T, name string, nodes int, env ...string) *pacingEn
 }
 
 // logOnFailure shows the tail of each node's log when the test failed.
-func (p *pacingEnv) logOnFailure(t *testing.T) {
+func (p *pacingEnv) logOnFailure(t testing.TB) {
 	if !t.Failed() {
 		return
 	}

@@ -24,7 +24,7 @@ func newClockEnv(t *testing.T, name string) *clockEnv {
 	return &clockEnv{url: url, svc: svc, admin: harness.NewClient(svc.AdminURL+"/admin/v1", harness.AdminToken)}
 }
 
-func (c *clockEnv) now(t *testing.T) time.Time {
+func (c *clockEnv) now(t testing.TB) time.Time {
 	t.Helper()
 	var n struct {
 		Now time.Time `json:"now"`
@@ -33,7 +33,7 @@ func (c *clockEnv) now(t *testing.T) time.Time {
 	return n.Now
 }
 
-func (c *clockEnv) advance(t *testing.T, d time.Duration) time.Time {
+func (c *clockEnv) advance(t testing.TB, d time.Duration) time.Time {
 	t.Helper()
 	var n struct {
 		Now time.Time `json:"now"`

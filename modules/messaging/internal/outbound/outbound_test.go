@@ -220,7 +220,7 @@ func (b *bundle) sendAs(t testing.TB, team rosterapi.Team, phones []string, urge
 		}
 		done = planned.Finish
 		members := make([][]string, len(phones))
-		return b.repo.InsertQueued(ctx, team.ID, m.ID, b.clock.Now(), done, id.NewSeries("dlv"), phones, members, nil)
+		return b.repo.InsertQueued(ctx, team.ID, m.ID, b.clock.Now(), done, id.NewSeries("dlv"), phones, members, nil, nil)
 	})
 	require.NoError(t, err)
 	return m.ID, done

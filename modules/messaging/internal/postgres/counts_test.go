@@ -48,7 +48,7 @@ func TestStatusMovesFollowTheDomain(t *testing.T) {
 			if err := send.InsertMessage(ctx, &msg); err != nil {
 				return err
 			}
-			return send.InsertQueued(ctx, "team_1", m, at, at, id.NewSeries("dlv"), phones, members, nil)
+			return send.InsertQueued(ctx, "team_1", m, at, at, id.NewSeries("dlv"), phones, members, nil, nil)
 		})
 		ds, err := send.Deliveries(ctx, "team_1", m, "", 100, 0)
 		require.NoError(t, err)

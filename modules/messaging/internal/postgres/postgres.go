@@ -205,6 +205,29 @@ func nullableTextArray(ss []string) any {
 	return textArray(ss)
 }
 
+// nullableTimeArray is ts as a timestamptz array literal, a zero time as
+// NULL, or NULL when ts is nil.
+func nullableTimeArray(ts []time.Time) any {
+	if ts == nil {
+		return nil
+	}
+	b := make([]byte, 0, 2+40*len(ts))
+	b = append(b, '{')
+	for i, t := range ts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if t.IsZero() {
+			b = append(b, "NULL"...)
+			continue
+		}
+		b = append(b, '"')
+		b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+		b = append(b, '"')
+	}
+	return string(append(b, '}'))
+}
+
 // nullableIntArray is ns as an array literal, or NULL when ns is nil.
 func nullableIntArray(ns []int32) any {
 	if ns == nil {
@@ -227,7 +250,7 @@ func nullableIntArray(ns []int32) any {
 // its estimated completion, in one statement with bind parameters: a fixed
 // text, prepared once per connection, and two arrays, however large the
 // audience.
-func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string, texts []domain.Text) error {
+func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string, texts []domain.Text, held []time.Time) error {
 	if len(phones) == 0 {
 		return nil
 	}
@@ -251,13 +274,17 @@ func (r *Repo) InsertQueued(ctx context.Context, teamID, messageID string, at, d
 			bodies[i], segments[i] = t.Body, int32(t.Segments)
 		}
 	}
+	// Texts held for quiet hours carry held_until in one more array (NULL
+	// when none is held), and the message counts them in the same statement.
 	_, err = tx.Tx.ExecContext(ctx, `WITH ins AS (
-  INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_ids, status, updated_at, body, segments)
-  SELECT $4 || lpad(to_hex(v.n), 8, '0'), $1, $2, v.n, v.phone, string_to_array(v.members, ','), `+sqlQueued+`, $3, v.body, v.segments
-  FROM unnest($5::text[], $6::text[], $8::text[], $9::int[]) WITH ORDINALITY AS v(phone, members, body, segments, n)
-  RETURNING 1)
-UPDATE messaging_messages SET queued_count = queued_count + (SELECT count(*) FROM ins), estimated_completion = $7 WHERE id = $2`,
-		teamID, messageID, at, ids.Head(), textArray(phones), textArray(members), done, nullableTextArray(bodies), nullableIntArray(segments))
+  INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_ids, status, updated_at, body, segments, held_until)
+  SELECT $4 || lpad(to_hex(v.n), 8, '0'), $1, $2, v.n, v.phone, string_to_array(v.members, ','), `+sqlQueued+`, $3, v.body, v.segments, v.held
+  FROM unnest($5::text[], $6::text[], $8::text[], $9::int[], $10::timestamptz[]) WITH ORDINALITY AS v(phone, members, body, segments, held, n)
+  RETURNING held_until)
+UPDATE messaging_messages SET queued_count = queued_count + (SELECT count(*) FROM ins), estimated_completion = $7,
+  held_for_quiet_hours = (SELECT count(held_until) FROM ins) WHERE id = $2`,
+		teamID, messageID, at, ids.Head(), textArray(phones), textArray(members), done, nullableTextArray(bodies), nullableIntArray(segments),
+		nullableTimeArray(held))
 	if err != nil {
 		return fmt.Errorf("insert %d deliveries: %w", len(phones), err)
 	}
@@ -422,31 +449,6 @@ func (r *Repo) pendingDeliveries(ctx context.Context, messageID string) ([]deliv
 		return nil, fmt.Errorf("pending deliveries: %w", err)
 	}
 	return ds, nil
-}
-
-// HoldTextsSQL marks a send's texts held for quiet hours ($2 positions,
-// $3 the instants their slots are due) and counts them on the message, in
-// one statement; the positions are probed on (message_id, seq).
-const HoldTextsSQL = `WITH h AS (
-  UPDATE messaging_deliveries d SET held_until = v.until
-  FROM unnest($2::int4[], $3::timestamptz[]) AS v(seq, until)
-  WHERE d.message_id = $1 AND d.seq = v.seq
-  RETURNING 1)
-UPDATE messaging_messages SET held_for_quiet_hours = (SELECT count(*) FROM h) WHERE id = $1`
-
-// HoldTexts marks a send's texts held for quiet hours.
-func (r *Repo) HoldTexts(ctx context.Context, messageID string, seqs []int32, until []time.Time) error {
-	if len(seqs) == 0 {
-		return nil
-	}
-	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		_, err := q.Exec(ctx, HoldTextsSQL, messageID, seqs, until)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("hold texts: %w", err)
-	}
-	return nil
 }
 
 // HeldByTeam counts, per team, the texts still queued and held past now

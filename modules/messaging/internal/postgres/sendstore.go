@@ -67,13 +67,8 @@ func (s *SendStore) LiveResend(ctx context.Context, teamID, messageID string) (s
 
 // InsertQueued stores a message's queued deliveries and sets its counts
 // and estimated completion (Repo.InsertQueued).
-func (s *SendStore) InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string, texts []domain.Text) error {
-	return s.repo.InsertQueued(ctx, teamID, messageID, at, done, ids, phones, memberIDs, texts)
-}
-
-// HoldTexts marks a send's texts held for quiet hours (Repo.HoldTexts).
-func (s *SendStore) HoldTexts(ctx context.Context, messageID string, seqs []int32, until []time.Time) error {
-	return s.repo.HoldTexts(ctx, messageID, seqs, until)
+func (s *SendStore) InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string, texts []domain.Text, held []time.Time) error {
+	return s.repo.InsertQueued(ctx, teamID, messageID, at, done, ids, phones, memberIDs, texts, held)
 }
 
 // HeldQueued counts a message's texts still held at now (Repo.HeldQueued).

@@ -136,13 +136,14 @@ func TestSendStoreRoundTrip(t *testing.T) {
 		if err := s.InsertMessage(ctx, &m); err != nil {
 			return err
 		}
+		// The second text is held for quiet hours until done.
 		return s.InsertQueued(ctx, "team_1", "msg_1", at, done, id.NewSeries("dlv"), []string{"+15550000001", "+15550000002"},
-			[][]string{{"mem_a", "mem_b"}, {"mem_c"}}, nil)
+			[][]string{{"mem_a", "mem_b"}, {"mem_c"}}, nil, []time.Time{{}, done})
 	})
 	got, err := s.Message(ctx, "team_1", "msg_1", false)
 	require.NoError(t, err)
 	want := m
-	want.QueuedCount, want.EstimatedCompletion = 2, &done
+	want.QueuedCount, want.EstimatedCompletion, want.HeldForQuietHours = 2, &done, 1
 	require.Equal(t, want, utcMessage(*got))
 	_, err = s.Message(ctx, "team_2", "msg_1", false)
 	require.ErrorIs(t, err, domain.ErrNotFound)
@@ -166,6 +167,12 @@ func TestSendStoreRoundTrip(t *testing.T) {
 	require.Equal(t, []string{"mem_a", "mem_b"}, ds[0].MemberIDs)
 	require.Equal(t, "+15550000002", ds[1].Phone)
 	require.Equal(t, domain.DeliveryQueued, ds[1].Status)
+	require.Nil(t, ds[0].HeldUntil)
+	require.NotNil(t, ds[1].HeldUntil)
+	require.True(t, ds[1].HeldUntil.Equal(done), "held until its slot")
+	held, err := s.HeldQueued(ctx, "msg_1", at)
+	require.NoError(t, err)
+	require.Equal(t, 1, held)
 	queued, err := s.Deliveries(ctx, "team_1", "msg_1", domain.DeliveryQueued, 50, 0)
 	require.NoError(t, err)
 	require.Len(t, queued, 2, "the status filter keeps the deliveries in that status")

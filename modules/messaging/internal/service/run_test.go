@@ -60,7 +60,7 @@ func (m *memStore) LiveResend(_ context.Context, teamID, messageID string) (stri
 
 // InsertQueued counts the deliveries on the message, as the statement does,
 // and keeps the recipients' own texts.
-func (m *memStore) InsertQueued(_ context.Context, _, messageID string, _, done time.Time, _ id.Series, phones []string, _ [][]string, texts []domain.Text) error {
+func (m *memStore) InsertQueued(_ context.Context, _, messageID string, _, done time.Time, _ id.Series, phones []string, _ [][]string, texts []domain.Text, _ []time.Time) error {
 	if texts != nil {
 		m.texts[messageID] = texts
 	}
@@ -72,7 +72,6 @@ func (m *memStore) InsertQueued(_ context.Context, _, messageID string, _, done 
 }
 
 func (m *memStore) CountBroadcast(context.Context, *domain.Message, int, time.Time) error { return nil }
-func (m *memStore) HoldTexts(context.Context, string, []int32, []time.Time) error         { return nil }
 func (m *memStore) HeldQueued(context.Context, string, time.Time) (int, error)            { return 0, nil }
 func (m *memStore) Deliveries(_ context.Context, teamID, messageID, _ string, _, _ int) ([]domain.Delivery, error) {
 	if msg, ok := m.messages[messageID]; !ok || msg.TeamID != teamID {

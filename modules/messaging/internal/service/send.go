@@ -412,18 +412,16 @@ func (s *Service) dispatch(ctx context.Context, m *domain.Message, p *Plan) erro
 	if n > 0 {
 		m.EstimatedCompletion = &done
 	}
-	if err := s.MessageStore.InsertQueued(ctx, m.TeamID, m.ID, now, done, id.NewSeries("dlv"), p.Phones, members, p.Texts); err != nil {
-		return err
-	}
+	var held []time.Time // by position: when each held text's slot is due
 	if len(planned.Held) > 0 {
-		seqs, until := make([]int32, len(planned.Held)), make([]time.Time, len(planned.Held))
-		for i, h := range planned.Held {
-			seqs[i], until[i] = h.Seq, h.Until
+		held = make([]time.Time, n)
+		for _, h := range planned.Held {
+			held[h.Seq-1] = h.Until
 		}
-		if err := s.MessageStore.HoldTexts(ctx, m.ID, seqs, until); err != nil {
-			return err
-		}
-		m.HeldForQuietHours, m.HeldNow = len(seqs), len(seqs)
+		m.HeldForQuietHours, m.HeldNow = len(planned.Held), len(planned.Held)
+	}
+	if err := s.MessageStore.InsertQueued(ctx, m.TeamID, m.ID, now, done, id.NewSeries("dlv"), p.Phones, members, p.Texts, held); err != nil {
+		return err
 	}
 	if err := s.MessageStore.CountBroadcast(ctx, m, n, now); err != nil { // analytics: per-day counters (inbound package)
 		return err

@@ -91,10 +91,7 @@ type MessageStore interface {
 	// estimated completion to done.
 	// texts are the recipients' own texts (merge tags), by position; nil
 	// when every recipient gets the message's text.
-	InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string, texts []domain.Text) error
-	// HoldTexts marks a send's texts held for quiet hours (positions, the
-	// instants their slots are due) and counts them on the message.
-	HoldTexts(ctx context.Context, messageID string, seqs []int32, until []time.Time) error
+	InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string, texts []domain.Text, held []time.Time) error
 	// HeldQueued counts a message's texts still held at now.
 	HeldQueued(ctx context.Context, messageID string, now time.Time) (int, error)
 	// CountBroadcast adds a dispatched message to the daily analytics.
