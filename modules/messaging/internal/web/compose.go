@@ -78,6 +78,7 @@ type preview struct {
 	Credits     int
 	Skipped     int
 	LastAt      time.Time
+	Held        int // texts quiet hours would hold
 	Zone        string
 	Missing     []service.TagGap
 	Approval    bool
@@ -156,7 +157,7 @@ func (h *handler) estimate(ctx context.Context, v *web.Viewer, f composeForm) (*
 		return &preview{Err: msg}, status
 	}
 	return &preview{Recipients: len(p.Phones), Sample: p.Sample, Encoding: string(p.Encoding), Segments: p.Segments,
-		Credits: p.Credits, Skipped: p.SkippedUndeliverable, LastAt: p.Completion, Zone: v.TimeZone, Missing: p.Missing,
+		Credits: p.Credits, Skipped: p.SkippedUndeliverable, LastAt: p.Completion, Held: p.Held, Zone: v.TimeZone, Missing: p.Missing,
 		Approval: p.ApprovalRequired, Urgent: p.Urgent, ScheduledAt: p.ScheduledFor}, http.StatusOK
 }
 

@@ -81,10 +81,11 @@ type messageView struct {
 // polling. A message handed over (status sent) still has texts the carrier
 // has not reported on; those count as not done, so the page follows them
 // until each is delivered, failed or unconfirmed. A message with no texts
-// yet (waiting for approval, say) is done: nothing moves until someone acts.
+// yet (waiting for approval, say) is done: nothing moves until someone acts,
+// and so is one whose only texts left are held for quiet hours until morning.
 func (m messageView) Done() bool { return progressDone(m.M) }
 
-func progressDone(m *domain.Message) bool { return m.QueuedCount+m.SentCount == 0 }
+func progressDone(m *domain.Message) bool { return m.QueuedCount-m.HeldNow+m.SentCount == 0 }
 
 // Percent is the share of texts with a final status.
 func (m messageView) Percent() int { return percent(m.M) }
