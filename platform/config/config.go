@@ -17,7 +17,8 @@ import (
 )
 
 // Config is the whole process configuration. Every field maps to one
-// environment variable documented in the README's configuration table.
+// environment variable documented in docs/CONFIGURATION.md (docs_test.go
+// fails when the two differ).
 type Config struct {
 	DatabaseURL     string        // DATABASE_URL (required)
 	Addr            string        // ADDR, public API listener
