@@ -366,8 +366,8 @@ func requestIDOf(ex Exchange) string {
 }
 
 // SpecCodes are the error codes each status may carry: the spec's §7 table,
-// plus the statuses teamtext chose where the spec says "not shown" (README,
-// "Decisions": the webhook URL codes and webhook_limit).
+// plus the statuses teamtext chose where the spec says "not shown" (docs/design/
+// decisions-not-shown.md: the webhook URL codes and webhook_limit).
 var SpecCodes = map[int][]string{
 	400: {"invalid_request", "invalid_json", "bad_request", "invalid_phone", "invalid_email", "invalid_role", "role_not_allowed",
 		"invalid_group", "read_only_field", "invalid_scheduled_for", "invalid_repeat", "keyword_required", "merge_tags_unsupported",

@@ -27,7 +27,7 @@ import (
 //   - a string in a JSON body (a key or a value) holding NUL: 400
 //     invalid_request (Postgres text cannot hold it);
 //   - null for a body field the document does not declare nullable: 400
-//     invalid_request (the API's one rule for null: README, "API conventions").
+//     invalid_request (the API's one rule for null: docs/design/api-conventions.md).
 //
 // It is a huma middleware registered after the API's authentication, so
 // the spec's order of checks holds: route, body size and type, key, gates,

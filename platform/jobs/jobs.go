@@ -27,7 +27,7 @@ import (
 // Registration is one module's contribution to the worker client: it adds
 // the module's workers to River's bundle.
 //
-// The wiring idiom (every module follows it; see the README's layout): a
+// The wiring idiom (every module follows it; see docs/design/layout.md): a
 // module provides its registrations into the fx group "workers", built from
 // the services they call, and its queues into "queues" and periodic jobs
 // into "periodic":

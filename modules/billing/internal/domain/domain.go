@@ -17,7 +17,8 @@ import (
 var ErrNotFound = errors.New("billing account not found")
 
 // creditsIncluded is each plan's monthly credit allowance (season plans
-// include the same per month). One table, mirrored in the README.
+// include the same per month). One table, mirrored in
+// docs/design/decisions-not-shown.md.
 var creditsIncluded = map[billingapi.Plan]int{
 	billingapi.PlanFree:         100,
 	billingapi.PlanTeam:         1000,

@@ -199,7 +199,7 @@ func (h *handler) activityShow(w http.ResponseWriter, r *http.Request, v *web.Vi
 }
 
 // activityExport is the most entries one CSV export holds (the log keeps
-// a year; see the README).
+// a year: RETENTION_ACTIVITY, docs/CONFIGURATION.md).
 const activityExport = 100000
 
 // activityCSV is GET /app/settings/activity.csv: the filtered log as CSV.
