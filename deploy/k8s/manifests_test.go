@@ -128,7 +128,7 @@ func TestDeploymentRules(t *testing.T) {
 	require.Equal(t, "http", c.ReadinessProbe.HTTPGet.Port.String())
 
 	// Requests and limits set; the memory request covers the measured
-	// loaded RSS (docs/BENCHMARKS.md) and the limit leaves headroom.
+	// loaded RSS (docs/BENCHMARKS-HISTORY.md, "Deployment") and the limit leaves headroom.
 	req, lim := c.Resources.Requests, c.Resources.Limits
 	require.False(t, req.Cpu().IsZero())
 	require.GreaterOrEqual(t, req.Memory().Cmp(resource.MustParse("64Mi")), 0)

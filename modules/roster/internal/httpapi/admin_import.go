@@ -17,7 +17,7 @@ import (
 // 15,000–20,000 rows/s measured on a shared 2-CPU machine the largest file
 // (100,000 rows) takes 5–7 s, so the budget only bites on a machine
 // several times slower, and raising it would need the write timeout raised
-// too (docs/BENCHMARKS.md, issue 15).
+// too (docs/BENCHMARKS-HISTORY.md, issue 15).
 const importBudget = 45 * time.Second
 
 const importDescription = "Imports a roster from CSV (`text/csv`, UTF-8, optional BOM, up to 16 MiB and " +
