@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
@@ -103,7 +104,7 @@ func addRoles(v *web.Viewer) []roleChoice {
 
 func (h *handler) rosterView(ctx context.Context, r *http.Request, v *web.Viewer) (*rosterView, error) {
 	q := r.URL.Query()
-	f := rosterFilter{Search: q.Get("q"), GroupID: q.Get("group"), Role: q.Get("role"), Status: q.Get("status")}
+	f := rosterFilter{Search: strings.TrimSpace(q.Get("q")), GroupID: q.Get("group"), Role: q.Get("role"), Status: q.Get("status")}
 	off := web.Offset(r)
 	gs, err := h.roster.Groups(ctx, v.TeamID, maxGroups, 0)
 	if err != nil {
