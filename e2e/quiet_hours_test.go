@@ -41,8 +41,8 @@ func nextLocal(now time.Time, zone string, hh, mm int) time.Time {
 }
 
 type outboxRow struct {
-	to string
-	at time.Time
+	to, body string
+	at       time.Time
 }
 
 func quietOutbox(t *testing.T, url, from string) []outboxRow {
@@ -50,12 +50,12 @@ func quietOutbox(t *testing.T, url, from string) []outboxRow {
 	conn, err := pgx.Connect(context.Background(), url)
 	require.NoError(t, err)
 	defer conn.Close(context.Background())
-	rows, err := conn.Query(context.Background(), `SELECT to_phone, created_at FROM messaging_sim_outbox WHERE from_phone = $1 ORDER BY id`, from)
+	rows, err := conn.Query(context.Background(), `SELECT to_phone, body, created_at FROM messaging_sim_outbox WHERE from_phone = $1 ORDER BY id`, from)
 	require.NoError(t, err)
 	var out []outboxRow
 	for rows.Next() {
 		var r outboxRow
-		require.NoError(t, rows.Scan(&r.to, &r.at))
+		require.NoError(t, rows.Scan(&r.to, &r.body, &r.at))
 		out = append(out, r)
 	}
 	return out
@@ -153,22 +153,51 @@ WHERE n.number = $1 AND s.due_at <= (SELECT now() + offset_us * interval '1 micr
 			return due == 0 || len(quietOutbox(t, p.url, a.number)) > handed
 		})
 	}
+	// A second send now (20:59 Eastern) does not queue behind the texts
+	// held for the morning: only its Eastern texts are held.
+	r = do(t, a.api, "POST", "/messages", map[string]any{"text": "Bring snacks", "audience": "families"})
+	require.Equal(t, 201, r.Status, string(r.Body))
+	var second struct {
+		ID                string `json:"id"`
+		HeldForQuietHours int    `json:"held_for_quiet_hours"`
+	}
+	require.NoError(t, r.Data(&second))
+	require.Equal(t, 10, second.HeldForQuietHours, "Central, Pacific and Hawaii are awake: their texts go tonight")
+	for step := 0; deliveries(t, p.url, second.ID, "queued") > second.HeldForQuietHours; step++ {
+		require.Less(t, step, 120, "the second send's awake texts go within two minutes")
+		c.advance(t, time.Second)
+		handed := len(quietOutbox(t, p.url, a.number))
+		waitFor(t, 10*time.Second, func() bool {
+			due := countRowsIn(t, p.url, `SELECT count(*) FROM messaging_slots s JOIN messaging_numbers n ON n.id = s.number_id
+WHERE n.number = $1 AND s.due_at <= (SELECT now() + offset_us * interval '1 microsecond' FROM platform_clock WHERE id = 1)`, a.number)
+			return due == 0 || len(quietOutbox(t, p.url, a.number)) > handed
+		})
+	}
+
 	// The night: on to 07:59:58 Eastern in one move, then a second at a time.
 	c.advance(t, eight.Add(-2*time.Second).Sub(c.now(t)))
-	for range 15 {
+	for range 25 {
 		c.advance(t, time.Second)
 		handed := len(quietOutbox(t, p.url, a.number))
 		waitFor(t, 10*time.Second, func() bool {
 			return deliveries(t, p.url, m.ID, "queued") == 0 || len(quietOutbox(t, p.url, a.number)) > handed
 		})
 	}
-	waitFor(t, 30*time.Second, func() bool { return deliveries(t, p.url, m.ID, "queued") == 0 })
-	var out []outboxRow
+	waitFor(t, 30*time.Second, func() bool {
+		return deliveries(t, p.url, m.ID, "queued") == 0 && deliveries(t, p.url, second.ID, "queued") == 0
+	})
+	var out, secondOut []outboxRow
 	for _, o := range quietOutbox(t, p.url, a.number) {
-		if zoneOf[o.to] != "" { // not the staff member's sign-in code
+		switch {
+		case zoneOf[o.to] == "": // the staff member's sign-in code
+		case strings.Contains(o.body, "Bring snacks"):
+			secondOut = append(secondOut, o)
+			require.True(t, allowed(t, o.at, zoneOf[o.to]), "%s handed over at %s, inside its quiet hours (%s)", o.to[:5], o.at, zoneOf[o.to])
+		default:
 			out = append(out, o)
 		}
 	}
+	require.Len(t, secondOut, 40, "the second send: every text once")
 	require.Len(t, out, 40, "every text once")
 	var morning []time.Time
 	for _, o := range out {

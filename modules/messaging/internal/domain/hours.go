@@ -144,6 +144,13 @@ func (h Hours) Overlap(t time.Time) bool {
 	return ok
 }
 
+// Busy is a slot already planned on the number: due At, Segments in all
+// (the slots of every send due then). PlanHeld keeps clear of them.
+type Busy struct {
+	At       time.Time
+	Segments int
+}
+
 // HeldPlan is a plan under quiet hours: the slots over the texts in Order
 // (Order[k] is the index, in the send's order, of the k-th text handed
 // over; a slot's First and Count index Order), and when each held text
@@ -162,7 +169,13 @@ type HeldPlan struct {
 // no waiting text may go at a slot's instant, the plan jumps to the
 // earliest opening among them. Texts whose Hours never allow (see
 // Overlap: the caller resolves those to the team's zone) go at once.
-func (s Schedule) PlanHeld(now time.Time, hours []*Hours, segments int) (Schedule, HeldPlan) {
+//
+// busy are the number's slots already planned from now on, earliest
+// first: when given, the plan starts from now and places each slot where
+// a full slot's span is clear of them (the pace kept on both sides), so
+// a send whose recipients are awake goes before texts held for the
+// morning; the number's LastAt stays its latest slot.
+func (s Schedule) PlanHeld(now time.Time, hours []*Hours, segments int, busy []Busy) (Schedule, HeldPlan) {
 	segments = max(segments, 1)
 	per := s.Pace.PerSlot(segments)
 	count := len(hours)
@@ -234,21 +247,49 @@ func (s Schedule) PlanHeld(now time.Time, hours []*Hours, segments int) (Schedul
 			}
 		}
 	}
-	if count > 0 && !s.LastAt.IsZero() && s.LastAt.After(now.Add(JoinMargin)) {
+	// Without busy slots the plan goes after the number's latest slot, as
+	// Plan does (joining it when it has room). With them, it starts from
+	// now and fits between them: a text awake now need not wait behind
+	// texts held for the morning.
+	prevAt, prevSeg := s.LastAt, s.LastSegments
+	if len(busy) > 0 {
+		prevAt, prevSeg = time.Time{}, 0
+	} else if count > 0 && !s.LastAt.IsZero() && s.LastAt.After(now.Add(JoinMargin)) {
 		room := int(math.Floor((s.Pace.capacity()-float64(s.LastSegments))/float64(segments) + 1e-9))
 		if texts := fill(s.LastAt, min(max(room, 0), count)); len(texts) > 0 {
 			place(s.LastAt, texts)
 			s.LastSegments += len(texts) * segments
+			prevSeg = s.LastSegments
 		}
+	}
+	need := s.Pace.Occupancy(per * segments) // a full slot's span, kept clear of busy ones
+	k := 0                                   // busy slots before k end by the current instant
+	clear := func(at time.Time) time.Time {
+		for ; k < len(busy); k++ {
+			b := busy[k]
+			end := b.At.Add(s.Pace.Occupancy(b.Segments))
+			if !end.After(at) {
+				continue // over before at
+			}
+			if !at.Add(need).After(b.At) {
+				break // at's slot ends before b starts
+			}
+			at = end
+		}
+		return at
 	}
 	for len(hp.Order) < count {
 		at := ceilMicro(now)
-		if !s.LastAt.IsZero() {
-			at = later(at, s.LastAt.Add(s.Pace.Occupancy(s.LastSegments)))
+		if !prevAt.IsZero() {
+			at = later(at, prevAt.Add(s.Pace.Occupancy(prevSeg)))
 		}
 		at = later(at, s.FreeAt)
-		texts := fill(at, per)
-		if len(texts) == 0 {
+		var texts []int
+		for {
+			at = ceilMicro(clear(at))
+			if texts = fill(at, per); len(texts) > 0 {
+				break
+			}
 			// Nobody waiting may go now: on to the earliest opening.
 			var next time.Time
 			for _, c := range classes {
@@ -265,20 +306,19 @@ func (s Schedule) PlanHeld(now time.Time, hours []*Hours, segments int) (Schedul
 					next = o
 				}
 			}
-			// Every waiting class has Hours that open (the others are nil,
-			// always open, and would have filled the slot).
-			if !next.IsZero() {
-				at = ceilMicro(next)
-			}
-			if texts = fill(at, per); len(texts) == 0 { // never: a plan always ends
+			if !next.After(at) { // never: every waiting class opens later (the others are always open)
 				for _, c := range classes {
 					c.h = nil
 				}
-				texts = fill(at, per)
+				continue
 			}
+			at = next
 		}
 		place(at, texts)
-		s.LastAt, s.LastSegments = at, len(texts)*segments
+		prevAt, prevSeg = at, len(texts)*segments
+		if !at.Before(s.LastAt) {
+			s.LastAt, s.LastSegments = at, prevSeg
+		}
 	}
 	return s, hp
 }

@@ -110,8 +110,25 @@ func TestPlanHeldProperties(t *testing.T) {
 		if rng.IntN(2) == 0 { // a number with work planned already
 			sched.LastAt, sched.LastSegments = now.Add(time.Duration(rng.IntN(5000))*time.Millisecond), segments
 		}
-		_, hp := sched.PlanHeld(now, hours, segments)
+		var busy []Busy
+		if run%3 == 0 { // slots already planned: scattered over the next day
+			at := now
+			for range rng.IntN(200) {
+				at = at.Add(time.Duration(1+rng.IntN(600)) * time.Second)
+				busy = append(busy, Busy{At: at, Segments: segments})
+			}
+		}
+		_, hp := sched.PlanHeld(now, hours, segments, busy)
 		require.Len(t, hp.Order, count, "run %d: every text once", run)
+		for _, sl := range hp.Slots {
+			for _, b := range busy {
+				clash := sl.At.Before(b.At.Add(pace.Occupancy(b.Segments))) && b.At.Before(sl.At.Add(pace.Occupancy(sl.Segments)))
+				require.False(t, clash, "run %d: slot %s within busy %s", run, sl.At, b.At)
+			}
+		}
+		if busy != nil {
+			sched.LastAt, sched.LastSegments = time.Time{}, 0 // the plan started from now
+		}
 		seen := make([]bool, count)
 		last := map[*Hours]int{}
 		prev := sched.LastAt
@@ -164,7 +181,7 @@ func TestPlanHeldEveningBroadcast(t *testing.T) {
 			hours[i] = west
 		}
 	}
-	_, hp := Schedule{Pace: 1}.PlanHeld(now, hours, 1)
+	_, hp := Schedule{Pace: 1}.PlanHeld(now, hours, 1, nil)
 	nine, _ := time.ParseInLocation("2006-01-02 15:04", "2026-12-07 21:00", ny)
 	eight, _ := time.ParseInLocation("2006-01-02 15:04", "2026-12-08 08:00", ny)
 	var eastBefore, eastAfter, westBefore int
@@ -221,7 +238,50 @@ func BenchmarkPlan10k(b *testing.B) {
 	})
 	b.Run("quiet-on", func(b *testing.B) {
 		for b.Loop() {
-			s.PlanHeld(now, hours, 1)
+			s.PlanHeld(now, hours, 1, nil)
 		}
 	})
+}
+
+
+// With busy slots (texts held for the morning), a later send whose
+// recipients are awake goes now, between and before them, never within
+// their occupancy nor closer than the pace to one another; the number's
+// latest slot stays the latest.
+func TestPlanHeldAroundBusySlots(t *testing.T) {
+	ny, la := zone(t, "America/New_York"), zone(t, "America/Los_Angeles")
+	now, _ := time.ParseInLocation("2006-01-02 15:04", "2026-12-07 22:00", ny)
+	eight, _ := time.ParseInLocation("2006-01-02 15:04", "2026-12-08 08:00", ny)
+	// 600 Eastern texts held from 08:00, one a second, and a few scattered
+	// slots this evening.
+	var busy []Busy
+	for _, d := range []time.Duration{3 * time.Second, 10 * time.Second, 11 * time.Second, 40 * time.Second} {
+		busy = append(busy, Busy{At: now.Add(d), Segments: 1})
+	}
+	for i := range 600 {
+		busy = append(busy, Busy{At: eight.Add(time.Duration(i) * time.Second), Segments: 1})
+	}
+	s := Schedule{Pace: 1, LastAt: busy[len(busy)-1].At, LastSegments: 1}
+	west := day(la)
+	hours := make([]*Hours, 100)
+	for i := range hours {
+		hours[i] = west
+	}
+	got, hp := s.PlanHeld(now, hours, 1, busy)
+	require.Len(t, hp.Order, 100)
+	require.Zero(t, hp.Held, "Pacific is awake at 19:00")
+	require.True(t, got.LastAt.Equal(s.LastAt), "the held block stays the number's latest")
+	prev := time.Time{}
+	for _, sl := range hp.Slots {
+		require.True(t, sl.At.Before(eight), "this evening, not behind the morning's block: %s", sl.At)
+		for _, b := range busy {
+			clash := sl.At.Before(b.At.Add(time.Second)) && b.At.Before(sl.At.Add(time.Second))
+			require.False(t, clash, "slot %s within busy %s", sl.At, b.At)
+		}
+		if !prev.IsZero() {
+			require.GreaterOrEqual(t, sl.At.Sub(prev), time.Second, "pace")
+		}
+		prev = sl.At
+	}
+	require.True(t, hp.Slots[0].At.Equal(now), "the first goes at once")
 }

@@ -193,6 +193,9 @@ type Store interface {
 	InsertSlots(ctx context.Context, ss []NewSlot) error
 	// Queues returns the queues of those of numberIDs with slots planned.
 	Queues(ctx context.Context, numberIDs []string) (map[string]Queued, error)
+	// Busy returns each number's slots due from on, earliest first, with
+	// the segments due at each instant (quiet hours plan around them).
+	Busy(ctx context.Context, numberIDs []string, from time.Time) (map[string][]domain.Busy, error)
 	// ShiftSlots moves each number's queued slots that are not urgent later
 	// by its shift, and the estimated completion of the sends they hold
 	// with them.

@@ -79,6 +79,7 @@ func (s *Service) Plan(ctx context.Context, p SendPlan) (Planned, error) {
 		}
 	}
 	var queued map[string]Queued
+	var busy map[string][]domain.Busy
 	if paced {
 		ids := make([]string, len(numbers))
 		for i, n := range numbers {
@@ -90,6 +91,11 @@ func (s *Service) Plan(ctx context.Context, p SendPlan) (Planned, error) {
 		s.withPace(numbers)
 		if p.Urgent {
 			if queued, err = s.Store.Queues(ctx, ids); err != nil {
+				return Planned{}, err
+			}
+		}
+		if hours != nil {
+			if busy, err = s.Store.Busy(ctx, ids, now); err != nil {
 				return Planned{}, err
 			}
 		}
@@ -132,7 +138,7 @@ func (s *Service) Plan(ctx context.Context, p SendPlan) (Planned, error) {
 			}
 		case hours != nil:
 			var hp domain.HeldPlan
-			sched, hp = n.Schedule.PlanHeld(now, hoursFor(hours, mine), p.Segments)
+			sched, hp = n.Schedule.PlanHeld(now, hoursFor(hours, mine), p.Segments, busy[n.ID])
 			planned = hp.Slots
 			ordered := make([]int32, len(mine))
 			for k, i := range hp.Order {
@@ -244,8 +250,18 @@ func (s *Service) Completion(ctx context.Context, team rosterapi.Team, phones []
 		return Estimate{Finish: now}, err
 	}
 	var hours []*domain.Hours
+	var busy map[string][]domain.Busy
 	if !urgent {
 		if hours, err = s.hoursOf(ctx, team.ID, team.TimeZone, phones, now); err != nil {
+			return Estimate{}, err
+		}
+	}
+	if hours != nil {
+		ids := make([]string, len(numbers))
+		for i, n := range numbers {
+			ids[i] = n.ID
+		}
+		if busy, err = s.Store.Busy(ctx, ids, now); err != nil {
 			return Estimate{}, err
 		}
 	}
@@ -262,7 +278,7 @@ func (s *Service) Completion(ctx context.Context, team rosterapi.Team, phones []
 		var sched domain.Schedule
 		if hours != nil {
 			var hp domain.HeldPlan
-			sched, hp = n.Schedule.PlanHeld(now, hoursFor(hours, mine), segments)
+			sched, hp = n.Schedule.PlanHeld(now, hoursFor(hours, mine), segments, busy[n.ID])
 			est.Held += hp.Held
 		} else {
 			sched, _ = n.Schedule.Plan(now, len(mine), segments)

@@ -568,3 +568,27 @@ func (s *OutboundStore) Backlogs(ctx context.Context) (map[string]int64, error) 
 	}
 	return out, nil
 }
+
+// Busy returns each number's slots due from on, earliest first, with the
+// segments due at each instant, from the (number_id, due_at) index.
+func (s *OutboundStore) Busy(ctx context.Context, ids []string, from time.Time) (map[string][]domain.Busy, error) {
+	out := make(map[string][]domain.Busy, len(ids))
+	err := s.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		rows, err := q.Query(ctx, `SELECT number_id, due_at, sum(segments)::int FROM messaging_slots
+WHERE number_id = ANY($1::text[]) AND due_at >= $2 GROUP BY number_id, due_at ORDER BY number_id, due_at`, ids, from.Add(-domain.Window))
+		if err != nil {
+			return err
+		}
+		var id string
+		var b domain.Busy
+		_, err = pgx.ForEachRow(rows, []any{&id, &b.At, &b.Segments}, func() error {
+			out[id] = append(out[id], b)
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("busy slots: %w", err)
+	}
+	return out, nil
+}
