@@ -243,7 +243,6 @@ func BenchmarkPlan10k(b *testing.B) {
 	})
 }
 
-
 // With busy slots (texts held for the morning), a later send whose
 // recipients are awake goes now, between and before them, never within
 // their occupancy nor closer than the pace to one another; the number's
