@@ -143,7 +143,11 @@ func TestDashboardComposeMergeTags(t *testing.T) {
 				if !js {
 					navigate(t, tab, "/app/messages/"+id)
 				}
-				return textOf(t, tab, "[data-progress] .stat:nth-child(3) b") == "3"
+				// Read by script: the poll may swap the block between a
+				// query for its node and a read of its text.
+				got, err := chromedp.Run(tab, chromedp.Evaluate[string](`(document.querySelector("[data-progress] .stat:nth-child(3) b")||{}).textContent||""`))
+				require.NoError(t, err)
+				return got == "3"
 			})
 			for _, f := range fams {
 				got := bodiesTo(t, s.teamID, f.phone)

@@ -46,9 +46,15 @@ func messagingTeam(t testing.TB, o harness.TeamOptions) (*harness.Fixture, *harn
 
 var numberSeq atomic.Int64
 
+// numberBase starts this process's numbers at a random place of the
+// 90,000 teamNumber has, so runs do not reuse each other's; within the
+// process the sequence keeps them distinct (a time read per call did not:
+// two calls could land on the same number, and a team's POST got 409).
+var numberBase = time.Now().UnixNano() % 90000
+
 // teamNumber returns a distinct, valid team number (+1 202 55X XXXX, X≠5).
 func teamNumber() string {
-	n := numberSeq.Add(1) + time.Now().UnixNano()%100000
+	n := (numberBase + numberSeq.Add(1)) % 90000
 	ex := []int{0, 1, 2, 3, 4, 6, 7, 8, 9}[n%9]
 	return fmt.Sprintf("+120255%d%04d", ex, (n/9)%10000)
 }
