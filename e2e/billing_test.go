@@ -69,6 +69,9 @@ func TestTrialNoOverdraft(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			statuses[r.Status]++
+			if r.Status >= 500 {
+				t.Logf("send answered %d: %s (request %s)", r.Status, r.Body, r.Header.Get("X-Request-Id"))
+			}
 			if r.Status == 402 {
 				require.Equal(t, "trial_limit", r.ErrorCode())
 			}
