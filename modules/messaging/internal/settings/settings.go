@@ -60,10 +60,14 @@ type QuietHoursPatch struct {
 
 // QuietHours is the rule the planner applies to a team's routine texts:
 // the team's own, or the default window with QUIET_HOURS_DEFAULT when the
-// team has not chosen. An unknown team is a 404 not_found fault.
+// team has not chosen. The planner's team exists, so this reads the one
+// settings row and nothing else (Quiet answers 404 for an unknown team).
 func (s *Service) QuietHours(ctx context.Context, teamID string) (domain.QuietHours, error) {
-	q, err := s.Quiet(ctx, teamID)
-	return q.QuietHours, err
+	set, err := s.d.Store.QuietHours(ctx, teamID)
+	if err != nil {
+		return domain.QuietHours{}, err
+	}
+	return set.Rule(s.d.Config.QuietHoursDefault), nil
 }
 
 // Quiet is the team's quiet hours with whether they follow the default.

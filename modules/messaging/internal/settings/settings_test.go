@@ -89,7 +89,7 @@ func TestSetQuietHoursPatches(t *testing.T) {
 	require.Equal(t, domain.Clock(22*60), st["team_1"].Start, "a refusal changes nothing")
 	require.Equal(t, domain.Clock(7*60+30), st["team_1"].End)
 
-	_, err = s.QuietHours(ctx, "team_nope")
+	_, err = s.Quiet(ctx, "team_nope")
 	require.ErrorIs(t, err, fault.NotFoundf("team not found"))
 	_, err = s.SetQuietHours(ctx, "team_nope", QuietHoursPatch{Start: str("22:00")})
 	require.ErrorIs(t, err, fault.NotFoundf("team not found"))
