@@ -212,7 +212,7 @@ func (s *Service) File(ctx context.Context, as []Args) error {
 		if err := s.heardFrom(ctx, fresh); err != nil {
 			return err
 		}
-		var visible []domain.Inbound
+		var routed []*domain.Inbound
 		for i := range ins {
 			in := &ins[i]
 			if !stored[in.ID] {
@@ -222,6 +222,13 @@ func (s *Service) File(ctx context.Context, as []Args) error {
 			if err := s.act(ctx, teams[in.ToPhone], in); err != nil {
 				return err
 			}
+			routed = append(routed, in)
+		}
+		if err := s.route(ctx, teams, routed); err != nil {
+			return err
+		}
+		var visible []domain.Inbound
+		for _, in := range routed {
 			if in.Held {
 				s.Log.Info("inbound text held: renewal payment overdue", "team_id", in.TeamID, "message_id", in.ID)
 				continue
