@@ -20,3 +20,22 @@ type MergeFields interface {
 	// one statement. Members without any value are absent.
 	FieldValues(ctx context.Context, teamID string, keys []string) (map[string]map[string]string, error)
 }
+
+// GroupJoin puts a phone's roster entries on a team in a group.
+type GroupJoin struct {
+	TeamID  string
+	GroupID string
+	Phone   string // E.164
+}
+
+// GroupMembers lets other modules put roster entries in groups: a member
+// who texts a team keyword joins the keyword's group (messaging).
+type GroupMembers interface {
+	// IsGroup reports whether groupID is a group of the team.
+	IsGroup(ctx context.Context, teamID, groupID string) (bool, error)
+	// JoinGroups adds every live roster entry of each join's team with its
+	// phone to its group, in the caller's transaction and in one statement
+	// whatever their number. Already a member: nothing; a group gone, or
+	// of another team: nothing. It returns how many memberships it added.
+	JoinGroups(ctx context.Context, joins []GroupJoin) (int, error)
+}

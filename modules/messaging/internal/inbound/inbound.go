@@ -85,6 +85,9 @@ type Deps struct {
 	// Keywords carries out STOP and START and keeps every keyword text in
 	// the number's consent history (roster's consent record).
 	Keywords rosterapi.Keywords
+	// TeamKeywords answers the texts that are one of their team's own
+	// keywords (*TeamKeywords; nil: none are).
+	TeamKeywords KeywordAnswerer
 }
 
 // HelpReplier queues the answer to a HELP text (*Replies).

@@ -53,11 +53,6 @@ func (s *Service) joins(context.Context, map[string]rosterapi.Team, []*domain.In
 	return nil, nil
 }
 
-// teamKeywords is the team-keyword step (not built yet: claims nothing).
-func (s *Service) teamKeywords(context.Context, map[string]rosterapi.Team, []*domain.Inbound) (map[string]bool, error) {
-	return nil, nil
-}
-
 // responses is the poll-answer step (not built yet: claims nothing).
 func (s *Service) responses(context.Context, map[string]rosterapi.Team, []*domain.Inbound) (map[string]bool, error) {
 	return nil, nil

@@ -351,6 +351,32 @@ func (r *Repo) AddToGroup(ctx context.Context, teamID, groupID, memberID string)
 	return nil
 }
 
+// JoinGroupsSQL adds every live entry of a team ($1) with a phone ($3)
+// to a group ($2), the three arrays read in step, as AddToGroupSQL adds
+// one: both rows locked FOR KEY SHARE, nothing for a group or entry gone.
+const JoinGroupsSQL = `INSERT INTO roster_group_members (group_id, member_id, team_id)
+SELECT g.id, m.id, g.team_id FROM unnest($1::text[], $2::text[], $3::text[]) AS j(team_id, group_id, phone)
+JOIN roster_groups g ON g.id = j.group_id AND g.team_id = j.team_id
+JOIN roster_members m ON m.team_id = j.team_id AND m.phone = j.phone AND m.deleted_at IS NULL
+ORDER BY g.id, m.id
+FOR KEY SHARE OF g, m
+ON CONFLICT DO NOTHING`
+
+// JoinGroups adds each join's phone's live entries on its team to its
+// group, in one statement, and returns how many memberships it added.
+func (r *Repo) JoinGroups(ctx context.Context, joins []rosterapi.GroupJoin) (int, error) {
+	teams, groups, phones := make([]string, len(joins)), make([]string, len(joins)), make([]string, len(joins))
+	for i, j := range joins {
+		teams[i], groups[i], phones[i] = j.TeamID, j.GroupID, j.Phone
+	}
+	res, err := r.db.SQL(ctx).ExecContext(ctx, JoinGroupsSQL, teams, groups, phones)
+	if err != nil {
+		return 0, fmt.Errorf("join groups: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
 // RemoveFromGroup removes a member from a group; false if they were not in it.
 func (r *Repo) RemoveFromGroup(ctx context.Context, groupID, memberID string) (bool, error) {
 	res, err := r.db.IDB(ctx).NewDelete().Table("roster_group_members").Where("group_id = ? AND member_id = ?", groupID, memberID).Exec(ctx)

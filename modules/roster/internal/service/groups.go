@@ -2,6 +2,9 @@ package service
 
 import (
 	"context"
+	"errors"
+
+	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
@@ -20,6 +23,26 @@ func (d *Directory) GroupChoices(ctx context.Context, teamID string) ([]rosterap
 		out = append(out, rosterapi.GroupChoice{ID: g.ID, Name: g.Name})
 	}
 	return out, nil
+}
+
+// IsGroup implements rosterapi.GroupMembers.
+func (d *Directory) IsGroup(ctx context.Context, teamID, groupID string) (bool, error) {
+	if groupID == "" {
+		return false, nil
+	}
+	_, err := d.repo.Group(ctx, teamID, groupID)
+	if errors.Is(err, domain.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// JoinGroups implements rosterapi.GroupMembers.
+func (d *Directory) JoinGroups(ctx context.Context, joins []rosterapi.GroupJoin) (int, error) {
+	if len(joins) == 0 {
+		return 0, nil
+	}
+	return d.repo.JoinGroups(ctx, joins)
 }
 
 // FieldValues implements rosterapi.MergeFields.

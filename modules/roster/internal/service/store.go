@@ -95,6 +95,8 @@ type DirectoryStore interface {
 	FieldValues(ctx context.Context, teamID string, keys []string) (map[string]map[string]string, error)
 	Groups(ctx context.Context, teamID string, limit, offset int) ([]domain.Group, error)
 	Group(ctx context.Context, teamID, id string) (*domain.Group, error)
+	// JoinGroups adds each join's phone's live entries to its group (rosterapi.GroupMembers).
+	JoinGroups(ctx context.Context, joins []rosterapi.GroupJoin) (int, error)
 	Member(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Member, error)
 	MembersByPhone(ctx context.Context, teamID, phone string, forUpdate bool) ([]domain.Member, error)
 	MembersByRole(ctx context.Context, teamID string, roles ...rosterapi.Role) ([]domain.Member, error)
