@@ -137,6 +137,7 @@ type routesParams struct {
 	Analytics *inbound.Analytics
 	Numbers   *outbound.Service
 	Settings  *settings.Service
+	Keywords  *inbound.TeamKeywords
 	Carrier   carrier.Carrier
 	Simulator *simulator.Simulator
 	DB        *db.DB
@@ -147,7 +148,7 @@ type routesParams struct {
 // httpapi/routes.go); the simulator's operations only when it is the carrier.
 func registerRoutes(p routesParams) {
 	msghttp.Register(p.Public.API, p.Admin.API, msghttp.Services{Send: p.Send, Inbound: p.Inbound, Inbox: p.Inbox, Replies: p.Replies, Analytics: p.Analytics, Numbers: p.Numbers,
-		Settings: p.Settings, Simulator: simulatorOnly(p.Carrier, p.Simulator), DB: p.DB, Clock: p.Clock})
+		Settings: p.Settings, Keywords: p.Keywords, Simulator: simulatorOnly(p.Carrier, p.Simulator), DB: p.DB, Clock: p.Clock})
 }
 
 // pumpPoll is how often the engine's and status queues look for jobs that

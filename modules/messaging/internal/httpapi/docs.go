@@ -101,3 +101,22 @@ const quietHoursDoc = " Quiet hours hold routine texts (broadcasts through the A
 
 // decisionDoc ends the approve and reject operations' descriptions.
 const decisionDoc = " member_id must be a head coach or team director (403 forbidden); 409 conflict if the message is not pending_approval."
+
+// The team keywords' descriptions.
+const (
+	keywordsDoc = " A text whose whole body is one of the team's keywords (any case; white space and punctuation around it ignored) is answered with " +
+		"\"<team name>: \" followed by the keyword's reply, one to one, from the number that was texted: not charged as credits (like a HELP answer), " +
+		"sent while the renewal is overdue, never to an opted-out number. If the keyword has a group_id and the sender's number is on the roster, every " +
+		"roster entry of the team with the number joins the group. STOP, START and HELP, and joining by text, come first. The text is still listed by " +
+		"GET /inbound-messages, announced as message.received and kept in the inbox (its keyword is null). A carrier's retried callback answers once."
+	adminListKeywordsDoc  = "The team's keywords by keyword, paginated; 404 not_found for an unknown team." + keywordsDoc
+	adminCreateKeywordDoc = "201 with the keyword. 400 invalid_request for a keyword that is not one word of 1 to 20 letters A to Z and digits, " +
+		"for a reserved word (STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE, OPTOUT, START, UNSTOP, HELP, INFO, the join keywords JOIN, " +
+		"ATHLETE and PARENT, and the team's code, in any case), for a reply that is empty or longer than 459 characters or not valid UTF-8 text " +
+		"(NUL); 400 invalid_group when group_id is not a group of the team; 409 conflict when the team has the keyword already (or 100 keywords); " +
+		"404 not_found for an unknown team. Nothing is written on a refusal." + keywordsDoc
+	adminGetKeywordDoc    = "One keyword; 404 not_found for an unknown id or another team's."
+	adminUpdateKeywordDoc = "Any of keyword, reply and group_id (null removes the group); the others are kept. The refusals of adding one, and 404 " +
+		"not_found for an unknown id or another team's."
+	adminDeleteKeywordDoc = "204; the word is no longer answered. 404 not_found for an unknown id or another team's."
+)

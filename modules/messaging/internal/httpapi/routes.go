@@ -26,7 +26,7 @@ import (
 // approvals, urgent templates, simulator, sending numbers, inbound).
 func Register(api, admin huma.API, s Services) {
 	h := &handler{svc: s.Send, inbound: s.Inbound, inbox: s.Inbox, replies: s.Replies, analytics: s.Analytics, numbers: s.Numbers,
-		settings: s.Settings, sim: s.Simulator, db: s.DB, clock: s.Clock}
+		settings: s.Settings, keywords: s.Keywords, sim: s.Simulator, db: s.DB, clock: s.Clock}
 	tmpl, msgs, sched, inb := []string{"Templates"}, []string{"Messages"}, []string{"Scheduled"}, []string{"Inbound texts"}
 	approvals, simTags, numbers, settingsTags := []string{"Approvals"}, []string{"Simulator"}, []string{"Sending numbers"}, []string{"Messaging settings"}
 
@@ -72,6 +72,12 @@ func Register(api, admin huma.API, s Services) {
 	httpapi.Register(admin, huma.Operation{OperationID: "admin-simulator-inbound", Method: http.MethodPost, Path: "/simulator/inbound", Tags: simTags, DefaultStatus: http.StatusAccepted, Summary: "Someone texts a team number", Description: adminSimulatorInboundDoc}, h.adminSimulatorInbound, http.StatusConflict)
 	httpapi.Register(admin, huma.Operation{OperationID: "admin-inbox-reply", Method: http.MethodPost, Path: "/teams/{team_id}/inbox/{message_id}/reply", Tags: []string{"Inbox"}, Summary: "Reply to an inbox text", Description: adminInboxReplyDoc}, h.adminInboxReply, http.StatusPaymentRequired, http.StatusForbidden, http.StatusConflict)
 	httpapi.Register(admin, huma.Operation{OperationID: "admin-get-messaging-settings", Method: http.MethodGet, Path: "/teams/{team_id}/messaging-settings", Tags: settingsTags, Summary: "Get messaging settings", Description: adminGetMessagingSettingsDoc}, h.adminGetMessagingSettings)
+	kw := []string{"Keywords"}
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-list-keywords", Method: http.MethodGet, Path: "/teams/{team_id}/keywords", Tags: kw, Summary: "List the team's keywords", Description: adminListKeywordsDoc}, h.adminListKeywords)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-create-keyword", Method: http.MethodPost, Path: "/teams/{team_id}/keywords", Tags: kw, DefaultStatus: http.StatusCreated, Summary: "Add a keyword", Description: adminCreateKeywordDoc}, h.adminCreateKeyword, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-get-keyword", Method: http.MethodGet, Path: "/teams/{team_id}/keywords/{keyword_id}", Tags: kw, Summary: "Get a keyword", Description: adminGetKeywordDoc}, h.adminGetKeyword)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-update-keyword", Method: http.MethodPatch, Path: "/teams/{team_id}/keywords/{keyword_id}", Tags: kw, Summary: "Change a keyword", Description: adminUpdateKeywordDoc}, h.adminUpdateKeyword, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-delete-keyword", Method: http.MethodDelete, Path: "/teams/{team_id}/keywords/{keyword_id}", Tags: kw, DefaultStatus: http.StatusNoContent, Summary: "Remove a keyword", Description: adminDeleteKeywordDoc}, h.adminDeleteKeyword)
 	httpapi.Register(admin, huma.Operation{OperationID: "admin-patch-messaging-settings", Method: http.MethodPatch, Path: "/teams/{team_id}/messaging-settings", Tags: settingsTags, Summary: "Change messaging settings", Description: adminPatchMessagingSettingsDoc}, h.adminPatchMessagingSettings)
 }
 
@@ -83,9 +89,10 @@ type Services struct {
 	Replies   *inbound.Replies
 	Analytics *inbound.Analytics
 	Numbers   *outbound.Service
-	Settings  *settings.Service    // quiet hours, in the messaging settings
-	Simulator *simulator.Simulator // nil unless CARRIER=simulator: its operations answer 409
-	DB        *db.DB               // the simulator's inbound injection: one transaction
+	Settings  *settings.Service     // quiet hours, in the messaging settings
+	Keywords  *inbound.TeamKeywords // the team's own keywords
+	Simulator *simulator.Simulator  // nil unless CARRIER=simulator: its operations answer 409
+	DB        *db.DB                // the simulator's inbound injection: one transaction
 	Clock     clock.Clock
 }
 
@@ -103,6 +110,7 @@ type handler struct {
 	analytics *inbound.Analytics
 	numbers   *outbound.Service
 	settings  *settings.Service
+	keywords  *inbound.TeamKeywords
 	sim       *simulator.Simulator
 	db        *db.DB
 	clock     clock.Clock

@@ -27,7 +27,7 @@ type keywordRow struct {
 
 func (k *keywordRow) toDomain() domain.TeamKeyword {
 	return domain.TeamKeyword{ID: k.ID, TeamID: k.TeamID, Keyword: k.Keyword, Reply: k.Reply, GroupID: k.GroupID,
-		CreatedAt: k.CreatedAt, UpdatedAt: k.UpdatedAt}
+		CreatedAt: k.CreatedAt.UTC(), UpdatedAt: k.UpdatedAt.UTC()}
 }
 
 func toKeywordRow(k *domain.TeamKeyword) *keywordRow {
@@ -139,6 +139,7 @@ JOIN (SELECT DISTINCT team_id, word FROM unnest($1::text[], $2::text[]) AS u(tea
 		if err := rows.Scan(&k.ID, &k.TeamID, &k.Keyword, &k.Reply, &k.GroupID, &k.CreatedAt, &k.UpdatedAt); err != nil {
 			return nil, fmt.Errorf("match keywords: %w", err)
 		}
+		k.CreatedAt, k.UpdatedAt = k.CreatedAt.UTC(), k.UpdatedAt.UTC()
 		out = append(out, k)
 	}
 	if err := rows.Err(); err != nil {
