@@ -117,9 +117,9 @@ var Module = fx.Module("messaging",
 	fx.Invoke(
 		registerRoutes,
 		func(shell *web.Shell, s *service.Service, inbox *inbound.Inbox, replies *inbound.Replies, billing billingapi.Accounts, groups rosterapi.Groups,
-			numbers *outbound.Service, analytics *inbound.Analytics, st *settings.Service) error {
+			numbers *outbound.Service, analytics *inbound.Analytics, st *settings.Service, kw *inbound.TeamKeywords) error {
 			return msgweb.Register(shell, msgweb.Services{Send: s, Inbox: inbox, Replies: replies, Billing: billing, Groups: groups, Numbers: numbers,
-				Analytics: analytics, Settings: st})
+				Analytics: analytics, Settings: st, Keywords: kw})
 		},
 		startEngine,
 	),

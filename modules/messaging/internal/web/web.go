@@ -33,6 +33,8 @@ type Services struct {
 	Analytics *inbound.Analytics
 	// Settings are the team's quiet hours (Settings › Quiet hours).
 	Settings *settings.Service
+	// Keywords are the team's own keywords (Settings › Keywords).
+	Keywords *inbound.TeamKeywords
 }
 
 // handler serves messaging's dashboard pages.
@@ -40,7 +42,7 @@ type handler struct {
 	shell                                                         *web.Shell
 	svc                                                           Services
 	home, compose, messages, message, scheduled, approvals, inbox *web.Template
-	templates, analytics, quiet                                   *web.Template
+	templates, analytics, quiet, keywords                         *web.Template
 }
 
 // show renders a page's view, or the error page (web.Shell.Show).
@@ -65,7 +67,7 @@ func Register(shell *web.Shell, s Services) error {
 	}{
 		{&h.home, "home"}, {&h.compose, "compose"}, {&h.messages, "messages"}, {&h.message, "message"},
 		{&h.scheduled, "scheduled"}, {&h.approvals, "approvals"}, {&h.inbox, "inbox"}, {&h.templates, "templates"}, {&h.analytics, "analytics"},
-		{&h.quiet, "quiethours"},
+		{&h.quiet, "quiethours"}, {&h.keywords, "keywords"},
 	} {
 		var err error
 		if *t.dst, err = shell.Template(templates, "templates/"+t.name+".html"); err != nil {
@@ -106,5 +108,9 @@ func Register(shell *web.Shell, s Services) error {
 	shell.Page("GET /app/analytics", view, h.analyticsShow)
 	shell.Page("GET /app/settings/quiet-hours", perm(rosterapi.PermSettings), h.quietShow)
 	shell.Page("POST /app/settings/quiet-hours", perm(rosterapi.PermSettings), h.quietSave)
+	shell.Page("GET /app/settings/keywords", perm(rosterapi.PermSettings), h.keywordsShow)
+	shell.Page("POST /app/settings/keywords", perm(rosterapi.PermSettings), h.keywordCreate)
+	shell.Page("POST /app/settings/keywords/{keyword_id}", perm(rosterapi.PermSettings), h.keywordSave)
+	shell.Page("POST /app/settings/keywords/{keyword_id}/delete", perm(rosterapi.PermSettings), h.keywordDelete)
 	return nil
 }
