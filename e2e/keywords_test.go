@@ -214,7 +214,7 @@ func TestDashboardKeywords(t *testing.T) {
 
 	require.NoError(t, chromedp.Do(tab, chromedp.SendKeys(chromedp.ID("kw-keyword"), "snacks")))
 	require.NoError(t, chromedp.Do(tab, chromedp.SendKeys(chromedp.ID("kw-reply"), "Snack list: bring fruit")))
-	require.NoError(t, chromedp.Do(tab, chromedp.SetValue("#kw-group", group, chromedp.ByQuery)))
+	require.NoError(t, chromedp.Do(tab, chromedp.SetValue(chromedp.ID("kw-group"), group)))
 	click(t, tab, "Add keyword")
 	require.Contains(t, textOf(t, tab, "[role=status]"), "Keywords saved.")
 	var ks []teamKeyword
@@ -223,8 +223,9 @@ func TestDashboardKeywords(t *testing.T) {
 	require.Equal(t, "SNACKS", ks[0].Keyword)
 	require.Equal(t, group, *ks[0].GroupID)
 	row := "#keyword-" + ks[0].ID
-	var word, chosen string
-	_, err = chromedp.Run(tab, chromedp.Value(row+` input[name="keyword"]`, &word, chromedp.ByQuery), chromedp.Value(row+` select`, &chosen, chromedp.ByQuery))
+	word, err := chromedp.Run(tab, chromedp.Value(chromedp.CSS(row+` input[name="keyword"]`)))
+	require.NoError(t, err)
+	chosen, err := chromedp.Run(tab, chromedp.Value(chromedp.CSS(row+" select")))
 	require.NoError(t, err)
 	require.Equal(t, "SNACKS", word, "listed")
 	require.Equal(t, group, chosen, "with its group chosen")
@@ -236,12 +237,12 @@ func TestDashboardKeywords(t *testing.T) {
 	require.Contains(t, textOf(t, tab, "[role=alert]"), "reserved")
 
 	// Save a change in the row: no group.
-	_, err = chromedp.RunResponse(tab, chromedp.SetValue(row+" select", "", chromedp.ByQuery), chromedp.Click(row+` button[type="submit"]:not(.danger)`, chromedp.ByQuery))
+	_, err = chromedp.RunResponse(tab, chromedp.SetValue(chromedp.CSS(row+" select"), ""), chromedp.Click(chromedp.CSS(row+` button[type="submit"]:not(.danger)`)))
 	require.NoError(t, err)
 	require.NoError(t, do(t, env.admin, "GET", keywordsPath(s.teamID), nil).Data(&ks))
 	require.Nil(t, ks[0].GroupID, "No group")
 
-	_, err = chromedp.RunResponse(tab, chromedp.Click(row+" button.danger", chromedp.ByQuery))
+	_, err = chromedp.RunResponse(tab, chromedp.Click(chromedp.CSS(row+" button.danger")))
 	require.NoError(t, err)
 	require.Contains(t, textOf(t, tab, "main"), "No keywords yet.")
 	require.NoError(t, do(t, env.admin, "GET", keywordsPath(s.teamID), nil).Data(&ks))
