@@ -29,6 +29,10 @@
 // /inbound-messages and announced like any text, but they are handled by the
 // service and never appear in the staff inbox.
 //
+// Two-way texts (route.go): a text that is no STOP, START or HELP may be a
+// join, one of the team's own keywords (teamkeyword.go: answered, and its
+// group joined; it stays in the inbox) or a poll answer.
+//
 // Held texts. A text that arrives while the team's renewal payment is
 // overdue is stored held: its keyword takes effect at once (opting out is
 // never delayed), but it is not listed and message.received is not
