@@ -49,15 +49,16 @@ var joinKeywords = [...]string{"JOIN", "ATHLETE", "PARENT"}
 // and HELP and each of their synonyms (MatchKeyword), the join keywords
 // (JOIN, ATHLETE, PARENT) and teamCode, in any case.
 func ValidKeywordWord(word, teamCode string) (string, error) {
-	w := strings.ToUpper(strings.TrimSpace(word))
+	w := strings.TrimSpace(word)
 	if w == "" || utf8.RuneCountInString(w) > MaxKeywordRunes {
 		return "", fault.Invalidf("keyword must be 1 to %d letters or digits", MaxKeywordRunes)
 	}
-	for _, r := range w {
-		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+	for _, r := range w { // before upper-casing: ı and ſ would become I and S
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
 			return "", fault.Invalidf("keyword must be one word of letters A to Z and digits, with no spaces or punctuation")
 		}
 	}
+	w = strings.ToUpper(w)
 	if reason := reservedKeyword(w, teamCode); reason != "" {
 		return "", fault.Invalidf("keyword %s is reserved: %s", w, reason)
 	}

@@ -18,7 +18,7 @@ func TestValidKeywordWord(t *testing.T) {
 		require.NoError(t, err, in)
 		require.Equal(t, want, got, in)
 	}
-	for _, bad := range []string{"", "  ", "two words", "sched-ule", "snack!", "café", strings.Repeat("a", 21), "a\x00b"} {
+	for _, bad := range []string{"", "  ", "two words", "sched-ule", "snack!", "café", "ıce", strings.Repeat("a", 21), "a\x00b"} {
 		_, err := domain.ValidKeywordWord(bad, "TIGERS12")
 		require.True(t, isInvalid(err), "%q: %v", bad, err)
 	}
