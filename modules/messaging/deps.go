@@ -85,6 +85,7 @@ var inboundOptions = fx.Options(
 		func(r *postgres.Repo) inbound.Counters { return r },
 		func(j *jobs.Jobs) inbound.Inserter { return j },
 		func(r *inbound.Replies) inbound.HelpReplier { return r },
+		func(r *inbound.Replies) inbound.Answerer { return r },
 	),
 	fx.Provide(
 		inbound.New,

@@ -85,6 +85,16 @@ type Deps struct {
 	// Keywords carries out STOP and START and keeps every keyword text in
 	// the number's consent history (roster's consent record).
 	Keywords rosterapi.Keywords
+	// Joining signs numbers up by text (roster); Answers queues its
+	// answers (*Replies). Either nil: the step claims nothing.
+	Joining rosterapi.Joining `optional:"true"`
+	Answers Answerer          `optional:"true"`
+}
+
+// Answerer queues the service's automatic answer to a text it acted on
+// (*Replies).
+type Answerer interface {
+	QueueAnswer(ctx context.Context, in *domain.Inbound, kind, body string) error
 }
 
 // HelpReplier queues the answer to a HELP text (*Replies).
