@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
@@ -60,7 +61,8 @@ func nullable(s string) *string {
 func (r *Repo) OpenConversations(ctx context.Context, teams, phones []string) ([]domain.Conversation, error) {
 	var rows []conversationRow
 	err := r.db.IDB(ctx).NewSelect().Model(&rows).
-		Join("JOIN unnest(?::text[], ?::text[]) AS v(team_id, phone) ON c.team_id = v.team_id AND c.phone = v.phone", teams, phones).
+		Join("JOIN unnest(?::text[], ?::text[]) AS v(team_id, phone) ON c.team_id = v.team_id AND c.phone = v.phone",
+			pgdialect.Array(teams), pgdialect.Array(phones)).
 		Where("c.state = ?", domain.JoinAwaitingName).OrderExpr("c.team_id, c.phone").For("UPDATE OF c").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("select open join conversations: %w", err)
