@@ -340,3 +340,32 @@ func atoi(t *testing.T, s string) int {
 	require.NoError(t, err)
 	return n
 }
+
+// TestJoinApprovalInSettings: Settings › Joining shows the sign-up page
+// and keywords, and turns join_approval_required off and on again.
+func TestJoinApprovalInSettings(t *testing.T) {
+	t.Parallel()
+	s := newStaff(t, "head_coach")
+	h := newHTTPSession(t)
+	h.signIn(s)
+	approval := func() bool {
+		var team struct {
+			JoinApprovalRequired bool `json:"join_approval_required"`
+		}
+		require.NoError(t, env.admin.Expect(context.Background(), 200, "GET", "/teams/"+s.teamID, nil, &team))
+		return team.JoinApprovalRequired
+	}
+	resp, page := h.get("/app/settings")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, page, "/join/")
+	require.Contains(t, page, `id="join-approval" name="join_approval_required" type="checkbox" value="yes" checked`)
+	resp, _ = h.post("/app/settings/joining", url.Values{"csrf": {csrfOf(t, page)}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.False(t, approval(), "the box left unticked")
+	_, page = h.get("/app/settings")
+	require.NotContains(t, page, `value="yes" checked`)
+	resp, _ = h.post("/app/settings/joining", url.Values{"csrf": {csrfOf(t, page)}, "join_approval_required": {"yes"}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.True(t, approval())
+	require.Equal(t, 2, countRows(t, `SELECT count(*) FROM roster_activity WHERE team_id = $1 AND action = 'changed joining'`, s.teamID))
+}

@@ -114,6 +114,7 @@ func Register(shell *web.Shell, d Deps) error {
 	shell.Page("GET /app/roster/import/{import_id}/rejected.csv", change, h.importRejected)
 	shell.Page("GET /app/settings", settings, h.settingsShow)
 	shell.Page("POST /app/settings/keys", settings, h.keyCreate)
+	shell.Page("POST /app/settings/joining", settings, h.joiningSave)
 	shell.Page("POST /app/settings/keys/{key_id}/revoke", settings, h.keyRevoke)
 	shell.Page("GET /app/settings/activity", settings, h.activityShow)
 	shell.Page("GET /app/settings/activity.csv", settings, h.activityCSV)
