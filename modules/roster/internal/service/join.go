@@ -73,7 +73,7 @@ func (s *Service) Join(ctx context.Context, texts []rosterapi.JoinText) ([]roste
 				seen[p] = true
 				teams, phones = append(teams, p.TeamID), append(phones, p.Phone)
 			}
-			if _, _, ok := domain.MatchJoinKeyword(t.Body, t.Team.Code); ok && t.MemberID == "" {
+			if _, _, ok := domain.MatchJoinKeyword(t.Body, t.Team.Code); ok {
 				kwTeams, kwPhones = append(kwTeams, p.TeamID), append(kwPhones, p.Phone)
 			}
 		}
@@ -158,15 +158,15 @@ func (s *Service) joinKeyword(ctx context.Context, t rosterapi.JoinText, p teamP
 	listed, opted bool, now time.Time) (keywordAnswer, error) {
 	a := keywordAnswer{JoinAnswer: rosterapi.JoinAnswer{Claimed: true}}
 	switch {
+	case opted: // on the roster or not, START comes first
+		a.Reply = domain.JoinOptedOut(t.Team.Name)
+		return a, nil
 	case listed:
 		a.Reply = domain.JoinAlreadyListed(t.Team.Name)
 		if c != nil {
 			a.closed = true
 			return a, s.closeConversation(ctx, c, domain.JoinEnded, now)
 		}
-		return a, nil
-	case opted:
-		a.Reply = domain.JoinOptedOut(t.Team.Name)
 		return a, nil
 	case c != nil: // a keyword again: the latest says the role
 		c.Role, c.Keyword, c.UpdatedAt = role, kw, now
