@@ -7,24 +7,32 @@ import (
 )
 
 // JoinKeywords are the words that sign a number up to a team by text
-// (issue 28), with the role each gives; the team's own code is one too
-// (role athlete). Team keywords may not use them (they are reserved).
-var JoinKeywords = map[string]Role{
-	"JOIN":    RoleAthlete,
-	"ATHLETE": RoleAthlete,
-	"PARENT":  RoleGuardian,
+// (issue 28), upper case; the team's own code is one too. Team keywords
+// may not use them (they are reserved).
+func JoinKeywords() []string { return []string{"JOIN", "ATHLETE", "PARENT"} }
+
+// joinRole is the role a join keyword gives: PARENT guardian, the others
+// athlete.
+func joinRole(word string) (Role, bool) {
+	switch word {
+	case "JOIN", "ATHLETE":
+		return RoleAthlete, true
+	case "PARENT":
+		return RoleGuardian, true
+	}
+	return "", false
 }
 
 // MatchJoinKeyword reports whether body is a join keyword for a team whose
 // code is teamCode: the whole text, trimmed, in any case, is one of
-// JoinKeywords or the code. It returns the role the keyword gives and the
-// keyword in upper case.
+// JoinKeywords or the code (role athlete). It returns the role the keyword
+// gives and the keyword in upper case.
 func MatchJoinKeyword(body, teamCode string) (role Role, keyword string, ok bool) {
 	w := strings.ToUpper(strings.TrimSpace(body))
 	if w == "" {
 		return "", "", false
 	}
-	if r, found := JoinKeywords[w]; found {
+	if r, found := joinRole(w); found {
 		return r, w, true
 	}
 	if teamCode != "" && strings.EqualFold(w, teamCode) {

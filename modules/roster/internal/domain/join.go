@@ -14,9 +14,9 @@ import (
 // messaging reads them to know which texts to hand over, and team keywords
 // may not use them.
 
-// JoinKeywords are the words that sign a number up by text, with the role
-// each gives (the team's code too: athlete).
-var JoinKeywords = rosterapi.JoinKeywords
+// JoinKeywords are the words that sign a number up by text (the team's
+// code too): JOIN and ATHLETE give role athlete, PARENT guardian.
+func JoinKeywords() []string { return rosterapi.JoinKeywords() }
 
 // MatchJoinKeyword reports whether a whole text is a join keyword of a team
 // with code teamCode (rosterapi.MatchJoinKeyword).

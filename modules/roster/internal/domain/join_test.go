@@ -28,6 +28,12 @@ func TestMatchJoinKeyword(t *testing.T) {
 	}
 	_, _, ok := domain.MatchJoinKeyword("", "")
 	require.False(t, ok, "no code: the empty text is no keyword")
+	require.Equal(t, []string{"JOIN", "ATHLETE", "PARENT"}, domain.JoinKeywords())
+	for _, w := range domain.JoinKeywords() {
+		_, kw, ok := domain.MatchJoinKeyword(strings.ToLower(w), "")
+		require.True(t, ok)
+		require.Equal(t, w, kw)
+	}
 }
 
 func TestConversationStatesAndExpiry(t *testing.T) {
