@@ -369,3 +369,48 @@ func TestJoinApprovalInSettings(t *testing.T) {
 	require.True(t, approval())
 	require.Equal(t, 2, countRows(t, `SELECT count(*) FROM roster_activity WHERE team_id = $1 AND action = 'changed joining'`, s.teamID))
 }
+
+// TestJoinWebSignUpRefusals: over plain HTTP, the sign-up form's
+// refusals: no CSRF token, the consent box unticked, a bad phone, and the
+// per-phone throttle; none sends a code or adds anyone.
+func TestJoinWebSignUpRefusals(t *testing.T) {
+	t.Parallel()
+	f, api := messagingTeam(t, harness.TeamOptions{})
+	tm := joinTeamOn(t, env.admin, f, api)
+	h := newHTTPSession(t)
+	resp, page := h.get("/join/" + tm.Code)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "no-store", resp.Header.Get("Cache-Control"))
+	require.NotEmpty(t, resp.Header.Get("Content-Security-Policy"))
+	csrf := csrfOf(t, page)
+	const ph = "+12025550731"
+	form := func(extra url.Values) url.Values {
+		v := url.Values{"csrf": {csrf}, "name": {"Rae Form"}, "phone": {nationalFormat(ph)}, "role": {"athlete"}, "consent": {"yes"}}
+		for k, x := range extra {
+			v[k] = x
+		}
+		return v
+	}
+	resp, _ = h.post("/join/"+tm.Code, form(url.Values{"csrf": {"forged"}}))
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "CSRF")
+	resp, page = h.post("/join/"+tm.Code, form(url.Values{"consent": nil}))
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, page, "Tick the box")
+	resp, page = h.post("/join/"+tm.Code, form(url.Values{"phone": {"12"}}))
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, page, "US mobile number")
+	resp, _ = h.post("/join/"+tm.Code, form(url.Values{"role": {"head_coach"}}))
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Equal(t, 0, countRows(t, `SELECT count(*) FROM roster_join_codes WHERE team_id = $1`, tm.ID), "refusals send no code")
+	for range 3 {
+		resp, _ = h.post("/join/"+tm.Code, form(nil))
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+	resp, page = h.post("/join/"+tm.Code, form(nil))
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "three sign-ups per number in 10 minutes")
+	require.Contains(t, page, "Too many sign-ups")
+	require.Equal(t, 3, countRows(t, `SELECT count(*) FROM roster_join_codes WHERE team_id = $1 AND phone = $2`, tm.ID, ph))
+	require.Empty(t, joinedMembers(t, api, ph))
+	resp, _ = h.get("/join/" + tm.Code + "/elsewhere")
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+}
