@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
@@ -322,6 +324,9 @@ func (w *WebJoin) SignUp(ctx context.Context, teamCode, name, rawPhone, rawRole 
 	t, err := w.Team(ctx, teamCode)
 	if err != nil {
 		return "", err
+	}
+	if strings.IndexByte(name, 0) >= 0 || !utf8.ValidString(name) { // Postgres cannot store it: refused before it gets there
+		return "", fault.Invalidf("Enter your name (1 to 100 characters).")
 	}
 	if name, err = domain.ValidName("name", name); err != nil {
 		return "", fault.Invalidf("Enter your name (1 to 100 characters).")
