@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/teamtext/teamtext/e2e/browser"
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
@@ -260,7 +261,7 @@ func signUpInBrowser(t *testing.T, tab context.Context, tm joinTeamInfo, name, p
 	h1, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS("h1")))
 	require.NoError(t, err)
 	require.Equal(t, "Join "+tm.Name, h1)
-	label, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS("label.check")))
+	label, err := chromedp.Run(tab, chromedp.Text(chromedp.ID("consent-label")))
 	require.NoError(t, err)
 	for _, want := range []string{tm.Name, "Msg frequency varies", "Msg & data rates may apply", "STOP to opt out"} {
 		require.Contains(t, label, want, "the consent box carries the disclosure")
@@ -325,6 +326,21 @@ func TestJoinWebSignUp(t *testing.T) {
 	waitFor(t, 30*time.Second, func() bool { return len(answersTo(t, env.admin, tm.ID, known)) == 1 })
 	require.Contains(t, answersTo(t, env.admin, tm.ID, known)[0], "already on the roster")
 	require.Len(t, joinedMembers(t, api, known), 1)
+
+	// On a phone, without JavaScript: the page fits, every control has a
+	// label, and signing up still works.
+	phone := chrome(t).NewTab(t, browser.Viewport(390, 844), browser.JavaScriptDisabled())
+	require.NoError(t, chromedp.Do(phone, chromedp.Navigate(env.svc.PublicURL+"/join/"+tm.Code)))
+	wide, err := browser.HasHorizontalScroll(phone)
+	require.NoError(t, err)
+	require.False(t, wide, "the sign-up page scrolls sideways at 390 px")
+	unlabelled, err := chromedp.Run(phone, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("input,select,textarea"))
+  .filter(e => e.type !== "hidden")
+  .filter(e => !(e.id && document.querySelector('label[for="' + e.id + '"]')) && !e.closest("label"))
+  .map(e => e.name || e.outerHTML)`))
+	require.NoError(t, err)
+	require.Empty(t, unlabelled)
+	require.Contains(t, signUpInBrowser(t, phone, tm, "Noel Nojs", "+12025550723"), "We texted a 6-digit code")
 
 	// An unknown team code is the 404 page.
 	resp, err := http.Get(env.svc.PublicURL + "/join/no-such-team-code")
