@@ -417,6 +417,9 @@ func (w *WebJoin) Confirm(ctx context.Context, teamCode, rawPhone, code string) 
 		consent := domain.Consent{Source: domain.ConsentWebSignup, At: c.CreatedAt.UTC().Truncate(time.Microsecond),
 			Evidence: domain.WebJoinEvidence(c, t.Code, c.CreatedAt)}
 		m, err := w.Roster.addJoiner(ctx, t.ID, ph, c.Name, c.Role, t.JoinApprovalRequired, consent, domain.ChannelWeb, "")
+		if f, ok := fault.As(err); ok && f.Code == domain.CodeOptedOut {
+			return fault.New(fault.Conflict, domain.CodeOptedOut, "This number opted out of the team's texts. Text START to "+t.Number+" first, then sign up again.")
+		}
 		if err != nil {
 			return err
 		}
