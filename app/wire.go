@@ -144,6 +144,8 @@ func platformOptions(cfg config.Config, log *slog.Logger, version string, open o
 					return nil, err
 				}
 				mx.public.Handle(web.Prefix, shell)
+				// The teams' public sign-up pages (GET /join/{team_code}).
+				mx.public.Handle(joinPages, shell)
 				// The roster's CSV upload is mounted on its own pattern, so the
 				// edge gives it the import's body limit, not the forms' one.
 				mx.public.Handle(dashboardUpload, shell)
@@ -201,6 +203,8 @@ const inputRules = `Null: a body field accepts null only where this document dec
 const (
 	dashboardUpload      = "POST /app/roster/import"
 	dashboardUploadLimit = 17 << 20
+	// joinPages are the teams' public sign-up pages, served by the shell.
+	joinPages = "/join/"
 )
 
 func newServeApp(cfg config.Config, log *slog.Logger, version string, drain *draining, extra ...fx.Option) *fx.App {
@@ -216,7 +220,7 @@ func newServeApp(cfg config.Config, log *slog.Logger, version string, drain *dra
 			// Carrier callbacks are mounted as they are (not under a stripped
 			// prefix): signatures cover the exact URL the carrier called.
 			formRoutes := map[string][]string{web.Prefix: {"application/x-www-form-urlencoded", "multipart/form-data"},
-				dashboardUpload: {"multipart/form-data"}}
+				dashboardUpload: {"multipart/form-data"}, joinPages: {"application/x-www-form-urlencoded"}}
 			for pattern, h := range carrierRoutes {
 				mx.public.Handle(pattern, h)
 				formRoutes[pattern] = []string{"application/x-www-form-urlencoded"}
@@ -357,5 +361,9 @@ func retentionTargets(cfg config.Config) []retention.Target {
 		{Table: "webhook_events", IDPrefix: "evt", Keep: cfg.RetentionWebhooks},
 		{Table: "roster_activity", IDPrefix: "act", Keep: cfg.RetentionActivity},
 		{Table: "roster_imports", IDPrefix: "imp", Keep: cfg.RetentionImports},
+		// Sign-up conversations and web sign-up codes: the member's consent
+		// record keeps the evidence; these only serve the sign-up itself.
+		{Table: "roster_join_conversations", IDPrefix: "jcv", Keep: 30 * 24 * time.Hour},
+		{Table: "roster_join_codes", IDPrefix: "jcd", Keep: 2 * 24 * time.Hour},
 	}
 }

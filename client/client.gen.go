@@ -119,6 +119,7 @@ const (
 	ConsentEventChannelApi    ConsentEventChannel = "api"
 	ConsentEventChannelImport ConsentEventChannel = "import"
 	ConsentEventChannelSms    ConsentEventChannel = "sms"
+	ConsentEventChannelWeb    ConsentEventChannel = "web"
 )
 
 // Valid indicates whether the value is a known member of the ConsentEventChannel enum.
@@ -131,6 +132,8 @@ func (e ConsentEventChannel) Valid() bool {
 	case ConsentEventChannelImport:
 		return true
 	case ConsentEventChannelSms:
+		return true
+	case ConsentEventChannelWeb:
 		return true
 	default:
 		return false
@@ -947,7 +950,7 @@ type ConsentEvent struct {
 	// Changed Whether the number's opt-out changed: false for a STOP or an opt-out of a number already opted out, a START from a number that was not, and HELP; true for consent_given.
 	Changed bool `json:"changed"`
 
-	// Channel sms: a text to a team number; api: the public API; admin: the dashboard or support (admin API); import: a roster import.
+	// Channel sms: a text to a team number (a join keyword and name included); api: the public API; admin: the dashboard or support (admin API); import: a roster import; web: the team's public sign-up page.
 	Channel ConsentEventChannel `json:"channel"`
 
 	// Evidence consent_given: the consent record's evidence; sms: the text as received (up to 160 characters); else null.
@@ -973,7 +976,7 @@ type ConsentEvent struct {
 	Source *string `json:"source"`
 }
 
-// ConsentEventChannel sms: a text to a team number; api: the public API; admin: the dashboard or support (admin API); import: a roster import.
+// ConsentEventChannel sms: a text to a team number (a join keyword and name included); api: the public API; admin: the dashboard or support (admin API); import: a roster import; web: the team's public sign-up page.
 type ConsentEventChannel string
 
 // ConsentEventKind consent_given: a member was added with this number; opt_out: STOP, or an opt-out recorded through the API or by support; opt_in: START; help: HELP or INFO.

@@ -88,6 +88,7 @@ var inboundOptions = fx.Options(
 		func(r *postgres.Repo) inbound.KeywordStore { return r },
 		func(j *jobs.Jobs) inbound.ManyInserter { return j },
 		func(k *inbound.TeamKeywords) inbound.KeywordAnswerer { return k },
+		func(r *inbound.Replies) inbound.Answerer { return r },
 	),
 	fx.Provide(
 		inbound.New,

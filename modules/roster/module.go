@@ -74,6 +74,11 @@ func newSignIn(p signInParams) *service.SignIn {
 		Log:        p.Log.With("component", "dashboard")}
 }
 
+func newWebJoin(s *service.Service, p signInParams) *service.WebJoin {
+	return &service.WebJoin{Roster: s, Limiter: p.Limiter, Texter: p.Texter, PerAddress: p.Config.SignInCodesPerAddress, Clock: p.Clock,
+		Log: p.Log.With("component", "join")}
+}
+
 func newDirectory(r *postgres.Repo) *service.Directory { return service.NewDirectory(r) }
 
 // Module wires the roster. Other modules join the "key_revoked" group with a
@@ -92,6 +97,8 @@ var Module = fx.Module("roster",
 		func(r *postgres.Repo) rosterapi.MergeFields { return service.NewDirectory(r) },
 		func(r *postgres.Repo) rosterapi.Zones { return service.NewDirectory(r) },
 		fx.Annotate(func(s *service.Service) rosterapi.Keywords { return s }),
+		fx.Annotate(func(s *service.Service) rosterapi.Joining { return s }),
+		newWebJoin,
 		fx.Annotate(func(s *service.Service) auth.Authenticator { return s }),
 		fx.Annotate(worker.Registration, fx.ResultTags(`group:"workers"`)),
 		newSignIn,
@@ -102,8 +109,8 @@ var Module = fx.Module("roster",
 		func(public httpapi.Public, admin httpapi.Admin, s *service.Service, signIn *service.SignIn) {
 			rosterhttp.Register(public.API, admin.API, s, signIn)
 		},
-		func(shell *web.Shell, signIn *service.SignIn, s *service.Service, texts messagingapi.DeliveryLog, cfg config.Config) error {
-			return rosterweb.Register(shell, rosterweb.Deps{SignIn: signIn, Roster: s, Deliveries: texts, BaseURL: cfg.PublicBaseURL})
+		func(shell *web.Shell, signIn *service.SignIn, s *service.Service, join *service.WebJoin, texts messagingapi.DeliveryLog, cfg config.Config) error {
+			return rosterweb.Register(shell, rosterweb.Deps{SignIn: signIn, Roster: s, Join: join, Deliveries: texts, BaseURL: cfg.PublicBaseURL})
 		},
 	),
 )

@@ -52,9 +52,12 @@ type Team struct {
 	Number           string // E.164 team phone number; empty if none
 	TimeZone         string // IANA name
 	ApprovalRequired bool
-	Disabled         bool
-	Locked           bool
-	CreatedAt        time.Time
+	// JoinApprovalRequired: people who join by text or on the web are
+	// pending until approved (else active at once).
+	JoinApprovalRequired bool
+	Disabled             bool
+	Locked               bool
+	CreatedAt            time.Time
 }
 
 // Teams reads team identity.

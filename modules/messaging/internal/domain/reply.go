@@ -15,6 +15,9 @@ const (
 	// ReplyService is a text the service itself sends one person, in
 	// answer to nothing they texted: a dashboard sign-in code.
 	ReplyService = "service"
+	// ReplyJoin answers a step of a sign-up by text (a join keyword, a
+	// name): what the roster said to answer.
+	ReplyJoin = "join"
 )
 
 // Reply statuses.
@@ -48,6 +51,14 @@ type Reply struct {
 func NewHelpReply(id string, in *Inbound, text string, now time.Time) *Reply {
 	return &Reply{ID: id, TeamID: in.TeamID, InboundID: in.ID, Kind: ReplyHelp, ToPhone: in.FromPhone, Body: text,
 		Segments: Segments(text).Segments, Status: ReplyQueued, CreatedAt: now}
+}
+
+// NewAnswer is the service's automatic answer of kind (ReplyJoin...) to
+// in, a text it acted on: body as given (it carries the team's name), to
+// its sender, queued at now.
+func NewAnswer(id, kind string, in *Inbound, body string, now time.Time) *Reply {
+	return &Reply{ID: id, TeamID: in.TeamID, InboundID: in.ID, Kind: kind, ToPhone: in.FromPhone, Body: body,
+		Segments: Segments(body).Segments, Status: ReplyQueued, CreatedAt: now}
 }
 
 // NewServiceText is a text the service sends one number on a team's behalf

@@ -39,9 +39,10 @@ const (
 // ReplyKeyword is the kind of the automatic answer to a team keyword.
 const ReplyKeyword = "keyword"
 
-// joinKeywords are the join keywords (roster's sign-up by text): a team
-// keyword may not be one, nor the team's code.
-var joinKeywords = [...]string{"JOIN", "ATHLETE", "PARENT"}
+// JoinKeywords are the join keywords (roster's sign-up by text,
+// rosterapi.JoinKeywords, held equal by a test): a team keyword may not be
+// one, nor the team's code.
+func JoinKeywords() []string { return []string{"JOIN", "ATHLETE", "PARENT"} }
 
 // ValidKeywordWord checks a keyword as given and returns it as stored:
 // trimmed, upper case, one word of 1 to MaxKeywordRunes ASCII letters and
@@ -76,7 +77,7 @@ func reservedKeyword(w, teamCode string) string {
 	case KeywordHelp:
 		return "it answers with the team's HELP text"
 	}
-	for _, j := range joinKeywords {
+	for _, j := range JoinKeywords() {
 		if w == j {
 			return "it joins the team by text"
 		}

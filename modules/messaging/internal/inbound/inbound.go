@@ -92,6 +92,16 @@ type Deps struct {
 	// TeamKeywords answers the texts that are one of their team's own
 	// keywords (*TeamKeywords; nil: none are).
 	TeamKeywords KeywordAnswerer
+	// Joining signs numbers up by text (roster); Answers queues its
+	// answers (*Replies). Either nil: the step claims nothing.
+	Joining rosterapi.Joining `optional:"true"`
+	Answers Answerer          `optional:"true"`
+}
+
+// Answerer queues the service's automatic answer to a text it acted on
+// (*Replies).
+type Answerer interface {
+	QueueAnswer(ctx context.Context, in *domain.Inbound, kind, body string) error
 }
 
 // HelpReplier queues the answer to a HELP text (*Replies).

@@ -56,7 +56,10 @@ type ReplyDeps struct {
 // inbound text, and the team's HELP text.
 type Replies struct{ *ReplyDeps }
 
-var _ HelpReplier = (*Replies)(nil)
+var (
+	_ HelpReplier = (*Replies)(nil)
+	_ Answerer    = (*Replies)(nil)
+)
 
 // NewReplies returns the replies.
 func NewReplies(d ReplyDeps) *Replies { return &Replies{ReplyDeps: &d} }
@@ -107,6 +110,14 @@ func (s *Replies) QueueHelp(ctx context.Context, team rosterapi.Team, in *domain
 		return err
 	}
 	return s.queue(ctx, domain.NewHelpReply(id.New("rpl"), in, domain.HelpText(text, team.Name), s.Clock.Now().UTC()))
+}
+
+// QueueAnswer records an automatic answer of kind to in's sender (a
+// sign-up step's, domain.ReplyJoin) and its send job, in the caller's
+// transaction. Like a HELP answer it is not a broadcast: sent from the
+// number texted even while the renewal is overdue, and not charged.
+func (s *Replies) QueueAnswer(ctx context.Context, in *domain.Inbound, kind, body string) error {
+	return s.queue(ctx, domain.NewAnswer(id.New("rpl"), kind, in, body, s.Clock.Now().UTC()))
 }
 
 // SendText queues a text the service sends one person for a team (a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,4 +137,14 @@ func TestTeamKeywordAnswer(t *testing.T) {
 		require.Equal(t, inbound.ReplyArgs{TeamID: "team_1", ReplyID: rp.ID}, jobs.args[i])
 	}
 	require.Equal(t, []rosterapi.GroupJoin{{TeamID: "team_1", GroupID: "grp_1", Phone: "+12025550101"}}, ports.joins, "the member only")
+}
+
+// The reserved join keywords of team keywords are roster's join keywords.
+func TestTeamKeywordsReserveRostersJoinKeywords(t *testing.T) {
+	t.Parallel()
+	require.ElementsMatch(t, rosterapi.JoinKeywords(), domain.JoinKeywords())
+	for _, w := range rosterapi.JoinKeywords() {
+		_, err := domain.ValidKeywordWord(strings.ToLower(w), "TIGERS")
+		require.Error(t, err, w)
+	}
 }

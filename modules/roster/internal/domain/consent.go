@@ -35,6 +35,7 @@ const (
 	ChannelAPI    = "api"    // the public API
 	ChannelAdmin  = "admin"  // the admin API (the dashboard, support)
 	ChannelImport = "import" // a roster import
+	ChannelWeb    = "web"    // the team's public sign-up page (/join/{team_code})
 )
 
 // Limits of a consent record.

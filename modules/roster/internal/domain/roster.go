@@ -77,9 +77,12 @@ type Team struct {
 	Number           string
 	TimeZone         string
 	ApprovalRequired bool
-	Disabled         bool
-	Locked           bool
-	CreatedAt        time.Time
+	// JoinApprovalRequired: joiners (by text, on the web) are pending
+	// until approved; false: active at once.
+	JoinApprovalRequired bool
+	Disabled             bool
+	Locked               bool
+	CreatedAt            time.Time
 }
 
 // OptOut is the record of an opted-out number of a team: it stays until the number texts START.
@@ -93,5 +96,5 @@ type OptOut struct {
 // API converts to the contract type.
 func (t *Team) API() rosterapi.Team {
 	return rosterapi.Team{ID: t.ID, Name: t.Name, Code: t.Code, Number: t.Number, TimeZone: t.TimeZone,
-		ApprovalRequired: t.ApprovalRequired, Disabled: t.Disabled, Locked: t.Locked, CreatedAt: t.CreatedAt}
+		ApprovalRequired: t.ApprovalRequired, JoinApprovalRequired: t.JoinApprovalRequired, Disabled: t.Disabled, Locked: t.Locked, CreatedAt: t.CreatedAt}
 }

@@ -32,11 +32,14 @@ func (h *handler) adminCreateTeam(ctx context.Context, in *struct {
 		ApprovalRequired bool   `json:"approval_required,omitempty"`
 		Trial            bool   `json:"trial,omitempty"`
 		TrialCredits     int    `json:"trial_credits,omitempty"`
+		// JoinApprovalRequired defaults to true.
+		JoinApprovalRequired *bool `json:"join_approval_required,omitempty" doc:"People who join by text or on the team's sign-up page are pending until approved (true, the default) or active at once (false)."`
 	}
 }) (*httpapi.DataOutput[adminview.Team], error) {
 	b := in.Body
 	return httpapi.DataOf(adminview.TeamFrom)(h.svc.CreateTeam(ctx, service.NewTeam{Name: b.Name, Code: b.Code, Number: b.Number, TimeZone: b.TimeZone,
-		Plan: billingapi.Plan(b.Plan), CardOnFile: b.CardOnFile, ApprovalRequired: b.ApprovalRequired, Trial: b.Trial, TrialCredits: b.TrialCredits}))
+		Plan: billingapi.Plan(b.Plan), CardOnFile: b.CardOnFile, ApprovalRequired: b.ApprovalRequired, Trial: b.Trial, TrialCredits: b.TrialCredits,
+		JoinApprovalRequired: b.JoinApprovalRequired}))
 }
 
 func (h *handler) adminGetTeam(ctx context.Context, in *teamPath) (*httpapi.DataOutput[adminview.Team], error) {
@@ -55,10 +58,12 @@ func (h *handler) adminPatchTeam(ctx context.Context, in *struct {
 		TrialCredits     *int    `json:"trial_credits,omitempty"`
 		Disabled         *bool   `json:"disabled,omitempty"`
 		Locked           *bool   `json:"locked,omitempty"`
+		// JoinApprovalRequired: see the team's view.
+		JoinApprovalRequired *bool `json:"join_approval_required,omitempty" doc:"Whether people who join by text or on the team's sign-up page are pending until approved (true) or active at once (false). Joiners already pending stay pending."`
 	}
 }) (*httpapi.DataOutput[adminview.Team], error) {
 	b := in.Body
-	p := service.TeamPatch{Name: b.Name, ApprovalRequired: b.ApprovalRequired, Disabled: b.Disabled, Locked: b.Locked,
+	p := service.TeamPatch{Name: b.Name, ApprovalRequired: b.ApprovalRequired, JoinApprovalRequired: b.JoinApprovalRequired, Disabled: b.Disabled, Locked: b.Locked,
 		Billing: billingapi.Patch{CardOnFile: b.CardOnFile, PaymentState: b.PaymentState, Trial: b.Trial, TrialCredits: b.TrialCredits}}
 	if b.Plan != nil {
 		plan := billingapi.Plan(*b.Plan)

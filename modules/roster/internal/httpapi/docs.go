@@ -49,9 +49,9 @@ const (
 		"the next sends text it. Answers the member (undeliverable false). Idempotent: a number that is not marked answers the same. " +
 		"404 not_found for a member the team does not have."
 	adminExportConsentDoc = consentExportDescription
-	adminCreateTeamDoc    = "Creates a team with its billing account."
+	adminCreateTeamDoc    = "Creates a team with its billing account. join_approval_required defaults to true (joiners by text or on the sign-up page are pending until approved)."
 	adminGetTeamDoc       = "Returns a team with its billing facts."
-	adminPatchTeamDoc     = "Changes any of name, plan, card_on_file, approval_required, payment_state, trial, trial_credits, disabled, locked. Takes effect at once."
+	adminPatchTeamDoc     = "Changes any of name, plan, card_on_file, approval_required, join_approval_required, payment_state, trial, trial_credits, disabled, locked. Takes effect at once."
 	adminCreateMemberDoc  = "Adds a member with the public POST /members's fields (role athlete when omitted; group_ids: 400 invalid_group for a group the team does not have); staff roles, dashboard_login, can_send_broadcasts (default true for staff) and status (pending or active) are dashboard-only. An active member emits member.joined. consent as in the public POST /members, with source dashboard by default; it is kept in the number's consent history (channel admin)."
 	adminPatchMemberDoc   = "Changes any of role (staff roles included), dashboard_login, can_send_broadcasts, is_blocked, time_zone (null or empty clears it). Demoting a key creator, or taking away their broadcast permission, revokes their keys for good."
 	adminApproveMemberDoc = "A pending member joins the roster (member.joined). 409 conflict if the member is not pending."

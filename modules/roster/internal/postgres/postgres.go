@@ -34,6 +34,7 @@ type teamRow struct {
 	Number           string    `bun:"number"`
 	TimeZone         string    `bun:"time_zone"`
 	ApprovalRequired bool      `bun:"approval_required"`
+	JoinApproval     bool      `bun:"join_approval_required"`
 	Disabled         bool      `bun:"disabled"`
 	Locked           bool      `bun:"locked"`
 	CreatedAt        time.Time `bun:"created_at"`
@@ -41,12 +42,12 @@ type teamRow struct {
 
 // toDomain maps a row to what it stores.
 func (r *teamRow) toDomain() domain.Team {
-	return domain.Team{ID: r.ID, Name: r.Name, Code: r.Code, Number: r.Number, TimeZone: r.TimeZone, ApprovalRequired: r.ApprovalRequired, Disabled: r.Disabled, Locked: r.Locked, CreatedAt: r.CreatedAt}
+	return domain.Team{ID: r.ID, Name: r.Name, Code: r.Code, Number: r.Number, TimeZone: r.TimeZone, ApprovalRequired: r.ApprovalRequired, JoinApprovalRequired: r.JoinApproval, Disabled: r.Disabled, Locked: r.Locked, CreatedAt: r.CreatedAt}
 }
 
 // toTeamRow maps a domain value to its row.
 func toTeamRow(d *domain.Team) *teamRow {
-	return &teamRow{ID: d.ID, Name: d.Name, Code: d.Code, Number: d.Number, TimeZone: d.TimeZone, ApprovalRequired: d.ApprovalRequired, Disabled: d.Disabled, Locked: d.Locked, CreatedAt: d.CreatedAt}
+	return &teamRow{ID: d.ID, Name: d.Name, Code: d.Code, Number: d.Number, TimeZone: d.TimeZone, ApprovalRequired: d.ApprovalRequired, JoinApproval: d.JoinApprovalRequired, Disabled: d.Disabled, Locked: d.Locked, CreatedAt: d.CreatedAt}
 }
 
 // memberRow is a roster_members row (domain.Member in storage).

@@ -80,6 +80,10 @@ func (s *Service) Keyword(ctx context.Context, k rosterapi.KeywordText) (bool, e
 		if err != nil {
 			return false, err
 		}
+		// STOP ends a sign-up by text half-way.
+		if err := s.stopJoining(ctx, k.TeamID, k.Phone); err != nil {
+			return false, err
+		}
 		return r.New, nil
 	case "start":
 		return s.optIn(ctx, k.TeamID, k.Phone, ref)

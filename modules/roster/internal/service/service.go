@@ -72,11 +72,14 @@ type NewTeam struct {
 	CardOnFile, ApprovalRequired bool
 	Trial                        bool
 	TrialCredits                 int
+	// JoinApprovalRequired: joiners wait for approval; nil: true.
+	JoinApprovalRequired *bool
 }
 
 // CreateTeam creates a team and opens its billing account.
 func (s *Service) CreateTeam(ctx context.Context, in NewTeam) (*TeamView, error) {
-	t := &domain.Team{ID: id.New("team"), ApprovalRequired: in.ApprovalRequired, CreatedAt: s.clock.Now().UTC()}
+	t := &domain.Team{ID: id.New("team"), ApprovalRequired: in.ApprovalRequired, JoinApprovalRequired: true, CreatedAt: s.clock.Now().UTC()}
+	setBool(&t.JoinApprovalRequired, in.JoinApprovalRequired)
 	var err error
 	if t.Name, err = domain.ValidName("name", in.Name); err != nil {
 		return nil, err
@@ -148,11 +151,12 @@ func (s *Service) TeamViewOf(ctx context.Context, p auth.Principal) (*TeamView, 
 
 // TeamPatch is the admin's team change; nil fields are left alone.
 type TeamPatch struct {
-	Name             *string
-	ApprovalRequired *bool
-	Disabled         *bool
-	Locked           *bool
-	Billing          billingapi.Patch
+	Name                 *string
+	ApprovalRequired     *bool
+	JoinApprovalRequired *bool
+	Disabled             *bool
+	Locked               *bool
+	Billing              billingapi.Patch
 }
 
 // PatchTeam changes a team and its account in one transaction.
@@ -177,6 +181,7 @@ func (s *Service) PatchTeam(ctx context.Context, teamID string, p TeamPatch) (*T
 			}
 		}
 		setBool(&t.ApprovalRequired, p.ApprovalRequired)
+		setBool(&t.JoinApprovalRequired, p.JoinApprovalRequired)
 		setBool(&t.Disabled, p.Disabled)
 		setBool(&t.Locked, p.Locked)
 		if err := s.repo.UpdateTeam(ctx, t); err != nil {

@@ -19,6 +19,8 @@ import (
 // write runs in the caller's transaction.
 type Store interface {
 	DirectoryStore
+	JoinStore
+	OptedOutAmong(ctx context.Context, teams, phones []string) ([][2]string, error)
 	AddToGroup(ctx context.Context, teamID, groupID, memberID string) error
 	ConsentHistory(ctx context.Context, teamID, phone string, limit, offset int) ([]domain.ConsentEvent, error)
 	CopyMembers(ctx context.Context, teamID string, ms []domain.Member, groups []domain.Membership, values []domain.CustomValue) error

@@ -114,6 +114,21 @@ func (h *handler) keyCreate(w http.ResponseWriter, r *http.Request, v *web.Viewe
 	h.shell.Render(w, r, h.t["settings"], status, "Settings", sv)
 }
 
+// joiningSave is POST /app/settings/joining: whether new joiners (by
+// text, on the sign-up page) wait for approval.
+func (h *handler) joiningSave(w http.ResponseWriter, r *http.Request, v *web.Viewer) {
+	required := r.PostFormValue("join_approval_required") != ""
+	err := h.shell.Do(r.Context(), r, v, "changed joining", func(ctx context.Context) (string, error) {
+		_, err := h.roster.PatchTeam(ctx, v.TeamID, service.TeamPatch{JoinApprovalRequired: &required})
+		return v.TeamID, err
+	})
+	if err != nil {
+		h.shell.Fail(w, r, err)
+		return
+	}
+	web.Redirect(w, r, "/app/settings#joining")
+}
+
 // keyRevoke is POST /app/settings/keys/{key_id}/revoke.
 func (h *handler) keyRevoke(w http.ResponseWriter, r *http.Request, v *web.Viewer) {
 	id := r.PathValue("key_id")

@@ -54,6 +54,7 @@ type handler struct {
 	shell   *web.Shell
 	signIn  *service.SignIn
 	roster  *service.Service
+	join    *service.WebJoin
 	texts   messagingapi.DeliveryLog
 	baseURL string                   // PUBLIC_BASE_URL, for the curl line of a new key
 	t       map[string]*web.Template // the pages by name (templates/<name>.html)
@@ -63,17 +64,18 @@ type handler struct {
 type Deps struct {
 	SignIn     *service.SignIn
 	Roster     *service.Service
+	Join       *service.WebJoin         // the public sign-up page
 	Deliveries messagingapi.DeliveryLog // a member's latest texts
 	BaseURL    string
 }
 
 // pages are the roster's templates; those of the roster's own pages share
 // the blocks of parts.html (the roster's tabs).
-var pages = []string{"signin", "settings", "activity", "roster", "member", "groups", "fields", "optouts", "import", "importrun"}
+var pages = []string{"signin", "settings", "activity", "roster", "member", "groups", "fields", "optouts", "import", "importrun", "join"}
 
 // Register adds the roster's pages to the shell: its route table.
 func Register(shell *web.Shell, d Deps) error {
-	h := &handler{shell: shell, signIn: d.SignIn, roster: d.Roster, texts: d.Deliveries, baseURL: d.BaseURL, t: map[string]*web.Template{}}
+	h := &handler{shell: shell, signIn: d.SignIn, roster: d.Roster, join: d.Join, texts: d.Deliveries, baseURL: d.BaseURL, t: map[string]*web.Template{}}
 	for _, name := range pages {
 		t, err := shell.Template(templates, "templates/"+name+".html", "templates/parts.html")
 		if err != nil {
@@ -112,6 +114,7 @@ func Register(shell *web.Shell, d Deps) error {
 	shell.Page("GET /app/roster/import/{import_id}/rejected.csv", change, h.importRejected)
 	shell.Page("GET /app/settings", settings, h.settingsShow)
 	shell.Page("POST /app/settings/keys", settings, h.keyCreate)
+	shell.Page("POST /app/settings/joining", settings, h.joiningSave)
 	shell.Page("POST /app/settings/keys/{key_id}/revoke", settings, h.keyRevoke)
 	shell.Page("GET /app/settings/activity", settings, h.activityShow)
 	shell.Page("GET /app/settings/activity.csv", settings, h.activityCSV)
@@ -120,6 +123,10 @@ func Register(shell *web.Shell, d Deps) error {
 	shell.Public("GET /app/sign-in", h.signInShow)
 	shell.Public("POST /app/sign-in", h.codeSend)
 	shell.Public("POST /app/sign-in/code", h.signInCheck)
+	shell.Public("GET /join/{team_code}", h.joinShow)
+	shell.Public("POST /join/{team_code}", h.joinSignUp)
+	shell.Public("POST /join/{team_code}/code", h.joinConfirm)
+	shell.Public("/join/", h.joinNotFound)
 	shell.Page("POST /app/sign-out", 0, h.signOut)
 	shell.Page("POST /app/team", 0, h.teamPick)
 	return nil

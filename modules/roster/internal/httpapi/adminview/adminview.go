@@ -16,29 +16,31 @@ import (
 
 // Team is the admin's view of a team.
 type Team struct {
-	ID               string    `json:"id"`
-	Name             string    `json:"name"`
-	Code             string    `json:"code"`
-	Number           string    `json:"number"`
-	TimeZone         string    `json:"time_zone"`
-	Plan             string    `json:"plan"`
-	CardOnFile       bool      `json:"card_on_file"`
-	ApprovalRequired bool      `json:"approval_required"`
-	PaymentState     string    `json:"payment_state"`
-	Trial            bool      `json:"trial"`
-	TrialCredits     int       `json:"trial_credits"`
-	CreditsUsed      int       `json:"credits_used"`
-	CreditsIncluded  int       `json:"credits_included"`
-	Disabled         bool      `json:"disabled"`
-	Locked           bool      `json:"locked"`
-	CreatedAt        time.Time `json:"created_at"`
+	ID               string `json:"id"`
+	Name             string `json:"name"`
+	Code             string `json:"code"`
+	Number           string `json:"number"`
+	TimeZone         string `json:"time_zone"`
+	Plan             string `json:"plan"`
+	CardOnFile       bool   `json:"card_on_file"`
+	ApprovalRequired bool   `json:"approval_required"`
+	// JoinApprovalRequired: joiners are pending until approved.
+	JoinApprovalRequired bool      `json:"join_approval_required" doc:"Whether people who join by text (a join keyword) or on the team's sign-up page (/join/{code}) are pending until a coach approves them (true, the default) or active at once (false)."`
+	PaymentState         string    `json:"payment_state"`
+	Trial                bool      `json:"trial"`
+	TrialCredits         int       `json:"trial_credits"`
+	CreditsUsed          int       `json:"credits_used"`
+	CreditsIncluded      int       `json:"credits_included"`
+	Disabled             bool      `json:"disabled"`
+	Locked               bool      `json:"locked"`
+	CreatedAt            time.Time `json:"created_at"`
 }
 
 // TeamFrom renders a team view.
 func TeamFrom(v *service.TeamView) Team {
 	t, a := v.Team, v.Account
 	return Team{ID: t.ID, Name: t.Name, Code: t.Code, Number: t.Number, TimeZone: t.TimeZone, Plan: string(a.Plan),
-		CardOnFile: a.CardOnFile, ApprovalRequired: t.ApprovalRequired, PaymentState: a.PaymentState, Trial: a.Trial,
+		CardOnFile: a.CardOnFile, ApprovalRequired: t.ApprovalRequired, JoinApprovalRequired: t.JoinApprovalRequired, PaymentState: a.PaymentState, Trial: a.Trial,
 		TrialCredits: a.TrialCredits, CreditsUsed: a.CreditsUsed, CreditsIncluded: a.CreditsIncluded,
 		Disabled: t.Disabled, Locked: t.Locked, CreatedAt: t.CreatedAt}
 }

@@ -44,7 +44,7 @@ type ConsentEvent struct {
 	ID         string    `json:"id"`
 	At         time.Time `json:"at" doc:"When it happened: the text's arrival, the opt-out's recording, or the consent's own time."`
 	Kind       string    `json:"kind" enum:"consent_given,opt_out,opt_in,help" doc:"consent_given: a member was added with this number; opt_out: STOP, or an opt-out recorded through the API or by support; opt_in: START; help: HELP or INFO."`
-	Channel    string    `json:"channel" enum:"sms,api,admin,import" doc:"sms: a text to a team number; api: the public API; admin: the dashboard or support (admin API); import: a roster import."`
+	Channel    string    `json:"channel" enum:"sms,api,admin,import,web" doc:"sms: a text to a team number (a join keyword and name included); api: the public API; admin: the dashboard or support (admin API); import: a roster import; web: the team's public sign-up page."`
 	Phone      string    `json:"phone" doc:"E.164."`
 	MemberID   *string   `json:"member_id" doc:"The roster entry it concerns: the member added, the member_id an opt-out named, the entry a text was matched to; null when none (an opt-out by phone, a number not on the roster). An opt-out or START applies to every entry with the number."`
 	Changed    bool      `json:"changed" doc:"Whether the number's opt-out changed: false for a STOP or an opt-out of a number already opted out, a START from a number that was not, and HELP; true for consent_given."`
