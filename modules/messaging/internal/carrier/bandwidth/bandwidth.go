@@ -110,11 +110,11 @@ type sendRequest struct {
 
 // apiMessage is the part of a message the adapter reads.
 type apiMessage struct {
-	ID   string `json:"id"`
-	Tag  string `json:"tag"`
-	From string `json:"from"`
+	ID   string   `json:"id"`
+	Tag  string   `json:"tag"`
+	From string   `json:"from"`
 	To   []string `json:"to"`
-	Text string `json:"text"`
+	Text string   `json:"text"`
 }
 
 // apiError is Bandwidth's error body.

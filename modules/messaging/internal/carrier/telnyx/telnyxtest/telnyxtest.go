@@ -193,8 +193,8 @@ func (s *Server) Inbound(ctx context.Context, url, from, to, text string) (strin
 	id := newID()
 	body := s.event("message.received", map[string]any{
 		"id": id, "record_type": "message", "direction": "inbound", "type": "SMS", "text": text,
-		"from": map[string]any{"phone_number": from, "carrier": "T-Mobile USA", "line_type": "Wireless"},
-		"to":   []map[string]any{{"phone_number": to, "status": "webhook_delivered"}},
+		"from":                 map[string]any{"phone_number": from, "carrier": "T-Mobile USA", "line_type": "Wireless"},
+		"to":                   []map[string]any{{"phone_number": to, "status": "webhook_delivered"}},
 		"messaging_profile_id": s.ProfileID, "received_at": s.Now().UTC().Format(time.RFC3339Nano), "errors": []any{},
 	})
 	return id, s.Post(ctx, url, body)
