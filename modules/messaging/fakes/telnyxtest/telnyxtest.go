@@ -78,6 +78,9 @@ type Server struct {
 	// Now stamps accepted messages and signs webhooks; tests with a fake
 	// clock set it.
 	Now func() time.Time
+	// Rewrite, when set, changes where a webhook is posted (a test's
+	// service listens elsewhere than its PUBLIC_BASE_URL says).
+	Rewrite func(url string) string
 
 	priv   ed25519.PrivateKey
 	pub    ed25519.PublicKey
@@ -215,6 +218,9 @@ func (s *Server) Sign(ts string, body []byte) string {
 // PostSigned sends body with the given headers (tests forge bad ones) and
 // fails unless it is answered 2xx.
 func (s *Server) PostSigned(ctx context.Context, url string, body []byte, ts, signature string) error {
+	if s.Rewrite != nil {
+		url = s.Rewrite(url)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carriertest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
-	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio/twiliotest"
+	"github.com/teamtext/teamtext/modules/messaging/fakes/twiliotest"
 )
 
 // statusForm is the body Twilio posts for a status change.

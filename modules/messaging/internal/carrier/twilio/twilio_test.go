@@ -15,7 +15,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
-	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio/twiliotest"
+	"github.com/teamtext/teamtext/modules/messaging/fakes/twiliotest"
 )
 
 const (
