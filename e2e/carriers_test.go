@@ -189,3 +189,78 @@ func TestThreeCarriersOnTwoNodes(t *testing.T) {
 	require.Contains(t, stdout, "create")
 	require.NotContains(t, stdout, telKey)
 }
+
+// TestCarrierOutageLosesNothing: Telnyx answers 503 in the middle of a
+// 2,000-recipient broadcast, then recovers. Every recipient gets exactly
+// one text; another team's broadcast through Bandwidth goes out meanwhile
+// as if nothing happened; each node logs the outage once.
+func TestCarrierOutageLosesNothing(t *testing.T) {
+	t.Parallel()
+	const (
+		base       = "https://teamtext.example.test"
+		telKey     = "KEYtelnyxOutageSecret"
+		recipients = 2000 + 1 // members and the head coach
+	)
+	key := make([]byte, 32)
+	_, err := rand.Read(key)
+	require.NoError(t, err)
+	tel := telnyxtest.NewServer(t, telKey, "prof-outage")
+	bw := bandwidthtest.NewServer(t, "9900456", "bw-user", "bw-pass", "bw-app", "bw-cb", "bw-cb-pass")
+	p := newPacingEnv(t, "carrier_outage", 2, "PUBLIC_BASE_URL="+base, "SECRETS_KEY="+base64.StdEncoding.EncodeToString(key))
+	tel.Rewrite = func(u string) string { return strings.Replace(u, base, p.nodes[0].PublicURL, 1) }
+	ctx := context.Background()
+	var telAcct, bwAcct carrierAccount
+	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", map[string]any{"provider": "telnyx", "name": "T", "api_url": tel.URL,
+		"credentials": map[string]string{"api_key": telKey, "public_key": tel.PublicKey(), "messaging_profile_id": "prof-outage"}}, &telAcct))
+	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", map[string]any{"provider": "bandwidth", "name": "B", "api_url": bw.URL,
+		"credentials": map[string]string{"account_id": "9900456", "username": "bw-user", "password": "bw-pass", "application_id": "bw-app",
+			"callback_username": "bw-cb", "callback_password": "bw-cb-pass"}}, &bwAcct))
+	bw.CallbackURL = p.nodes[1].PublicURL + "/carrier/bandwidth/" + bwAcct.ID
+
+	big := p.team(t, 0, 81, recipients-1, 100)
+	small := p.team(t, 1, 82, 5, 10)
+	for tm, acct := range map[*paced]string{&big: telAcct.ID, &small: bwAcct.ID} {
+		require.NoError(t, p.admin.Expect(ctx, 200, "PATCH", "/teams/"+tm.TeamID+"/numbers/"+tm.numberID, map[string]any{"carrier_account_id": acct}, nil))
+	}
+	flushEvery(t, 200*time.Millisecond, tel.Flush, bw.Flush)
+
+	m, _ := broadcast(t, big.api, "Registration closes Friday")
+	require.Equal(t, recipients, m.Recipients)
+	waitFor(t, 60*time.Second, func() bool { return len(tel.Messages()) >= 500 })
+	// The outage: the next 12 requests answer 503 (each node's first calls,
+	// then its probes every few seconds), then Telnyx is back.
+	outage := make([]telnyxtest.Fault, 12)
+	for i := range outage {
+		outage[i] = telnyxtest.Fault{Status: 503, Code: "10007", Title: "Unexpected error"}
+	}
+	tel.FailNext(outage...)
+	waitFor(t, 30*time.Second, func() bool { return tel.Creates() >= len(tel.Messages())+3 }) // the outage is noticed
+
+	// Meanwhile another team's broadcast through Bandwidth is not held up.
+	sm, smAt := broadcast(t, small.api, "Field 3 is closed")
+	waitFor(t, 10*time.Second, func() bool { return len(bw.Messages()) == sm.Recipients })
+	for _, msg := range bw.Messages() {
+		require.Less(t, msg.At.Sub(smAt), 5*time.Second, "the other team's texts go out within a planning cycle or two")
+	}
+
+	waitFor(t, 120*time.Second, func() bool { return deliveries(t, p.url, m.ID, "delivered") == recipients })
+	perRecipient := map[string]int{}
+	for _, msg := range tel.Messages() {
+		perRecipient[msg.To]++
+	}
+	require.Len(t, perRecipient, recipients, "every recipient got a text")
+	for to, n := range perRecipient {
+		require.Equal(t, 1, n, "recipient %s got %d texts", to[len(to)-4:], n)
+	}
+	require.GreaterOrEqual(t, tel.Creates(), len(tel.Messages())+len(outage), "the outage was met")
+	warns := 0
+	for _, n := range p.nodes {
+		for _, line := range strings.Split(n.Logs(), "\n") {
+			if strings.Contains(line, `"level":"WARN"`) {
+				warns++
+				t.Logf("WARN: %.400s", line)
+			}
+		}
+	}
+	require.LessOrEqual(t, warns, 2, "an outage is one warning per node, not one per hand-over")
+}

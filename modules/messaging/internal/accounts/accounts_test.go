@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -308,4 +310,61 @@ func TestCallbacksByAccount(t *testing.T) {
 	require.ErrorAs(t, err, &he)
 	require.Equal(t, http.StatusForbidden, he.Status)
 	require.Len(t, sink.Received(), 1, "refused callbacks record nothing")
+}
+
+// down is a default carrier whose calls fail while failing is set.
+type down struct {
+	recorder
+	failing bool
+	calls   int
+}
+
+func (d *down) Send(ctx context.Context, m carrier.Message) (carrier.Receipt, error) {
+	d.calls++
+	if d.failing {
+		return carrier.Receipt{}, errors.New("HTTP 503")
+	}
+	return d.recorder.Send(ctx, m)
+}
+
+func TestBreakerHoldsAnAccountThatIsDown(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t, domain.ProviderTwilio)
+	now := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	def := &down{failing: true}
+	logs := &bytes.Buffer{}
+	r := accounts.NewRouter(def, e.svc, accounts.Adapters{Log: slog.New(slog.DiscardHandler)}, func() time.Time { return now },
+		slog.New(slog.NewTextHandler(logs, nil)))
+	send := func() error {
+		_, err := r.Send(ctx, carrier.Message{DeliveryID: "d", From: "+12025550141", To: "+12025550199", Body: "x", Segments: 1})
+		return err
+	}
+	for range accounts.BreakerAfter {
+		err := send()
+		require.Error(t, err)
+
+	}
+	require.Equal(t, accounts.BreakerAfter, def.calls)
+	for range 50 {
+		err := send()
+		b, ok := carrier.IsBusy(err)
+		require.True(t, ok, "held back while the breaker is open: %v", err)
+		require.ErrorIs(t, err, carrier.ErrUnavailable)
+		require.Positive(t, b.RetryAfter)
+	}
+	require.Equal(t, accounts.BreakerAfter, def.calls, "no call while open: nothing spins")
+	require.Equal(t, 1, strings.Count(logs.String(), "level=WARN"), "one warning for the outage")
+
+	now = now.Add(accounts.BreakerProbe)
+	require.Error(t, send(), "the probe fails: still down")
+	require.Error(t, send())
+	require.Equal(t, accounts.BreakerAfter+1, def.calls, "one probe per interval")
+
+	def.failing = false
+	now = now.Add(accounts.BreakerProbe)
+	require.NoError(t, send(), "the probe succeeds: closed")
+	require.NoError(t, send())
+	require.Equal(t, 1, strings.Count(logs.String(), "level=WARN"))
+	require.Contains(t, logs.String(), "available again")
 }

@@ -64,6 +64,7 @@ type Router struct {
 	mu       sync.Mutex
 	numbers  map[string]cachedNumber
 	built    map[string]cachedAdapter
+	breakers map[string]*breaker
 	others   bool
 	othersAt time.Time
 }
@@ -83,7 +84,7 @@ type cachedAdapter struct {
 // When def takes batches (the simulator), so does the router.
 func NewRouter(def carrier.Carrier, svc *Service, adapters Adapters, now func() time.Time, log *slog.Logger) carrier.Carrier {
 	r := &Router{def: def, store: svc.store, svc: svc, adapters: adapters, now: now, log: log,
-		numbers: map[string]cachedNumber{}, built: map[string]cachedAdapter{}}
+		numbers: map[string]cachedNumber{}, built: map[string]cachedAdapter{}, breakers: map[string]*breaker{}}
 	if bs, ok := def.(carrier.BatchSender); ok {
 		return &batchRouter{Router: r, batch: bs}
 	}
@@ -127,22 +128,18 @@ func (r *Router) NumberFault(code string) domain.NumberFault {
 	return ""
 }
 
-// Send hands m to the adapter of its sending number's account.
+// Send hands m to the adapter of its sending number's account, behind the
+// account's breaker.
 func (r *Router) Send(ctx context.Context, m carrier.Message) (carrier.Receipt, error) {
-	c, err := r.carrierFor(ctx, m.From)
+	accts, err := r.accountsOf(ctx, []string{m.From})
 	if err != nil {
 		return carrier.Receipt{}, err
 	}
-	return c.Send(ctx, m)
-}
-
-// carrierFor returns the adapter for texts from number.
-func (r *Router) carrierFor(ctx context.Context, number string) (carrier.Carrier, error) {
-	accts, err := r.accountsOf(ctx, []string{number})
+	c, err := r.adapter(ctx, accts[m.From])
 	if err != nil {
-		return nil, err
+		return carrier.Receipt{}, err
 	}
-	return r.adapter(ctx, accts[number])
+	return r.sendVia(ctx, accts[m.From], c, m)
 }
 
 // accountsOf returns the account of each number, from the cache or one
@@ -247,7 +244,7 @@ func (r *batchRouter) SendMany(ctx context.Context, ms []carrier.Message) ([]car
 			out[i].Err = err
 			continue
 		}
-		out[i].Receipt, out[i].Err = c.Send(ctx, m)
+		out[i].Receipt, out[i].Err = r.sendVia(ctx, a, c, m)
 		if out[i].Err == nil && out[i].Receipt.At.IsZero() {
 			out[i].Receipt.At = r.now()
 		}
