@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teamtext/teamtext/modules/messaging"
 	"github.com/teamtext/teamtext/platform/config"
 	"github.com/teamtext/teamtext/platform/db"
 )
@@ -98,12 +99,43 @@ func NewRoot(version string, getenv func(string) string, stdout, stderr io.Write
 		},
 	}
 
+	secretsCmd := &cobra.Command{Use: "secrets", Short: "Manage the keys carrier accounts' credentials are sealed with"}
+	secretsCmd.AddCommand(&cobra.Command{
+		Use:   "rotate",
+		Short: "Reseal every carrier account's credentials under SECRETS_KEY (SECRETS_KEY_PREVIOUS opens the old ones)",
+		Long: "Run after setting the new key as SECRETS_KEY and the old one as SECRETS_KEY_PREVIOUS on every node. It reseals each account " +
+			"not yet sealed under SECRETS_KEY, one at a time, and can be run again safely. When it reports 0 left, remove SECRETS_KEY_PREVIOUS.",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, log, err := load(config.Need{Database: true})
+			if err != nil {
+				return err
+			}
+			if cfg.SecretsKey == "" {
+				return &ExitError{Code: 2, Err: fmt.Errorf("config: SECRETS_KEY is required to rotate")}
+			}
+			d, err := db.Open(cmd.Context(), cfg.DatabaseURL, 4)
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			n, err := messaging.RotateSecrets(cmd.Context(), d, cfg, log, func(done, total int) {
+				fmt.Fprintf(stdout, "\rresealed accounts: %d/%d", done, total)
+			})
+			fmt.Fprintln(stdout)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%d account(s) resealed under SECRETS_KEY; every account now opens without SECRETS_KEY_PREVIOUS\n", n)
+			return nil
+		},
+	})
+
 	ver := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(stdout, version) },
 	}
-	root.AddCommand(serve, migrate, newAdminCmd(getenv, stdout), newOpenAPICmd(version, getenv, stdout), newHealthcheckCmd(getenv, stdout), ver)
+	root.AddCommand(serve, migrate, newAdminCmd(getenv, stdout), newOpenAPICmd(version, getenv, stdout), newHealthcheckCmd(getenv, stdout), secretsCmd, ver)
 	return root
 }
 

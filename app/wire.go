@@ -223,7 +223,9 @@ func newServeApp(cfg config.Config, log *slog.Logger, version string, drain *dra
 				dashboardUpload: {"multipart/form-data"}, joinPages: {"application/x-www-form-urlencoded"}}
 			for pattern, h := range carrierRoutes {
 				mx.public.Handle(pattern, h)
-				formRoutes[pattern] = []string{"application/x-www-form-urlencoded"}
+				if strings.Contains(pattern, "/carrier/twilio/") { // Telnyx and Bandwidth post JSON
+					formRoutes[pattern] = []string{"application/x-www-form-urlencoded"}
+				}
 			}
 			// Behind TRUSTED_PROXIES the client's address replaces the
 			// proxy's before anything (limits, logs) reads it.

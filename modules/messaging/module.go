@@ -14,6 +14,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/messaging/internal/accounts"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
@@ -36,6 +37,7 @@ import (
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/jobs"
 	"github.com/teamtext/teamtext/platform/metrics"
+	"github.com/teamtext/teamtext/platform/secrets"
 	"github.com/teamtext/teamtext/platform/web"
 )
 
@@ -79,7 +81,7 @@ var Module = fx.Module("messaging",
 		newIngest,
 		newOutbound,
 		newSimulator,
-		newCarrier, newCarrierRoutes,
+		newCarrier, newCarrierRoutes, newAccounts,
 		service.New,
 		settings.New,
 		fx.Annotate(service.NewContract, fx.As(new(messagingapi.Sender)), fx.As(new(messagingapi.Templates))),
@@ -138,8 +140,9 @@ type routesParams struct {
 	Numbers   *outbound.Service
 	Settings  *settings.Service
 	Keywords  *inbound.TeamKeywords
-	Carrier   carrier.Carrier
+	Config    config.Config
 	Simulator *simulator.Simulator
+	Accounts  *accounts.Service
 	DB        *db.DB
 	Clock     clock.Clock
 }
@@ -148,7 +151,7 @@ type routesParams struct {
 // httpapi/routes.go); the simulator's operations only when it is the carrier.
 func registerRoutes(p routesParams) {
 	msghttp.Register(p.Public.API, p.Admin.API, msghttp.Services{Send: p.Send, Inbound: p.Inbound, Inbox: p.Inbox, Replies: p.Replies, Analytics: p.Analytics, Numbers: p.Numbers,
-		Settings: p.Settings, Keywords: p.Keywords, Simulator: simulatorOnly(p.Carrier, p.Simulator), DB: p.DB, Clock: p.Clock})
+		Settings: p.Settings, Keywords: p.Keywords, Simulator: simulatorOnly(p.Config, p.Simulator), DB: p.DB, Clock: p.Clock, Accounts: p.Accounts})
 }
 
 // pumpPoll is how often the engine's and status queues look for jobs that
@@ -162,7 +165,7 @@ func startEngine(p engineParams) {
 	d := outbound.NewDispatcher(p.Outbound, p.Log)
 	p.Lifecycle.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
-			if simulatorOnly(p.Carrier, p.Simulator) != nil {
+			if simulatorOnly(p.Config, p.Simulator) != nil {
 				if err := p.Simulator.EnsureReportPump(ctx); err != nil {
 					return err
 				}
@@ -178,15 +181,16 @@ type engineParams struct {
 	fx.In
 	Lifecycle fx.Lifecycle
 	Outbound  *outbound.Service
-	Carrier   carrier.Carrier
+	Config    config.Config
 	Simulator *simulator.Simulator
 	Log       *slog.Logger
 }
 
-// simulatorOnly is sim when it is the carrier, else nil: the admin API's
-// simulator operations answer 409 with another carrier.
-func simulatorOnly(c carrier.Carrier, sim *simulator.Simulator) *simulator.Simulator {
-	if c == carrier.Carrier(sim) {
+// simulatorOnly is sim when it is the default account's carrier
+// (CARRIER=simulator), else nil: the admin API's simulator operations
+// answer 409 with another carrier.
+func simulatorOnly(cfg config.Config, sim *simulator.Simulator) *simulator.Simulator {
+	if cfg.Carrier == "simulator" {
 		return sim
 	}
 	return nil
@@ -270,6 +274,7 @@ type outboundIn struct {
 	// time zones, for the planner.
 	Settings *settings.Service
 	Zones    rosterapi.Zones
+	Accounts *accounts.Service
 }
 
 func newOutbound(in outboundIn) *outbound.Service {
@@ -277,7 +282,7 @@ func newOutbound(in outboundIn) *outbound.Service {
 	ob := outbound.New(outbound.Deps{DB: in.DB, Store: store, Jobs: in.Jobs, Clock: in.Clock, Carrier: in.Carrier,
 		Teams: in.Teams, Lookup: in.Lookup, OptOuts: in.OptOuts, Ingest: in.Ingest, Log: in.Log.With("component", "outbound"),
 		DefaultPace: domain.Pace(in.Config.TwilioRate), HandoverDelay: in.Ins.handover, HandedOver: in.Ins.handed,
-		Lead: leadFor(in.Clock), HoldDuration: in.Ins.held, Quiet: in.Settings, Zones: in.Zones})
+		Lead: leadFor(in.Clock), HoldDuration: in.Ins.held, Quiet: in.Settings, Zones: in.Zones, Accounts: in.Accounts})
 	in.Metrics.Registry.MustRegister(&backlogCollector{store: store, log: in.Log}, &heldCollector{repo: in.Repo, clock: in.Clock, log: in.Log})
 	return ob
 }
@@ -323,55 +328,70 @@ type simulatorParams struct {
 	Repo   *postgres.Repo
 }
 
-// CarrierRoutes are the carrier's HTTP endpoints outside /api/v1 (status
-// callbacks), keyed by ServeMux pattern, all taking form-encoded bodies.
-// The app mounts them on the public mux. Empty with the simulator.
-type CarrierRoutes map[string]http.Handler
-
-// newCarrier picks the adapter CARRIER names. The simulator stays provided
-// either way: the admin API's outbox and outcome endpoints use it.
+// newCarrier picks the default account's adapter (CARRIER) and puts the
+// accounts' router in front of it: each text goes to the adapter of the
+// account its sending number uses. The simulator stays provided either way:
+// the admin API's outbox and outcome endpoints use it.
 func newCarrier(p carrierParams) (carrier.Carrier, error) {
 	cfg := p.Config
-	if cfg.Carrier != "twilio" {
-		return p.Simulator, nil
+	var def carrier.Carrier = p.Simulator
+	if cfg.Carrier == "twilio" {
+		tw, err := twilio.New(twilio.Config{AccountSID: cfg.TwilioAccountSID, AuthToken: cfg.TwilioAuthToken,
+			APIURL: cfg.TwilioAPIURL, PublicBaseURL: cfg.PublicBaseURL}, p.Log.With("component", "twilio"))
+		if err != nil {
+			return nil, err
+		}
+		def = tw
 	}
-	tw, err := twilio.New(twilio.Config{AccountSID: cfg.TwilioAccountSID, AuthToken: cfg.TwilioAuthToken,
-		APIURL: cfg.TwilioAPIURL, PublicBaseURL: cfg.PublicBaseURL}, p.Log.With("component", "twilio"))
-	if err != nil {
-		return nil, err
-	}
-	return tw, nil
+	return accounts.NewRouter(def, p.Accounts, accounts.Adapters{PublicBaseURL: cfg.PublicBaseURL, Simulator: p.Simulator, Log: p.Log},
+		time.Now, p.Log.With("component", "carrier_router")), nil
 }
 
 type carrierParams struct {
 	fx.In
 	Config    config.Config
 	Simulator *simulator.Simulator
+	Accounts  *accounts.Service
 	Log       *slog.Logger
 }
 
-// newCarrierRoutes returns Twilio's status callback and incoming-message endpoints when CARRIER=twilio.
+// newAccounts returns the carrier accounts' service, sealing credentials
+// under SECRETS_KEY.
+func newAccounts(cfg config.Config, repo *postgres.Repo, clk clock.Clock, log *slog.Logger) (*accounts.Service, error) {
+	keys, err := secrets.New(cfg.SecretsKey, cfg.SecretsKeyPrevious)
+	if err != nil {
+		return nil, err
+	}
+	return accounts.New(repo, keys, clk, domain.Provider(cfg.Carrier), log.With("component", "carrier_accounts")), nil
+}
+
+// CarrierRoutes are the carriers' HTTP endpoints outside /api/v1 (status
+// callbacks and incoming texts of every account), keyed by ServeMux
+// pattern. The app mounts them on the public mux.
+type CarrierRoutes map[string]http.Handler
+
+// newCarrierRoutes returns the callback endpoints of every provider; each
+// finds the account a callback belongs to and verifies it with that
+// account's credentials.
 func newCarrierRoutes(p carrierRoutesParams) CarrierRoutes {
 	cfg := p.Config
-	if cfg.Carrier != "twilio" {
-		return CarrierRoutes{}
+	sid, token := "", ""
+	if cfg.Carrier == "twilio" {
+		sid, token = cfg.TwilioAccountSID, cfg.TwilioAuthToken
 	}
-	l := p.Log.With("component", "twilio")
 	sink := carrierSink{db: p.DB, jobs: p.Jobs, stage: p.Repo}
-	return CarrierRoutes{
-		http.MethodPost + " " + twilio.StatusPath:  twilio.NewCallbackHandler(sink, cfg.TwilioAuthToken, cfg.PublicBaseURL, p.Clock, l),
-		http.MethodPost + " " + twilio.InboundPath: twilio.NewInboundHandler(sink, cfg.TwilioAuthToken, cfg.PublicBaseURL, p.Clock, l),
-	}
+	return accounts.NewCallbacks(p.Accounts, sink, cfg.PublicBaseURL, sid, token, p.Clock, time.Now, p.Log).Routes()
 }
 
 type carrierRoutesParams struct {
 	fx.In
-	Config config.Config
-	DB     *db.DB
-	Jobs   *jobs.Jobs
-	Repo   *postgres.Repo
-	Clock  clock.Clock
-	Log    *slog.Logger
+	Config   config.Config
+	DB       *db.DB
+	Jobs     *jobs.Jobs
+	Repo     *postgres.Repo
+	Accounts *accounts.Service
+	Clock    clock.Clock
+	Log      *slog.Logger
 }
 
 // backlogCollector reports each sending number's backlog at scrape time.
@@ -422,4 +442,16 @@ func (c *heldCollector) Collect(ch chan<- prometheus.Metric) {
 	for team, n := range held {
 		ch <- prometheus.MustNewConstMetric(heldDesc, prometheus.GaugeValue, float64(n), team)
 	}
+}
+
+// RotateSecrets reseals every carrier account's credentials under
+// cfg.SecretsKey, opening those sealed under cfg.SecretsKeyPrevious, and
+// reports progress after each account (`teamtext secrets rotate`). It
+// returns how many it resealed.
+func RotateSecrets(ctx context.Context, d *db.DB, cfg config.Config, log *slog.Logger, progress func(done, total int)) (int, error) {
+	svc, err := newAccounts(cfg, postgres.NewRepo(d, log), clock.Real{}, log)
+	if err != nil {
+		return 0, err
+	}
+	return svc.Rotate(ctx, progress)
 }

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/teamtext/teamtext/platform/secrets"
 )
 
 // Config is the whole process configuration. Every field maps to one
@@ -71,6 +73,12 @@ type Config struct {
 	TwilioAccountSID string // TWILIO_ACCOUNT_SID (required with CARRIER=twilio)
 	TwilioAuthToken  string // TWILIO_AUTH_TOKEN (required with CARRIER=twilio); also verifies status callbacks
 	TwilioAPIURL     string // TWILIO_API_URL, Twilio's REST API base URL (tests point it at a fake)
+	// SecretsKey (SECRETS_KEY) seals carrier accounts' credentials at rest
+	// (standard base64 of 32 random bytes); SecretsKeyPrevious
+	// (SECRETS_KEY_PREVIOUS) still opens values sealed under the key it
+	// replaces while `teamtext secrets rotate` reseals them.
+	SecretsKey         string
+	SecretsKeyPrevious string
 	// TwilioRate (TWILIO_RATE) is a sending number's throughput unless the
 	// admin set its own: SMS segments per second, across all nodes together.
 	TwilioRate float64
@@ -312,6 +320,13 @@ func (c *Config) loadTwilio(get func(name, def string) string) error {
 		return &Error{"TWILIO_RATE", "must be SMS segments per second per number, greater than 0 and at most 1000 (e.g. 1 or 0.5)"}
 	}
 	c.TwilioRate = r
+	c.SecretsKey, c.SecretsKeyPrevious = get("SECRETS_KEY", ""), get("SECRETS_KEY_PREVIOUS", "")
+	if _, err := secrets.New(c.SecretsKey, ""); err != nil {
+		return &Error{"SECRETS_KEY", "must be standard base64 of 32 random bytes (openssl rand -base64 32)"}
+	}
+	if _, err := secrets.New(c.SecretsKey, c.SecretsKeyPrevious); err != nil {
+		return &Error{"SECRETS_KEY_PREVIOUS", "must be standard base64 of 32 random bytes, and needs SECRETS_KEY"}
+	}
 	if c.Carrier != "twilio" {
 		return nil
 	}

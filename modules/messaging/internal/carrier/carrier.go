@@ -64,6 +64,12 @@ func IsBusy(err error) (*BusyError, bool) {
 	return b, errors.As(err, &b)
 }
 
+// ErrUnavailable is wrapped by the *BusyError a carrier router returns,
+// without calling the carrier, while an account's carrier is known to be
+// down (its breaker is open): the texts wait on their numbers' schedules,
+// and the outage was logged once when it began.
+var ErrUnavailable = errors.New("carrier account unavailable")
+
 // PermanentError is a refusal that retrying cannot fix (an invalid or
 // unreachable number): the delivery fails at once with this code.
 type PermanentError struct {

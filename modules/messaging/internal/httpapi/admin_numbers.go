@@ -18,6 +18,7 @@ type SendingNumber struct {
 	ThroughputDefault bool       `json:"throughput_default" doc:"true when the number has no throughput of its own and follows TWILIO_RATE."`
 	Primary           bool       `json:"primary" doc:"The team's own number (its number in the team record): it cannot be removed, nor its number changed here."`
 	BacklogSegments   int64      `json:"backlog_segments" doc:"Segments planned on the number and not yet handed to the carrier."`
+	CarrierAccountID  string     `json:"carrier_account_id" doc:"The carrier account the number sends through (cac_default: the environment's)."`
 	NextHandover      *time.Time `json:"next_handover" doc:"When the number next hands texts to the carrier; null when nothing is planned."`
 	PlannedUntil      *time.Time `json:"planned_until" doc:"When its latest planned text is due to reach the carrier; null if it never had one."`
 	CreatedAt         time.Time  `json:"created_at"`
@@ -26,7 +27,7 @@ type SendingNumber struct {
 
 func numberFrom(n outbound.Number) SendingNumber {
 	out := SendingNumber{ID: n.ID, TeamID: n.TeamID, Number: n.Number, Kind: string(n.Kind), Throughput: float64(n.Schedule.Pace),
-		ThroughputDefault: n.Throughput == nil, Primary: n.Primary, BacklogSegments: n.Backlog,
+		ThroughputDefault: n.Throughput == nil, Primary: n.Primary, BacklogSegments: n.Backlog, CarrierAccountID: n.AccountID(),
 		CreatedAt: n.CreatedAt, UpdatedAt: n.UpdatedAt}
 	if !n.NextAt.IsZero() {
 		t := n.NextAt
@@ -41,13 +42,14 @@ func numberFrom(n outbound.Number) SendingNumber {
 
 // NumberBody is a sending number's fields in a request.
 type NumberBody struct {
-	Number     *string  `json:"number,omitempty" doc:"A US number in any common format (stored as E.164), or 5 or 6 digits for a short code. Required on create."`
-	Kind       *string  `json:"kind,omitempty" enum:"long_code,toll_free,short_code" doc:"Default long_code."`
-	Throughput *float64 `json:"throughput,omitempty" doc:"SMS segments per second across all nodes, more than 0 and at most 1000. Default: TWILIO_RATE."`
+	Number           *string  `json:"number,omitempty" doc:"A US number in any common format (stored as E.164), or 5 or 6 digits for a short code. Required on create."`
+	Kind             *string  `json:"kind,omitempty" enum:"long_code,toll_free,short_code" doc:"Default long_code."`
+	Throughput       *float64 `json:"throughput,omitempty" doc:"SMS segments per second across all nodes, more than 0 and at most 1000. Default: TWILIO_RATE."`
+	CarrierAccountID *string  `json:"carrier_account_id,omitempty" doc:"The carrier account the number sends through (GET /admin/v1/carrier-accounts); default: the default account. An unknown account is 400 invalid_request."`
 }
 
 func (b NumberBody) input() outbound.NumberInput {
-	return outbound.NumberInput{Number: b.Number, Kind: b.Kind, Throughput: b.Throughput}
+	return outbound.NumberInput{Number: b.Number, Kind: b.Kind, Throughput: b.Throughput, CarrierAccountID: b.CarrierAccountID}
 }
 
 type numberPath struct {

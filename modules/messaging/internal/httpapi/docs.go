@@ -69,9 +69,20 @@ const (
 		"recipient keeping the number that texted them before; each number sends at its throughput, across all nodes together. " +
 		"400 invalid_phone for a number that is not a US number (or, for a short code, 5 or 6 digits), 400 invalid_request for a bad kind " +
 		"or throughput; 409 conflict when any team already has the number."
+	adminCreateAccountDoc = "Adds an account at a carrier (201), whose numbers then send through it: give a sending number its " +
+		"carrier_account_id. " + credentialsDoc + " The answer never holds the credentials. 400 invalid_request for an unknown provider, a " +
+		"missing, extra or malformed credential field (the message names the field, never its value) or a bad api_url; 409 conflict when the " +
+		"service has no SECRETS_KEY to seal credentials with. Callbacks: Telnyx posts to PUBLIC_BASE_URL/carrier/telnyx/{account_id}, " +
+		"Bandwidth to PUBLIC_BASE_URL/carrier/bandwidth/{account_id}, every Twilio account to /carrier/twilio/status and /carrier/twilio/inbound."
+	adminListAccountsDoc  = "Carrier accounts, the default first (exactly one, `default: true`: the environment's CARRIER and TWILIO_*), then oldest first."
+	adminGetAccountDoc    = "One account, without its credentials; 404 not_found for an unknown or deleted account."
+	adminUpdateAccountDoc = "Any of name, api_url, credentials (the whole object, checked as on create). Every node uses the change within 10 seconds. " +
+		"409 conflict for the default account (the environment's); 400 invalid_request for another provider."
+	adminDeleteAccountDoc = "204. 409 conflict while a sending number uses the account (move it first) and for the default account; a deleted " +
+		"account answers 404."
 	adminListNumbersDoc  = "The team's numbers, its primary (the team's own number) first, then oldest first."
 	adminGetNumberDoc    = "One number with its backlog and next hand-over."
-	adminUpdateNumberDoc = "Any of number, kind, throughput. A new throughput paces texts planned from now on. 409 conflict when changing the " +
+	adminUpdateNumberDoc = "Any of number, kind, throughput, carrier_account_id (the primary too). A new throughput paces texts planned from now on. 409 conflict when changing the " +
 		"primary's number (it is the team's own), a number with texts still planned, or to a number a team already has."
 	adminRemoveNumberDoc     = "204. 409 conflict for the primary (the team's own number) and for a number with texts still planned."
 	adminSimulatorInboundDoc = "Carrier simulator only (409 conflict otherwise). Like a carrier's inbound callback, it stages the text and answers at once (202); " +

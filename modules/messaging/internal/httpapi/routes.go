@@ -6,6 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/teamtext/teamtext/modules/messaging/internal/accounts"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/simulator"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
@@ -26,7 +27,7 @@ import (
 // approvals, urgent templates, simulator, sending numbers, inbound).
 func Register(api, admin huma.API, s Services) {
 	h := &handler{svc: s.Send, inbound: s.Inbound, inbox: s.Inbox, replies: s.Replies, analytics: s.Analytics, numbers: s.Numbers,
-		settings: s.Settings, keywords: s.Keywords, sim: s.Simulator, db: s.DB, clock: s.Clock}
+		settings: s.Settings, keywords: s.Keywords, sim: s.Simulator, db: s.DB, clock: s.Clock, accounts: s.Accounts}
 	tmpl, msgs, sched, inb := []string{"Templates"}, []string{"Messages"}, []string{"Scheduled"}, []string{"Inbound texts"}
 	approvals, simTags, numbers, settingsTags := []string{"Approvals"}, []string{"Simulator"}, []string{"Sending numbers"}, []string{"Messaging settings"}
 
@@ -69,6 +70,13 @@ func Register(api, admin huma.API, s Services) {
 	httpapi.Register(admin, huma.Operation{OperationID: "admin-update-number", Method: http.MethodPatch, Path: "/teams/{team_id}/numbers/{number_id}", Tags: numbers, Summary: "Change a sending number", Description: adminUpdateNumberDoc}, h.adminUpdateNumber, http.StatusConflict)
 	httpapi.Register(admin, huma.Operation{OperationID: "admin-remove-number", Method: http.MethodDelete, Path: "/teams/{team_id}/numbers/{number_id}", Tags: numbers, DefaultStatus: http.StatusNoContent, Summary: "Remove a sending number", Description: adminRemoveNumberDoc}, h.adminRemoveNumber, http.StatusConflict)
 
+	accts := []string{"Carrier accounts"}
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-create-carrier-account", Method: http.MethodPost, Path: "/carrier-accounts", Tags: accts, DefaultStatus: http.StatusCreated, Summary: "Add a carrier account", Description: adminCreateAccountDoc}, h.adminCreateAccount, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-list-carrier-accounts", Method: http.MethodGet, Path: "/carrier-accounts", Tags: accts, Summary: "List carrier accounts", Description: adminListAccountsDoc}, h.adminListAccounts)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-get-carrier-account", Method: http.MethodGet, Path: "/carrier-accounts/{account_id}", Tags: accts, Summary: "Get a carrier account", Description: adminGetAccountDoc}, h.adminGetAccount)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-update-carrier-account", Method: http.MethodPatch, Path: "/carrier-accounts/{account_id}", Tags: accts, Summary: "Change a carrier account", Description: adminUpdateAccountDoc}, h.adminUpdateAccount, http.StatusConflict)
+	httpapi.Register(admin, huma.Operation{OperationID: "admin-delete-carrier-account", Method: http.MethodDelete, Path: "/carrier-accounts/{account_id}", Tags: accts, DefaultStatus: http.StatusNoContent, Summary: "Delete a carrier account", Description: adminDeleteAccountDoc}, h.adminDeleteAccount, http.StatusConflict)
+
 	httpapi.Register(admin, huma.Operation{OperationID: "admin-simulator-inbound", Method: http.MethodPost, Path: "/simulator/inbound", Tags: simTags, DefaultStatus: http.StatusAccepted, Summary: "Someone texts a team number", Description: adminSimulatorInboundDoc}, h.adminSimulatorInbound, http.StatusConflict)
 	httpapi.Register(admin, huma.Operation{OperationID: "admin-inbox-reply", Method: http.MethodPost, Path: "/teams/{team_id}/inbox/{message_id}/reply", Tags: []string{"Inbox"}, Summary: "Reply to an inbox text", Description: adminInboxReplyDoc}, h.adminInboxReply, http.StatusPaymentRequired, http.StatusForbidden, http.StatusConflict)
 	httpapi.Register(admin, huma.Operation{OperationID: "admin-get-messaging-settings", Method: http.MethodGet, Path: "/teams/{team_id}/messaging-settings", Tags: settingsTags, Summary: "Get messaging settings", Description: adminGetMessagingSettingsDoc}, h.adminGetMessagingSettings)
@@ -92,6 +100,7 @@ type Services struct {
 	Settings  *settings.Service     // quiet hours, in the messaging settings
 	Keywords  *inbound.TeamKeywords // the team's own keywords
 	Simulator *simulator.Simulator  // nil unless CARRIER=simulator: its operations answer 409
+	Accounts  *accounts.Service     // carrier accounts
 	DB        *db.DB                // the simulator's inbound injection: one transaction
 	Clock     clock.Clock
 }
@@ -114,6 +123,7 @@ type handler struct {
 	sim       *simulator.Simulator
 	db        *db.DB
 	clock     clock.Clock
+	accounts  *accounts.Service
 }
 
 // teamOf is the key's team.

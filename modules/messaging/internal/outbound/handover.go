@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"sync"
 	"time"
@@ -141,7 +142,15 @@ func (s *Service) handOver(ctx context.Context, texts []outgoing, pass passClock
 	}
 	res.transient = errors.Join(transient...)
 	if len(transient) > 0 {
-		s.Log.Warn("carrier could not take texts; they stay queued for another try", "texts", len(transient),
+		// Not a warning: the texts wait and nothing is lost, and an outage
+		// that lasts is the carrier router's to report (its breaker warns
+		// once per account and node). A hand-over held back by a known
+		// outage is not even news.
+		level := slog.LevelInfo
+		if !hasOther(transient) {
+			level = slog.LevelDebug
+		}
+		s.Log.Log(ctx, level, "carrier could not take texts; they stay queued for another try", "texts", len(transient),
 			"first_err", transient[0])
 	}
 	if err := s.Store.MarkSent(ctx, sent, now); err != nil {
@@ -335,4 +344,15 @@ func keys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// hasOther reports whether any of errs is not a known outage
+// (carrier.ErrUnavailable).
+func hasOther(errs []error) bool {
+	for _, err := range errs {
+		if !errors.Is(err, carrier.ErrUnavailable) {
+			return true
+		}
+	}
+	return false
 }

@@ -17,6 +17,10 @@ type NumberInput struct {
 	Number     *string
 	Kind       *string
 	Throughput *float64
+	// CarrierAccountID moves the number to another carrier account (an
+	// unknown or deleted one is 400 invalid_request); new texts from it
+	// go through that account within accounts.CacheTTL on every node.
+	CarrierAccountID *string
 }
 
 // Numbers lists a team's sending numbers, its primary (the team's number)
@@ -91,7 +95,7 @@ func (s *Service) AddNumber(ctx context.Context, teamID string, in NumberInput) 
 			return fault.New(fault.Invalid, "invalid_phone", "number is required")
 		}
 		n := Number{ID: id.New("num"), TeamID: teamID}
-		if err := s.setFields(&n, in); err != nil {
+		if err := s.setFields(ctx, &n, in); err != nil {
 			return err
 		}
 		if err := s.checkFree(ctx, n.Number); err != nil {
@@ -126,7 +130,7 @@ func (s *Service) checkFree(ctx context.Context, value string) error {
 }
 
 // setFields validates and applies in's fields to n.
-func (s *Service) setFields(n *Number, in NumberInput) error {
+func (s *Service) setFields(ctx context.Context, n *Number, in NumberInput) error {
 	if in.Kind != nil || n.Kind == "" {
 		k, err := domain.ParseNumberKind(deref(in.Kind))
 		if err != nil {
@@ -150,6 +154,15 @@ func (s *Service) setFields(n *Number, in NumberInput) error {
 		}
 		v := float64(p)
 		n.Throughput = &v
+	}
+	if in.CarrierAccountID != nil {
+		if s.Accounts == nil {
+			return fault.Invalidf("carrier_account_id: carrier accounts are not available")
+		}
+		if err := s.Accounts.Usable(ctx, *in.CarrierAccountID); err != nil {
+			return err
+		}
+		n.CarrierAccountID = *in.CarrierAccountID
 	}
 	return nil
 }
@@ -193,7 +206,7 @@ func (s *Service) UpdateNumber(ctx context.Context, teamID, numberID string, in 
 				}
 			}
 		}
-		if err := s.setFields(&n, in); err != nil {
+		if err := s.setFields(ctx, &n, in); err != nil {
 			return err
 		}
 		n.UpdatedAt = s.Clock.Now().UTC()

@@ -75,8 +75,19 @@ type Number struct {
 	Schedule   domain.Schedule // Pace is filled in by the service
 	NextAt     time.Time       // when a pass should look at it; zero: nothing planned
 	Backlog    int64           // segments planned and not yet handed over
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// CarrierAccountID is the carrier account the number sends through
+	// (domain.DefaultAccountID, the environment's, unless set).
+	CarrierAccountID string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
+// AccountID is the number's carrier account, the default when unset.
+func (n Number) AccountID() string {
+	if n.CarrierAccountID == "" {
+		return domain.DefaultAccountID
+	}
+	return n.CarrierAccountID
 }
 
 // ScheduleUpdate is a number's new pacing state after planning or a hand-over.
@@ -271,6 +282,16 @@ type Deps struct {
 	// HoldDuration observes how long quiet hours hold each held text; nil:
 	// not measured.
 	HoldDuration prometheus.Observer
+	// Accounts checks a carrier account a number is moved to; nil: numbers
+	// stay on the default account.
+	Accounts AccountChecker
+}
+
+// AccountChecker checks that a carrier account exists and can send.
+type AccountChecker interface {
+	// Usable answers a 400 invalid_request naming carrier_account_id when
+	// the account does not exist or is deleted.
+	Usable(ctx context.Context, accountID string) error
 }
 
 // Service is the engine.

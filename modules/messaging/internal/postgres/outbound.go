@@ -28,7 +28,7 @@ func NewOutboundStore(d *db.DB, r *Repo) *OutboundStore { return &OutboundStore{
 var _ outbound.Store = (*OutboundStore)(nil)
 
 const numberColumns = `id, team_id, number, kind, throughput, is_primary, created_at, updated_at,
-  last_at, last_segments, free_at, catch_up_until, next_at, backlog_segments`
+  last_at, last_segments, free_at, catch_up_until, next_at, backlog_segments, carrier_account_id`
 
 // scanNumber reads a row of numberColumns.
 func scanNumber(row pgx.Row) (outbound.Number, error) {
@@ -36,7 +36,7 @@ func scanNumber(row pgx.Row) (outbound.Number, error) {
 	var kind string
 	var last, free, catchUp, next *time.Time
 	err := row.Scan(&n.ID, &n.TeamID, &n.Number, &kind, &n.Throughput, &n.Primary, &n.CreatedAt, &n.UpdatedAt,
-		&last, &n.Schedule.LastSegments, &free, &catchUp, &next, &n.Backlog)
+		&last, &n.Schedule.LastSegments, &free, &catchUp, &next, &n.Backlog, &n.CarrierAccountID)
 	if err != nil {
 		return outbound.Number{}, err
 	}
@@ -123,9 +123,9 @@ func (s *OutboundStore) NumbersByValue(ctx context.Context, values []string) ([]
 // when any team has it, or the team has a primary already and n is one.
 func (s *OutboundStore) InsertNumber(ctx context.Context, n outbound.Number) error {
 	return s.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		tag, err := q.Exec(ctx, `INSERT INTO messaging_numbers (id, team_id, number, kind, throughput, is_primary, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-			n.ID, n.TeamID, n.Number, string(n.Kind), n.Throughput, n.Primary, n.CreatedAt, n.UpdatedAt)
+		tag, err := q.Exec(ctx, `INSERT INTO messaging_numbers (id, team_id, number, kind, throughput, is_primary, created_at, updated_at, carrier_account_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+			n.ID, n.TeamID, n.Number, string(n.Kind), n.Throughput, n.Primary, n.CreatedAt, n.UpdatedAt, n.AccountID())
 		if err != nil {
 			return fmt.Errorf("insert number: %w", err)
 		}
@@ -140,9 +140,9 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
 // ErrNumberTaken when another number has the value.
 func (s *OutboundStore) UpdateNumber(ctx context.Context, n outbound.Number) error {
 	return s.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		tag, err := q.Exec(ctx, `UPDATE messaging_numbers SET number = $2, kind = $3, throughput = $4, updated_at = $5
+		tag, err := q.Exec(ctx, `UPDATE messaging_numbers SET number = $2, kind = $3, throughput = $4, updated_at = $5, carrier_account_id = $6
 WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM messaging_numbers o WHERE o.number = $2 AND o.id <> $1)`,
-			n.ID, n.Number, string(n.Kind), n.Throughput, n.UpdatedAt)
+			n.ID, n.Number, string(n.Kind), n.Throughput, n.UpdatedAt, n.AccountID())
 		if err != nil {
 			return fmt.Errorf("update number: %w", err)
 		}

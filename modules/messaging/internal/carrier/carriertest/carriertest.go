@@ -8,14 +8,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"sync"
 	"testing"
 
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
+	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/metrics"
 )
 
 // Outcomes a harness can arrange for a number.
@@ -53,6 +57,30 @@ type Harness struct {
 	// one (Twilio) document the duplicate instead, and the suite checks that
 	// they do send again rather than silently dropping the retry.
 	DedupesOnDeliveryID bool
+	// Codes are the error codes the suite uses, in the carrier's own
+	// vocabulary; zero fields take Twilio's.
+	Codes Codes
+}
+
+// Codes are carrier error codes the suite arranges and expects back.
+type Codes struct {
+	Refused string // a refusal at send time (Twilio: 21211, invalid 'To')
+	Failed  string // a delivery failure reported later (Twilio: 30003, unreachable)
+	Failed2 string // another such failure (Twilio: 30006, landline)
+}
+
+func (h Harness) codes() Codes {
+	c := h.Codes
+	if c.Refused == "" {
+		c.Refused = "21211"
+	}
+	if c.Failed == "" {
+		c.Failed = "30003"
+	}
+	if c.Failed2 == "" {
+		c.Failed2 = "30006"
+	}
+	return c
 }
 
 // Numbers used by the suite (fictional 555-01xx numbers).
@@ -116,14 +144,14 @@ func RunConformance(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Run("FailedNumberEndsFailedWithErrorCode", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)
-		h.SetOutcome(t, member2, Failed, "30003")
+		h.SetOutcome(t, member2, Failed, h.codes().Failed)
 		rc, err := h.Carrier.Send(ctx, msg("dlv_fail", member2))
 		require.NoError(t, err, "a carrier that accepts a text reports its failure later, not from Send")
 		settle(t, h)
 		final := finalStatus(t, h.Statuses(t), "dlv_fail")
 		require.NotNil(t, final, "no final status for a failing number")
 		require.Equal(t, "failed", final.Status)
-		require.Equal(t, "30003", final.ErrorCode)
+		require.Equal(t, h.codes().Failed, final.ErrorCode)
 		require.NotEmpty(t, final.ErrorMessage)
 		require.NotEmpty(t, final.CarrierStatus)
 		require.Equal(t, rc.ProviderMessageID, final.ProviderMessageID)
@@ -167,11 +195,11 @@ func RunConformance(t *testing.T, newHarness func(t *testing.T) Harness) {
 		t.Parallel()
 		h := newHarness(t)
 		require.NotNil(t, h.Refuse, "every adapter's harness can make it refuse a number")
-		h.Refuse(t, member2, "21211")
+		h.Refuse(t, member2, h.codes().Refused)
 		_, err := h.Carrier.Send(ctx, msg("dlv_refused", member2))
 		pe, ok := carrier.IsPermanent(err)
 		require.True(t, ok, "want *carrier.PermanentError, got %v", err)
-		require.Equal(t, "21211", pe.Code)
+		require.Equal(t, h.codes().Refused, pe.Code)
 		require.NotEmpty(t, pe.Message)
 		require.NotContains(t, pe.Message, member2[2:], "refusals are stored and published: no full phone number")
 		require.Empty(t, h.Texts(t))
@@ -181,7 +209,7 @@ func RunConformance(t *testing.T, newHarness func(t *testing.T) Harness) {
 		t.Parallel()
 		h := newHarness(t)
 		h.SetOutcome(t, member1, Delivered, "")
-		h.SetOutcome(t, member2, Failed, "30006")
+		h.SetOutcome(t, member2, Failed, h.codes().Failed2)
 		for i, to := range []string{member1, member2, member1} {
 			_, err := h.Carrier.Send(ctx, msg(fmt.Sprintf("dlv_norm_%d", i), to))
 			require.NoError(t, err)
@@ -269,3 +297,56 @@ func StatusWorkers(w *river.Workers) {
 }
 
 var _ jobs.Registration = StatusWorkers
+
+// Sink is a carrier.Sink for adapter tests: a status report becomes its
+// ingestion job in the database (as messaging's sink does), where
+// StatusJobs reads it; a received text is kept in memory.
+type Sink struct {
+	db   *db.DB
+	jobs *jobs.Jobs
+
+	mu       sync.Mutex
+	received []carrier.InboundText
+}
+
+// NewSink returns a sink enqueueing in d (migrated with the platform's
+// migrations) through an insert-only River that knows the status kinds.
+func NewSink(t testing.TB, d *db.DB) *Sink {
+	t.Helper()
+	j, err := jobs.New(d, clock.Real{}, slog.New(slog.DiscardHandler), jobs.Options{})
+	require.NoError(t, err)
+	_, err = jobs.NewRunner(j, []jobs.Registration{StatusWorkers}, metrics.New(), jobs.Options{}) // the kinds, not worked
+	require.NoError(t, err)
+	return &Sink{db: d, jobs: j}
+}
+
+// Report enqueues the status's ingestion job in its own transaction.
+func (s *Sink) Report(ctx context.Context, a carrier.StatusArgs) error {
+	return s.db.Tx(ctx, func(ctx context.Context) error {
+		_, err := s.jobs.Insert(ctx, a, nil)
+		return err
+	})
+}
+
+// Receive keeps the text.
+func (s *Sink) Receive(_ context.Context, t carrier.InboundText) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.received = append(s.received, t)
+	return nil
+}
+
+// Received returns the texts received so far, oldest first.
+func (s *Sink) Received() []carrier.InboundText {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]carrier.InboundText(nil), s.received...)
+}
+
+// Statuses returns the status reports enqueued so far (StatusJobs).
+func (s *Sink) Statuses(t *testing.T) []carrier.StatusArgs {
+	t.Helper()
+	ss, err := StatusJobs(context.Background(), s.db)
+	require.NoError(t, err)
+	return ss
+}

@@ -1,7 +1,6 @@
 package twilio
 
 import (
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -9,12 +8,13 @@ import (
 	twclient "github.com/twilio/twilio-go/client"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
+	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carrierhttp"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // maxCallbackBytes bounds a callback's form body; Twilio's are ~1 KB.
-const maxCallbackBytes = 64 << 10
+const maxCallbackBytes = carrierhttp.MaxCallbackBytes
 
 // CallbackHandler receives Twilio's status callbacks (POST, form-encoded,
 // at StatusPath?d=<delivery id>). It refuses a missing or wrong
@@ -50,7 +50,7 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if cb.DeliveryID == "" {
 		h.log.Warn("twilio callback without delivery id ignored", "message_sid", cb.MessageSid)
-		writeError(w, http.StatusBadRequest, "invalid_request", "the d query parameter (delivery id) is required")
+		carrierhttp.WriteError(w, http.StatusBadRequest, "invalid_request", "the d query parameter (delivery id) is required")
 		return
 	}
 	args, ok := cb.StatusArgs(h.clock.Now())
@@ -61,7 +61,7 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := h.sink.Report(r.Context(), args); err != nil {
 		h.log.Error("twilio callback not recorded", "delivery_id", cb.DeliveryID, "message_sid", cb.MessageSid,
 			"to", phone.Mask(r.PostForm.Get("To")), "err", err)
-		writeError(w, http.StatusInternalServerError, "server_error", "the status could not be recorded; retry later")
+		carrierhttp.WriteError(w, http.StatusInternalServerError, "server_error", "the status could not be recorded; retry later")
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -73,17 +73,17 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *CallbackHandler) admit(w http.ResponseWriter, r *http.Request, what, logAs string) bool {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", what+" are POST")
+		carrierhttp.WriteError(w, http.StatusMethodNotAllowed, "method_not_allowed", what+" are POST")
 		return false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxCallbackBytes)
 	if err := r.ParseForm(); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the body is not a form")
+		carrierhttp.WriteError(w, http.StatusBadRequest, "invalid_request", "the body is not a form")
 		return false
 	}
 	if !h.valid(r) {
 		h.log.Warn(logAs+" refused: bad signature", "path", r.URL.Path)
-		writeError(w, http.StatusForbidden, "forbidden", "missing or invalid X-Twilio-Signature")
+		carrierhttp.WriteError(w, http.StatusForbidden, "forbidden", "missing or invalid X-Twilio-Signature")
 		return false
 	}
 	return true
@@ -115,17 +115,4 @@ func first(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// writeError answers with the service's error envelope.
-func writeError(w http.ResponseWriter, status int, code, message string) {
-	type detail struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(struct {
-		Error detail `json:"error"`
-	}{detail{code, message}})
 }

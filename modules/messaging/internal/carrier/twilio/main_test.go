@@ -2,8 +2,6 @@ package twilio_test
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -14,15 +12,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
+	"github.com/teamtext/teamtext/modules/messaging/fakes/twiliotest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carriertest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
-	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio/twiliotest"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
-	"github.com/teamtext/teamtext/platform/jobs"
-	"github.com/teamtext/teamtext/platform/metrics"
 )
 
 var server *dbtest.Server
@@ -34,24 +29,6 @@ const (
 	accountSID = "AC0123456789abcdef0123456789abcdef"
 	authToken  = "fedcba9876543210fedcba9876543210"
 )
-
-// jobSink is messaging's carrier sink as far as these tests need it: a
-// status report becomes its ingestion job (which the tests then read).
-type jobSink struct {
-	db   *db.DB
-	jobs *jobs.Jobs
-}
-
-func (s jobSink) Report(ctx context.Context, a carrier.StatusArgs) error {
-	return s.db.Tx(ctx, func(ctx context.Context) error {
-		_, err := s.jobs.Insert(ctx, a, nil)
-		return err
-	})
-}
-
-func (s jobSink) Receive(context.Context, carrier.InboundText) error {
-	return errors.New("not used by these tests")
-}
 
 // syncBuffer collects log output safely across goroutines.
 type syncBuffer struct {
@@ -106,14 +83,10 @@ func setupCallback(t *testing.T) *callbackBundle {
 	t.Helper()
 	d := server.Migrated(t, db.PlatformMigrations())
 	log := slog.New(slog.DiscardHandler)
-	j, err := jobs.New(d, clock.Real{}, log, jobs.Options{})
-	require.NoError(t, err)
-	_, err = jobs.NewRunner(j, []jobs.Registration{carriertest.StatusWorkers}, metrics.New(), jobs.Options{}) // the kinds, not worked
-	require.NoError(t, err)
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
 	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) // stands still: callback times are whatever it says
-	h := twilio.NewCallbackHandler(jobSink{db: d, jobs: j}, authToken, base, clk, log)
+	h := twilio.NewCallbackHandler(carriertest.NewSink(t, d), authToken, base, clk, log)
 	mux := http.NewServeMux()
 	mux.Handle(twilio.StatusPath, h)
 	srv.Config.Handler = mux

@@ -21,6 +21,7 @@ import (
 	openapi "github.com/twilio/twilio-go/rest/api/v2010"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
+	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carrierhttp"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
@@ -256,7 +257,7 @@ func (e *APIError) rateLimited() bool {
 func apiError(err error, status int) *APIError {
 	var re *twclient.TwilioRestError
 	if errors.As(err, &re) {
-		e := &APIError{Status: re.Status, Code: re.Code, Message: maskNumbers(re.Message)}
+		e := &APIError{Status: re.Status, Code: re.Code, Message: carrierhttp.MaskNumbers(re.Message)}
 		if e.Status == 0 {
 			e.Status = status
 		}
@@ -281,39 +282,6 @@ func permanent(code int) bool {
 		return true
 	}
 	return false
-}
-
-// maskNumbers replaces every run of seven or more digits (with the
-// separators phone numbers are written with) by its masked form, so that
-// Twilio's messages can be logged and stored.
-func maskNumbers(s string) string {
-	var b strings.Builder
-	rs := []rune(s)
-	for i := 0; i < len(rs); {
-		opens := (rs[i] == '+' || rs[i] == '(') && i+1 < len(rs) && isDigit(rs[i+1])
-		if !isDigit(rs[i]) && !opens {
-			b.WriteRune(rs[i])
-			i++
-			continue
-		}
-		j, digits := i, []rune{}
-		for j < len(rs) && (isDigit(rs[j]) || strings.ContainsRune("+ -().", rs[j])) {
-			if isDigit(rs[j]) {
-				digits = append(digits, rs[j])
-			}
-			j++
-		}
-		for j > i && !isDigit(rs[j-1]) { // give back trailing separators
-			j--
-		}
-		if len(digits) >= 7 {
-			b.WriteString(phone.Mask(string(digits)))
-		} else {
-			b.WriteString(string(rs[i:j]))
-		}
-		i = j
-	}
-	return b.String()
 }
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }

@@ -8,10 +8,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/teamtext/teamtext/modules/messaging/fakes/twiliotest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carriertest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
-	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio/twiliotest"
 )
 
 func TestConformance(t *testing.T) {

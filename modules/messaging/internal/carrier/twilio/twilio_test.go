@@ -13,9 +13,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/teamtext/teamtext/modules/messaging/fakes/twiliotest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
-	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio/twiliotest"
 )
 
 const (

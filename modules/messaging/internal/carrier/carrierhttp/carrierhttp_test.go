@@ -1,4 +1,4 @@
-package twilio
+package carrierhttp
 
 import (
 	"testing"
@@ -17,6 +17,6 @@ func TestMaskNumbers(t *testing.T) {
 		"+":                 "+",
 		"ends with +1 202":  "ends with +1 202",
 	} {
-		require.Equal(t, want, maskNumbers(in), in)
+		require.Equal(t, want, MaskNumbers(in), in)
 	}
 }

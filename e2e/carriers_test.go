@@ -1,0 +1,266 @@
+package e2e
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/modules/messaging/fakes/bandwidthtest"
+	"github.com/teamtext/teamtext/modules/messaging/fakes/telnyxtest"
+	"github.com/teamtext/teamtext/modules/messaging/fakes/twiliotest"
+)
+
+// carrierAccount is the admin API's view of a carrier account.
+type carrierAccount struct {
+	ID       string  `json:"id"`
+	Provider string  `json:"provider"`
+	Name     string  `json:"name"`
+	Default  bool    `json:"default"`
+	APIURL   *string `json:"api_url"`
+}
+
+// flushEvery posts the fakes' pending callbacks every interval until the
+// test ends: carriers report while the broadcast goes on.
+func flushEvery(t *testing.T, interval time.Duration, flush ...func(context.Context) error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				for _, f := range flush {
+					if err := f(ctx); err != nil && ctx.Err() == nil {
+						t.Logf("carrier callback: %v", err)
+					}
+				}
+			}
+		}
+	}()
+}
+
+// TestThreeCarriersOnTwoNodes: a deployment whose default account is
+// Twilio (CARRIER=twilio) adds a Telnyx and a Bandwidth account; three
+// teams, one per account, broadcast at once on two nodes. Each number's
+// texts reach its own carrier's fake at no more than its throughput in any
+// second, every delivery ends delivered from that carrier's callbacks, and
+// no credential appears in any answer or log line.
+func TestThreeCarriersOnTwoNodes(t *testing.T) {
+	t.Parallel()
+	const (
+		base       = "https://teamtext.example.test"
+		sid        = "AC0123456789abcdef0123456789abcdef"
+		token      = "twiliothreecarriers0123456789abc"
+		telKey     = "KEYtelnyxThreeCarriersSecret"
+		bwPass     = "bandwidthApiPasswordSecret"
+		bwCBPass   = "bandwidthCallbackPasswordSecret"
+		members    = 24
+		recipients = members + 1
+		perSecond  = 4
+	)
+	secretsKey := make([]byte, 32)
+	_, err := rand.Read(secretsKey)
+	require.NoError(t, err)
+
+	tw := twiliotest.NewServer(t, sid, token)
+	tel := telnyxtest.NewServer(t, telKey, "prof-three")
+	bw := bandwidthtest.NewServer(t, "9900123", "bw-user", bwPass, "bw-app", "bw-cb", bwCBPass)
+
+	p := newPacingEnv(t, "three_carriers", 2, "CARRIER=twilio", "TWILIO_ACCOUNT_SID="+sid, "TWILIO_AUTH_TOKEN="+token,
+		"TWILIO_API_URL="+tw.URL, "PUBLIC_BASE_URL="+base, "SECRETS_KEY="+base64.StdEncoding.EncodeToString(secretsKey))
+	toNode := func(u string) string { return strings.Replace(u, base, p.nodes[1].PublicURL, 1) }
+	tw.Rewrite, tel.Rewrite = toNode, toNode
+	ctx := context.Background()
+
+	var created []carrierAccount
+	for _, body := range []map[string]any{
+		{"provider": "telnyx", "name": "Club Telnyx", "api_url": tel.URL,
+			"credentials": map[string]string{"api_key": telKey, "public_key": tel.PublicKey(), "messaging_profile_id": "prof-three"}},
+		{"provider": "bandwidth", "name": "Club Bandwidth", "api_url": bw.URL,
+			"credentials": map[string]string{"account_id": "9900123", "username": "bw-user", "password": bwPass, "application_id": "bw-app",
+				"callback_username": "bw-cb", "callback_password": bwCBPass}},
+	} {
+		r, err := p.admin.Do(ctx, "POST", "/carrier-accounts", body)
+		require.NoError(t, err)
+		require.Equal(t, 201, r.Status, string(r.Body))
+		for _, secret := range []string{telKey, bwPass, bwCBPass} {
+			require.NotContains(t, string(r.Body), secret, "credentials are never returned")
+		}
+		var a carrierAccount
+		require.NoError(t, r.Data(&a))
+		created = append(created, a)
+	}
+	bw.CallbackURL = p.nodes[0].PublicURL + "/carrier/bandwidth/" + created[1].ID
+
+	var list []carrierAccount
+	require.NoError(t, p.admin.Expect(ctx, 200, "GET", "/carrier-accounts", nil, &list))
+	require.Len(t, list, 3)
+	require.True(t, list[0].Default)
+	require.Equal(t, "twilio", list[0].Provider)
+	require.Equal(t, []string{"telnyx", "bandwidth"}, []string{list[1].Provider, list[2].Provider})
+
+	// Team 0 stays on the default (Twilio); 1 moves to Telnyx, 2 to Bandwidth.
+	teams := []paced{p.team(t, 0, 71, members, perSecond), p.team(t, 1, 72, members, perSecond), p.team(t, 0, 73, members, perSecond)}
+	for i, a := range created {
+		var n struct {
+			CarrierAccountID string `json:"carrier_account_id"`
+		}
+		tm := teams[i+1]
+		require.NoError(t, p.admin.Expect(ctx, 200, "PATCH", "/teams/"+tm.TeamID+"/numbers/"+tm.numberID,
+			map[string]any{"carrier_account_id": a.ID}, &n))
+		require.Equal(t, a.ID, n.CarrierAccountID)
+	}
+	r, err := p.admin.Do(ctx, "PATCH", "/teams/"+teams[0].TeamID+"/numbers/"+teams[0].numberID, map[string]any{"carrier_account_id": "cac_nope"})
+	require.NoError(t, err)
+	require.Equal(t, 400, r.Status, string(r.Body))
+	r, err = p.admin.Do(ctx, "DELETE", "/carrier-accounts/"+created[0].ID, nil)
+	require.NoError(t, err)
+	require.Equal(t, 409, r.Status, "a number uses it")
+
+	flushEvery(t, 100*time.Millisecond, tw.Flush, tel.Flush, bw.Flush)
+	var msgs []sendResult
+	for _, tm := range teams {
+		m, _ := broadcast(t, tm.api, "Tournament bus leaves 7:15 from the north lot")
+		require.Equal(t, recipients, m.Recipients, "the members and the head coach")
+		msgs = append(msgs, m)
+	}
+	for i, m := range msgs {
+		waitFor(t, 90*time.Second, func() bool { return deliveries(t, p.url, m.ID, "delivered") == recipients })
+		require.Zero(t, deliveries(t, p.url, m.ID, "failed"), "team %d", i)
+	}
+
+	sentAt := func(from string, at []time.Time) []handOver {
+		var hs []handOver
+		for _, a := range at {
+			hs = append(hs, handOver{to: from, at: a})
+		}
+		return hs
+	}
+	var twAt, telAt, bwAt []time.Time
+	for _, m := range tw.Messages() {
+		require.Equal(t, teams[0].number, m.From)
+		twAt = append(twAt, m.At)
+	}
+	for _, m := range tel.Messages() {
+		require.Equal(t, teams[1].number, m.From)
+		telAt = append(telAt, m.At)
+	}
+	for _, m := range bw.Messages() {
+		require.Equal(t, teams[2].number, m.From)
+		bwAt = append(bwAt, m.At)
+	}
+	require.Len(t, twAt, recipients, "team 0's texts went to Twilio only")
+	require.Len(t, telAt, recipients, "team 1's texts went to Telnyx only")
+	require.Len(t, bwAt, recipients, "team 2's texts went to Bandwidth only")
+	for name, at := range map[string][]time.Time{"twilio": twAt, "telnyx": telAt, "bandwidth": bwAt} {
+		require.LessOrEqual(t, busiestSecond(sentAt(name, at)), perSecond, "%s: a number never gets more than its throughput in a second", name)
+	}
+
+	// A refused callback: Bandwidth with wrong credentials, Telnyx forged.
+	err = bw.Post(ctx, []byte(`[]`), "bw-cb", "wrong")
+	var bwErr *bandwidthtest.HTTPError
+	require.ErrorAs(t, err, &bwErr)
+	require.Equal(t, 403, bwErr.Status)
+	forger := telnyxtest.NewServer(t, telKey, "prof-three")
+	_, err = forger.Inbound(ctx, p.nodes[0].PublicURL+"/carrier/telnyx/"+created[0].ID, "+12025550199", teams[1].number, "forged")
+	var telErr *telnyxtest.HTTPError
+	require.ErrorAs(t, err, &telErr)
+	require.Equal(t, 403, telErr.Status)
+
+	for i, n := range p.nodes {
+		logs := n.Logs()
+		for _, secret := range []string{telKey, bwPass, bwCBPass, token} {
+			require.NotContains(t, logs, secret, "node %d logged a credential", i)
+		}
+	}
+	code, stdout, _ := runCLI(t, "admin", "carrier-accounts", "--help")
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, "create")
+	require.NotContains(t, stdout, telKey)
+}
+
+// TestCarrierOutageLosesNothing: Telnyx answers 503 in the middle of a
+// 2,000-recipient broadcast, then recovers. Every recipient gets exactly
+// one text; another team's broadcast through Bandwidth goes out meanwhile
+// as if nothing happened; each node logs the outage once.
+func TestCarrierOutageLosesNothing(t *testing.T) {
+	t.Parallel()
+	const (
+		base       = "https://teamtext.example.test"
+		telKey     = "KEYtelnyxOutageSecret"
+		recipients = 2000 + 1 // members and the head coach
+	)
+	key := make([]byte, 32)
+	_, err := rand.Read(key)
+	require.NoError(t, err)
+	tel := telnyxtest.NewServer(t, telKey, "prof-outage")
+	bw := bandwidthtest.NewServer(t, "9900456", "bw-user", "bw-pass", "bw-app", "bw-cb", "bw-cb-pass")
+	p := newPacingEnv(t, "carrier_outage", 2, "PUBLIC_BASE_URL="+base, "SECRETS_KEY="+base64.StdEncoding.EncodeToString(key))
+	tel.Rewrite = func(u string) string { return strings.Replace(u, base, p.nodes[0].PublicURL, 1) }
+	ctx := context.Background()
+	var telAcct, bwAcct carrierAccount
+	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", map[string]any{"provider": "telnyx", "name": "T", "api_url": tel.URL,
+		"credentials": map[string]string{"api_key": telKey, "public_key": tel.PublicKey(), "messaging_profile_id": "prof-outage"}}, &telAcct))
+	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", map[string]any{"provider": "bandwidth", "name": "B", "api_url": bw.URL,
+		"credentials": map[string]string{"account_id": "9900456", "username": "bw-user", "password": "bw-pass", "application_id": "bw-app",
+			"callback_username": "bw-cb", "callback_password": "bw-cb-pass"}}, &bwAcct))
+	bw.CallbackURL = p.nodes[1].PublicURL + "/carrier/bandwidth/" + bwAcct.ID
+
+	big := p.team(t, 0, 81, recipients-1, 100)
+	small := p.team(t, 1, 82, 5, 10)
+	for tm, acct := range map[*paced]string{&big: telAcct.ID, &small: bwAcct.ID} {
+		require.NoError(t, p.admin.Expect(ctx, 200, "PATCH", "/teams/"+tm.TeamID+"/numbers/"+tm.numberID, map[string]any{"carrier_account_id": acct}, nil))
+	}
+	flushEvery(t, 200*time.Millisecond, tel.Flush, bw.Flush)
+
+	m, _ := broadcast(t, big.api, "Registration closes Friday")
+	require.Equal(t, recipients, m.Recipients)
+	waitFor(t, 60*time.Second, func() bool { return len(tel.Messages()) >= 500 })
+	// The outage: the next 12 requests answer 503 (each node's first calls,
+	// then its probes every few seconds), then Telnyx is back.
+	outage := make([]telnyxtest.Fault, 12)
+	for i := range outage {
+		outage[i] = telnyxtest.Fault{Status: 503, Code: "10007", Title: "Unexpected error"}
+	}
+	tel.FailNext(outage...)
+	waitFor(t, 30*time.Second, func() bool { return tel.Creates() >= len(tel.Messages())+3 }) // the outage is noticed
+
+	// Meanwhile another team's broadcast through Bandwidth is not held up.
+	sm, smAt := broadcast(t, small.api, "Field 3 is closed")
+	waitFor(t, 10*time.Second, func() bool { return len(bw.Messages()) == sm.Recipients })
+	for _, msg := range bw.Messages() {
+		require.Less(t, msg.At.Sub(smAt), 5*time.Second, "the other team's texts go out within a planning cycle or two")
+	}
+
+	waitFor(t, 120*time.Second, func() bool { return deliveries(t, p.url, m.ID, "delivered") == recipients })
+	perRecipient := map[string]int{}
+	for _, msg := range tel.Messages() {
+		perRecipient[msg.To]++
+	}
+	require.Len(t, perRecipient, recipients, "every recipient got a text")
+	for to, n := range perRecipient {
+		require.Equal(t, 1, n, "recipient %s got %d texts", to[len(to)-4:], n)
+	}
+	require.GreaterOrEqual(t, tel.Creates(), len(tel.Messages())+len(outage), "the outage was met")
+	warns := 0
+	for _, n := range p.nodes {
+		for _, line := range strings.Split(n.Logs(), "\n") {
+			if strings.Contains(line, `"level":"WARN"`) {
+				warns++
+				t.Logf("WARN: %.400s", line)
+			}
+		}
+	}
+	require.LessOrEqual(t, warns, 2, "an outage is one warning per node, not one per hand-over")
+}
