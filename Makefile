@@ -12,7 +12,7 @@ export TESTCONTAINERS_HOST_OVERRIDE ?= localhost
 export PG_IMAGE
 export BROWSER_IMAGE
 
-.PHONY: all build test test-unit test-e2e vet fmt fuzz bench run pg-image browser-image clean client image haproxy-image up down test-deploy bench-deploy bench-dashboard
+.PHONY: all build test test-unit test-e2e vet fmt fuzz bench run pg-image browser-image clean client image haproxy-image up down test-deploy bench-deploy bench-dashboard bench-carriers
 
 all: build
 
@@ -81,6 +81,9 @@ bench: pg-image ## load harness; writes docs/BENCHMARKS.md
 
 bench-dashboard: pg-image ## the dashboard's page, preview and send figures on a 10,000-member team (testing.B; figures in the log)
 	$(GO) test ./e2e/ -run '^$$' -bench '^BenchmarkDashboard(Pages|Roster)$$' -benchtime 1x -v -timeout 15m
+
+bench-carriers: ## each carrier adapter's cost per text, Telnyx and Bandwidth beside Twilio (testing.B; figures in the log)
+	$(GO) test ./modules/messaging/internal/carrier/ -run '^$$' -bench '^BenchmarkAdapterSend$$' -benchtime 2000x -count 3
 
 run: build pg-image ## local service with a demo team (Postgres in Docker, data kept in a volume)
 	@scripts/run.sh
