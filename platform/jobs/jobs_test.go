@@ -3,12 +3,15 @@ package jobs_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/platform/clock"
@@ -109,4 +112,70 @@ func TestInsertNeedsATransaction(t *testing.T) {
 	var n int
 	require.NoError(t, b.db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM river_job`).Scan(&n))
 	require.Zero(t, n, "the rolled-back job is gone")
+}
+
+// riverV041Schema is the last version of River's main migration line that
+// River v0.41.0 shipped (v0.48.0 added 8, a no-op on Postgres).
+const riverV041Schema = 7
+
+// TestRiverSchemaOfTheLastVersionMigratesForward: a database River v0.41.0
+// migrated (its main line at version 7), holding a job queued by then, is
+// brought forward by this build's migrate (readiness counts the missing
+// version until then), and the job is worked afterwards.
+func TestRiverSchemaOfTheLastVersionMigratesForward(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url, err := server.CreateDatabase(ctx, fmt.Sprintf("river_up_%d", os.Getpid()))
+	require.NoError(t, err)
+	d, err := db.Open(ctx, url, 10)
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+
+	rm, err := rivermigrate.New(riverpgxv5.New(d.Pool), nil)
+	require.NoError(t, err)
+	_, err = rm.Migrate(ctx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{TargetVersion: riverV041Schema})
+	require.NoError(t, err)
+	version := func() int {
+		var v int
+		require.NoError(t, d.Pool.QueryRow(ctx, `SELECT max(version) FROM river_migration WHERE line = 'main'`).Scan(&v))
+		return v
+	}
+	require.Equal(t, riverV041Schema, version())
+	pending, err := db.Pending(ctx, d, nil)
+	require.NoError(t, err)
+	require.Positive(t, pending, "readiness sees River's newer migration missing")
+
+	j, err := jobs.New(d, clock.Real{}, slog.New(slog.DiscardHandler), jobs.Options{})
+	require.NoError(t, err)
+	worked := make(chan int, 1)
+	r, err := jobs.NewRunner(j, []jobs.Registration{func(w *river.Workers) {
+		river.AddWorker(w, river.WorkFunc(func(_ context.Context, job *river.Job[pingArgs]) error {
+			worked <- job.Args.N
+			return nil
+		}))
+	}}, metrics.New(), jobs.Options{MaxWorkers: 2, RunWorkers: true, SoftStopTimeout: time.Second})
+	require.NoError(t, err)
+	require.NoError(t, d.Tx(ctx, func(ctx context.Context) error {
+		_, err := j.Insert(ctx, pingArgs{N: 41}, nil)
+		return err
+	}), "a job queued while the schema is the old one")
+
+	require.NoError(t, db.Migrate(ctx, d, []db.MigrationSet{db.PlatformMigrations()}, slog.New(slog.DiscardHandler)))
+	require.Greater(t, version(), riverV041Schema)
+	pending, err = db.Pending(ctx, d, []db.MigrationSet{db.PlatformMigrations()})
+	require.NoError(t, err)
+	require.Zero(t, pending)
+
+	require.NoError(t, r.Start(ctx))
+	t.Cleanup(func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		require.NoError(t, r.Stop(stopCtx))
+	})
+	select {
+	case n := <-worked:
+		require.Equal(t, 41, n, "the job queued before the upgrade")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the job queued before the upgrade was not worked within 30 s")
+	}
 }
