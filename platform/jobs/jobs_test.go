@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -178,4 +179,58 @@ func TestRiverSchemaOfTheLastVersionMigratesForward(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the job queued before the upgrade was not worked within 30 s")
 	}
+}
+
+type snoozeArgs struct{}
+
+func (snoozeArgs) Kind() string { return "test.snooze" }
+
+// TestSnoozeFollowsTheTestClock: a job snoozed for an hour under a test
+// clock standing a month ahead of the wall clock is scheduled an hour after
+// the test clock's now (River v0.41 dated it by the wall clock, a month
+// before the test clock's now, so it came due at once), and runs once the
+// clock has moved past it.
+func TestSnoozeFollowsTheTestClock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := server.Migrated(t, db.PlatformMigrations())
+	start := time.Now().Add(30 * 24 * time.Hour).Truncate(time.Second)
+	clk := clock.NewFake(start)
+	j, err := jobs.New(d, clk, slog.New(slog.DiscardHandler), jobs.Options{})
+	require.NoError(t, err)
+	var runs atomic.Int32
+	r, err := jobs.NewRunner(j, []jobs.Registration{func(w *river.Workers) {
+		river.AddWorker(w, river.WorkFunc(func(context.Context, *river.Job[snoozeArgs]) error {
+			if runs.Add(1) == 1 {
+				return river.JobSnooze(time.Hour)
+			}
+			return nil
+		}))
+	}}, metrics.New(), jobs.Options{MaxWorkers: 2, RunWorkers: true, SoftStopTimeout: time.Second})
+	require.NoError(t, err)
+	require.NoError(t, r.Start(ctx))
+	t.Cleanup(func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		require.NoError(t, r.Stop(stopCtx))
+	})
+	var id int64
+	require.NoError(t, d.Tx(ctx, func(ctx context.Context) error {
+		res, err := j.Insert(ctx, snoozeArgs{}, nil)
+		if err == nil {
+			id = res.Job.ID
+		}
+		return err
+	}))
+	row := func() (state string, at time.Time) {
+		require.NoError(t, d.Pool.QueryRow(ctx, `SELECT state, scheduled_at FROM river_job WHERE id = $1`, id).Scan(&state, &at))
+		return state, at
+	}
+	require.Eventually(t, func() bool { s, _ := row(); return s == "scheduled" }, 30*time.Second, 20*time.Millisecond, "snoozed")
+	_, at := row()
+	require.WithinDuration(t, start.Add(time.Hour), at, time.Minute, "the snooze is dated by the test clock")
+	require.EqualValues(t, 1, runs.Load())
+	clk.Advance(time.Hour + time.Second)
+	require.Eventually(t, func() bool { s, _ := row(); return s == "completed" }, 30*time.Second, 50*time.Millisecond,
+		"the snoozed job runs once the test clock passed its time")
 }
