@@ -7,7 +7,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/e2e/harness"
@@ -77,4 +79,31 @@ func TestRiverUIOnTheAdminListener(t *testing.T) {
 	signedIn := http.Header{"Cookie": {res.Cookies()[0].Name + "=" + res.Cookies()[0].Value}}
 	res, body = riverUI(t, "GET", "/admin/river/api/queues", signedIn, "")
 	require.Equal(t, http.StatusOK, res.StatusCode, "the sign-in cookie lets a browser in: %s", body)
+}
+
+// TestRiverUIInTheBrowser: an operator signs in with the admin token in
+// the form, and River's UI (its scripts and API under /admin/river/, on
+// the cookie) shows the service's queues.
+func TestRiverUIInTheBrowser(t *testing.T) {
+	t.Parallel()
+	tab := chrome(t).NewTab(t)
+	base := env.svc.AdminURL + "/admin/river"
+	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(base+"/queues")))
+	body, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS("body")))
+	require.NoError(t, err)
+	require.Contains(t, body, "unauthorized", "signed out: the admin envelope")
+
+	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(base+"/sign-in")))
+	require.NoError(t, chromedp.Do(tab, chromedp.SendKeys(chromedp.ID("token"), harness.AdminToken)))
+	_, err = chromedp.RunResponse(tab, chromedp.Click(`//button[normalize-space()="Sign in"]`))
+	require.NoError(t, err)
+	loc, err := chromedp.Run(tab, chromedp.Location())
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(loc, base+"/"), "signed in, the form leads to the UI: %s", loc)
+
+	require.NoError(t, chromedp.Do(tab, chromedp.Navigate(base+"/queues")))
+	waitFor(t, 30*time.Second, func() bool {
+		body, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS("body")))
+		return err == nil && strings.Contains(body, "webhooks") && strings.Contains(body, "default")
+	})
 }
