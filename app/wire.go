@@ -35,6 +35,7 @@ import (
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/jobsui"
 	"github.com/teamtext/teamtext/platform/metrics"
 	"github.com/teamtext/teamtext/platform/postman"
 	"github.com/teamtext/teamtext/platform/ratelimit"
@@ -212,11 +213,19 @@ func newServeApp(cfg config.Config, log *slog.Logger, version string, drain *dra
 		platformOptions(cfg, log, version, db.Open),
 		modules(),
 		fx.Invoke(func(lc fx.Lifecycle, mx muxes, pub httpapi.Public, adm httpapi.Admin, d *db.DB, j *jobs.Jobs, m *metrics.Metrics,
-			carrierRoutes messaging.CarrierRoutes, shell *web.Shell) {
+			carrierRoutes messaging.CarrierRoutes, shell *web.Shell, runner *jobs.Runner) error {
 			addHealth(mx.public, d, drain)
 			addPostman(mx.public, pub.API, cfg.PublicBaseURL)
 			mx.admin.Handle("GET /metrics", m.Handler())
 			addPprof(mx.admin)
+			// River's UI, behind the admin token (docs/OPERATIONS.md, "River's UI").
+			ui, err := jobsui.New(runner.Client(), jobsui.Options{Token: cfg.AdminToken, Actions: cfg.RiverUIActions,
+				Clock: clock.Real{}, Log: log.With("component", "riverui")})
+			if err != nil {
+				return err
+			}
+			ui.Mount(mx.admin)
+			lc.Append(fx.Hook{OnStart: ui.Start, OnStop: ui.Stop})
 			// Carrier callbacks are mounted as they are (not under a stripped
 			// prefix): signatures cover the exact URL the carrier called.
 			formRoutes := map[string][]string{web.Prefix: {"application/x-www-form-urlencoded", "multipart/form-data"},
@@ -234,11 +243,13 @@ func newServeApp(cfg config.Config, log *slog.Logger, version string, drain *dra
 				BodyLimit: map[string]int64{dashboardUpload: dashboardUploadLimit}, MediaTypes: formRoutes, Log: log, Metrics: m}), clientAddr))
 			_ = shell // the dashboard is mounted on mx.public when the graph builds it
 			adminSrv := newServer(httpapi.Edge(mx.admin, httpapi.EdgeOptions{Name: "admin", MaxBodyBytes: cfg.MaxBodyBytes,
-				BodyLimit:  map[string]int64{"POST /admin/v1/teams/{team_id}/members/import": 16 << 20},
-				MediaTypes: map[string][]string{"POST /admin/v1/teams/{team_id}/members/import": {"text/csv"}},
-				Log:        log, Metrics: m}))
+				BodyLimit: map[string]int64{"POST /admin/v1/teams/{team_id}/members/import": 16 << 20},
+				MediaTypes: map[string][]string{"POST /admin/v1/teams/{team_id}/members/import": {"text/csv"},
+					jobsui.SignInPattern: {"application/x-www-form-urlencoded"}},
+				Log: log, Metrics: m}))
 			lc.Append(listenHook(publicSrv, cfg.Addr, "public", log))
 			lc.Append(listenHook(adminSrv, cfg.AdminAddr, "admin", log))
+			return nil
 		}),
 		fx.Options(extra...),
 	)

@@ -83,30 +83,7 @@ func TestMigrationsUnderPreviousBuild(t *testing.T) {
 
 	serves := func(svc *harness.Service, label string) {
 		t.Helper()
-		f, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})
-		require.NoError(t, err, label)
-		api := plainClient(svc.PublicURL+"/api/v1", f.Key)
-		for i, phone := range []string{"+12025550101", "+12025550102", "+12025550103"} {
-			r, err := api.Do(ctx, "POST", "/members", map[string]any{"name": "Athlete " + string(rune('A'+i)), "phone": phone})
-			require.NoError(t, err)
-			require.Equal(t, 201, r.Status, "%s: %s", label, r.Body)
-		}
-		r, err := api.Do(ctx, "GET", "/team", nil)
-		require.NoError(t, err)
-		require.Equal(t, 200, r.Status, label)
-		r, err = api.Do(ctx, "POST", "/messages", map[string]any{"text": "Practice at 6", "audience": "all"})
-		require.NoError(t, err)
-		require.Equal(t, 201, r.Status, "%s: %s", label, r.Body)
-		var m struct {
-			ID         string `json:"id"`
-			Recipients int    `json:"recipients"`
-		}
-		require.NoError(t, r.Data(&m))
-		require.Positive(t, m.Recipients, label)
-		waitFor(t, 60*time.Second, func() bool { return deliveries(t, url, m.ID, "delivered") == m.Recipients })
-		r, err = plainClient(svc.PublicURL, "").Do(ctx, "GET", "/readyz", nil)
-		require.NoError(t, err)
-		require.Equal(t, 200, r.Status, "%s: %s", label, r.Body)
+		servesOn(t, admin, svc, url, label)
 	}
 	serves(old, "previous build on its own schema")
 
@@ -130,4 +107,80 @@ func startBinOn(t *testing.T, bin, url string) *harness.Service {
 		}
 	})
 	return svc
+}
+
+// servesOn checks that svc serves on the database at url: a new team with
+// three members, a read, a broadcast delivered to all of them (River's jobs
+// at work) and /readyz (no migration pending for this build).
+func servesOn(t *testing.T, admin *harness.Client, svc *harness.Service, url, label string) {
+	t.Helper()
+	ctx := context.Background()
+	f, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})
+	require.NoError(t, err, label)
+	api := plainClient(svc.PublicURL+"/api/v1", f.Key)
+	for i, phone := range []string{"+12025550101", "+12025550102", "+12025550103"} {
+		r, err := api.Do(ctx, "POST", "/members", map[string]any{"name": "Athlete " + string(rune('A'+i)), "phone": phone})
+		require.NoError(t, err)
+		require.Equal(t, 201, r.Status, "%s: %s", label, r.Body)
+	}
+	r, err := api.Do(ctx, "GET", "/team", nil)
+	require.NoError(t, err)
+	require.Equal(t, 200, r.Status, label)
+	r, err = api.Do(ctx, "POST", "/messages", map[string]any{"text": "Practice at 6", "audience": "all"})
+	require.NoError(t, err)
+	require.Equal(t, 201, r.Status, "%s: %s", label, r.Body)
+	var m struct {
+		ID         string `json:"id"`
+		Recipients int    `json:"recipients"`
+	}
+	require.NoError(t, r.Data(&m))
+	require.Positive(t, m.Recipients, label)
+	waitFor(t, 60*time.Second, func() bool { return deliveries(t, url, m.ID, "delivered") == m.Recipients })
+	r, err = plainClient(svc.PublicURL, "").Do(ctx, "GET", "/readyz", nil)
+	require.NoError(t, err)
+	require.Equal(t, 200, r.Status, "%s: %s", label, r.Body)
+}
+
+// riverUpgrade is the commit that moved River to v0.51.2: the build at its
+// parent is the last on River v0.41.0.
+func riverUpgrade(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", harness.RepoRoot(), "log", "--format=%H", "-S", "github.com/riverqueue/river v0.51.2", "--", "go.mod").Output()
+	require.NoError(t, err)
+	commits := strings.Fields(string(out))
+	require.NotEmpty(t, commits, "the River upgrade is committed")
+	return commits[len(commits)-1] // the oldest: the one that added the line
+}
+
+// riverSchema is the newest version of River's main migration line applied to url.
+func riverSchema(t *testing.T, url string) int {
+	t.Helper()
+	return countRowsIn(t, url, `SELECT max(version)::int FROM river_migration WHERE line = 'main'`)
+}
+
+// TestRiverUpgradeUnderPreviousBuild: the build on River v0.41.0 migrates
+// and serves a database (River's schema at version 7); this build's
+// migrate brings River's schema forward while that build serves; it keeps
+// serving (its River works on the newer schema, as during a rolling
+// upgrade), and this build serves beside it: its River works the jobs of a
+// broadcast and its readiness sees nothing pending.
+func TestRiverUpgradeUnderPreviousBuild(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	commit := riverUpgrade(t)
+	t.Logf("River upgraded in %.12s; previous build at its parent", commit)
+	prev := buildAt(t, commit+"^")
+
+	psql(t, "teamtext", "CREATE DATABASE upgrade_river")
+	url := strings.Replace(env.pg.URL, "/teamtext?", "/upgrade_river?", 1)
+	require.NoError(t, harness.Migrate(ctx, prev, url))
+	require.Equal(t, 7, riverSchema(t, url), "River v0.41.0's schema")
+	old := startBinOn(t, prev, url)
+	admin := plainClient(old.AdminURL+"/admin/v1", harness.AdminToken)
+	servesOn(t, admin, old, url, "the build on River v0.41.0")
+
+	require.NoError(t, harness.Migrate(ctx, env.bin, url), "River's newer migrations, applied while the previous build serves")
+	require.Greater(t, riverSchema(t, url), 7)
+	servesOn(t, admin, old, url, "the build on River v0.41.0 after River's migrations")
+	servesOn(t, admin, startBinOn(t, env.bin, url), url, "this build beside it")
 }

@@ -92,6 +92,10 @@ type Config struct {
 	// QuietHoursDefault (QUIET_HOURS_DEFAULT: on or off) is whether a team's
 	// quiet hours are on when the team has not chosen (issue 29).
 	QuietHoursDefault bool
+	// RiverUIActions (RIVER_UI_ACTIONS: true or false) lets the River UI
+	// on the admin listener (/admin/river/) cancel, retry and delete jobs
+	// and pause or resume queues; false (the default): it only shows them.
+	RiverUIActions bool
 
 	// TrustedProxies (TRUSTED_PROXIES) are the address ranges of reverse
 	// proxies whose report of the client's address is believed; empty: none,
@@ -239,6 +243,12 @@ func Load(getenv func(string) string, need Need) (Config, error) {
 		c.QuietHoursDefault = q == "on"
 	default:
 		return c, &Error{"QUIET_HOURS_DEFAULT", fmt.Sprintf("must be on or off, got %q", q)}
+	}
+	switch a := strings.ToLower(get("RIVER_UI_ACTIONS", "false")); a {
+	case "true", "false":
+		c.RiverUIActions = a == "true"
+	default:
+		return c, &Error{"RIVER_UI_ACTIONS", fmt.Sprintf("must be true or false, got %q", a)}
 	}
 	switch c.SimulatorProfile = get("SIMULATOR_PROFILE", "instant"); c.SimulatorProfile {
 	case "instant", "realistic":

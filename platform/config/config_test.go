@@ -34,6 +34,16 @@ func TestLoadDefaults(t *testing.T) {
 	require.Equal(t, "instant", c.SimulatorProfile)
 	require.Equal(t, 2, c.UndeliverableAfter, "two permanent failures in a row mark a number undeliverable")
 	require.False(t, c.QuietHoursDefault, "quiet hours are off unless the operator or the team turns them on")
+	require.False(t, c.RiverUIActions, "the River UI only shows jobs unless the operator allows actions")
+}
+
+func TestLoadRiverUIActions(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]bool{"true": true, "TRUE": true, " false ": false, "": false} {
+		c, err := Load(env(map[string]string{"RIVER_UI_ACTIONS": v}), Need{})
+		require.NoError(t, err, v)
+		require.Equal(t, want, c.RiverUIActions, v)
+	}
 }
 
 func TestLoadQuietHoursDefault(t *testing.T) {
@@ -54,7 +64,7 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		"MAX_BODY_BYTES": "10", "ADMIN_TOKEN": "short", "JOB_WORKERS": "0", "JOB_TIMEOUT": "10ms",
 		"JOB_RESCUE_AFTER": "1s", "JOB_FETCH_COOLDOWN": "0s", "WEBHOOK_WORKERS": "1001", "OUTBOUND_WORKERS": "0",
 		"STATUS_WORKERS": "x", "INBOUND_WORKERS": "1001", "SIMULATOR_PROFILE": "slow", "UNDELIVERABLE_AFTER": "0", "TWILIO_RATE": "0",
-		"QUIET_HOURS_DEFAULT": "yes",
+		"QUIET_HOURS_DEFAULT": "yes", "RIVER_UI_ACTIONS": "on",
 	} {
 		m := map[string]string{}
 		for k, v := range base {

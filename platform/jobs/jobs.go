@@ -105,6 +105,12 @@ func New(d *db.DB, clk clock.Clock, log *slog.Logger, opts Options) (*Jobs, erro
 
 // config is River's configuration shared by both clients, so that inserts
 // behave alike whichever inserts (notifications, the test clock, kinds).
+// With a test clock, River dates by it whatever it dates: inserts and
+// scheduled jobs coming due and, since River v0.51, snoozes and its default
+// retry backoff, so a pump snoozed until its next slot wakes by the same
+// clock that named the slot. (River v0.41 dated both by the wall clock:
+// under an advanced test clock a snoozed pump or a failed job came due at
+// once, and a pump woke at every poll.)
 func (j *Jobs) config(opts Options, m *metrics.Metrics) *river.Config {
 	var timeGen rivertype.TimeGenerator
 	if _, real := j.clock.(clock.Real); !real {

@@ -36,8 +36,9 @@ func (AnalyzeMembersArgs) Kind() string { return "roster.analyze_members" }
 // rows were committed. Completed is left out, so a finished refresh does
 // not stop the next import's. River requires available, pending, running
 // and scheduled in any ByState ("The following states must be included in
-// ByState if set": river.UniqueOpts.ByState, River v0.41.0 insert_opts.go,
-// https://pkg.go.dev/github.com/riverqueue/river@v0.41.0#UniqueOpts), so a
+// ByState if set": river.UniqueOpts.ByState, River v0.51.2 insert_opts.go
+// as in v0.41.0,
+// https://pkg.go.dev/github.com/riverqueue/river@v0.51.2#UniqueOpts), so a
 // running refresh absorbs an insert too; queueAnalyze makes up for it with
 // a follower (After).
 func analyzeStates() []rivertype.JobState {
