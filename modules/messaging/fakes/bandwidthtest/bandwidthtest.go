@@ -28,10 +28,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/teamtext/teamtext/modules/messaging/fakes/fakecarrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/platform/phone"
 )
@@ -78,14 +78,7 @@ type Server struct {
 	srv    *httptest.Server
 	client *http.Client
 
-	mu       sync.Mutex
-	messages []Message
-	creates  int
-	outcomes map[string]Outcome
-	refusals map[string]Fault
-	faults   []Fault
-	down     *Fault
-	pending  [][]byte
+	*fakecarrier.Script[Fault, Message, Outcome, []byte]
 }
 
 // NewServer starts a fake, stopped when t ends. Set CallbackURL before
@@ -94,7 +87,7 @@ func NewServer(t testing.TB, accountID, username, password, applicationID, cbUse
 	t.Helper()
 	s := &Server{AccountID: accountID, Username: username, Password: password, ApplicationID: applicationID,
 		CallbackUsername: cbUser, CallbackPassword: cbPass, Now: time.Now,
-		outcomes: map[string]Outcome{}, refusals: map[string]Fault{}, client: &http.Client{Timeout: 10 * time.Second}}
+		Script: fakecarrier.New[Fault, Message, Outcome, []byte](), client: &http.Client{Timeout: 10 * time.Second}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/v2/users/{account}/messages", s.create)
 	s.srv = httptest.NewServer(mux)
@@ -103,65 +96,18 @@ func NewServer(t testing.TB, accountID, username, password, applicationID, cbUse
 	return s
 }
 
-// SetOutcome decides what happens to texts to number from now on.
-func (s *Server) SetOutcome(number string, o Outcome) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.outcomes[number] = o
-}
-
 // Refuse makes every create to number fail with a 400 of errType about
 // the "to" field, repeating the number as Bandwidth does.
 func (s *Server) Refuse(number, errType string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.refusals[number] = Fault{Status: http.StatusBadRequest, Type: errType, Description: "Your request could not be accepted", Field: "to"}
-}
-
-// FailNext queues error answers for the next create requests, in order.
-func (s *Server) FailNext(fs ...Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, fs...)
-}
-
-// Down makes every create answer f until Up.
-func (s *Server) Down(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.down = &f
-}
-
-// Up ends an outage.
-func (s *Server) Up() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.down = nil
-}
-
-// Messages returns the accepted texts, oldest first.
-func (s *Server) Messages() []Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Message(nil), s.messages...)
-}
-
-// Creates counts the create requests answered.
-func (s *Server) Creates() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.creates
+	s.Script.Refuse(number, Fault{Status: http.StatusBadRequest, Type: errType, Description: "Your request could not be accepted (" + number + ")",
+		Field: "to"})
 }
 
 // Flush posts the pending callbacks in order, each as a one-event array
 // with the callback credentials.
 func (s *Server) Flush(ctx context.Context) error {
-	s.mu.Lock()
-	cbs := s.pending
-	s.pending = nil
-	s.mu.Unlock()
 	var errs []error
-	for _, b := range cbs {
+	for _, b := range s.Drain() {
 		if err := s.Post(ctx, b, s.CallbackUsername, s.CallbackPassword); err != nil {
 			errs = append(errs, err)
 		}
@@ -216,59 +162,51 @@ type createRequest struct {
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.creates++
 	user, pass, ok := r.BasicAuth()
 	if !ok || user != s.Username || pass != s.Password {
+		s.Count()
 		writeFault(w, Fault{Status: http.StatusUnauthorized, Type: "unauthorized", Description: "Authentication Failed"})
 		return
 	}
 	if r.PathValue("account") != s.AccountID {
+		s.Count()
 		writeFault(w, Fault{Status: http.StatusForbidden, Type: "forbidden", Description: "Access Denied"})
 		return
 	}
 	var req createRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		s.Count()
 		writeFault(w, Fault{Status: http.StatusBadRequest, Type: "request-validation", Description: "Your request could not be accepted"})
 		return
 	}
-	if s.down != nil {
-		writeFault(w, *s.down)
-		return
+	to := ""
+	if len(req.To) == 1 {
+		to = req.To[0]
 	}
-	if len(s.faults) > 0 {
-		f := s.faults[0]
-		s.faults = s.faults[1:]
+	if f, ok := s.Answer(to); ok {
 		writeFault(w, f)
 		return
 	}
-	if len(req.To) == 1 {
-		if f, ok := s.refusals[req.To[0]]; ok {
-			f.Description += " (" + req.To[0] + ")"
-			writeFault(w, f)
-			return
-		}
+	invalid := func(field string) {
+		writeFault(w, Fault{Status: http.StatusBadRequest, Type: "request-validation", Description: "Your request could not be accepted", Field: field})
 	}
 	switch {
 	case req.ApplicationID != s.ApplicationID:
-		writeFault(w, Fault{Status: http.StatusBadRequest, Type: "request-validation", Description: "Your request could not be accepted",
-			Field: "applicationId"})
+		invalid("applicationId")
 		return
 	case len(req.To) != 1 || !e164(req.To[0]):
-		writeFault(w, Fault{Status: http.StatusBadRequest, Type: "request-validation", Description: "Your request could not be accepted", Field: "to"})
+		invalid("to")
 		return
 	case !e164(req.From):
-		writeFault(w, Fault{Status: http.StatusBadRequest, Type: "request-validation", Description: "Your request could not be accepted", Field: "from"})
+		invalid("from")
 		return
 	case req.Text == "":
-		writeFault(w, Fault{Status: http.StatusBadRequest, Type: "request-validation", Description: "Your request could not be accepted", Field: "text"})
+		invalid("text")
 		return
 	}
 	m := Message{ID: newID(), To: req.To[0], From: req.From, Text: req.Text, Tag: req.Tag,
 		Segments: max(domain.Segments(req.Text).Segments, 1), At: s.Now()}
-	s.messages = append(s.messages, m)
-	s.queueCallbacks(m)
+	s.Accept(m, s.callbacks(m)...)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusAccepted)
 	_ = json.NewEncoder(w).Encode(s.message(m))
@@ -280,20 +218,18 @@ func (s *Server) message(m Message) map[string]any {
 		"tag": m.Tag, "priority": "default"}
 }
 
-// queueCallbacks schedules message-sending and the number's final
-// callback; s.mu must be held.
-func (s *Server) queueCallbacks(m Message) {
-	o, ok := s.outcomes[m.To]
-	if !ok {
-		o = Outcome{Type: "message-delivered"}
-	}
+// callbacks are what Bandwidth posts about m: message-sending, then the
+// number's final callback, each a one-event array.
+func (s *Server) callbacks(m Message) [][]byte {
+	o := s.Outcome(m.To, Outcome{Type: "message-delivered"})
+	var out [][]byte
 	add := func(typ, desc string, code int) {
 		ev := map[string]any{"type": typ, "time": s.Now().UTC().Format(time.RFC3339Nano), "description": desc, "to": m.To, "message": s.message(m)}
 		if code != 0 {
 			ev["errorCode"] = code
 		}
 		b, _ := json.Marshal([]map[string]any{ev})
-		s.pending = append(s.pending, b)
+		out = append(out, b)
 	}
 	add("message-sending", "Message is sending to carrier", 0)
 	switch o.Type {
@@ -303,6 +239,7 @@ func (s *Server) queueCallbacks(m Message) {
 	default:
 		add(o.Type, "ok", 0)
 	}
+	return out
 }
 
 func writeFault(w http.ResponseWriter, f Fault) {

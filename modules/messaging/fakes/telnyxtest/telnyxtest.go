@@ -35,10 +35,10 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/teamtext/teamtext/modules/messaging/fakes/fakecarrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/platform/phone"
 )
@@ -87,14 +87,7 @@ type Server struct {
 	srv    *httptest.Server
 	client *http.Client
 
-	mu       sync.Mutex
-	messages []Message
-	creates  int
-	outcomes map[string]Outcome
-	refusals map[string]Fault
-	faults   []Fault
-	down     *Fault
-	pending  []webhook
+	*fakecarrier.Script[Fault, Message, Outcome, webhook]
 }
 
 type webhook struct {
@@ -111,7 +104,7 @@ func NewServer(t testing.TB, apiKey, profileID string) *Server {
 		t.Fatal(err)
 	}
 	s := &Server{APIKey: apiKey, ProfileID: profileID, Now: time.Now, priv: priv, pub: pub,
-		outcomes: map[string]Outcome{}, refusals: map[string]Fault{}, client: &http.Client{Timeout: 10 * time.Second}}
+		Script: fakecarrier.New[Fault, Message, Outcome, webhook](), client: &http.Client{Timeout: 10 * time.Second}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v2/messages", s.create)
 	s.srv = httptest.NewServer(mux)
@@ -124,65 +117,17 @@ func NewServer(t testing.TB, apiKey, profileID string) *Server {
 // standard base64 of the raw 32-byte key.
 func (s *Server) PublicKey() string { return base64.StdEncoding.EncodeToString(s.pub) }
 
-// SetOutcome decides what happens to texts to number from now on.
-func (s *Server) SetOutcome(number string, o Outcome) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.outcomes[number] = o
-}
-
 // Refuse makes every create to number fail with HTTP 400 and code, with
 // the number repeated in the detail as Telnyx does.
 func (s *Server) Refuse(number, code string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.refusals[number] = Fault{Status: http.StatusBadRequest, Code: code, Title: "Invalid 'to' address"}
-}
-
-// FailNext queues error answers for the next create requests, in order.
-func (s *Server) FailNext(fs ...Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, fs...)
-}
-
-// Down makes every create answer f until Up (an outage).
-func (s *Server) Down(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.down = &f
-}
-
-// Up ends an outage.
-func (s *Server) Up() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.down = nil
-}
-
-// Messages returns the accepted texts, oldest first.
-func (s *Server) Messages() []Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Message(nil), s.messages...)
-}
-
-// Creates counts the create requests answered, refusals and faults included.
-func (s *Server) Creates() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.creates
+	s.Script.Refuse(number, Fault{Status: http.StatusBadRequest, Code: code, Title: "Invalid 'to' address"})
 }
 
 // Flush posts the pending webhooks in order, signed. It returns an error
 // naming every webhook that was not answered 2xx.
 func (s *Server) Flush(ctx context.Context) error {
-	s.mu.Lock()
-	whs := s.pending
-	s.pending = nil
-	s.mu.Unlock()
 	var errs []error
-	for _, wh := range whs {
+	for _, wh := range s.Drain() {
 		if err := s.Post(ctx, wh.url, wh.body); err != nil {
 			errs = append(errs, err)
 		}
@@ -268,30 +213,23 @@ type createRequest struct {
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.creates++
 	if r.Header.Get("Authorization") != "Bearer "+s.APIKey {
+		s.Count()
 		writeFault(w, Fault{Status: http.StatusUnauthorized, Code: "10009", Title: "Authentication failed"}, "")
 		return
 	}
 	var req createRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		s.Count()
 		writeFault(w, Fault{Status: http.StatusBadRequest, Code: "10015", Title: "Bad Request"}, "The request body is not JSON.")
 		return
 	}
-	if s.down != nil {
-		writeFault(w, *s.down, "")
-		return
-	}
-	if len(s.faults) > 0 {
-		f := s.faults[0]
-		s.faults = s.faults[1:]
-		writeFault(w, f, "")
-		return
-	}
-	if f, ok := s.refusals[req.To]; ok {
-		writeFault(w, f, "The 'to' address "+req.To+" is invalid.")
+	if f, ok := s.Answer(req.To); ok {
+		detail := ""
+		if f.Status == http.StatusBadRequest {
+			detail = "The 'to' address " + req.To + " is invalid."
+		}
+		writeFault(w, f, detail)
 		return
 	}
 	switch {
@@ -307,10 +245,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	m := Message{ID: newID(), To: req.To, From: req.From, Text: req.Text, ProfileID: req.MessagingProfileID,
 		WebhookURL: req.WebhookURL, Parts: max(domain.Segments(req.Text).Segments, 1), At: s.Now()}
-	s.messages = append(s.messages, m)
+	var whs []webhook
 	if m.WebhookURL != "" {
-		s.queueWebhooks(m)
+		whs = s.webhooks(m)
 	}
+	s.Accept(m, whs...)
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"data": s.payload(m, "queued", "")})
 }
@@ -329,15 +268,13 @@ func (s *Server) payload(m Message, status, code string) map[string]any {
 	}
 }
 
-// queueWebhooks schedules message.sent and then the number's
-// message.finalized; s.mu must be held.
-func (s *Server) queueWebhooks(m Message) {
-	o, ok := s.outcomes[m.To]
-	if !ok {
-		o = Outcome{Status: "delivered"}
-	}
+// webhooks are what Telnyx posts about m: message.sent, then the number's
+// message.finalized.
+func (s *Server) webhooks(m Message) []webhook {
+	o := s.Outcome(m.To, Outcome{Status: "delivered"})
+	var out []webhook
 	add := func(eventType, status, code string) {
-		s.pending = append(s.pending, webhook{url: m.WebhookURL, body: s.event(eventType, s.payload(m, status, code))})
+		out = append(out, webhook{url: m.WebhookURL, body: s.event(eventType, s.payload(m, status, code))})
 	}
 	if o.Status != "sending_failed" {
 		add("message.sent", "sent", "")
@@ -349,6 +286,7 @@ func (s *Server) queueWebhooks(m Message) {
 	default:
 		add("message.finalized", o.Status, "")
 	}
+	return out
 }
 
 func writeFault(w http.ResponseWriter, f Fault, detail string) {

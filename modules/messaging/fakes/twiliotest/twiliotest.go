@@ -21,10 +21,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/teamtext/teamtext/modules/messaging/fakes/fakecarrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 )
 
@@ -68,13 +68,7 @@ type Server struct {
 	srv    *httptest.Server
 	client *http.Client
 
-	mu        sync.Mutex
-	messages  []Message
-	creates   int // create requests answered, faults included
-	outcomes  map[string]Outcome
-	refusals  map[string]Fault
-	faults    []Fault
-	callbacks []callback
+	*fakecarrier.Script[Fault, Message, Outcome, callback]
 }
 
 type callback struct {
@@ -86,7 +80,7 @@ type callback struct {
 func NewServer(t testing.TB, accountSID, authToken string) *Server {
 	t.Helper()
 	s := &Server{AccountSID: accountSID, AuthToken: authToken, Now: time.Now,
-		outcomes: map[string]Outcome{}, refusals: map[string]Fault{}, client: &http.Client{Timeout: 10 * time.Second}}
+		Script: fakecarrier.New[Fault, Message, Outcome, callback](), client: &http.Client{Timeout: 10 * time.Second}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /2010-04-01/Accounts/{sid}/Messages.json", s.create)
 	s.srv = httptest.NewServer(mux)
@@ -95,52 +89,18 @@ func NewServer(t testing.TB, accountSID, authToken string) *Server {
 	return s
 }
 
-// SetOutcome decides what happens to texts to number from now on.
-func (s *Server) SetOutcome(number string, o Outcome) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.outcomes[number] = o
-}
-
 // Refuse makes every create to number fail with HTTP 400 and code, with
 // Twilio's habit of repeating the number in the message.
 func (s *Server) Refuse(number string, code int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.refusals[number] = Fault{Status: http.StatusBadRequest, Code: code,
-		Message: fmt.Sprintf("The 'To' number %s is not a valid phone number.", number)}
-}
-
-// FailNext queues error answers for the next create requests, in order.
-func (s *Server) FailNext(fs ...Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, fs...)
-}
-
-// Messages returns the accepted texts, oldest first.
-func (s *Server) Messages() []Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Message(nil), s.messages...)
-}
-
-// Creates counts the create requests answered, refusals and faults included.
-func (s *Server) Creates() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.creates
+	s.Script.Refuse(number, Fault{Status: http.StatusBadRequest, Code: code,
+		Message: fmt.Sprintf("The 'To' number %s is not a valid phone number.", number)})
 }
 
 // Flush posts the pending status callbacks in order, signed with the auth
 // token. It returns an error naming every callback that was not answered 2xx.
 func (s *Server) Flush(ctx context.Context) error {
-	s.mu.Lock()
-	cbs := s.callbacks
-	s.callbacks = nil
-	s.mu.Unlock()
 	var errs []error
-	for _, cb := range cbs {
+	for _, cb := range s.Drain() {
 		if err := s.Post(ctx, cb.url, cb.params, Sign(s.AuthToken, cb.url, cb.params)); err != nil {
 			errs = append(errs, err)
 		}
@@ -201,32 +161,23 @@ func Sign(authToken, fullURL string, params url.Values) string {
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	user, pass, ok := r.BasicAuth()
 	if !ok || user != s.AccountSID || pass != s.AuthToken {
-		s.count()
+		s.Count()
 		writeFault(w, Fault{Status: http.StatusUnauthorized, Code: 20003, Message: "Authenticate"})
 		return
 	}
 	if r.PathValue("sid") != s.AccountSID {
-		s.count()
+		s.Count()
 		writeFault(w, Fault{Status: http.StatusNotFound, Code: 20404, Message: "The requested resource was not found"})
 		return
 	}
 	if err := r.ParseForm(); err != nil {
-		s.count()
+		s.Count()
 		writeFault(w, Fault{Status: http.StatusBadRequest, Code: 20001, Message: "bad form"})
 		return
 	}
 	to, from, body, cbURL := r.PostForm.Get("To"), r.PostForm.Get("From"), r.PostForm.Get("Body"), r.PostForm.Get("StatusCallback")
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.creates++
-	if len(s.faults) > 0 {
-		f := s.faults[0]
-		s.faults = s.faults[1:]
-		writeFault(w, f)
-		return
-	}
-	if f, ok := s.refusals[to]; ok {
+	if f, ok := s.Answer(to); ok {
 		writeFault(w, f)
 		return
 	}
@@ -243,10 +194,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	m := Message{Sid: "SM" + randomHex(16), To: to, From: from, Body: body, StatusCallback: cbURL,
 		Segments: max(domain.Segments(body).Segments, 1), At: s.Now()}
-	s.messages = append(s.messages, m)
+	var cbs []callback
 	if cbURL != "" {
-		s.queueCallbacks(m)
+		cbs = s.callbacks(m)
 	}
+	s.Accept(m, cbs...)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)
 	_ = json.NewEncoder(w).Encode(map[string]any{
@@ -258,20 +210,18 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// queueCallbacks schedules "sent" and then the number's final status, as
-// Twilio reports them; s.mu must be held.
-func (s *Server) queueCallbacks(m Message) {
-	o, ok := s.outcomes[m.To]
-	if !ok {
-		o = Outcome{Status: "delivered"}
-	}
+// callbacks are "sent" and then the number's final status, as Twilio
+// reports them.
+func (s *Server) callbacks(m Message) []callback {
+	o := s.Outcome(m.To, Outcome{Status: "delivered"})
+	var out []callback
 	add := func(status, code string) {
 		p := url.Values{"AccountSid": {s.AccountSID}, "ApiVersion": {"2010-04-01"}, "MessageSid": {m.Sid}, "SmsSid": {m.Sid},
 			"MessageStatus": {status}, "SmsStatus": {status}, "To": {m.To}, "From": {m.From}}
 		if code != "" {
 			p.Set("ErrorCode", code)
 		}
-		s.callbacks = append(s.callbacks, callback{url: m.StatusCallback, params: p})
+		out = append(out, callback{url: m.StatusCallback, params: p})
 	}
 	if o.Status != "failed" {
 		add("sent", "")
@@ -283,12 +233,7 @@ func (s *Server) queueCallbacks(m Message) {
 	default:
 		add(o.Status, "")
 	}
-}
-
-func (s *Server) count() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.creates++
+	return out
 }
 
 func writeFault(w http.ResponseWriter, f Fault) {

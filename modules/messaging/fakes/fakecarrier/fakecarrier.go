@@ -1,0 +1,129 @@
+// Package fakecarrier is what the carrier fakes (twiliotest, telnyxtest,
+// bandwidthtest) share: the script a test gives a fake (an outcome per
+// number, refusals, faults for the next requests, an outage), the texts it
+// accepted, and the callbacks it owes until the test flushes them. Each
+// fake keeps its carrier's own wire format; only the bookkeeping is here.
+package fakecarrier
+
+import "sync"
+
+// Script is a fake's state: F is its error answer, M an accepted text, O
+// an outcome, C a callback it owes. Safe for concurrent use.
+type Script[F, M, O, C any] struct {
+	mu       sync.Mutex
+	outcomes map[string]O
+	refusals map[string]F
+	faults   []F
+	down     *F
+	messages []M
+	creates  int
+	pending  []C
+}
+
+// New returns an empty script.
+func New[F, M, O, C any]() *Script[F, M, O, C] {
+	return &Script[F, M, O, C]{outcomes: map[string]O{}, refusals: map[string]F{}}
+}
+
+// SetOutcome decides what happens to texts to number from now on.
+func (s *Script[F, M, O, C]) SetOutcome(number string, o O) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.outcomes[number] = o
+}
+
+// Outcome is number's outcome, def when none was set.
+func (s *Script[F, M, O, C]) Outcome(number string, def O) O {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o, ok := s.outcomes[number]; ok {
+		return o
+	}
+	return def
+}
+
+// Refuse makes every create to number answer f.
+func (s *Script[F, M, O, C]) Refuse(number string, f F) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refusals[number] = f
+}
+
+// FailNext queues error answers for the next create requests, in order.
+func (s *Script[F, M, O, C]) FailNext(fs ...F) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, fs...)
+}
+
+// Down makes every create answer f until Up (an outage).
+func (s *Script[F, M, O, C]) Down(f F) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.down = &f
+}
+
+// Up ends an outage.
+func (s *Script[F, M, O, C]) Up() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.down = nil
+}
+
+// Count counts a create request answered before the script is asked (a
+// refused authentication).
+func (s *Script[F, M, O, C]) Count() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.creates++
+}
+
+// Answer counts a create request to to and returns the error answer it
+// gets, if any: the outage's, else the next scripted fault, else to's
+// refusal.
+func (s *Script[F, M, O, C]) Answer(to string) (F, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.creates++
+	if s.down != nil {
+		return *s.down, true
+	}
+	if len(s.faults) > 0 {
+		f := s.faults[0]
+		s.faults = s.faults[1:]
+		return f, true
+	}
+	f, ok := s.refusals[to]
+	return f, ok
+}
+
+// Accept records an accepted text and the callbacks it will owe.
+func (s *Script[F, M, O, C]) Accept(m M, callbacks ...C) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.messages = append(s.messages, m)
+	s.pending = append(s.pending, callbacks...)
+}
+
+// Messages returns the accepted texts, oldest first.
+func (s *Script[F, M, O, C]) Messages() []M {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]M(nil), s.messages...)
+}
+
+// Creates counts the create requests answered, refusals and faults included.
+func (s *Script[F, M, O, C]) Creates() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.creates
+}
+
+// Drain returns the callbacks owed so far, oldest first, and forgets them.
+func (s *Script[F, M, O, C]) Drain() []C {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cbs := s.pending
+	s.pending = nil
+	return cbs
+}
