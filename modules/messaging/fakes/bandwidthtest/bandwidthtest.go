@@ -18,13 +18,11 @@
 package bandwidthtest
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -129,29 +127,15 @@ func (s *Server) Inbound(ctx context.Context, from, to, text string) (string, er
 // Post sends a callback body with the given basic-auth credentials (tests
 // forge wrong ones; empty user: none) and fails unless answered 2xx.
 func (s *Server) Post(ctx context.Context, body []byte, user, pass string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.CallbackURL, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if user != "" {
-		req.SetBasicAuth(user, pass)
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return fmt.Errorf("callback: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return &HTTPError{Status: resp.StatusCode}
-	}
-	return nil
+	return fakecarrier.Post(ctx, s.client, s.CallbackURL, "application/json", body, func(r *http.Request) {
+		if user != "" {
+			r.SetBasicAuth(user, pass)
+		}
+	})
 }
 
 // HTTPError is a callback answered with a non-2xx status.
-type HTTPError struct{ Status int }
-
-func (e *HTTPError) Error() string { return "callback: HTTP " + strconv.Itoa(e.Status) }
+type HTTPError = fakecarrier.HTTPError
 
 type createRequest struct {
 	ApplicationID string   `json:"applicationId"`

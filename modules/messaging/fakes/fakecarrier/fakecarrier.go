@@ -5,7 +5,14 @@
 // fake keeps its carrier's own wire format; only the bookkeeping is here.
 package fakecarrier
 
-import "sync"
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+)
 
 // Script is a fake's state: F is its error answer, M an accepted text, O
 // an outcome, C a callback it owes. Safe for concurrent use.
@@ -126,4 +133,31 @@ func (s *Script[F, M, O, C]) Drain() []C {
 	cbs := s.pending
 	s.pending = nil
 	return cbs
+}
+
+// HTTPError is a callback the service answered with a non-2xx status.
+type HTTPError struct{ Status int }
+
+func (e *HTTPError) Error() string { return "callback: HTTP " + strconv.Itoa(e.Status) }
+
+// Post sends one callback: body to url with contentType and the headers
+// set sets, failing with *HTTPError unless it is answered 2xx.
+func Post(ctx context.Context, client *http.Client, url, contentType string, body []byte, set func(*http.Request)) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", contentType)
+	if set != nil {
+		set(req)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("callback: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return &HTTPError{Status: resp.StatusCode}
+	}
+	return nil
 }

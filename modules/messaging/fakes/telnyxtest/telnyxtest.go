@@ -22,7 +22,6 @@
 package telnyxtest
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -30,7 +29,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -166,33 +164,19 @@ func (s *Server) PostSigned(ctx context.Context, url string, body []byte, ts, si
 	if s.Rewrite != nil {
 		url = s.Rewrite(url)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "telnyx-webhooks")
-	if ts != "" {
-		req.Header.Set("telnyx-timestamp", ts)
-	}
-	if signature != "" {
-		req.Header.Set("telnyx-signature-ed25519", signature)
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return fmt.Errorf("webhook: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return &HTTPError{Status: resp.StatusCode}
-	}
-	return nil
+	return fakecarrier.Post(ctx, s.client, url, "application/json", body, func(r *http.Request) {
+		r.Header.Set("User-Agent", "telnyx-webhooks")
+		if ts != "" {
+			r.Header.Set("telnyx-timestamp", ts)
+		}
+		if signature != "" {
+			r.Header.Set("telnyx-signature-ed25519", signature)
+		}
+	})
 }
 
 // HTTPError is a webhook answered with a non-2xx status.
-type HTTPError struct{ Status int }
-
-func (e *HTTPError) Error() string { return "webhook: HTTP " + strconv.Itoa(e.Status) }
+type HTTPError = fakecarrier.HTTPError
 
 // Event returns a webhook body of type with payload, as Telnyx frames it.
 func (s *Server) event(eventType string, payload map[string]any) []byte {

@@ -20,7 +20,6 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -114,22 +113,14 @@ func (s *Server) Post(ctx context.Context, callbackURL string, params url.Values
 	if s.Rewrite != nil {
 		callbackURL = s.Rewrite(callbackURL) // the signature stays over the URL Twilio was given
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, callbackURL, strings.NewReader(params.Encode()))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("User-Agent", "TwilioProxy/1.1")
-	if signature != "" {
-		req.Header.Set("X-Twilio-Signature", signature)
-	}
-	resp, err := s.client.Do(req)
+	err := fakecarrier.Post(ctx, s.client, callbackURL, "application/x-www-form-urlencoded", []byte(params.Encode()), func(r *http.Request) {
+		r.Header.Set("User-Agent", "TwilioProxy/1.1")
+		if signature != "" {
+			r.Header.Set("X-Twilio-Signature", signature)
+		}
+	})
 	if err != nil {
 		return fmt.Errorf("callback %s: %w", params.Get("MessageStatus"), err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("callback %s: HTTP %d", params.Get("MessageStatus"), resp.StatusCode)
 	}
 	return nil
 }
