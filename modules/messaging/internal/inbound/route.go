@@ -58,7 +58,4 @@ func (s *Service) teamKeywords(context.Context, map[string]rosterapi.Team, []*do
 	return nil, nil
 }
 
-// responses is the poll-answer step (not built yet: claims nothing).
-func (s *Service) responses(context.Context, map[string]rosterapi.Team, []*domain.Inbound) (map[string]bool, error) {
-	return nil, nil
-}
+// responses is the poll-answer step: poll.go.
