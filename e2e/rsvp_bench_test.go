@@ -1,0 +1,194 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/e2e/harness"
+)
+
+// Performance of RSVP by reply (issue 28): filing poll answers beside
+// plain texts, and reading a big poll's answers. Run one at a time with
+// -benchtime=1x; the figures are the lead's to record.
+
+const rsvpBenchMembers = 10000
+
+// rsvpBench is a service on its own database with a team of 10,000
+// athletes (10,000 numbers).
+type rsvpBench struct {
+	url    string
+	svc    *harness.Service
+	admin  *harness.Client
+	api    *harness.Client
+	f      *harness.Fixture
+	number string
+	phones []string
+	conn   *pgx.Conn
+}
+
+func newRSVPBench(t testing.TB, name string) *rsvpBench {
+	t.Helper()
+	ctx := context.Background()
+	b := &rsvpBench{url: freshDatabase(t, name), number: teamNumber()}
+	b.svc = startServiceOn(t, b.url)
+	b.admin = harness.NewClient(b.svc.AdminURL+"/admin/v1", harness.AdminToken)
+	b.f, b.api = newTeamOn(t, b.admin, b.svc, harness.TeamOptions{Extra: map[string]any{"number": b.number}})
+	const block = 3
+	var csv strings.Builder
+	for i := range rsvpBenchMembers {
+		if i%5000 == 0 {
+			csv.Reset()
+			csv.WriteString("name,phone,role\n")
+		}
+		fmt.Fprintf(&csv, "Athlete %d,%s,athlete\n", i, rosterPhone(block, i))
+		b.phones = append(b.phones, rosterPhone(block, i))
+		if i%5000 == 4999 {
+			r, err := b.admin.Do(ctx, "POST", "/teams/"+b.f.TeamID+"/members/import", csv.String(), "Content-Type", "text/csv")
+			require.NoError(t, err)
+			require.Equal(t, 200, r.Status, string(r.Body[:min(len(r.Body), 300)]))
+		}
+	}
+	var err error
+	b.conn, err = pgx.Connect(ctx, b.url)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.conn.Close(context.Background()) })
+	execSQL(t, b.conn, `ANALYZE`)
+	return b
+}
+
+// poll sends a poll to every athlete and waits until every text was
+// handed to the carrier (an answer counts only for a poll the number got).
+func (b *rsvpBench) poll(t testing.TB) string {
+	t.Helper()
+	r, err := b.api.Do(context.Background(), "POST", "/messages", map[string]any{"text": "Banquet Friday 7pm. Coming?", "audience": "families",
+		"reply_options": []string{"YES", "NO", "MAYBE"}})
+	require.NoError(t, err)
+	require.Equal(t, 201, r.Status, string(r.Body))
+	var m struct {
+		ID string `json:"id"`
+	}
+	require.NoError(t, r.Data(&m))
+	waitFor(t, 10*time.Minute, func() bool {
+		return countRowsIn(t, b.url, `SELECT count(*) FROM messaging_deliveries WHERE message_id = $1 AND sent_at IS NOT NULL`, m.ID) == rsvpBenchMembers
+	})
+	execSQL(t, b.conn, `ANALYZE`)
+	return m.ID
+}
+
+// file stages one text from each number at once by SQL (the rows the
+// carrier callbacks insert, and their notification), as the inbound
+// backlog figure does, and returns how long the service took to file them
+// all: from the commit to the last message.received stored.
+func (b *rsvpBench) file(t testing.TB, body func(i int) string) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	before := eventCountIn(t, b.url, b.f.TeamID)
+	bodies := make([]string, len(b.phones))
+	for i := range bodies {
+		bodies[i] = body(i)
+	}
+	tx, err := b.conn.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `INSERT INTO messaging_inbound_pending (provider_message_id, from_phone, to_phone, body, keyword, lane, received_at)
+SELECT 'SMrsvpbench' || $1::text || '_' || i, p, $2, b, false, i % 8, now() FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS v(p, b, i)`,
+		fmt.Sprint(time.Now().UnixNano()), b.number, b.phones, bodies)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `SELECT pg_notify('teamtext_inbound', '')`)
+	require.NoError(t, err)
+	start := time.Now()
+	require.NoError(t, tx.Commit(ctx))
+	waitFor(t, 5*time.Minute, func() bool { return eventCountIn(t, b.url, b.f.TeamID) >= before+len(b.phones) })
+	return time.Since(start)
+}
+
+// BenchmarkRSVPInbound (issue 28): 10,000 plain texts from 10,000 numbers,
+// then a poll to them all and 10,000 answers from the same numbers, each
+// burst filed from a staged backlog in the same run; the ratio of the
+// answers' rate to the plain texts' is the figure (target ≥ 0.8; the
+// plain rate is the inbound figure, ≥ 2,000 texts/s).
+func BenchmarkRSVPInbound(b *testing.B) {
+	var t testing.TB = b
+	bench := newRSVPBench(t, fmt.Sprintf("rsvp_bench_inbound_%d", b.N))
+	plain := bench.file(t, func(int) string { return "Running late, save me a seat" })
+	id := bench.poll(t)
+	opts := []string{"YES", "no", "Maybe!"}
+	answers := bench.file(t, func(i int) string { return opts[i%3] })
+	require.Equal(t, rsvpBenchMembers, countRowsIn(t, bench.url, `SELECT count(*) FROM messaging_responses WHERE message_id = $1`, id))
+	require.Equal(t, rsvpBenchMembers, countRowsIn(t, bench.url, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.response'`, bench.f.TeamID))
+	plainRate := float64(rsvpBenchMembers) / plain.Seconds()
+	pollRate := float64(rsvpBenchMembers) / answers.Seconds()
+	t.Logf("filing %d texts from %d numbers: plain %s (%.0f texts/s); poll answers %s (%.0f texts/s, each recorded with message.response); ratio %.2f",
+		rsvpBenchMembers, rsvpBenchMembers, plain.Round(time.Millisecond), plainRate, answers.Round(time.Millisecond), pollRate, pollRate/plainRate)
+	b.ReportMetric(plainRate, "plain-texts/s")
+	b.ReportMetric(pollRate, "answers/s")
+	b.ReportMetric(pollRate/plainRate, "ratio")
+}
+
+// BenchmarkRSVPResponses (issue 28): GET /messages/{id}/responses on a
+// 10,000-recipient poll that all 10,000 answered, pages of 50 across the
+// list, 8 at a time; the heavy pool allows 10 a minute per key, so the
+// requests are spread over enough keys. Target: p99 < 50 ms.
+func BenchmarkRSVPResponses(b *testing.B) {
+	var t testing.TB = b
+	ctx := context.Background()
+	bench := newRSVPBench(t, fmt.Sprintf("rsvp_bench_responses_%d", b.N))
+	id := bench.poll(t)
+	opts := []string{"YES", "NO", "MAYBE"}
+	bench.file(t, func(i int) string { return opts[i%3] })
+	execSQL(t, bench.conn, `ANALYZE`)
+
+	const requests, perKey, workers = 400, 9, 8
+	var keys []string
+	for len(keys) < requests/perKey+2 { // keys[0] for the check below, then perKey requests each
+		var k struct {
+			Key string `json:"key"`
+		}
+		require.NoError(t, bench.admin.Expect(ctx, 201, "POST", "/teams/"+bench.f.TeamID+"/api-keys",
+			map[string]any{"member_id": bench.f.CoachID, "name": fmt.Sprint("rsvp-", len(keys))}, &k))
+		keys = append(keys, k.Key)
+	}
+	var first pollAnswers
+	r, err := harness.NewClient(bench.svc.PublicURL+"/api/v1", keys[0]).Do(ctx, "GET", "/messages/"+id+"/responses?limit=50", nil)
+	require.NoError(t, err)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.NoError(t, r.JSON(&first))
+	require.Equal(t, map[string]int{"YES": 3334, "NO": 3333, "MAYBE": 3333}, first.tallies())
+	require.Equal(t, 0, first.NoResponse)
+
+	lat := make([]time.Duration, requests)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= requests {
+					return
+				}
+				c := harness.NewClient(bench.svc.PublicURL+"/api/v1", keys[1+i/perKey])
+				start := time.Now()
+				r, err := c.Do(ctx, "GET", fmt.Sprintf("/messages/%s/responses?limit=50&offset=%d", id, (i*50)%rsvpBenchMembers), nil)
+				lat[i] = time.Since(start)
+				if err != nil || r.Status != 200 {
+					t.Errorf("request %d: %v %v", i, err, r)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	p50, _, p99, mx := percentiles(lat)
+	t.Logf("GET /messages/{id}/responses on a %d-recipient poll, all answered: %d requests, %d at a time: p50 %s, p99 %s, max %s",
+		rsvpBenchMembers, requests, workers, p50.Round(time.Microsecond), p99.Round(time.Microsecond), mx.Round(time.Microsecond))
+	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
+}
