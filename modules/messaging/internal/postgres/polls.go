@@ -20,8 +20,8 @@ import (
 // (written just before, in the same transaction) in one statement.
 func (r *Repo) RecordPollRecipients(ctx context.Context, teamID, messageID string, at, until time.Time) error {
 	return r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		_, err := q.Exec(ctx, `INSERT INTO messaging_poll_recipients (team_id, phone, message_id, sent_at, reply_until)
-SELECT $1, phone, message_id, $3, $4 FROM messaging_deliveries WHERE message_id = $2
+		_, err := q.Exec(ctx, `INSERT INTO messaging_poll_recipients (team_id, phone, message_id, delivery_id, sent_at, reply_until)
+SELECT $1, phone, message_id, id, $3, $4 FROM messaging_deliveries WHERE message_id = $2
 ON CONFLICT DO NOTHING`, teamID, messageID, at, until)
 		if err != nil {
 			return fmt.Errorf("record poll %s recipients: %w", messageID, err)
@@ -40,7 +40,7 @@ FROM unnest($1::text[], $2::text[], $3::timestamptz[]) WITH ORDINALITY AS v(team
 JOIN LATERAL (
   SELECT p.message_id, d.member_ids, m.reply_options
   FROM messaging_poll_recipients p
-  JOIN messaging_deliveries d ON d.message_id = p.message_id AND d.phone = p.phone
+  JOIN messaging_deliveries d ON d.id = p.delivery_id
   JOIN messaging_messages m ON m.id = p.message_id
   WHERE p.team_id = v.team_id AND p.phone = v.phone AND p.reply_until > v.at AND p.sent_at <= v.at
     AND d.sent_at IS NOT NULL AND d.sent_at <= v.at

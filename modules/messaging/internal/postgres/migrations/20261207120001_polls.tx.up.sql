@@ -5,12 +5,13 @@ ALTER TABLE messaging_messages ADD COLUMN IF NOT EXISTS reply_until timestamptz;
 
 -- The numbers each poll went to, written when the poll is dispatched (one
 -- row per delivery): the inbound poll step finds a number's latest open
--- poll from its team here, newest first, joined to the delivery (on
--- message_id, phone) to take only polls whose text was handed over.
+-- poll from its team here, newest first, joined to the delivery (by its
+-- id) to take only polls whose text was handed over.
 CREATE TABLE IF NOT EXISTS messaging_poll_recipients (
     team_id     text NOT NULL,
     phone       text NOT NULL,
     message_id  text NOT NULL REFERENCES messaging_messages (id),
+    delivery_id text NOT NULL,
     sent_at     timestamptz NOT NULL,
     reply_until timestamptz NOT NULL,
     PRIMARY KEY (team_id, phone, message_id)
