@@ -17,12 +17,14 @@ import (
 // Every statement takes a whole batch's arrays.
 
 // RecordPollRecipients notes the numbers of a dispatched poll's deliveries
-// (written just before, in the same transaction) in one statement.
-func (r *Repo) RecordPollRecipients(ctx context.Context, teamID, messageID string, at, until time.Time) error {
+// (written just before, in the same transaction) and the roster entries
+// they reached, in one statement.
+func (r *Repo) RecordPollRecipients(ctx context.Context, teamID, messageID string, at, until time.Time, entries int) error {
 	return r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		_, err := q.Exec(ctx, `INSERT INTO messaging_poll_recipients (team_id, phone, message_id, delivery_id, sent_at, reply_until)
+		_, err := q.Exec(ctx, `WITH ins AS (INSERT INTO messaging_poll_recipients (team_id, phone, message_id, delivery_id, sent_at, reply_until)
 SELECT $1, phone, message_id, id, $3, $4 FROM messaging_deliveries WHERE message_id = $2
-ON CONFLICT DO NOTHING`, teamID, messageID, at, until)
+ON CONFLICT DO NOTHING)
+UPDATE messaging_messages SET poll_recipients = $5 WHERE id = $2`, teamID, messageID, at, until, entries)
 		if err != nil {
 			return fmt.Errorf("record poll %s recipients: %w", messageID, err)
 		}
@@ -157,22 +159,25 @@ FROM unnest($1::text[], $2::text[]) AS v(id, poll) WHERE i.id = v.id`, ids, poll
 }
 
 // PollTallies counts a poll's answers per option and the roster entries
-// its deliveries reached.
+// its deliveries reached, in one statement.
 func (r *Repo) PollTallies(ctx context.Context, messageID string) (map[string]int, int, error) {
 	tallies := map[string]int{}
 	var recipients int
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		if err := q.QueryRow(ctx, `SELECT coalesce(sum(cardinality(member_ids)), 0) FROM messaging_deliveries WHERE message_id = $1`,
-			messageID).Scan(&recipients); err != nil {
-			return err
-		}
-		rows, err := q.Query(ctx, `SELECT option, count(*) FROM messaging_responses WHERE message_id = $1 GROUP BY option`, messageID)
+		rows, err := q.Query(ctx, `SELECT coalesce(m.poll_recipients, 0), t.option, coalesce(t.n, 0) FROM messaging_messages m
+LEFT JOIN LATERAL (SELECT option, count(*)::int AS n FROM messaging_responses WHERE message_id = m.id GROUP BY option) t ON true
+WHERE m.id = $1`, messageID)
 		if err != nil {
 			return err
 		}
-		var o string
+		var o *string
 		var n int
-		_, err = pgx.ForEachRow(rows, []any{&o, &n}, func() error { tallies[o] = n; return nil })
+		_, err = pgx.ForEachRow(rows, []any{&recipients, &o, &n}, func() error {
+			if o != nil {
+				tallies[*o] = n
+			}
+			return nil
+		})
 		return err
 	})
 	if err != nil {
@@ -185,8 +190,11 @@ func (r *Repo) PollTallies(ctx context.Context, messageID string) (map[string]in
 func (r *Repo) Responses(ctx context.Context, messageID string, limit, offset int) ([]domain.Response, error) {
 	var out []domain.Response
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		rows, err := q.Query(ctx, `SELECT message_id, team_id, option, inbound_id, member, received_at FROM messaging_responses
-WHERE message_id = $1 ORDER BY received_at DESC, member_id LIMIT $2 OFFSET $3`, messageID, limit+1, offset)
+		// The page's keys from the list index alone, then their rows.
+		rows, err := q.Query(ctx, `SELECT r.message_id, r.team_id, r.option, r.inbound_id, r.member, r.received_at
+FROM (SELECT member_id, received_at FROM messaging_responses WHERE message_id = $1 ORDER BY received_at DESC, member_id LIMIT $2 OFFSET $3) k
+JOIN messaging_responses r ON r.message_id = $1 AND r.member_id = k.member_id
+ORDER BY k.received_at DESC, k.member_id`, messageID, limit+1, offset)
 		if err != nil {
 			return err
 		}
@@ -211,8 +219,8 @@ WHERE message_id = $1 ORDER BY received_at DESC, member_id LIMIT $2 OFFSET $3`, 
 }
 
 // RecordPollRecipients notes a dispatched poll's numbers (Repo.RecordPollRecipients).
-func (s *SendStore) RecordPollRecipients(ctx context.Context, teamID, messageID string, at, until time.Time) error {
-	return s.repo.RecordPollRecipients(ctx, teamID, messageID, at, until)
+func (s *SendStore) RecordPollRecipients(ctx context.Context, teamID, messageID string, at, until time.Time, entries int) error {
+	return s.repo.RecordPollRecipients(ctx, teamID, messageID, at, until, entries)
 }
 
 // PollTallies counts a poll's answers and recipients (Repo.PollTallies).

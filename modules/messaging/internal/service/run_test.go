@@ -82,7 +82,7 @@ func (m *memStore) Deliveries(_ context.Context, teamID, messageID, _ string, _,
 func (m *memStore) FailedDeliveries(_ context.Context, messageID string) ([]domain.FailedDelivery, error) {
 	return m.failed[messageID], nil
 }
-func (m *memStore) RecordPollRecipients(context.Context, string, string, time.Time, time.Time) error {
+func (m *memStore) RecordPollRecipients(context.Context, string, string, time.Time, time.Time, int) error {
 	return nil
 }
 func (m *memStore) PollTallies(context.Context, string) (map[string]int, int, error) {

@@ -465,7 +465,11 @@ func (s *Service) dispatch(ctx context.Context, m *domain.Message, p *Plan) erro
 		return err
 	}
 	if m.Poll() && n > 0 { // the numbers the poll went to, for the inbound poll step
-		if err := s.MessageStore.RecordPollRecipients(ctx, m.TeamID, m.ID, now, *m.ReplyUntil); err != nil {
+		entries := 0
+		for _, ids := range members {
+			entries += len(ids)
+		}
+		if err := s.MessageStore.RecordPollRecipients(ctx, m.TeamID, m.ID, now, *m.ReplyUntil, entries); err != nil {
 			return err
 		}
 	}

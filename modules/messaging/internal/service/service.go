@@ -102,8 +102,9 @@ type MessageStore interface {
 	Deliveries(ctx context.Context, teamID, messageID, status string, limit, offset int) ([]domain.Delivery, error)
 	FailedDeliveries(ctx context.Context, messageID string) ([]domain.FailedDelivery, error)
 	// RecordPollRecipients notes the numbers of a dispatched poll's
-	// deliveries, sent at at and open until until (one statement).
-	RecordPollRecipients(ctx context.Context, teamID, messageID string, at, until time.Time) error
+	// deliveries, sent at at and open until until, and the roster entries
+	// they reached (one statement).
+	RecordPollRecipients(ctx context.Context, teamID, messageID string, at, until time.Time, entries int) error
 	// PollTallies counts a poll's answers per option, and its recipients:
 	// the roster entries its deliveries reached.
 	PollTallies(ctx context.Context, messageID string) (tallies map[string]int, recipients int, err error)

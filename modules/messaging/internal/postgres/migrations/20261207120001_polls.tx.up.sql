@@ -2,6 +2,9 @@
 -- open until reply_until; both are NULL for every other message.
 ALTER TABLE messaging_messages ADD COLUMN IF NOT EXISTS reply_options text[];
 ALTER TABLE messaging_messages ADD COLUMN IF NOT EXISTS reply_until timestamptz;
+-- The roster entries a dispatched poll reached (its no_response counts
+-- from it); NULL until then and for every other message.
+ALTER TABLE messaging_messages ADD COLUMN IF NOT EXISTS poll_recipients integer;
 
 -- The numbers each poll went to, written when the poll is dispatched (one
 -- row per delivery): the inbound poll step finds a number's latest open
@@ -31,8 +34,10 @@ CREATE TABLE IF NOT EXISTS messaging_responses (
     received_at timestamptz NOT NULL,
     PRIMARY KEY (message_id, member_id)
 );
--- GET /messages/{id}/responses lists newest first.
+-- GET /messages/{id}/responses lists newest first (a page's keys read
+-- from this index alone, whatever the offset) and counts per option.
 CREATE INDEX IF NOT EXISTS messaging_responses_list ON messaging_responses (message_id, received_at DESC, member_id);
+CREATE INDEX IF NOT EXISTS messaging_responses_option ON messaging_responses (message_id, option);
 
 -- The poll an inbound text answered (GET /inbound-messages' response_to).
 ALTER TABLE messaging_inbound ADD COLUMN IF NOT EXISTS response_to text;
