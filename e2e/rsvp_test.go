@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -432,4 +434,39 @@ func TestRSVPValidation(t *testing.T) {
 		"reply_until": now.Add(29 * 24 * time.Hour).Format(time.RFC3339)}))
 	require.Equal(t, 200, r.Status, string(r.Body))
 	require.Contains(t, string(r.Body), `Reply 1, 2, 3, 4, 5, 6, 7, 8 or 9`)
+}
+
+// TestDashboardComposePoll: Compose's Reply options (words separated by
+// spaces or commas) make the send a poll; the preview, without
+// JavaScript, shows the text ending with the reply line and counts it;
+// bad options are refused on the page.
+func TestDashboardComposePoll(t *testing.T) {
+	t.Parallel()
+	director := newStaff(t, "team_director")
+	addFamilies(t, director.teamID)
+	h := newHTTPSession(t)
+	h.signIn(director)
+	_, page := h.get("/app/compose")
+	require.Contains(t, page, `name="reply_options"`)
+	csrf := csrfOf(t, page)
+	form := func(action, opts string) url.Values {
+		return url.Values{"csrf": {csrf}, "text": {"Team dinner Friday?"}, "audience": {"families"}, "reply_options": {opts}, "action": {action}}
+	}
+	resp, body := h.post("/app/compose", form("preview", "yes, no maybe"))
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, body, "Reply STOP to opt out.\nReply YES, NO or MAYBE")
+	require.Contains(t, body, `id="reply-line"`)
+	resp, body = h.post("/app/compose/preview", form("preview", "yes"))
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, body, "reply_options must have 2 to 9 options")
+	resp, _ = h.post("/app/compose", form("send", "In,Out"))
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	id := strings.TrimPrefix(resp.Header.Get("Location"), "/app/messages/")
+	var m struct {
+		ReplyOptions []string `json:"reply_options"`
+		RenderedText string   `json:"rendered_text"`
+	}
+	require.NoError(t, do(t, director.api, "GET", "/messages/"+id, nil).Data(&m))
+	require.Equal(t, []string{"IN", "OUT"}, m.ReplyOptions)
+	require.True(t, strings.HasSuffix(m.RenderedText, "\nReply IN or OUT"), m.RenderedText)
 }
