@@ -470,3 +470,43 @@ func TestDashboardComposePoll(t *testing.T) {
 	require.Equal(t, []string{"IN", "OUT"}, m.ReplyOptions)
 	require.True(t, strings.HasSuffix(m.RenderedText, "\nReply IN or OUT"), m.RenderedText)
 }
+
+// TestRSVPScheduled: a scheduled poll carries its options to its send, and
+// is open, from the send, as long as reply_until was after scheduled_for;
+// reply_until is checked against the scheduled time.
+func TestRSVPScheduled(t *testing.T) {
+	t.Parallel()
+	c := newClockEnv(t, "rsvp_scheduled")
+	f, api := c.team(t, harness.TeamOptions{})
+	addMember(t, api, map[string]any{"name": "A", "phone": "+13035550731", "role": "athlete"})
+	at := c.now(t).Add(time.Hour).Truncate(time.Second)
+	body := map[string]any{"text": "Carpool Saturday?", "audience": "families", "scheduled_for": at.Format(time.RFC3339),
+		"reply_options": []string{"Driving", "Riding"}}
+	body["reply_until"] = at.Add(31 * 24 * time.Hour).Format(time.RFC3339)
+	requireCode(t, do(t, api, "POST", "/messages", body), 400, "invalid_request")
+	body["reply_until"] = at.Add(-time.Minute).Format(time.RFC3339) // in the future, but before the send
+	requireCode(t, do(t, api, "POST", "/messages", body), 400, "invalid_request")
+	body["reply_until"] = at.Add(48 * time.Hour).Format(time.RFC3339)
+	r := do(t, api, "POST", "/messages", body)
+	require.Equal(t, 201, r.Status, string(r.Body))
+	var list []struct {
+		ReplyOptions []string `json:"reply_options"`
+	}
+	require.NoError(t, do(t, api, "GET", "/scheduled", nil).Data(&list))
+	require.Len(t, list, 1)
+	require.Equal(t, []string{"DRIVING", "RIDING"}, list[0].ReplyOptions)
+
+	sentAt := c.advance(t, time.Hour+time.Minute)
+	waitFor(t, 30*time.Second, func() bool { return len(outbox(t, c.admin, f.TeamID)) == 1 })
+	require.True(t, strings.HasSuffix(fmt.Sprint(outbox(t, c.admin, f.TeamID)[0]["body"]), "\nReply DRIVING or RIDING"))
+	var ms []struct {
+		ReplyOptions []string   `json:"reply_options"`
+		ReplyUntil   *time.Time `json:"reply_until"`
+		CreatedAt    time.Time  `json:"created_at"`
+	}
+	require.NoError(t, do(t, api, "GET", "/messages", nil).Data(&ms))
+	require.Len(t, ms, 1)
+	require.Equal(t, []string{"DRIVING", "RIDING"}, ms[0].ReplyOptions)
+	require.WithinDuration(t, ms[0].CreatedAt.Add(48*time.Hour), *ms[0].ReplyUntil, time.Second)
+	require.WithinDuration(t, sentAt, ms[0].CreatedAt, 2*time.Minute)
+}

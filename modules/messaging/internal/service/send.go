@@ -490,8 +490,8 @@ func (s *Service) schedule(ctx context.Context, snd Sender, in SendInput, p *Pla
 	}
 	req := in
 	req.ScheduledFor, req.Repeat = "", nil
-	if p.ReplyUntil != nil { // each occurrence is open as long as the first
-		req.ReplyUntil, req.ReplyWindowSeconds = "", int64(p.ReplyUntil.Sub(*p.ScheduledFor)/time.Second)
+	if p.ReplyUntil != nil { // each occurrence is open as long as the first; the options as stored (upper-case)
+		req.ReplyOptions, req.ReplyUntil, req.ReplyWindowSeconds = p.ReplyOptions, "", int64(p.ReplyUntil.Sub(*p.ScheduledFor)/time.Second)
 	}
 	raw, err := json.Marshal(req)
 	if err != nil {
