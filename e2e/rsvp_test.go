@@ -407,6 +407,7 @@ func TestRSVPValidation(t *testing.T) {
 	}
 	now := time.Now()
 	bad := map[string]map[string]any{
+		"empty list":           {"reply_options": []string{}},
 		"one option":           {"reply_options": []string{"YES"}},
 		"ten options":          {"reply_options": []string{"A", "B", "C", "D", "E", "F", "G", "H", "I", "J"}},
 		"two words":            {"reply_options": []string{"YES", "NOT SURE"}},

@@ -32,10 +32,10 @@ const (
 
 // ParseReplyOptions checks a send's reply options and returns them
 // upper-case, in the order given: 2 to 9 distinct (case ignored) single
-// words of letters or digits, each at most 20 characters. nil (or empty)
-// is no poll.
+// words of letters or digits, each at most 20 characters. nil is no
+// poll; an empty list is refused.
 func ParseReplyOptions(opts []string) ([]string, error) {
-	if len(opts) == 0 {
+	if opts == nil {
 		return nil, nil
 	}
 	if len(opts) < MinReplyOptions || len(opts) > MaxReplyOptions {

@@ -25,6 +25,7 @@ func TestParseReplyOptions(t *testing.T) {
 	require.Equal(t, []string{"1", "2", "A3", "SÍ"}, got)
 
 	bad := map[string][]string{
+		"empty list":         {},
 		"one option":         {"YES"},
 		"ten options":        {"A", "B", "C", "D", "E", "F", "G", "H", "I", "J"},
 		"empty option":       {"YES", ""},

@@ -43,8 +43,13 @@ func readCompose(r *http.Request) composeForm {
 }
 
 // replyWords splits Compose's reply options at spaces and commas.
+// An empty field is no poll (nil).
 func replyWords(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' })
+	ws := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' })
+	if len(ws) == 0 {
+		return nil
+	}
+	return ws
 }
 
 // input is the form as messaging's send use case takes it: the send time
