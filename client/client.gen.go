@@ -1313,6 +1313,12 @@ type Estimate struct {
 	Recipients   int64  `json:"recipients"`
 	RenderedText string `json:"rendered_text"`
 
+	// ReplyLine For a poll (reply_options): the line added after the opt-out line, "Reply YES, NO or MAYBE", counted in segments and credits; null otherwise (an addition to v1).
+	ReplyLine *string `json:"reply_line"`
+
+	// ReplyUntil For a poll: when it would stop taking answers; null otherwise (an addition to v1).
+	ReplyUntil *time.Time `json:"reply_until"`
+
 	// SegmentsPerRecipient Counted on rendered_text: the team prefix and the opt-out line included.
 	SegmentsPerRecipient int64 `json:"segments_per_recipient"`
 
@@ -1359,6 +1365,9 @@ type InboundMessage struct {
 	ProviderMessageId string    `json:"provider_message_id"`
 	ReceivedAt        time.Time `json:"received_at"`
 
+	// ResponseTo The poll (a message id) this text answered: its first word was an option of the sender's latest open poll, recorded for each of the number's roster entries the poll reached (GET /messages/{message_id}/responses). null otherwise (an addition to v1).
+	ResponseTo *string `json:"response_to"`
+
 	// To The team number texted, E.164.
 	To string `json:"to"`
 }
@@ -1392,6 +1401,9 @@ type InboxItem struct {
 
 	// RepliedAt When staff first replied; null if never.
 	RepliedAt *time.Time `json:"replied_at"`
+
+	// ResponseTo The poll (a message id) this text answered: its first word was an option of the sender's latest open poll, recorded for each of the number's roster entries the poll reached (GET /messages/{message_id}/responses). null otherwise (an addition to v1).
+	ResponseTo *string `json:"response_to"`
 
 	// To The team number texted, E.164.
 	To string `json:"to"`
@@ -1565,6 +1577,12 @@ type Message struct {
 	// RenderedText Exactly what each recipient receives: team prefix, text, opt-out line.
 	RenderedText string `json:"rendered_text"`
 
+	// ReplyOptions The options recipients answer with (upper-case, in the order given), when the message is a poll: rendered_text ends with the line "Reply YES, NO or MAYBE". null for any other message. Answers: GET /messages/{message_id}/responses and the message.response event (an addition to v1).
+	ReplyOptions *[]string `json:"reply_options"`
+
+	// ReplyUntil When the poll stops taking answers (a text received at or after it is an ordinary text); null for a message that is not a poll (an addition to v1).
+	ReplyUntil *time.Time `json:"reply_until"`
+
 	// ResendOf The message this one resent to its failed recipients (POST /messages/{message_id}/resend); null otherwise (an addition to v1).
 	ResendOf *string `json:"resend_of"`
 
@@ -1602,7 +1620,7 @@ type MessageStatus string
 
 // NewBody defines model for NewBody.
 type NewBody struct {
-	// Events Event types to receive: message.received, message.status, member.joined, member.opted_out, member.opted_in. webhook.test cannot be subscribed to.
+	// Events Event types to receive: message.received, message.status, member.joined, member.opted_out, member.opted_in, message.response (an answer to a poll; an addition to v1). webhook.test cannot be subscribed to.
 	Events *[]string `json:"events,omitempty"`
 
 	// MaxPerSecond Optional throttle, 1 to 100 deliveries a second, one at a time, in order; omitted or null: no limit.
@@ -1646,6 +1664,17 @@ type Pagination struct {
 
 	// Offset Items skipped.
 	Offset int64 `json:"offset"`
+}
+
+// PollResponse defines model for PollResponse.
+type PollResponse struct {
+	// InboundMessageId The text that answered (GET /inbound-messages' message_id).
+	InboundMessageId string         `json:"inbound_message_id"`
+	Member           ResponseMember `json:"member"`
+	Option           string         `json:"option"`
+
+	// ReceivedAt When the answering text arrived.
+	ReceivedAt time.Time `json:"received_at"`
 }
 
 // Progress defines model for Progress.
@@ -1698,6 +1727,40 @@ type ResendBody struct {
 // ResendBodyOnly Who to text again: failed, the recipients whose delivery failed with a code that says nothing permanent about their number (the only value for now).
 type ResendBodyOnly string
 
+// ResponseMember defines model for ResponseMember.
+type ResponseMember struct {
+	CreatedAt time.Time `json:"created_at"`
+	Email     string    `json:"email"`
+	Id        string    `json:"id"`
+	IsBlocked bool      `json:"is_blocked"`
+	Name      string    `json:"name"`
+
+	// Phone E.164.
+	Phone  string `json:"phone"`
+	Role   string `json:"role"`
+	Status string `json:"status"`
+}
+
+// ResponsesBody defines model for ResponsesBody.
+type ResponsesBody struct {
+	// Data Answers, newest first.
+	Data      []PollResponse `json:"data"`
+	MessageId string         `json:"message_id"`
+
+	// NoResponse Roster entries the poll reached that have not answered.
+	NoResponse int64      `json:"no_response"`
+	Pagination Pagination `json:"pagination"`
+
+	// ReplyOptions The poll's options; null when the message is not a poll.
+	ReplyOptions *[]string `json:"reply_options"`
+
+	// ReplyUntil When the poll stops taking answers; null when the message is not a poll.
+	ReplyUntil *time.Time `json:"reply_until"`
+
+	// Tallies Every option, in the poll's order, 0 included; [] when the message is not a poll.
+	Tallies []Tally `json:"tallies"`
+}
+
 // Scheduled defines model for Scheduled.
 type Scheduled struct {
 	Audience  string        `json:"audience"`
@@ -1708,6 +1771,9 @@ type Scheduled struct {
 
 	// Repeat null for a one-off send.
 	Repeat *RepeatOut `json:"repeat"`
+
+	// ReplyOptions The poll's reply options, when each send is a poll (open, each time, as long after its send as the request's reply_until was after scheduled_for); null otherwise (an addition to v1).
+	ReplyOptions *[]string `json:"reply_options"`
 
 	// ScheduledFor The next send.
 	ScheduledFor time.Time `json:"scheduled_for"`
@@ -1731,6 +1797,12 @@ type SendBody struct {
 	Audience SendBodyAudience `json:"audience"`
 	GroupId  *string          `json:"group_id,omitempty"`
 	Repeat   *Repeat          `json:"repeat,omitempty"`
+
+	// ReplyOptions Makes the broadcast a poll (RSVP by reply; an addition to v1): 2 to 9 distinct options, each one word of letters or digits (at most 20), case ignored and stored upper-case, e.g. ["YES","NO","MAYBE"]. The text then ends with the line "Reply YES, NO or MAYBE" (options joined by ", " and " or " before the last), counted in segments and credits. A recipient's text whose first word is an option is recorded as their answer (latest wins); see GET /messages/{message_id}/responses. 400 invalid_request otherwise.
+	ReplyOptions *[]string `json:"reply_options,omitempty"`
+
+	// ReplyUntil When the poll stops taking answers: RFC 3339 with offset, after the send (scheduled_for for a scheduled send) and at most 30 days after it; default 7 days after the send. Only with reply_options (400 invalid_request otherwise). A weekly series keeps the same length of time for each week.
+	ReplyUntil *string `json:"reply_until,omitempty"`
 
 	// ScheduledFor ISO 8601 with offset, 1 minute to 1 year ahead (invalid_scheduled_for).
 	ScheduledFor *string `json:"scheduled_for,omitempty"`
@@ -1778,6 +1850,12 @@ type SendResult struct {
 	// RenderedText Exactly what each recipient receives: team prefix, text, opt-out line.
 	RenderedText string     `json:"rendered_text"`
 	Repeat       *RepeatOut `json:"repeat,omitempty"`
+
+	// ReplyOptions The options recipients answer with (upper-case, in the order given), when the message is a poll: rendered_text ends with the line "Reply YES, NO or MAYBE". null for any other message. Answers: GET /messages/{message_id}/responses and the message.response event (an addition to v1).
+	ReplyOptions *[]string `json:"reply_options"`
+
+	// ReplyUntil When the poll stops taking answers (a text received at or after it is an ordinary text); null for a message that is not a poll (an addition to v1).
+	ReplyUntil *time.Time `json:"reply_until"`
 
 	// ResendOf The message this one resent to its failed recipients (POST /messages/{message_id}/resend); null otherwise (an addition to v1).
 	ResendOf *string `json:"resend_of"`
@@ -1871,6 +1949,13 @@ type Step struct {
 
 // StepStatus pending: waits for due_at (or for a resume). sent: handed to messaging; message_id is the broadcast (queued, or pending_approval when the team requires approval). failed: messaging refused the send, error_code holds the reason (e.g. payment_required, trial_limit, no_sender, conflict when nobody is left to text); the campaign goes on with its next steps. skipped: due_at came while the campaign was paused; never sent. cancelled: the campaign was cancelled first; never sent.
 type StepStatus string
+
+// Tally defines model for Tally.
+type Tally struct {
+	// Count Roster entries whose latest answer is this option.
+	Count  int64  `json:"count"`
+	Option string `json:"option"`
+}
 
 // Team defines model for Team.
 type Team struct {
@@ -2171,6 +2256,15 @@ type ListDeliveriesParams struct {
 type ResendMessageParams struct {
 	// IdempotencyKey Optional; as for POST /messages.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ListResponsesParams defines parameters for ListResponses.
+type ListResponsesParams struct {
+	// Limit Page size, 1 to 200; 50 when omitted.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Offset Number of items to skip, 0 to 1,000,000,000; a larger offset is refused with 400 invalid_request.
+	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
 // ListOptOutsParams defines parameters for ListOptOuts.
@@ -2672,7 +2766,7 @@ type ClientInterface interface {
 
 	// SendMessageWithBody Send a broadcast
 	//
-	// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict.
+	// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict. Polls (RSVP by reply, an addition to v1): with reply_options the broadcast is a poll; its text ends with the line "Reply YES, NO or MAYBE" (after the opt-out line), counted in segments and credits. Until reply_until, a recipient's text whose first word (trimmed, case and punctuation ignored) is an option of their number's latest open poll from the team (latest by send among the polls whose text was handed over to that number) is recorded as the answer of every roster entry with that number the poll reached (a parent of two athletes answers for both); the latest answer wins, and each answer recorded publishes message.response. STOP, START and HELP keep their precedence; a text matching no option is an ordinary text. The text stays in GET /inbound-messages and the inbox, with response_to. A scheduled send carries its reply options to each occurrence; a resend of a poll is a poll of its own (same options, open 7 days); campaign steps are never polls. A message awaiting approval keeps the reply_until decided when it was made.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
 	//
@@ -2683,7 +2777,7 @@ type ClientInterface interface {
 
 	// SendMessage Send a broadcast
 	//
-	// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict.
+	// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict. Polls (RSVP by reply, an addition to v1): with reply_options the broadcast is a poll; its text ends with the line "Reply YES, NO or MAYBE" (after the opt-out line), counted in segments and credits. Until reply_until, a recipient's text whose first word (trimmed, case and punctuation ignored) is an option of their number's latest open poll from the team (latest by send among the polls whose text was handed over to that number) is recorded as the answer of every roster entry with that number the poll reached (a parent of two athletes answers for both); the latest answer wins, and each answer recorded publishes message.response. STOP, START and HELP keep their precedence; a text matching no option is an ordinary text. The text stays in GET /inbound-messages and the inbox, with response_to. A scheduled send carries its reply options to each occurrence; a resend of a poll is a poll of its own (same options, open 7 days); campaign steps are never polls. A message awaiting approval keeps the reply_until decided when it was made.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
 	//
@@ -2694,7 +2788,7 @@ type ClientInterface interface {
 
 	// EstimateMessageWithBody Estimate a broadcast
 	//
-	// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out."): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
+	// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out.", and for a poll a newline and its reply line): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key.
 	//
@@ -2705,7 +2799,7 @@ type ClientInterface interface {
 
 	// EstimateMessage Estimate a broadcast
 	//
-	// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out."): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
+	// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out.", and for a poll a newline and its reply line): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key.
 	//
@@ -2753,6 +2847,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /messages/{message_id}/resend (the `ResendMessage` operationId).
 	ResendMessage(ctx context.Context, messageId string, params *ResendMessageParams, body ResendMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListResponses A poll's answers
+	//
+	// A poll's answers (an addition to v1): tallies per option (every option, in the poll's order, 0 included), no_response (the roster entries the poll reached that have not answered; an entry on the roster twice counts twice), and a page of answers, newest first: each roster entry's latest option, when it arrived, and the member as member.* events show it (when they answered). A message that is not a poll answers 200 with reply_options null, tallies [], no_response 0 and no answers. Another team's message, or none, is 404 not_found. Counts toward the shared heavy-call pool (10 per minute per key).
+	//
+	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required. Limits: 120 requests per minute per key; the shared heavy-call pool of 10 per minute per key.
+	//
+	// Corresponds with GET /messages/{message_id}/responses (the `ListResponses` operationId).
+	ListResponses(ctx context.Context, messageId string, params *ListResponsesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListOptOuts List opt-outs
 	//
@@ -3696,7 +3799,7 @@ func (c *Client) ListMessages(ctx context.Context, params *ListMessagesParams, r
 
 // SendMessageWithBody Send a broadcast
 //
-// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict.
+// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict. Polls (RSVP by reply, an addition to v1): with reply_options the broadcast is a poll; its text ends with the line "Reply YES, NO or MAYBE" (after the opt-out line), counted in segments and credits. Until reply_until, a recipient's text whose first word (trimmed, case and punctuation ignored) is an option of their number's latest open poll from the team (latest by send among the polls whose text was handed over to that number) is recorded as the answer of every roster entry with that number the poll reached (a parent of two athletes answers for both); the latest answer wins, and each answer recorded publishes message.response. STOP, START and HELP keep their precedence; a text matching no option is an ordinary text. The text stays in GET /inbound-messages and the inbox, with response_to. A scheduled send carries its reply options to each occurrence; a resend of a poll is a poll of its own (same options, open 7 days); campaign steps are never polls. A message awaiting approval keeps the reply_until decided when it was made.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
 //
@@ -3717,7 +3820,7 @@ func (c *Client) SendMessageWithBody(ctx context.Context, params *SendMessagePar
 
 // SendMessage Send a broadcast
 //
-// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict.
+// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict. Polls (RSVP by reply, an addition to v1): with reply_options the broadcast is a poll; its text ends with the line "Reply YES, NO or MAYBE" (after the opt-out line), counted in segments and credits. Until reply_until, a recipient's text whose first word (trimmed, case and punctuation ignored) is an option of their number's latest open poll from the team (latest by send among the polls whose text was handed over to that number) is recorded as the answer of every roster entry with that number the poll reached (a parent of two athletes answers for both); the latest answer wins, and each answer recorded publishes message.response. STOP, START and HELP keep their precedence; a text matching no option is an ordinary text. The text stays in GET /inbound-messages and the inbox, with response_to. A scheduled send carries its reply options to each occurrence; a resend of a poll is a poll of its own (same options, open 7 days); campaign steps are never polls. A message awaiting approval keeps the reply_until decided when it was made.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
 //
@@ -3738,7 +3841,7 @@ func (c *Client) SendMessage(ctx context.Context, params *SendMessageParams, bod
 
 // EstimateMessageWithBody Estimate a broadcast
 //
-// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out."): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
+// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out.", and for a poll a newline and its reply line): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key.
 //
@@ -3759,7 +3862,7 @@ func (c *Client) EstimateMessageWithBody(ctx context.Context, contentType string
 
 // EstimateMessage Estimate a broadcast
 //
-// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out."): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
+// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out.", and for a poll a newline and its reply line): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key.
 //
@@ -3848,6 +3951,25 @@ func (c *Client) ResendMessageWithBody(ctx context.Context, messageId string, pa
 // Corresponds with POST /messages/{message_id}/resend (the `ResendMessage` operationId).
 func (c *Client) ResendMessage(ctx context.Context, messageId string, params *ResendMessageParams, body ResendMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResendMessageRequest(c.Server, messageId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListResponses A poll's answers
+//
+// A poll's answers (an addition to v1): tallies per option (every option, in the poll's order, 0 included), no_response (the roster entries the poll reached that have not answered; an entry on the roster twice counts twice), and a page of answers, newest first: each roster entry's latest option, when it arrived, and the member as member.* events show it (when they answered). A message that is not a poll answers 200 with reply_options null, tallies [], no_response 0 and no answers. Another team's message, or none, is 404 not_found. Counts toward the shared heavy-call pool (10 per minute per key).
+//
+// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required. Limits: 120 requests per minute per key; the shared heavy-call pool of 10 per minute per key.
+//
+// Corresponds with GET /messages/{message_id}/responses (the `ListResponses` operationId).
+func (c *Client) ListResponses(ctx context.Context, messageId string, params *ListResponsesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListResponsesRequest(c.Server, messageId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6005,6 +6127,79 @@ func NewResendMessageRequestWithBody(server string, messageId string, params *Re
 	return req, nil
 }
 
+// NewListResponsesRequest constructs an http.Request for the ListResponses method
+func NewListResponsesRequest(server string, messageId string, params *ListResponsesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "message_id", messageId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/messages/%s/responses", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Offset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListOptOutsRequest constructs an http.Request for the ListOptOuts method
 func NewListOptOutsRequest(server string, params *ListOptOutsParams) (*http.Request, error) {
 	var err error
@@ -7342,7 +7537,7 @@ type ClientWithResponsesInterface interface {
 
 	// SendMessageWithBodyWithResponse Send a broadcast
 	//
-	// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict.
+	// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict. Polls (RSVP by reply, an addition to v1): with reply_options the broadcast is a poll; its text ends with the line "Reply YES, NO or MAYBE" (after the opt-out line), counted in segments and credits. Until reply_until, a recipient's text whose first word (trimmed, case and punctuation ignored) is an option of their number's latest open poll from the team (latest by send among the polls whose text was handed over to that number) is recorded as the answer of every roster entry with that number the poll reached (a parent of two athletes answers for both); the latest answer wins, and each answer recorded publishes message.response. STOP, START and HELP keep their precedence; a text matching no option is an ordinary text. The text stays in GET /inbound-messages and the inbox, with response_to. A scheduled send carries its reply options to each occurrence; a resend of a poll is a poll of its own (same options, open 7 days); campaign steps are never polls. A message awaiting approval keeps the reply_until decided when it was made.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
 	//
@@ -7353,7 +7548,7 @@ type ClientWithResponsesInterface interface {
 
 	// SendMessageWithResponse Send a broadcast
 	//
-	// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict.
+	// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict. Polls (RSVP by reply, an addition to v1): with reply_options the broadcast is a poll; its text ends with the line "Reply YES, NO or MAYBE" (after the opt-out line), counted in segments and credits. Until reply_until, a recipient's text whose first word (trimmed, case and punctuation ignored) is an option of their number's latest open poll from the team (latest by send among the polls whose text was handed over to that number) is recorded as the answer of every roster entry with that number the poll reached (a parent of two athletes answers for both); the latest answer wins, and each answer recorded publishes message.response. STOP, START and HELP keep their precedence; a text matching no option is an ordinary text. The text stays in GET /inbound-messages and the inbox, with response_to. A scheduled send carries its reply options to each occurrence; a resend of a poll is a poll of its own (same options, open 7 days); campaign steps are never polls. A message awaiting approval keeps the reply_until decided when it was made.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
 	//
@@ -7364,7 +7559,7 @@ type ClientWithResponsesInterface interface {
 
 	// EstimateMessageWithBodyWithResponse Estimate a broadcast
 	//
-	// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out."): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
+	// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out.", and for a poll a newline and its reply line): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key.
 	//
@@ -7375,7 +7570,7 @@ type ClientWithResponsesInterface interface {
 
 	// EstimateMessageWithResponse Estimate a broadcast
 	//
-	// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out."): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
+	// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out.", and for a poll a newline and its reply line): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
 	//
 	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key.
 	//
@@ -7427,6 +7622,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /messages/{message_id}/resend (the `ResendMessage` operationId).
 	ResendMessageWithResponse(ctx context.Context, messageId string, params *ResendMessageParams, body ResendMessageJSONRequestBody, reqEditors ...RequestEditorFn) (*ResendMessageResponse, error)
+
+	// ListResponsesWithResponse A poll's answers
+	//
+	// A poll's answers (an addition to v1): tallies per option (every option, in the poll's order, 0 included), no_response (the roster entries the poll reached that have not answered; an entry on the roster twice counts twice), and a page of answers, newest first: each roster entry's latest option, when it arrived, and the member as member.* events show it (when they answered). A message that is not a poll answers 200 with reply_options null, tallies [], no_response 0 and no answers. Another team's message, or none, is 404 not_found. Counts toward the shared heavy-call pool (10 per minute per key).
+	//
+	// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required. Limits: 120 requests per minute per key; the shared heavy-call pool of 10 per minute per key.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /messages/{message_id}/responses (the `ListResponses` operationId).
+	ListResponsesWithResponse(ctx context.Context, messageId string, params *ListResponsesParams, reqEditors ...RequestEditorFn) (*ListResponsesResponse, error)
 
 	// ListOptOutsWithResponse List opt-outs
 	//
@@ -11381,6 +11587,113 @@ func (r ResendMessageResponse) ContentType() string {
 	return ""
 }
 
+// ListResponsesResponse200Headers the declared response headers of an HTTP 200 response for ListResponses
+type ListResponsesResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListResponsesResponse400Headers the declared response headers of an HTTP 400 response for ListResponses
+type ListResponsesResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListResponsesResponse401Headers the declared response headers of an HTTP 401 response for ListResponses
+type ListResponsesResponse401Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListResponsesResponse403Headers the declared response headers of an HTTP 403 response for ListResponses
+type ListResponsesResponse403Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListResponsesResponse404Headers the declared response headers of an HTTP 404 response for ListResponses
+type ListResponsesResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListResponsesResponse429Headers the declared response headers of an HTTP 429 response for ListResponses
+type ListResponsesResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      string
+	XRequestId      string
+}
+
+// ListResponsesResponse500Headers the declared response headers of an HTTP 500 response for ListResponses
+type ListResponsesResponse500Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+type ListResponsesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ResponsesBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListResponsesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListResponsesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListResponsesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListResponsesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListResponsesResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListResponsesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListResponsesResponse500Headers
+}
+
+// Status returns HTTPResponse.Status
+func (r ListResponsesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListResponsesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListResponsesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListOptOutsResponse200Headers the declared response headers of an HTTP 200 response for ListOptOuts
 type ListOptOutsResponse200Headers struct {
 	RateLimit       *string
@@ -14214,7 +14527,7 @@ func (c *ClientWithResponses) ListMessagesWithResponse(ctx context.Context, para
 
 // SendMessageWithBodyWithResponse Send a broadcast
 //
-// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict.
+// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict. Polls (RSVP by reply, an addition to v1): with reply_options the broadcast is a poll; its text ends with the line "Reply YES, NO or MAYBE" (after the opt-out line), counted in segments and credits. Until reply_until, a recipient's text whose first word (trimmed, case and punctuation ignored) is an option of their number's latest open poll from the team (latest by send among the polls whose text was handed over to that number) is recorded as the answer of every roster entry with that number the poll reached (a parent of two athletes answers for both); the latest answer wins, and each answer recorded publishes message.response. STOP, START and HELP keep their precedence; a text matching no option is an ordinary text. The text stays in GET /inbound-messages and the inbox, with response_to. A scheduled send carries its reply options to each occurrence; a resend of a poll is a poll of its own (same options, open 7 days); campaign steps are never polls. A message awaiting approval keeps the reply_until decided when it was made.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
 //
@@ -14231,7 +14544,7 @@ func (c *ClientWithResponses) SendMessageWithBodyWithResponse(ctx context.Contex
 
 // SendMessageWithResponse Send a broadcast
 //
-// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict.
+// Broadcasts a text to one audience. Answers 201 with a message (kind message): status queued, or pending_approval when the team's policy requires approval; or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; 402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time (409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer (header Idempotent-Replayed: true); the same key with another body gives 409 conflict. Polls (RSVP by reply, an addition to v1): with reply_options the broadcast is a poll; its text ends with the line "Reply YES, NO or MAYBE" (after the opt-out line), counted in segments and credits. Until reply_until, a recipient's text whose first word (trimmed, case and punctuation ignored) is an option of their number's latest open poll from the team (latest by send among the polls whose text was handed over to that number) is recorded as the answer of every roster entry with that number the poll reached (a parent of two athletes answers for both); the latest answer wins, and each answer recorded publishes message.response. STOP, START and HELP keep their precedence; a text matching no option is an ordinary text. The text stays in GET /inbound-messages and the inbox, with response_to. A scheduled send carries its reply options to each occurrence; a resend of a poll is a poll of its own (same options, open 7 days); campaign steps are never polls. A message awaiting approval keeps the reply_until decided when it was made.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: required (a write; else 403 card_required). Limits: 120 requests per minute per key; sends: 20 per minute and 200 per hour per key.
 //
@@ -14248,7 +14561,7 @@ func (c *ClientWithResponses) SendMessageWithResponse(ctx context.Context, param
 
 // EstimateMessageWithBodyWithResponse Estimate a broadcast
 //
-// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out."): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
+// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out.", and for a poll a newline and its reply line): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key.
 //
@@ -14265,7 +14578,7 @@ func (c *ClientWithResponses) EstimateMessageWithBodyWithResponse(ctx context.Co
 
 // EstimateMessageWithResponse Estimate a broadcast
 //
-// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out."): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
+// Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text (prefix "<team name>: ", the text, a newline and "Reply STOP to opt out.", and for a poll a newline and its reply line): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67.
 //
 // **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required (exempt write). Limits: 120 requests per minute per key.
 //
@@ -14346,6 +14659,23 @@ func (c *ClientWithResponses) ResendMessageWithResponse(ctx context.Context, mes
 		return nil, err
 	}
 	return ParseResendMessageResponse(rsp)
+}
+
+// ListResponsesWithResponse A poll's answers
+//
+// A poll's answers (an addition to v1): tallies per option (every option, in the poll's order, 0 included), no_response (the roster entries the poll reached that have not answered; an entry on the roster twice counts twice), and a page of answers, newest first: each roster entry's latest option, when it arrived, and the member as member.* events show it (when they answered). A message that is not a poll answers 200 with reply_options null, tallies [], no_response 0 and no answers. Another team's message, or none, is 404 not_found. Counts toward the shared heavy-call pool (10 per minute per key).
+//
+// **Access.** Plans: Team Plus and above (else 403 plan_required). Card on file: not required. Limits: 120 requests per minute per key; the shared heavy-call pool of 10 per minute per key.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /messages/{message_id}/responses (the `ListResponses` operationId).
+func (c *ClientWithResponses) ListResponsesWithResponse(ctx context.Context, messageId string, params *ListResponsesParams, reqEditors ...RequestEditorFn) (*ListResponsesResponse, error) {
+	rsp, err := c.ListResponses(ctx, messageId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListResponsesResponse(rsp)
 }
 
 // ListOptOutsWithResponse List opt-outs
@@ -23295,6 +23625,252 @@ func ParseResendMessageResponse(rsp *http.Response) (*ResendMessageResponse, err
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ResendMessageResponse500Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListResponsesResponse parses an HTTP response from a ListResponsesWithResponse call
+func ParseListResponsesResponse(rsp *http.Response) (*ListResponsesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListResponsesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ResponsesBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListResponsesResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListResponsesResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListResponsesResponse401Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListResponsesResponse403Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListResponsesResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListResponsesResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListResponsesResponse500Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -15,12 +15,15 @@ const (
 	MemberJoined    = "member.joined"
 	MemberOptedOut  = "member.opted_out"
 	MemberOptedIn   = "member.opted_in"
+	// MessageResponse is an answer to a poll (a broadcast with reply
+	// options), one per roster entry it is recorded for (issue 28).
+	MessageResponse = "message.response"
 	WebhookTest     = "webhook.test"
 )
 
 // Subscribable lists the types a webhook may subscribe to (webhook.test is
 // sent on request only and cannot be subscribed to).
-var Subscribable = []string{MessageReceived, MessageStatus, MemberJoined, MemberOptedOut, MemberOptedIn}
+var Subscribable = []string{MessageReceived, MessageStatus, MemberJoined, MemberOptedOut, MemberOptedIn, MessageResponse}
 
 // Event is what a use case publishes: the team it belongs to, its type and
 // its data payload (marshalled to JSON as the envelope's data).

@@ -55,7 +55,14 @@ type Message struct {
 	// HeldForQuietHours counts the texts quiet hours held when the send was
 	// planned; HeldNow those still held (read with the message, not stored).
 	HeldForQuietHours, HeldNow int
+	// ReplyOptions make the message a poll (upper-case; nil: not a poll),
+	// open until ReplyUntil (poll.go).
+	ReplyOptions []string
+	ReplyUntil   *time.Time
 }
+
+// Poll reports whether the message is a poll (it has reply options).
+func (m *Message) Poll() bool { return len(m.ReplyOptions) > 0 }
 
 // Cost is the message's credits: one per segment of each recipient's text.
 func (m *Message) Cost() int {

@@ -151,7 +151,10 @@ type Inbound struct {
 	ReadAt            *time.Time
 	RepliedAt         *time.Time // the first staff reply's time
 	LatestReply       *LatestReply
-	CreatedAt         time.Time
+	// ResponseTo is the poll (a message id) the text answered (issue 28);
+	// "" when it answered none.
+	ResponseTo string
+	CreatedAt  time.Time
 }
 
 // Visible reports whether the text is listed and announced: not held.

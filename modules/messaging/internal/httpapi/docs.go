@@ -3,6 +3,21 @@ package httpapi
 // The public operations' descriptions (the OpenAPI document's), named by
 // their handler methods (routes.go).
 
+// pollDoc ends the send's description (issue 28, an addition to v1).
+const pollDoc = "Polls (RSVP by reply, an addition to v1): with reply_options the broadcast is a poll; its text ends with the line " +
+	"\"Reply YES, NO or MAYBE\" (after the opt-out line), counted in segments and credits. Until reply_until, a recipient's text whose first word " +
+	"(trimmed, case and punctuation ignored) is an option of their number's latest open poll from the team (latest by send among the polls whose text " +
+	"was handed over to that number) is recorded as the answer of every roster entry with that number the poll reached (a parent of two athletes " +
+	"answers for both); the latest answer wins, and each answer recorded publishes message.response. STOP, START and HELP keep their precedence; " +
+	"a text matching no option is an ordinary text. The text stays in GET /inbound-messages and the inbox, with response_to. A scheduled send " +
+	"carries its reply options to each occurrence; a resend of a poll is a poll of its own (same options, open 7 days); campaign steps are never polls. " +
+	"A message awaiting approval keeps the reply_until decided when it was made."
+
+const listResponsesDoc = "A poll's answers (an addition to v1): tallies per option (every option, in the poll's order, 0 included), no_response (the roster entries " +
+	"the poll reached that have not answered; an entry on the roster twice counts twice), and a page of answers, newest first: each roster entry's latest option, " +
+	"when it arrived, and the member as member.* events show it (when they answered). A message that is not a poll answers 200 with reply_options null, " +
+	"tallies [], no_response 0 and no answers. Another team's message, or none, is 404 not_found. Counts toward the shared heavy-call pool (10 per minute per key)."
+
 // inboxDoc ends the inbox operations' descriptions.
 const inboxDoc = " The inbox holds the visible texts that are not keywords: STOP, START and HELP texts are handled by the service " +
 	"and listed only by GET /inbound-messages. Replies are sent from the dashboard only."
@@ -19,9 +34,9 @@ const (
 		"or, with scheduled_for, a scheduled send (kind scheduled). Checks, in order: body (400), the team's number (409 no_sender), billing (402 payment_required when a renewal is overdue; " +
 		"402 trial_limit when the credits exceed the remaining trial credits), pending scheduled sends (409 scheduled_limit_reached, at most 100), then the audience is resolved at send time " +
 		"(409 conflict when it has no one to text). A template_id the team does not have gives 404 not_found. One text per distinct number. Idempotency-Key (addition to v1): the same key and body within 24 hours return the first answer " +
-		"(header Idempotent-Replayed: true); the same key with another body gives 409 conflict."
+		"(header Idempotent-Replayed: true); the same key with another body gives 409 conflict. " + pollDoc
 	estimateMessageDoc = "Runs the same checks as a send and sends nothing; not counted toward the send limits. Segments are counted on the rendered text " +
-		"(prefix \"<team name>: \", the text, a newline and \"Reply STOP to opt out.\"): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67."
+		"(prefix \"<team name>: \", the text, a newline and \"Reply STOP to opt out.\", and for a poll a newline and its reply line): GSM-7 160 per single text / 153 per part, UCS-2 70 / 67."
 	listMessagesDoc        = "Broadcasts, newest first, with delivery counts."
 	getMessageDoc          = "One broadcast with delivery counts."
 	listDeliveriesDoc      = "One row per recipient number, in the order the recipients were resolved at send time (roster order). A delivery with no final status after 72 hours becomes delivery_unconfirmed."

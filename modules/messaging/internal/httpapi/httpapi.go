@@ -18,12 +18,14 @@ import (
 
 // SendBody is the body of POST /messages and /messages/estimate.
 type SendBody struct {
-	Text         string  `json:"text,omitempty" doc:"Required unless template_id is given. Merge tags such as {first_name} are refused (merge_tags_unsupported; private_field for a private field's key)."`
-	TemplateID   string  `json:"template_id,omitempty" doc:"Used instead of text; an urgent-alert template gives urgent_not_allowed."`
-	Audience     string  `json:"audience" enum:"all,staff,families,group" doc:"all: every active member; staff: head coaches, team directors, coaches, board members; families: athletes and guardians; group: the members of group_id. Opted-out, blocked and pending members are never texted."`
-	GroupID      string  `json:"group_id,omitempty"`
-	ScheduledFor string  `json:"scheduled_for,omitempty" doc:"ISO 8601 with offset, 1 minute to 1 year ahead (invalid_scheduled_for)."`
-	Repeat       *Repeat `json:"repeat,omitempty"`
+	Text         string   `json:"text,omitempty" doc:"Required unless template_id is given. Merge tags such as {first_name} are refused (merge_tags_unsupported; private_field for a private field's key)."`
+	TemplateID   string   `json:"template_id,omitempty" doc:"Used instead of text; an urgent-alert template gives urgent_not_allowed."`
+	Audience     string   `json:"audience" enum:"all,staff,families,group" doc:"all: every active member; staff: head coaches, team directors, coaches, board members; families: athletes and guardians; group: the members of group_id. Opted-out, blocked and pending members are never texted."`
+	GroupID      string   `json:"group_id,omitempty"`
+	ScheduledFor string   `json:"scheduled_for,omitempty" doc:"ISO 8601 with offset, 1 minute to 1 year ahead (invalid_scheduled_for)."`
+	Repeat       *Repeat  `json:"repeat,omitempty"`
+	ReplyOptions []string `json:"reply_options,omitempty" doc:"Makes the broadcast a poll (RSVP by reply; an addition to v1): 2 to 9 distinct options, each one word of letters or digits (at most 20), case ignored and stored upper-case, e.g. [\"YES\",\"NO\",\"MAYBE\"]. The text then ends with the line \"Reply YES, NO or MAYBE\" (options joined by \", \" and \" or \" before the last), counted in segments and credits. A recipient's text whose first word is an option is recorded as their answer (latest wins); see GET /messages/{message_id}/responses. 400 invalid_request otherwise."`
+	ReplyUntil   string   `json:"reply_until,omitempty" doc:"When the poll stops taking answers: RFC 3339 with offset, after the send (scheduled_for for a scheduled send) and at most 30 days after it; default 7 days after the send. Only with reply_options (400 invalid_request otherwise). A weekly series keeps the same length of time for each week."`
 }
 
 // Repeat is a weekly repetition in a request.
@@ -33,7 +35,8 @@ type Repeat struct {
 }
 
 func (b SendBody) input() service.SendInput {
-	in := service.SendInput{Text: b.Text, TemplateID: b.TemplateID, Audience: b.Audience, GroupID: b.GroupID, ScheduledFor: b.ScheduledFor}
+	in := service.SendInput{Text: b.Text, TemplateID: b.TemplateID, Audience: b.Audience, GroupID: b.GroupID, ScheduledFor: b.ScheduledFor,
+		ReplyOptions: b.ReplyOptions, ReplyUntil: b.ReplyUntil}
 	if b.Repeat != nil {
 		in.Repeat = &service.Repeat{Every: b.Repeat.Every, Until: b.Repeat.Until}
 	}
@@ -55,17 +58,19 @@ type SendResult struct {
 
 // Estimate is the answer of POST /messages/estimate.
 type Estimate struct {
-	Recipients           int       `json:"recipients" doc:"Distinct phone numbers that would be texted now."`
-	SegmentsPerRecipient int       `json:"segments_per_recipient" doc:"Counted on rendered_text: the team prefix and the opt-out line included."`
-	EstimatedCredits     int       `json:"estimated_credits"`
-	ApprovalRequired     bool      `json:"approval_required"`
-	Encoding             string    `json:"encoding" enum:"GSM-7,UCS-2"`
-	RenderedText         string    `json:"rendered_text"`
-	Prefix               string    `json:"prefix" doc:"The team prefix: the team name, a colon and a space."`
-	OptOutLine           string    `json:"opt_out_line" doc:"Added on a new line at the end."`
-	EstimatedCompletion  time.Time `json:"estimated_completion" doc:"When the last text would be handed to the carrier if sent now, given the team's sending numbers' backlogs and pace, and the recipients' quiet hours when the team keeps them (an addition to v1)."`
-	HeldForQuietHours    int       `json:"held_for_quiet_hours" doc:"Texts that would wait for their recipient's quiet hours to end (the team's messaging settings; each recipient's local time). 0 when the team keeps none, and always for an urgent alert (an addition to v1)."`
-	SkippedUndeliverable int       `json:"skipped_undeliverable" doc:"Numbers of the audience that would not be texted because they are marked undeliverable; not among recipients, not in estimated_credits (an addition to v1)."`
+	Recipients           int        `json:"recipients" doc:"Distinct phone numbers that would be texted now."`
+	SegmentsPerRecipient int        `json:"segments_per_recipient" doc:"Counted on rendered_text: the team prefix and the opt-out line included."`
+	EstimatedCredits     int        `json:"estimated_credits"`
+	ApprovalRequired     bool       `json:"approval_required"`
+	Encoding             string     `json:"encoding" enum:"GSM-7,UCS-2"`
+	RenderedText         string     `json:"rendered_text"`
+	Prefix               string     `json:"prefix" doc:"The team prefix: the team name, a colon and a space."`
+	OptOutLine           string     `json:"opt_out_line" doc:"Added on a new line at the end."`
+	EstimatedCompletion  time.Time  `json:"estimated_completion" doc:"When the last text would be handed to the carrier if sent now, given the team's sending numbers' backlogs and pace, and the recipients' quiet hours when the team keeps them (an addition to v1)."`
+	HeldForQuietHours    int        `json:"held_for_quiet_hours" doc:"Texts that would wait for their recipient's quiet hours to end (the team's messaging settings; each recipient's local time). 0 when the team keeps none, and always for an urgent alert (an addition to v1)."`
+	SkippedUndeliverable int        `json:"skipped_undeliverable" doc:"Numbers of the audience that would not be texted because they are marked undeliverable; not among recipients, not in estimated_credits (an addition to v1)."`
+	ReplyLine            *string    `json:"reply_line" doc:"For a poll (reply_options): the line added after the opt-out line, \"Reply YES, NO or MAYBE\", counted in segments and credits; null otherwise (an addition to v1)."`
+	ReplyUntil           *time.Time `json:"reply_until" doc:"For a poll: when it would stop taking answers; null otherwise (an addition to v1)."`
 }
 
 // Delivery is one recipient's row of a delivery report.
@@ -152,7 +157,7 @@ func (h *handler) estimateMessage(ctx context.Context, in *struct{ Body SendBody
 	return httpapi.Data(Estimate{Recipients: len(p.Phones), SegmentsPerRecipient: p.Segments, EstimatedCredits: p.Credits,
 		ApprovalRequired: p.ApprovalRequired, Encoding: string(p.Encoding), RenderedText: p.Rendered,
 		Prefix: domain.Prefix(p.Team.Name), OptOutLine: domain.OptOutLine, EstimatedCompletion: p.Completion, HeldForQuietHours: p.Held,
-		SkippedUndeliverable: p.SkippedUndeliverable}), nil
+		SkippedUndeliverable: p.SkippedUndeliverable, ReplyLine: view.Nullable(domain.ReplyLine(p.ReplyOptions)), ReplyUntil: p.ReplyUntil}), nil
 }
 
 // listMessages serves list-messages.

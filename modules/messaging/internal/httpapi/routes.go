@@ -42,6 +42,7 @@ func Register(api, admin huma.API, s Services) {
 	httpapi.Register(api, huma.Operation{OperationID: "list-messages", Method: http.MethodGet, Path: "/messages", Tags: msgs, Summary: "List messages", Description: listMessagesDoc}, h.listMessages)
 	httpapi.Register(api, huma.Operation{OperationID: "get-message", Method: http.MethodGet, Path: "/messages/{message_id}", Tags: msgs, Summary: "Get a message", Description: getMessageDoc}, h.getMessage)
 	httpapi.Register(api, httpapi.WithAccess(huma.Operation{OperationID: "list-deliveries", Method: http.MethodGet, Path: "/messages/{message_id}/deliveries", Tags: msgs, Summary: "Delivery report", Description: listDeliveriesDoc}, httpapi.Access{Heavy: true}), h.listDeliveries)
+	httpapi.Register(api, httpapi.WithAccess(huma.Operation{OperationID: "list-responses", Method: http.MethodGet, Path: "/messages/{message_id}/responses", Tags: msgs, Summary: "A poll's answers", Description: listResponsesDoc}, httpapi.Access{Heavy: true}), h.listResponses)
 	httpapi.Register(api, huma.Operation{OperationID: "list-scheduled", Method: http.MethodGet, Path: "/scheduled", Tags: sched, Summary: "List scheduled messages", Description: listScheduledDoc}, h.listScheduled)
 	httpapi.Register(api, huma.Operation{OperationID: "cancel-scheduled", Method: http.MethodDelete, Path: "/scheduled/{scheduled_id}", Tags: sched, DefaultStatus: http.StatusNoContent, Summary: "Cancel a scheduled message", Description: cancelScheduledDoc}, h.cancelScheduled)
 

@@ -79,6 +79,15 @@ func (m *memFiling) CountReceivedMany(_ context.Context, ins []domain.Inbound) e
 	return nil
 }
 
+// No polls in memory: no text answers one.
+func (m *memFiling) OpenPolls(_ context.Context, teams, _ []string, _ []time.Time) ([]*domain.OpenPoll, error) {
+	return make([]*domain.OpenPoll, len(teams)), nil
+}
+func (m *memFiling) RecordResponses(context.Context, []domain.Response) ([]int, error) {
+	return nil, nil
+}
+func (m *memFiling) SetResponseTo(context.Context, []string, []string) error { return nil }
+
 // announced records published events in order.
 type announced struct {
 	mu  sync.Mutex

@@ -47,8 +47,3 @@ func (s *Service) route(ctx context.Context, teams map[string]rosterapi.Team, fr
 	}
 	return nil
 }
-
-// responses is the poll-answer step (not built yet: claims nothing).
-func (s *Service) responses(context.Context, map[string]rosterapi.Team, []*domain.Inbound) (map[string]bool, error) {
-	return nil, nil
-}

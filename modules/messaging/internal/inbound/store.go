@@ -57,6 +57,17 @@ type FilingStore interface {
 	InsertInbounds(ctx context.Context, ins []domain.Inbound) (map[string]bool, error)
 	// CountReceivedMany adds visible texts to the analytics of their days.
 	CountReceivedMany(ctx context.Context, ins []domain.Inbound) error
+	// OpenPolls returns, by position, the latest open poll each text
+	// (team teams[i], from phones[i], arrived at ats[i]) can answer: its
+	// team's, handed over to the number before the text arrived, open at
+	// its arrival; nil where none.
+	OpenPolls(ctx context.Context, teams, phones []string, ats []time.Time) ([]*domain.OpenPoll, error)
+	// RecordResponses stores answers, one per (poll, roster entry), each
+	// replacing an older one only (domain.Response.Newer), and returns the
+	// positions of those it recorded.
+	RecordResponses(ctx context.Context, rs []domain.Response) ([]int, error)
+	// SetResponseTo records the poll each text answered (ids[i], polls[i]).
+	SetResponseTo(ctx context.Context, ids, polls []string) error
 }
 
 // HoldStore is the releaser's: a team's held texts and their release.

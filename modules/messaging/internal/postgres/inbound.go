@@ -39,6 +39,7 @@ type inboundRow struct {
 	ReplyBody         string     `bun:"reply_body,nullzero"`
 	ReplyMemberID     string     `bun:"reply_member_id,nullzero"`
 	ReplySentAt       *time.Time `bun:"reply_sent_at"`
+	ResponseTo        string     `bun:"response_to,nullzero"`
 	CreatedAt         time.Time  `bun:"created_at"`
 }
 
@@ -47,7 +48,8 @@ func (r *inboundRow) toDomain() domain.Inbound {
 	in := domain.Inbound{ID: r.ID, TeamID: r.TeamID, ProviderMessageID: r.ProviderMessageID, FromPhone: r.FromPhone, ToPhone: r.ToPhone,
 		Body: r.Body, Keyword: domain.Keyword(r.Keyword), GroupID: r.GroupID,
 		Member:     domain.InboundMember{ID: r.MemberID, Name: r.MemberName, Role: r.MemberRole},
-		ReceivedAt: r.ReceivedAt, Held: r.Held, ReleasedAt: r.ReleasedAt, ReadAt: r.ReadAt, RepliedAt: r.RepliedAt, CreatedAt: r.CreatedAt}
+		ReceivedAt: r.ReceivedAt, Held: r.Held, ReleasedAt: r.ReleasedAt, ReadAt: r.ReadAt, RepliedAt: r.RepliedAt, CreatedAt: r.CreatedAt,
+		ResponseTo: r.ResponseTo}
 	if r.ReplySentAt != nil {
 		in.LatestReply = &domain.LatestReply{Body: r.ReplyBody, MemberID: r.ReplyMemberID, SentAt: *r.ReplySentAt}
 	}

@@ -68,6 +68,10 @@ type messageRow struct {
 	// HeldForQuietHours counts the texts quiet hours held when the send
 	// was planned (issue 29); written by HoldTexts only.
 	HeldForQuietHours int `bun:"held_for_quiet_hours"`
+	// ReplyOptions and ReplyUntil make the message a poll (issue 28);
+	// NULL for every other message.
+	ReplyOptions []string   `bun:"reply_options,array,nullzero"`
+	ReplyUntil   *time.Time `bun:"reply_until"`
 	// Delivery counts, kept by the statements that move deliveries between
 	// statuses; UpdateMessage never writes them from a loaded row.
 	QueuedCount      int `bun:"queued_count"`

@@ -109,7 +109,8 @@ func toMessage(r *messageRow) *domain.Message {
 		CreatedAt: r.CreatedAt, DecidedAt: r.DecidedAt, DecidedBy: r.DecidedBy, SentAt: r.SentAt,
 		EstimatedCompletion: r.EstimatedCompletion, SkippedUndeliverable: r.SkippedUndeliverable, ResendOf: r.ResendOf, Credits: r.Credits,
 		QueuedCount: r.QueuedCount, SentCount: r.SentCount, DeliveredCount: r.DeliveredCount, FailedCount: r.FailedCount,
-		UnconfirmedCount: r.UnconfirmedCount, SkippedCount: r.SkippedCount, HeldForQuietHours: r.HeldForQuietHours}
+		UnconfirmedCount: r.UnconfirmedCount, SkippedCount: r.SkippedCount, HeldForQuietHours: r.HeldForQuietHours,
+		ReplyOptions: r.ReplyOptions, ReplyUntil: r.ReplyUntil}
 }
 
 func fromMessage(m *domain.Message) *messageRow {
@@ -119,7 +120,8 @@ func fromMessage(m *domain.Message) *messageRow {
 		CreatedAt: m.CreatedAt, DecidedAt: m.DecidedAt, DecidedBy: m.DecidedBy, SentAt: m.SentAt,
 		EstimatedCompletion: m.EstimatedCompletion, SkippedUndeliverable: m.SkippedUndeliverable, ResendOf: m.ResendOf, Credits: m.Credits,
 		QueuedCount: m.QueuedCount, SentCount: m.SentCount, DeliveredCount: m.DeliveredCount, FailedCount: m.FailedCount,
-		UnconfirmedCount: m.UnconfirmedCount, SkippedCount: m.SkippedCount, HeldForQuietHours: m.HeldForQuietHours}
+		UnconfirmedCount: m.UnconfirmedCount, SkippedCount: m.SkippedCount, HeldForQuietHours: m.HeldForQuietHours,
+		ReplyOptions: m.ReplyOptions, ReplyUntil: m.ReplyUntil}
 }
 
 func toMessages(rs []messageRow) []domain.Message {

@@ -51,7 +51,9 @@ func (s *Service) Resend(ctx context.Context, snd Sender, messageID, only string
 		if len(phones) == 0 {
 			return fault.New(fault.Conflict, fault.CodeConflict, "no delivery of the message failed with a code worth resending (permanent failures and opt-outs are not resent)")
 		}
-		out, err = s.Send(ctx, snd, SendInput{Text: orig.Text, Audience: orig.Audience, GroupID: orig.GroupID, ResendOf: orig.ID,
+		// A poll's resend is a poll of its own with the same options, open
+		// for the default 7 days: its recipients' answers count on it.
+		out, err = s.Send(ctx, snd, SendInput{Text: orig.Text, Audience: orig.Audience, GroupID: orig.GroupID, ResendOf: orig.ID, ReplyOptions: orig.ReplyOptions,
 			MergeTags: domain.FindTags(orig.Text) != nil}) // tags in it were accepted when it was sent: the dashboard's
 		return err
 	})

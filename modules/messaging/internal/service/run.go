@@ -75,7 +75,7 @@ func (s *Service) Decide(ctx context.Context, teamID, messageID, approverID stri
 		}
 		// The text was checked when it was made: tags in it were accepted
 		// there (the dashboard's), and are rendered for today's roster.
-		p := &Plan{Team: team, Rendered: m.Rendered, Segments: m.Segments, Encoding: domain.Encoding(m.Encoding)}
+		p := &Plan{Team: team, Rendered: m.Rendered, Segments: m.Segments, Encoding: domain.Encoding(m.Encoding), ReplyOptions: m.ReplyOptions}
 		in := SendInput{MergeTags: domain.FindTags(m.Text) != nil, ResendOf: m.ResendOf}
 		if p.merge, err = s.mergeText(ctx, Sender{TeamID: teamID, Source: m.Source}, in, m.Text); err != nil {
 			return err

@@ -82,6 +82,15 @@ func (m *memStore) Deliveries(_ context.Context, teamID, messageID, _ string, _,
 func (m *memStore) FailedDeliveries(_ context.Context, messageID string) ([]domain.FailedDelivery, error) {
 	return m.failed[messageID], nil
 }
+func (m *memStore) RecordPollRecipients(context.Context, string, string, time.Time, time.Time, int) error {
+	return nil
+}
+func (m *memStore) PollTallies(context.Context, string) (map[string]int, int, error) {
+	return nil, 0, nil
+}
+func (m *memStore) Responses(context.Context, string, int, int) ([]domain.Response, error) {
+	return nil, nil
+}
 
 // The roster, billing, planner and jobs a send reaches, as fakes.
 

@@ -56,6 +56,15 @@ type SendInput struct {
 	// ScheduledID is set by a scheduled send's occurrence (run.go): the
 	// message records where it came from.
 	ScheduledID string `json:"-"`
+	// ReplyOptions make the send a poll (RSVP by reply, issue 28), open
+	// until ReplyUntil (RFC 3339; "" is 7 days after the send).
+	ReplyOptions []string `json:"reply_options,omitempty"`
+	ReplyUntil   string   `json:"reply_until,omitempty"`
+	// ReplyWindowSeconds is how long each occurrence of a scheduled poll
+	// stays open (its reply_until minus its scheduled_for): a scheduled
+	// send stores it instead of ReplyUntil, so every week of a series is
+	// open as long as the first. Never set through the API.
+	ReplyWindowSeconds int64 `json:"reply_window_seconds,omitempty"`
 }
 
 // Plan is a checked send: what would go out, to whom, at what cost.
@@ -89,6 +98,11 @@ type Plan struct {
 	// SkippedUndeliverable counts the audience's numbers marked
 	// undeliverable: not texted, not charged (issue 18).
 	SkippedUndeliverable int
+
+	// ReplyOptions make the send a poll (upper-case), open until
+	// ReplyUntil; the reply line ends every recipient's text.
+	ReplyOptions []string
+	ReplyUntil   *time.Time
 }
 
 // TagGap is a merge tag some recipients have no value for.
@@ -170,7 +184,10 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 		}
 		p.RepeatUntil = &until
 	}
-	p.Rendered = domain.Render(team.Name, p.Text)
+	if err := replyOptions(p, in, now); err != nil {
+		return nil, err
+	}
+	p.Rendered = domain.RenderPoll(team.Name, p.Text, p.ReplyOptions)
 	info := domain.Segments(p.Rendered)
 	p.Encoding, p.Segments = info.Encoding, info.Segments
 	if team.Number == "" {
@@ -198,6 +215,29 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 		return nil, fault.Newf(fault.PaymentRequired, domain.CodeTrialLimit, "this send needs %d credits; %d trial credits remain", p.Credits, acc.TrialRemaining())
 	}
 	return p, nil
+}
+
+// replyOptions checks a poll's options and sets when it closes: reply_until
+// is counted from the send (the scheduled time for a scheduled send).
+func replyOptions(p *Plan, in SendInput, now time.Time) error {
+	opts, err := domain.ParseReplyOptions(in.ReplyOptions)
+	if err != nil {
+		return err
+	}
+	sendAt := now
+	if p.ScheduledFor != nil {
+		sendAt = *p.ScheduledFor
+	}
+	raw := in.ReplyUntil
+	if in.ReplyWindowSeconds > 0 && raw == "" {
+		raw = sendAt.Add(time.Duration(in.ReplyWindowSeconds) * time.Second).Format(time.RFC3339Nano)
+	}
+	until, err := domain.ReplyUntil(raw, len(opts) > 0, sendAt)
+	if err != nil {
+		return err
+	}
+	p.ReplyOptions, p.ReplyUntil = opts, until
+	return nil
 }
 
 // mergeText checks a text's merge tags. They are rendered only for sends
@@ -246,7 +286,7 @@ func (s *Service) texts(ctx context.Context, p *Plan, rs []rosterapi.Recipient) 
 	for i, ph := range p.Phones {
 		r := first[ph]
 		body, gaps := p.merge.Render(domain.MergeValues{Name: r.Name, TeamName: p.Team.Name, Fields: values[r.MemberID]})
-		rendered := domain.Render(p.Team.Name, body)
+		rendered := domain.RenderPoll(p.Team.Name, body, p.ReplyOptions)
 		info := domain.Segments(rendered)
 		p.Texts[i] = domain.Text{Body: rendered, Segments: info.Segments}
 		p.Credits += info.Segments
@@ -374,7 +414,8 @@ func (s *Service) createMessage(ctx context.Context, snd Sender, in SendInput, p
 	msg, err := domain.NewMessage(domain.Message{ID: id.New("msg"), TeamID: snd.TeamID, KeyID: snd.KeyID, MemberID: snd.MemberID,
 		Source: snd.Source, Audience: in.Audience, GroupID: in.GroupID, TemplateID: p.TemplateID, ScheduledID: in.ScheduledID, Text: p.Text,
 		Rendered: p.Sample, Encoding: string(p.Encoding), Segments: p.Segments, Urgent: p.Urgent, CreatedAt: now, Credits: p.Credits,
-		SkippedUndeliverable: p.SkippedUndeliverable, ResendOf: in.ResendOf}, len(p.Phones), p.ApprovalRequired)
+		SkippedUndeliverable: p.SkippedUndeliverable, ResendOf: in.ResendOf, ReplyOptions: p.ReplyOptions, ReplyUntil: p.ReplyUntil},
+		len(p.Phones), p.ApprovalRequired)
 	if err != nil {
 		return nil, err
 	}
@@ -423,6 +464,15 @@ func (s *Service) dispatch(ctx context.Context, m *domain.Message, p *Plan) erro
 	if err := s.MessageStore.InsertQueued(ctx, m.TeamID, m.ID, now, done, id.NewSeries("dlv"), p.Phones, members, p.Texts, held); err != nil {
 		return err
 	}
+	if m.Poll() && n > 0 { // the numbers the poll went to, for the inbound poll step
+		entries := 0
+		for _, ids := range members {
+			entries += len(ids)
+		}
+		if err := s.MessageStore.RecordPollRecipients(ctx, m.TeamID, m.ID, now, *m.ReplyUntil, entries); err != nil {
+			return err
+		}
+	}
 	if err := s.MessageStore.CountBroadcast(ctx, m, n, now); err != nil { // analytics: per-day counters (inbound package)
 		return err
 	}
@@ -440,6 +490,9 @@ func (s *Service) schedule(ctx context.Context, snd Sender, in SendInput, p *Pla
 	}
 	req := in
 	req.ScheduledFor, req.Repeat = "", nil
+	if p.ReplyUntil != nil { // each occurrence is open as long as the first; the options as stored (upper-case)
+		req.ReplyOptions, req.ReplyUntil, req.ReplyWindowSeconds = p.ReplyOptions, "", int64(p.ReplyUntil.Sub(*p.ScheduledFor)/time.Second)
+	}
 	raw, err := json.Marshal(req)
 	if err != nil {
 		return nil, err

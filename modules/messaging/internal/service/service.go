@@ -101,6 +101,15 @@ type MessageStore interface {
 	// has no such message.
 	Deliveries(ctx context.Context, teamID, messageID, status string, limit, offset int) ([]domain.Delivery, error)
 	FailedDeliveries(ctx context.Context, messageID string) ([]domain.FailedDelivery, error)
+	// RecordPollRecipients notes the numbers of a dispatched poll's
+	// deliveries, sent at at and open until until, and the roster entries
+	// they reached (one statement).
+	RecordPollRecipients(ctx context.Context, teamID, messageID string, at, until time.Time, entries int) error
+	// PollTallies counts a poll's answers per option, and its recipients:
+	// the roster entries its deliveries reached.
+	PollTallies(ctx context.Context, messageID string) (tallies map[string]int, recipients int, err error)
+	// Responses is a page of a poll's answers, newest first (limit+1 rows).
+	Responses(ctx context.Context, messageID string, limit, offset int) ([]domain.Response, error)
 }
 
 // IdempotencyStore keeps the Idempotency-Key records of sends: the store

@@ -22,6 +22,9 @@ type composeForm struct {
 	Urgent      bool
 	SendAt      string // datetime-local, the team's local time
 	RepeatUntil string // a date
+	// ReplyOptions makes the send a poll: words separated by spaces or
+	// commas ("YES NO MAYBE"); empty for an ordinary send.
+	ReplyOptions string
 }
 
 // localLayout is an <input type=datetime-local> value.
@@ -29,19 +32,31 @@ const localLayout = "2006-01-02T15:04"
 
 func readCompose(r *http.Request) composeForm {
 	return composeForm{
-		Text:        r.PostFormValue("text"),
-		TemplateID:  r.PostFormValue("template_id"),
-		Audience:    r.PostFormValue("audience"),
-		Urgent:      r.PostFormValue("urgent") != "",
-		SendAt:      strings.TrimSpace(r.PostFormValue("send_at")),
-		RepeatUntil: strings.TrimSpace(r.PostFormValue("repeat_until")),
+		Text:         r.PostFormValue("text"),
+		TemplateID:   r.PostFormValue("template_id"),
+		Audience:     r.PostFormValue("audience"),
+		Urgent:       r.PostFormValue("urgent") != "",
+		SendAt:       strings.TrimSpace(r.PostFormValue("send_at")),
+		RepeatUntil:  strings.TrimSpace(r.PostFormValue("repeat_until")),
+		ReplyOptions: strings.TrimSpace(r.PostFormValue("reply_options")),
 	}
+}
+
+// replyWords splits Compose's reply options at spaces and commas.
+// An empty field is no poll (nil).
+func replyWords(s string) []string {
+	ws := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' })
+	if len(ws) == 0 {
+		return nil
+	}
+	return ws
 }
 
 // input is the form as messaging's send use case takes it: the send time
 // read in the team's zone, the audience split into audience and group.
 func (f composeForm) input(zone string) (service.SendInput, error) {
-	in := service.SendInput{Text: f.Text, TemplateID: f.TemplateID, Audience: f.Audience, Urgent: f.Urgent, MergeTags: true}
+	in := service.SendInput{Text: f.Text, TemplateID: f.TemplateID, Audience: f.Audience, Urgent: f.Urgent, MergeTags: true,
+		ReplyOptions: replyWords(f.ReplyOptions)}
 	if g, ok := strings.CutPrefix(f.Audience, "group:"); ok {
 		in.Audience, in.GroupID = "group", g
 	}
@@ -84,6 +99,10 @@ type preview struct {
 	Approval    bool
 	Urgent      bool
 	ScheduledAt *time.Time
+	// ReplyLine is a poll's "Reply YES, NO or MAYBE" (the sample ends with
+	// it), open until ReplyUntil; "" for an ordinary send.
+	ReplyLine  string
+	ReplyUntil *time.Time
 }
 
 // composeView is the Compose page.
@@ -158,7 +177,8 @@ func (h *handler) estimate(ctx context.Context, v *web.Viewer, f composeForm) (*
 	}
 	return &preview{Recipients: len(p.Phones), Sample: p.Sample, Encoding: string(p.Encoding), Segments: p.Segments,
 		Credits: p.Credits, Skipped: p.SkippedUndeliverable, LastAt: p.Completion, Held: p.Held, Zone: v.TimeZone, Missing: p.Missing,
-		Approval: p.ApprovalRequired, Urgent: p.Urgent, ScheduledAt: p.ScheduledFor}, http.StatusOK
+		Approval: p.ApprovalRequired, Urgent: p.Urgent, ScheduledAt: p.ScheduledFor,
+		ReplyLine: domain.ReplyLine(p.ReplyOptions), ReplyUntil: p.ReplyUntil}, http.StatusOK
 }
 
 // composePreview is POST /app/compose/preview: the preview alone, for the

@@ -25,6 +25,7 @@ type InboundMessage struct {
 	GroupID           *string        `json:"group_id" doc:"The group of the latest broadcast sent to this number, if it went to a group; else null."`
 	Member            *InboundMember `json:"member" doc:"The roster entry: the oldest active entry with the number, else its oldest entry; null when the number is not on the roster."`
 	ReceivedAt        time.Time      `json:"received_at"`
+	ResponseTo        *string        `json:"response_to" doc:"The poll (a message id) this text answered: its first word was an option of the sender's latest open poll, recorded for each of the number's roster entries the poll reached (GET /messages/{message_id}/responses). null otherwise (an addition to v1)."`
 }
 
 // StaffReply is a staff member's latest reply to an inbox item.
@@ -45,7 +46,7 @@ type InboxItem struct {
 // InboundMessageFrom renders a stored text.
 func InboundMessageFrom(in *domain.Inbound) InboundMessage {
 	out := InboundMessage{MessageID: in.ID, ProviderMessageID: in.ProviderMessageID, From: in.FromPhone, To: in.ToPhone, Body: in.Body,
-		Keyword: Nullable(string(in.Keyword)), GroupID: Nullable(in.GroupID), ReceivedAt: in.ReceivedAt.UTC()}
+		Keyword: Nullable(string(in.Keyword)), GroupID: Nullable(in.GroupID), ReceivedAt: in.ReceivedAt.UTC(), ResponseTo: Nullable(in.ResponseTo)}
 	if in.Member.ID != "" {
 		out.Member = &InboundMember{ID: in.Member.ID, Name: in.Member.Name, Role: in.Member.Role}
 	}

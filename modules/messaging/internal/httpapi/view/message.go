@@ -44,6 +44,14 @@ type Message struct {
 	SentAt               *time.Time `json:"sent_at"`
 	Suppression
 	Origin
+	Poll
+}
+
+// Poll is what issue 28 adds to a message: its reply options, when it is a
+// poll, and when answers stop being taken.
+type Poll struct {
+	ReplyOptions []string   `json:"reply_options" nullable:"true" doc:"The options recipients answer with (upper-case, in the order given), when the message is a poll: rendered_text ends with the line \"Reply YES, NO or MAYBE\". null for any other message. Answers: GET /messages/{message_id}/responses and the message.response event (an addition to v1)."`
+	ReplyUntil   *time.Time `json:"reply_until" doc:"When the poll stops taking answers (a text received at or after it is an ordinary text); null for a message that is not a poll (an addition to v1)."`
 }
 
 // Origin is where a message came from and who sent it (issue 26: the
@@ -87,7 +95,8 @@ func MessageFrom(m *domain.Message) Message {
 		Progress:            Progress{HandedOver: c.Total - c.Queued - c.Skipped, Skipped: c.Skipped, Total: c.Total, Held: m.HeldNow},
 		EstimatedCompletion: m.EstimatedCompletion, HeldForQuietHours: m.HeldForQuietHours,
 		Suppression: Suppression{SkippedUndeliverable: m.SkippedUndeliverable, ResendOf: Nullable(m.ResendOf)},
-		Origin:      Origin{Source: string(m.Source), Urgent: m.Urgent, MemberID: Nullable(m.MemberID)}}
+		Origin:      Origin{Source: string(m.Source), Urgent: m.Urgent, MemberID: Nullable(m.MemberID)},
+		Poll:        Poll{ReplyOptions: m.ReplyOptions, ReplyUntil: m.ReplyUntil}}
 }
 
 // RepeatOut is a scheduled send's repetition.
@@ -109,6 +118,7 @@ type Scheduled struct {
 	GroupID      *string    `json:"group_id"`
 	Sends        int        `json:"sends" doc:"Weeks already sent."`
 	CreatedAt    time.Time  `json:"created_at"`
+	ReplyOptions []string   `json:"reply_options" nullable:"true" doc:"The poll's reply options, when each send is a poll (open, each time, as long after its send as the request's reply_until was after scheduled_for); null otherwise (an addition to v1)."`
 }
 
 // ScheduledFrom renders a scheduled send.
@@ -116,7 +126,7 @@ func ScheduledFrom(s *domain.Scheduled) Scheduled {
 	var in service.SendInput
 	_ = json.Unmarshal(s.Request, &in)
 	out := Scheduled{ID: s.ID, Kind: "scheduled", Status: s.Status, ScheduledFor: s.ScheduledFor, Text: in.Text, TemplateID: Nullable(in.TemplateID),
-		Audience: in.Audience, GroupID: Nullable(in.GroupID), Sends: s.Runs, CreatedAt: s.CreatedAt}
+		Audience: in.Audience, GroupID: Nullable(in.GroupID), Sends: s.Runs, CreatedAt: s.CreatedAt, ReplyOptions: in.ReplyOptions}
 	if s.RepeatEvery != "" && s.RepeatUntil != nil {
 		out.Repeat = &RepeatOut{Every: s.RepeatEvery, Until: s.RepeatUntil.Format("2006-01-02")}
 	}

@@ -45,7 +45,7 @@ type CreatedWebhook struct {
 // NewBody is the body of POST /webhooks (and of the admin's creation).
 type NewBody struct {
 	URL    string   `json:"url,omitempty" doc:"An https URL that resolves to public internet addresses only." example:"https://example.com/teamtext/events"`
-	Events []string `json:"events,omitempty" doc:"Event types to receive: message.received, message.status, member.joined, member.opted_out, member.opted_in. webhook.test cannot be subscribed to."`
+	Events []string `json:"events,omitempty" doc:"Event types to receive: message.received, message.status, member.joined, member.opted_out, member.opted_in, message.response (an answer to a poll; an addition to v1). webhook.test cannot be subscribed to."`
 	// MaxPerSecond is additive in v1.
 	MaxPerSecond *int `json:"max_per_second,omitempty" required:"false" nullable:"true" minimum:"1" maximum:"100" doc:"Optional throttle, 1 to 100 deliveries a second, one at a time, in order; omitted or null: no limit."`
 }

@@ -1,0 +1,252 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/e2e/harness"
+)
+
+// Performance of RSVP by reply (issue 28): filing poll answers beside
+// plain texts, and reading a big poll's answers. Run one at a time with
+// -benchtime=1x; the figures are the lead's to record.
+
+const rsvpBenchMembers = 10000
+
+// rsvpBench is a service on its own database with a team of 10,000
+// athletes (10,000 numbers).
+type rsvpBench struct {
+	url    string
+	svc    *harness.Service
+	admin  *harness.Client
+	api    *harness.Client
+	f      *harness.Fixture
+	number string
+	phones []string
+	conn   *pgx.Conn
+}
+
+func newRSVPBench(t testing.TB, name string) *rsvpBench {
+	t.Helper()
+	ctx := context.Background()
+	b := &rsvpBench{url: freshDatabase(t, name), number: teamNumber()}
+	b.svc = startServiceOn(t, b.url)
+	b.admin = harness.NewClient(b.svc.AdminURL+"/admin/v1", harness.AdminToken)
+	b.f, b.api = newTeamOn(t, b.admin, b.svc, harness.TeamOptions{Extra: map[string]any{"number": b.number}})
+	const block = 3
+	var csv strings.Builder
+	for i := range rsvpBenchMembers {
+		if i%5000 == 0 {
+			csv.Reset()
+			csv.WriteString("name,phone,role\n")
+		}
+		fmt.Fprintf(&csv, "Athlete %d,%s,athlete\n", i, rosterPhone(block, i))
+		b.phones = append(b.phones, rosterPhone(block, i))
+		if i%5000 == 4999 {
+			r, err := b.admin.Do(ctx, "POST", "/teams/"+b.f.TeamID+"/members/import", csv.String(), "Content-Type", "text/csv")
+			require.NoError(t, err)
+			require.Equal(t, 200, r.Status, string(r.Body[:min(len(r.Body), 300)]))
+		}
+	}
+	var err error
+	b.conn, err = pgx.Connect(ctx, b.url)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.conn.Close(context.Background()) })
+	execSQL(t, b.conn, `ANALYZE`)
+	return b
+}
+
+// send sends a broadcast to every athlete and waits until every text was
+// handed to the carrier (an answer counts only for a poll the number got)
+// and delivered, its status events stored: nothing of the send's is left
+// running while the answers are filed.
+func (b *rsvpBench) send(t testing.TB, body map[string]any) string {
+	t.Helper()
+	before := countRowsIn(t, b.url, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.status'`, b.f.TeamID)
+	r, err := b.api.Do(context.Background(), "POST", "/messages", body)
+	require.NoError(t, err)
+	require.Equal(t, 201, r.Status, string(r.Body))
+	var m struct {
+		ID string `json:"id"`
+	}
+	require.NoError(t, r.Data(&m))
+	waitFor(t, 10*time.Minute, func() bool {
+		return countRowsIn(t, b.url, `SELECT count(*) FROM messaging_deliveries WHERE message_id = $1 AND status = 'delivered'`, m.ID) == rsvpBenchMembers
+	})
+	waitFor(t, 5*time.Minute, func() bool {
+		return countRowsIn(t, b.url, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.status'`, b.f.TeamID) >= before+rsvpBenchMembers
+	})
+	execSQL(t, b.conn, `ANALYZE`)
+	return m.ID
+}
+
+// poll sends a poll to every athlete (see send).
+func (b *rsvpBench) poll(t testing.TB) string {
+	t.Helper()
+	return b.send(t, map[string]any{"text": "Banquet Friday 7pm. Coming?", "audience": "families", "reply_options": []string{"YES", "NO", "MAYBE"}})
+}
+
+// file stages one text from each number at once by SQL (the rows the
+// carrier callbacks insert, and their notification), as the inbound
+// backlog figure does, and returns how long the service took to file them
+// all: from the commit to the last message.received stored.
+func (b *rsvpBench) file(t testing.TB, body func(i int) string) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	// The previous burst's staged rows, deleted as they were filed, would
+	// otherwise slow the filers' take of this one (until autovacuum): each
+	// burst starts from a vacuumed staging table.
+	execSQL(t, b.conn, `VACUUM ANALYZE messaging_inbound_pending`)
+	before := eventCountIn(t, b.url, b.f.TeamID)
+	bodies := make([]string, len(b.phones))
+	for i := range bodies {
+		bodies[i] = body(i)
+	}
+	tx, err := b.conn.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `INSERT INTO messaging_inbound_pending (provider_message_id, from_phone, to_phone, body, keyword, lane, received_at)
+SELECT 'SMrsvpbench' || $1::text || '_' || i, p, $2, b, false, i % 8, now() FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS v(p, b, i)`,
+		fmt.Sprint(time.Now().UnixNano()), b.number, b.phones, bodies)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `SELECT pg_notify('teamtext_inbound', '')`)
+	require.NoError(t, err)
+	start := time.Now()
+	require.NoError(t, tx.Commit(ctx))
+	waitFor(t, 5*time.Minute, func() bool { return eventCountIn(t, b.url, b.f.TeamID) >= before+len(b.phones) })
+	return time.Since(start)
+}
+
+// text sends one text from each number through the carrier's callback
+// (POST /admin/v1/simulator/inbound), 16 at a time, as the inbound figure
+// is measured, and returns the time from the first callback to the last
+// message.received stored.
+func (b *rsvpBench) text(t testing.TB, body func(i int) string) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	execSQL(t, b.conn, `VACUUM ANALYZE messaging_inbound_pending`)
+	before := eventCountIn(t, b.url, b.f.TeamID)
+	run := time.Now().UnixNano()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(b.phones) {
+					return
+				}
+				req := map[string]any{"from": b.phones[i], "to": b.number, "body": body(i), "provider_message_id": fmt.Sprintf("SMrsvpcb%d_%d", run, i)}
+				if err := b.admin.Expect(ctx, 202, "POST", "/simulator/inbound", req, nil); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	waitFor(t, 5*time.Minute, func() bool { return eventCountIn(t, b.url, b.f.TeamID) >= before+len(b.phones) })
+	return time.Since(start)
+}
+
+// BenchmarkRSVPInbound (issue 28): a plain broadcast to 10,000 numbers and
+// 10,000 plain texts from them, then a poll to them all and 10,000 answers
+// from the same numbers, in the same run (both after a broadcast, as in
+// life). Each is measured twice: through the carrier's callbacks, 16 at a
+// time, to the last message.received (the inbound figure: target ≥ 2,000
+// answers/s and a ratio ≥ 0.8 to the plain texts), and as filing alone, a
+// second burst staged at once by SQL (the answers then change every
+// number's answer: the upsert's update path).
+func BenchmarkRSVPInbound(b *testing.B) {
+	var t testing.TB = b
+	bench := newRSVPBench(t, fmt.Sprintf("rsvp_bench_inbound_%d", b.N))
+	bench.send(t, map[string]any{"text": "Banquet Friday 7pm, dress code on the site", "audience": "families"})
+	plain := bench.text(t, func(int) string { return "Running late, save me a seat" })
+	plainFiling := bench.file(t, func(int) string { return "Thanks coach" })
+	id := bench.poll(t)
+	opts := []string{"YES", "no", "Maybe!"}
+	answers := bench.text(t, func(i int) string { return opts[i%3] })
+	answersFiling := bench.file(t, func(i int) string { return opts[(i+1)%3] })
+	require.Equal(t, rsvpBenchMembers, countRowsIn(t, bench.url, `SELECT count(*) FROM messaging_responses WHERE message_id = $1`, id))
+	require.Equal(t, 2*rsvpBenchMembers, countRowsIn(t, bench.url, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.response'`, bench.f.TeamID))
+	rate := func(d time.Duration) float64 { return float64(rsvpBenchMembers) / d.Seconds() }
+	t.Logf("%d texts from %d numbers, through the callbacks: plain %s (%.0f texts/s), poll answers %s (%.0f texts/s), ratio %.2f; "+
+		"filing alone: plain %s (%.0f texts/s), answers %s (%.0f texts/s), ratio %.2f",
+		rsvpBenchMembers, rsvpBenchMembers, plain.Round(time.Millisecond), rate(plain), answers.Round(time.Millisecond), rate(answers), rate(answers)/rate(plain),
+		plainFiling.Round(time.Millisecond), rate(plainFiling), answersFiling.Round(time.Millisecond), rate(answersFiling), rate(answersFiling)/rate(plainFiling))
+	b.ReportMetric(rate(plain), "plain-texts/s")
+	b.ReportMetric(rate(answers), "answers/s")
+	b.ReportMetric(rate(answers)/rate(plain), "ratio")
+	b.ReportMetric(rate(answersFiling)/rate(plainFiling), "filing-ratio")
+}
+
+// BenchmarkRSVPResponses (issue 28): GET /messages/{id}/responses on a
+// 10,000-recipient poll that all 10,000 answered, pages of 50 across the
+// list, 8 at a time; the heavy pool allows 10 a minute per key, so the
+// requests are spread over enough keys. Target: p99 < 50 ms.
+func BenchmarkRSVPResponses(b *testing.B) {
+	var t testing.TB = b
+	ctx := context.Background()
+	bench := newRSVPBench(t, fmt.Sprintf("rsvp_bench_responses_%d", b.N))
+	id := bench.poll(t)
+	opts := []string{"YES", "NO", "MAYBE"}
+	bench.file(t, func(i int) string { return opts[i%3] })
+	execSQL(t, bench.conn, `VACUUM ANALYZE messaging_responses`) // as autovacuum leaves a table written once
+
+	const requests, perKey, workers = 400, 9, 8
+	var keys []string
+	for len(keys) < requests/perKey+2 { // keys[0] for the check below, then perKey requests each
+		var k struct {
+			Key string `json:"key"`
+		}
+		require.NoError(t, bench.admin.Expect(ctx, 201, "POST", "/teams/"+bench.f.TeamID+"/api-keys",
+			map[string]any{"member_id": bench.f.CoachID, "name": fmt.Sprint("rsvp-", len(keys))}, &k))
+		keys = append(keys, k.Key)
+	}
+	var first pollAnswers
+	r, err := harness.NewClient(bench.svc.PublicURL+"/api/v1", keys[0]).Do(ctx, "GET", "/messages/"+id+"/responses?limit=50", nil)
+	require.NoError(t, err)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.NoError(t, r.JSON(&first))
+	require.Equal(t, map[string]int{"YES": 3334, "NO": 3333, "MAYBE": 3333}, first.tallies())
+	require.Equal(t, 0, first.NoResponse)
+
+	lat := make([]time.Duration, requests)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= requests {
+					return
+				}
+				c := harness.NewClient(bench.svc.PublicURL+"/api/v1", keys[1+i/perKey])
+				start := time.Now()
+				r, err := c.Do(ctx, "GET", fmt.Sprintf("/messages/%s/responses?limit=50&offset=%d", id, (i*50)%rsvpBenchMembers), nil)
+				lat[i] = time.Since(start)
+				if err != nil || r.Status != 200 {
+					t.Errorf("request %d: %v %v", i, err, r)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	p50, _, p99, mx := percentiles(lat)
+	t.Logf("GET /messages/{id}/responses on a %d-recipient poll, all answered: %d requests, %d at a time: p50 %s, p99 %s, max %s",
+		rsvpBenchMembers, requests, workers, p50.Round(time.Microsecond), p99.Round(time.Microsecond), mx.Round(time.Microsecond))
+	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
+}

@@ -1,0 +1,137 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/id"
+)
+
+// TestPollStore: a poll's options survive the row; a number's open poll is
+// found only once its text was handed over, only while open, only for its
+// team, and the latest by dispatch wins; answers are kept one per entry,
+// the latest winning whatever order they arrive in; tallies, recipients and
+// the page of answers; response_to on the texts.
+func TestPollStore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
+	r := postgres.NewRepo(d, nil)
+	s := postgres.NewSendStore(r)
+	const p1, p2 = "+15550000001", "+15550000002"
+	until := at.Add(7 * 24 * time.Hour)
+	poll := func(msgID string, sent time.Time) domain.Message {
+		return domain.Message{ID: msgID, TeamID: "team_1", Source: "api", Audience: "families", Text: "Coming?", Rendered: "T: Coming?",
+			Encoding: "GSM-7", Segments: 1, Recipients: 2, Status: domain.StatusQueued, CreatedAt: sent,
+			ReplyOptions: []string{"YES", "NO", "MAYBE"}, ReplyUntil: &until}
+	}
+	m := poll("msg_p", at)
+	inTx(t, d, func(ctx context.Context) error {
+		if err := s.InsertMessage(ctx, &m); err != nil {
+			return err
+		}
+		if err := s.InsertQueued(ctx, "team_1", m.ID, at, at, id.NewSeries("dlv"), []string{p1, p2}, [][]string{{"mem_a", "mem_b"}, {"mem_c"}}, nil, nil); err != nil {
+			return err
+		}
+		return s.RecordPollRecipients(ctx, "team_1", m.ID, at, until, 3)
+	})
+	got, err := s.Message(ctx, "team_1", m.ID, false)
+	require.NoError(t, err)
+	require.Equal(t, []string{"YES", "NO", "MAYBE"}, got.ReplyOptions)
+	require.True(t, got.ReplyUntil.Equal(until))
+
+	lookup := func(team, phone string, when time.Time) *domain.OpenPoll {
+		ps, err := r.OpenPolls(ctx, []string{team}, []string{phone}, []time.Time{when})
+		require.NoError(t, err)
+		require.Len(t, ps, 1)
+		return ps[0]
+	}
+	require.Nil(t, lookup("team_1", p1, at.Add(time.Minute)), "not handed over yet")
+	handOver := func(msgID string, when time.Time) {
+		require.NoError(t, d.WithPgx(ctx, func(q db.PgxQuerier) error {
+			_, err := q.Exec(ctx, `UPDATE messaging_deliveries SET status = 'sent', sent_at = $2 WHERE message_id = $1`, msgID, when)
+			return err
+		}))
+	}
+	handOver(m.ID, at.Add(time.Second))
+	open := lookup("team_1", p1, at.Add(time.Minute))
+	require.NotNil(t, open)
+	require.Equal(t, domain.OpenPoll{MessageID: m.ID, Options: []string{"YES", "NO", "MAYBE"}, MemberIDs: []string{"mem_a", "mem_b"}}, *open)
+	require.Nil(t, lookup("team_1", p1, at), "a text from before the hand-over")
+	require.Nil(t, lookup("team_1", p1, until), "closed at reply_until")
+	require.Nil(t, lookup("team_2", p1, at.Add(time.Minute)), "another team's number")
+	require.Nil(t, lookup("team_1", "+15550000009", at.Add(time.Minute)), "a number the poll did not reach")
+
+	// A later poll to p1 only: p1's latest; p2 keeps the first.
+	later := poll("msg_q", at.Add(time.Hour))
+	inTx(t, d, func(ctx context.Context) error {
+		if err := s.InsertMessage(ctx, &later); err != nil {
+			return err
+		}
+		if err := s.InsertQueued(ctx, "team_1", later.ID, at.Add(time.Hour), at.Add(time.Hour), id.NewSeries("dlv"), []string{p1}, [][]string{{"mem_a"}}, nil, nil); err != nil {
+			return err
+		}
+		return s.RecordPollRecipients(ctx, "team_1", later.ID, at.Add(time.Hour), until, 1)
+	})
+	handOver(later.ID, at.Add(time.Hour+time.Second))
+	ps, err := r.OpenPolls(ctx, []string{"team_1", "team_1", "team_1"}, []string{p1, p2, p1}, []time.Time{at.Add(2 * time.Hour), at.Add(2 * time.Hour), at.Add(time.Minute)})
+	require.NoError(t, err)
+	require.Equal(t, "msg_q", ps[0].MessageID)
+	require.Equal(t, "msg_p", ps[1].MessageID)
+	require.Equal(t, "msg_p", ps[2].MessageID, "a text from before the later poll's hand-over answers the earlier one")
+
+	// Answers: the latest wins, whatever order they are recorded in.
+	member := func(id string) domain.ResponseMember {
+		return domain.ResponseMember{ID: id, Name: "Name " + id, Phone: p1, Role: "athlete", Status: "active", CreatedAt: at}
+	}
+	answer := func(memberID, option, inbound string, when time.Time) domain.Response {
+		return domain.Response{MessageID: m.ID, TeamID: "team_1", Member: member(memberID), Option: option, InboundID: inbound, ReceivedAt: when}
+	}
+	record := func(rs ...domain.Response) (out []int) {
+		inTx(t, d, func(ctx context.Context) (err error) {
+			out, err = r.RecordResponses(ctx, rs)
+			return err
+		})
+		return out
+	}
+	t1, t0, t2 := at.Add(10*time.Minute), at.Add(5*time.Minute), at.Add(20*time.Minute)
+	require.ElementsMatch(t, []int{0, 1}, record(answer("mem_a", "YES", "inb_2", t1), answer("mem_b", "YES", "inb_2", t1)))
+	require.Empty(t, record(answer("mem_a", "NO", "inb_1", t0)), "an older answer arriving late changes nothing")
+	require.Equal(t, []int{0}, record(answer("mem_a", "MAYBE", "inb_3", t2)))
+	tallies, recipients, err := s.PollTallies(ctx, m.ID)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"YES": 1, "MAYBE": 1}, tallies)
+	require.Equal(t, 3, recipients)
+	page, err := s.Responses(ctx, m.ID, 1, 0)
+	require.NoError(t, err)
+	require.Len(t, page, 2, "limit+1 rows")
+	require.Equal(t, "MAYBE", page[0].Option, "newest first")
+	require.Equal(t, member("mem_a"), utcMember(page[0].Member))
+	require.Equal(t, "inb_3", page[0].InboundID)
+	none, _, err := s.PollTallies(ctx, "msg_q")
+	require.NoError(t, err)
+	require.Empty(t, none)
+
+	texts := []domain.Inbound{{ID: "inb_9", TeamID: "team_1", ProviderMessageID: "SM9", FromPhone: p1, ToPhone: "+12025550100", Body: "yes",
+		ReceivedAt: t2, CreatedAt: t2}}
+	inTx(t, d, func(ctx context.Context) error {
+		if _, err := r.InsertInbounds(ctx, texts); err != nil {
+			return err
+		}
+		return r.SetResponseTo(ctx, []string{"inb_9"}, []string{m.ID})
+	})
+	listed, err := r.InboundMessages(ctx, "team_1", 10, 0)
+	require.NoError(t, err)
+	require.Equal(t, m.ID, listed[0].ResponseTo)
+}
+
+func utcMember(m domain.ResponseMember) domain.ResponseMember {
+	m.CreatedAt = m.CreatedAt.UTC()
+	return m
+}
