@@ -58,7 +58,7 @@ func TestContractCatchesDrift(t *testing.T) {
 	t.Parallel()
 	docs := offlineDocs(t)
 	inbound := `{"data":[{"message_id":"in_1","provider_message_id":"p1","from":"+12025550101","to":"+12025550100","body":"hi",` +
-		`"keyword":null,"group_id":null,"member":null,"received_at":"2026-01-01T00:00:00Z"}],"pagination":{"limit":50,"offset":0,"has_more":false,"next_offset":null}}`
+		`"keyword":null,"group_id":null,"member":null,"response_to":null,"received_at":"2026-01-01T00:00:00Z"}],"pagination":{"limit":50,"offset":0,"has_more":false,"next_offset":null}}`
 	cases := map[string]struct {
 		ex   harness.Exchange
 		want string // "" when the exchange matches; else a part of the one mismatch
