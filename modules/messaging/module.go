@@ -206,6 +206,8 @@ type instruments struct {
 	markedUndeliverable prometheus.Counter
 	// held observes how long quiet hours hold each held text.
 	held prometheus.Observer
+	// failedOver counts texts moved off a carrier account that is down.
+	failedOver prometheus.Counter
 }
 
 func newInstruments(m *metrics.Metrics) instruments {
@@ -227,9 +229,12 @@ func newInstruments(m *metrics.Metrics) instruments {
 		Name: "teamtext_quiet_hours_hold_seconds", Help: "How long quiet hours hold a routine text, from its send's planning to its slot.",
 		Buckets: []float64{60, 300, 900, 1800, 3600, 7200, 14400, 28800, 43200, 86400},
 	})
-	m.Registry.MustRegister(delay, lag, handed, marked, held)
+	failedOver := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "teamtext_carrier_failover_texts_total", Help: "Queued texts moved to a team's numbers on healthy carrier accounts while theirs was down.",
+	})
+	m.Registry.MustRegister(delay, lag, handed, marked, held, failedOver)
 	return instruments{handover: delay, handed: handed, statusLag: lag.WithLabelValues("status"), inboundLag: lag.WithLabelValues("inbound"),
-		markedUndeliverable: marked, held: held}
+		markedUndeliverable: marked, held: held, failedOver: failedOver}
 }
 
 func newIngest(p ingestParams) *ingest.Service {
@@ -282,8 +287,12 @@ func newOutbound(in outboundIn) *outbound.Service {
 	ob := outbound.New(outbound.Deps{DB: in.DB, Store: store, Jobs: in.Jobs, Clock: in.Clock, Carrier: in.Carrier,
 		Teams: in.Teams, Lookup: in.Lookup, OptOuts: in.OptOuts, Ingest: in.Ingest, Log: in.Log.With("component", "outbound"),
 		DefaultPace: domain.Pace(in.Config.TwilioRate), HandoverDelay: in.Ins.handover, HandedOver: in.Ins.handed,
-		Lead: leadFor(in.Clock), HoldDuration: in.Ins.held, Quiet: in.Settings, Zones: in.Zones, Accounts: in.Accounts})
+		Lead: leadFor(in.Clock), HoldDuration: in.Ins.held, Quiet: in.Settings, Zones: in.Zones, Accounts: in.Accounts,
+		Failovers: outbound.FailoverDeps{Store: store, After: in.Config.CarrierFailoverAfter, Moved: in.Ins.failedOver}})
 	in.Metrics.Registry.MustRegister(&backlogCollector{store: store, log: in.Log}, &heldCollector{repo: in.Repo, clock: in.Clock, log: in.Log})
+	if r, ok := in.Carrier.(interface{ Open() map[string]bool }); ok {
+		in.Metrics.Registry.MustRegister(&accounts.Collector{Open: r.Open, Queued: store.QueuedByAccount, Log: in.Log})
+	}
 	return ob
 }
 

@@ -79,6 +79,10 @@ type Config struct {
 	// replaces while `teamtext secrets rotate` reseals them.
 	SecretsKey         string
 	SecretsKeyPrevious string
+	// CarrierFailoverAfter (CARRIER_FAILOVER_AFTER) is how long a carrier
+	// account must have been down before the queued texts of teams with
+	// carrier_failover on move to their numbers on healthy accounts.
+	CarrierFailoverAfter time.Duration
 	// TwilioRate (TWILIO_RATE) is a sending number's throughput unless the
 	// admin set its own: SMS segments per second, across all nodes together.
 	TwilioRate float64
@@ -234,6 +238,10 @@ func Load(getenv func(string) string, need Need) (Config, error) {
 	}
 	if err := c.loadDeploy(get); err != nil {
 		return c, err
+	}
+	if c.CarrierFailoverAfter, err = time.ParseDuration(get("CARRIER_FAILOVER_AFTER", "30s")); err != nil ||
+		c.CarrierFailoverAfter < time.Second || c.CarrierFailoverAfter > time.Hour {
+		return c, &Error{"CARRIER_FAILOVER_AFTER", "must be a Go duration from 1s to 1h, e.g. 30s"}
 	}
 	if c.UndeliverableAfter, err = strconv.Atoi(get("UNDELIVERABLE_AFTER", "2")); err != nil || c.UndeliverableAfter < 1 || c.UndeliverableAfter > 100 {
 		return c, &Error{"UNDELIVERABLE_AFTER", "must be a whole number from 1 to 100"}

@@ -35,6 +35,26 @@ func TestLoadDefaults(t *testing.T) {
 	require.Equal(t, 2, c.UndeliverableAfter, "two permanent failures in a row mark a number undeliverable")
 	require.False(t, c.QuietHoursDefault, "quiet hours are off unless the operator or the team turns them on")
 	require.False(t, c.RiverUIActions, "the River UI only shows jobs unless the operator allows actions")
+	require.Equal(t, 30*time.Second, c.CarrierFailoverAfter)
+}
+
+func TestLoadCarrierFailoverAfter(t *testing.T) {
+	t.Parallel()
+	for v, ok := range map[string]bool{"5s": true, "1s": true, "1h": true, "999ms": false, "2h": false, "soon": false} {
+		c, err := Load(func(k string) string {
+			if k == "CARRIER_FAILOVER_AFTER" {
+				return v
+			}
+			return ""
+		}, Need{})
+		if !ok {
+			require.ErrorContains(t, err, "CARRIER_FAILOVER_AFTER", v)
+			continue
+		}
+		require.NoError(t, err, v)
+		d, _ := time.ParseDuration(v)
+		require.Equal(t, d, c.CarrierFailoverAfter, v)
+	}
 }
 
 func TestLoadRiverUIActions(t *testing.T) {

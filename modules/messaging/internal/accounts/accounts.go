@@ -39,6 +39,11 @@ type Store interface {
 	AccountIDs(ctx context.Context) ([]string, error)
 	AccountsOfNumbers(ctx context.Context, numbers []string) (map[string]string, error)
 	OtherAccounts(ctx context.Context) (bool, error)
+	// MarkOutage and ClearOutage record an account's breaker opening (or a
+	// probe failing) and closing, for every node's failover pass; they run
+	// outside the caller's transaction.
+	MarkOutage(ctx context.Context, accountID string) error
+	ClearOutage(ctx context.Context, accountID string) error
 }
 
 // Service runs the accounts' use cases.

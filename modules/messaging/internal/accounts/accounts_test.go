@@ -346,6 +346,20 @@ func TestBreakerHoldsAnAccountThatIsDown(t *testing.T) {
 
 	}
 	require.Equal(t, accounts.BreakerAfter, def.calls)
+	outage := func() (int, time.Time) {
+		t.Helper()
+		var n int
+		var since *time.Time
+		require.NoError(t, e.d.SQLDB.QueryRow(`SELECT count(*), min(since) FROM messaging_carrier_outages WHERE account_id = $1`, domain.DefaultAccountID).
+			Scan(&n, &since))
+		if since == nil {
+			return n, time.Time{}
+		}
+		return n, *since
+	}
+	n, since := outage()
+	require.Equal(t, 1, n, "the open breaker is recorded where every node's failover sees it")
+	require.Equal(t, map[string]bool{domain.DefaultAccountID: true}, r.(interface{ Open() map[string]bool }).Open())
 	for range 50 {
 		err := send()
 		b, ok := carrier.IsBusy(err)
@@ -360,6 +374,9 @@ func TestBreakerHoldsAnAccountThatIsDown(t *testing.T) {
 	require.Error(t, send(), "the probe fails: still down")
 	require.Error(t, send())
 	require.Equal(t, accounts.BreakerAfter+1, def.calls, "one probe per interval")
+	n, again := outage()
+	require.Equal(t, 1, n)
+	require.Equal(t, since, again, "a failed probe keeps the outage's start")
 
 	def.failing = false
 	now = now.Add(accounts.BreakerProbe)
@@ -367,4 +384,7 @@ func TestBreakerHoldsAnAccountThatIsDown(t *testing.T) {
 	require.NoError(t, send())
 	require.Equal(t, 1, strings.Count(logs.String(), "level=WARN"))
 	require.Contains(t, logs.String(), "available again")
+	n, _ = outage()
+	require.Zero(t, n, "closing the breaker ends the recorded outage")
+	require.Equal(t, map[string]bool{domain.DefaultAccountID: false}, r.(interface{ Open() map[string]bool }).Open())
 }

@@ -46,13 +46,23 @@ func (r *Router) admit(accountID string) (time.Duration, bool) {
 	return 0, true
 }
 
+// change is what a call's outcome did to its account's breaker.
+type change int
+
+const (
+	unchanged change = iota
+	opened           // the breaker opened
+	failedAgain      // a probe failed: the breaker stays open
+	closed           // a call succeeded while it was open
+)
+
 // observe records a call's outcome on the account's breaker and reports
-// whether the breaker is open after it (err then belongs to the outage).
-func (r *Router) observe(accountID string, err error) bool {
+// what it changed.
+func (r *Router) observe(accountID string, err error) change {
 	_, busy := carrier.IsBusy(err)
 	_, permanent := carrier.IsPermanent(err)
 	if busy {
-		return false // the carrier is up and asks to slow down: the number's schedule handles it
+		return unchanged // the carrier is up and asks to slow down: the number's schedule handles it
 	}
 	now := r.now()
 	r.mu.Lock()
@@ -63,24 +73,58 @@ func (r *Router) observe(accountID string, err error) bool {
 		r.breakers[accountID] = b
 	}
 	if err == nil || permanent {
-		if b.open {
+		was := b.open
+		if was {
 			r.log.Info("carrier account available again; its numbers send", "account_id", accountID, "down_for", now.Sub(b.since).Round(time.Second))
 		}
 		*b = breaker{}
-		return false
+		if was {
+			return closed
+		}
+		return unchanged
 	}
 	b.failures++
 	if b.open {
 		b.until = now.Add(BreakerProbe)
-		return true
+		return failedAgain
 	}
 	if b.failures >= BreakerAfter {
 		b.open, b.since, b.until = true, now, now.Add(BreakerProbe)
 		r.log.Warn("carrier account unavailable; its numbers' texts wait and are tried again every few seconds",
 			"account_id", accountID, "failures", b.failures, "err", err)
-		return true
+		return opened
 	}
-	return false
+	return unchanged
+}
+
+// record writes a breaker's change to Postgres, where every node's
+// failover pass sees it (Store.MarkOutage, ClearOutage). A write that
+// fails is logged and left: the next probe writes again.
+func (r *Router) record(ctx context.Context, accountID string, c change) {
+	var err error
+	switch c {
+	case opened, failedAgain:
+		err = r.store.MarkOutage(ctx, accountID)
+	case closed:
+		err = r.store.ClearOutage(ctx, accountID)
+	default:
+		return
+	}
+	if err != nil {
+		r.log.Error("carrier account outage not recorded; failover waits for the next probe", "account_id", accountID, "err", err)
+	}
+}
+
+// Open lists the accounts whose breaker is open on this node (the
+// breaker-state gauge).
+func (r *Router) Open() map[string]bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]bool, len(r.breakers))
+	for id, b := range r.breakers {
+		out[id] = b.open
+	}
+	return out
 }
 
 // sendVia sends m through c, the adapter of accountID, behind its breaker.
@@ -90,7 +134,9 @@ func (r *Router) sendVia(ctx context.Context, accountID string, c carrier.Carrie
 			Err: fmt.Errorf("delivery %s: %w (%s)", m.DeliveryID, carrier.ErrUnavailable, accountID)}
 	}
 	rc, err := c.Send(ctx, m)
-	if r.observe(accountID, err) {
+	ch := r.observe(accountID, err)
+	r.record(ctx, accountID, ch)
+	if ch == opened || ch == failedAgain {
 		// The failure that opened the breaker, or a failed probe: part of
 		// the outage the breaker reported.
 		return rc, &carrier.BusyError{RetryAfter: BreakerProbe, Err: fmt.Errorf("%w: %w", carrier.ErrUnavailable, err)}

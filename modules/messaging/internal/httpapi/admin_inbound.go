@@ -36,6 +36,7 @@ type Settings struct {
 	HelpText        string     `json:"help_text" doc:"What a HELP (or INFO) text is answered with."`
 	HelpTextDefault bool       `json:"help_text_default" doc:"true when help_text is the default built from the team name."`
 	QuietHours      QuietHours `json:"quiet_hours" doc:"When routine texts are held, in each recipient's local time."`
+	CarrierFailover bool       `json:"carrier_failover" doc:"Whether, while a carrier account the team sends through has been down for CARRIER_FAILOVER_AFTER (30 s by default), the team's queued texts move to its numbers on healthy accounts. Default false. The recipients' usual number (the sticky sender) is kept for new sends once the account is back; each delivery records the number it went from."`
 }
 
 // QuietHours is a team's quiet-hours rule (issue 29).
@@ -54,9 +55,9 @@ type QuietHoursPatch struct {
 }
 
 // settingsOut renders a team's messaging settings.
-func settingsOut(s *inbound.Settings, q settings.Quiet) *httpapi.DataOutput[Settings] {
+func settingsOut(s *inbound.Settings, q settings.Quiet, failover bool) *httpapi.DataOutput[Settings] {
 	return httpapi.Data(Settings{HelpText: s.HelpText, HelpTextDefault: s.HelpTextDefault, QuietHours: QuietHours{Enabled: q.Enabled,
-		EnabledDefault: q.EnabledDefault, Start: q.Start.String(), End: q.End.String()}})
+		EnabledDefault: q.EnabledDefault, Start: q.Start.String(), End: q.End.String()}, CarrierFailover: failover})
 }
 
 // adminSimulatorInbound serves admin-simulator-inbound.
@@ -131,7 +132,11 @@ func (h *handler) adminGetMessagingSettings(ctx context.Context, in *struct {
 	if err != nil {
 		return nil, err
 	}
-	return settingsOut(s, q), nil
+	f, err := h.settings.CarrierFailover(ctx, in.TeamID)
+	if err != nil {
+		return nil, err
+	}
+	return settingsOut(s, q, f), nil
 }
 
 // adminPatchMessagingSettings serves admin-patch-messaging-settings: the
@@ -139,13 +144,15 @@ func (h *handler) adminGetMessagingSettings(ctx context.Context, in *struct {
 func (h *handler) adminPatchMessagingSettings(ctx context.Context, in *struct {
 	TeamID string `path:"team_id"`
 	Body   struct {
-		HelpText   *string          `json:"help_text,omitempty" required:"false" nullable:"true"`
-		QuietHours *QuietHoursPatch `json:"quiet_hours,omitempty" required:"false" doc:"Any of enabled, start and end; the others are kept."`
+		HelpText        *string          `json:"help_text,omitempty" required:"false" nullable:"true"`
+		QuietHours      *QuietHoursPatch `json:"quiet_hours,omitempty" required:"false" doc:"Any of enabled, start and end; the others are kept."`
+		CarrierFailover *bool            `json:"carrier_failover,omitempty" required:"false" doc:"Turn failover between the team's carrier accounts on or off."`
 	}
 }) (*httpapi.DataOutput[Settings], error) {
 	var (
 		s *inbound.Settings
 		q settings.Quiet
+		f bool
 	)
 	err := h.db.Tx(ctx, func(ctx context.Context) error {
 		var err error
@@ -154,14 +161,22 @@ func (h *handler) adminPatchMessagingSettings(ctx context.Context, in *struct {
 				return err
 			}
 		}
+		if on := in.Body.CarrierFailover; on != nil {
+			if err = h.settings.SetCarrierFailover(ctx, in.TeamID, *on); err != nil {
+				return err
+			}
+		}
 		if s, err = h.replies.SetHelpText(ctx, in.TeamID, in.Body.HelpText); err != nil {
 			return err
 		}
-		q, err = h.settings.Quiet(ctx, in.TeamID)
+		if q, err = h.settings.Quiet(ctx, in.TeamID); err != nil {
+			return err
+		}
+		f, err = h.settings.CarrierFailover(ctx, in.TeamID)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return settingsOut(s, q), nil
+	return settingsOut(s, q, f), nil
 }

@@ -52,9 +52,12 @@ func NewDispatcher(svc *Service, log *slog.Logger) *Dispatcher {
 
 // Start starts the loops; they run until Stop.
 func (d *Dispatcher) Start() {
-	fns := make([]func(context.Context), Loops)
+	fns := make([]func(context.Context), Loops, Loops+1)
 	for i := range fns {
 		fns[i] = func(ctx context.Context) { d.run(ctx, i) }
+	}
+	if d.svc.Failovers.Store != nil {
+		fns = append(fns, d.failover)
 	}
 	d.loops.Start(fns...)
 }
@@ -83,6 +86,22 @@ func (d *Dispatcher) run(ctx context.Context, i int) {
 			wait = failWait
 		}
 		timer.Reset(wait)
+	}
+}
+
+// failover runs a failover pass every FailoverEvery.
+func (d *Dispatcher) failover(ctx context.Context) {
+	tick := time.NewTicker(FailoverEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if _, err := d.svc.Failover(context.WithoutCancel(ctx)); err != nil {
+			d.log.Warn("failover pass failed; retrying", "err", err, "retry_in", FailoverEvery)
+		}
 	}
 }
 

@@ -138,7 +138,7 @@ func (s *Service) handOver(ctx context.Context, texts []outgoing, pass passClock
 			transient = append(transient, fmt.Errorf("delivery %s to %s: %w", t.DeliveryID, phone.Mask(t.Phone), r.Err))
 			continue
 		}
-		sent = append(sent, Sent{DeliveryID: t.DeliveryID, ProviderMessageID: r.Receipt.ProviderMessageID, CarrierStatus: r.Receipt.Status})
+		sent = append(sent, Sent{DeliveryID: t.DeliveryID, ProviderMessageID: r.Receipt.ProviderMessageID, CarrierStatus: r.Receipt.Status, From: t.From})
 	}
 	res.transient = errors.Join(transient...)
 	if len(transient) > 0 {

@@ -161,9 +161,11 @@ type Text struct {
 	MessageCreatedAt time.Time
 }
 
-// Sent is the carrier's acceptance of one delivery.
+// Sent is the carrier's acceptance of one delivery, and the number it was
+// handed over from (recorded: after a failover it is not the sticky one).
 type Sent struct {
 	DeliveryID, ProviderMessageID, CarrierStatus string
+	From                                         string
 }
 
 // Broadcast records that a send reached a number (inbound replies are
@@ -285,6 +287,9 @@ type Deps struct {
 	// Accounts checks a carrier account a number is moved to; nil: numbers
 	// stay on the default account.
 	Accounts AccountChecker
+	// Failovers moves queued texts off carrier accounts that are down
+	// (Failover); a nil Store: never.
+	Failovers FailoverDeps
 }
 
 // AccountChecker checks that a carrier account exists and can send.

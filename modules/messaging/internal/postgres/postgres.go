@@ -420,6 +420,7 @@ u AS (
 // Sent is the carrier's acceptance of one delivery.
 type Sent struct {
 	DeliveryID, ProviderMessageID, CarrierStatus string
+	From                                         string // the sending number ("": not recorded)
 }
 
 // MarkSent records the carrier's acceptance of deliveries still queued (a
@@ -429,16 +430,17 @@ func (r *Repo) MarkSent(ctx context.Context, ss []Sent, at time.Time) error {
 	if len(ss) == 0 {
 		return nil
 	}
-	ids, pids, css := make([]string, len(ss)), make([]string, len(ss)), make([]string, len(ss))
+	ids, pids, css, froms := make([]string, len(ss)), make([]string, len(ss)), make([]string, len(ss)), make([]string, len(ss))
 	for i, x := range ss {
-		ids[i], pids[i], css[i] = x.DeliveryID, x.ProviderMessageID, x.CarrierStatus
+		ids[i], pids[i], css[i], froms[i] = x.DeliveryID, x.ProviderMessageID, x.CarrierStatus, x.From
 	}
-	_, err := r.db.SQL(ctx).ExecContext(ctx, `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS v(id, pid, cs)),
+	_, err := r.db.SQL(ctx).ExecContext(ctx, `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $5::text[]) AS v(id, pid, cs, f)),
 l AS (SELECT d.id FROM messaging_deliveries d WHERE d.id = ANY($1::text[]) AND d.status = `+sqlQueued+` ORDER BY d.id FOR UPDATE),
 u AS (
-  UPDATE messaging_deliveries AS d SET status = `+sqlSent+`, provider_message_id = v.pid, carrier_status = v.cs, sent_at = $4, updated_at = $4
+  UPDATE messaging_deliveries AS d SET status = `+sqlSent+`, provider_message_id = v.pid, carrier_status = v.cs, sent_at = $4, updated_at = $4,
+    sent_from = NULLIF(v.f, '')
   FROM v, l WHERE d.id = v.id AND d.id = l.id
-  RETURNING d.message_id, `+sqlQueued+`::text AS old, `+sqlSent+`::text AS st)`+moveCounts, ids, pids, css, at)
+  RETURNING d.message_id, `+sqlQueued+`::text AS old, `+sqlSent+`::text AS st)`+moveCounts, ids, pids, css, at, froms)
 	if err != nil {
 		return fmt.Errorf("mark %d deliveries sent: %w", len(ss), err)
 	}

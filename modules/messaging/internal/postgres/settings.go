@@ -67,3 +67,28 @@ func (r *Repo) LockSettings(ctx context.Context, teamID string, at time.Time) er
 	}
 	return nil
 }
+
+// CarrierFailover reports whether the team moves its queued texts to its
+// numbers on healthy carrier accounts while one is down (default off).
+func (r *Repo) CarrierFailover(ctx context.Context, teamID string) (bool, error) {
+	var on bool
+	err := r.db.IDB(ctx).QueryRowContext(ctx, `SELECT carrier_failover FROM messaging_settings WHERE team_id = ?`, teamID).Scan(&on)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("select carrier failover: %w", err)
+	}
+	return on, nil
+}
+
+// SetCarrierFailover stores the team's failover choice, keeping its other
+// settings.
+func (r *Repo) SetCarrierFailover(ctx context.Context, teamID string, on bool, at time.Time) error {
+	_, err := r.db.IDB(ctx).ExecContext(ctx, `INSERT INTO messaging_settings (team_id, carrier_failover, updated_at) VALUES (?, ?, ?)
+ON CONFLICT (team_id) DO UPDATE SET carrier_failover = EXCLUDED.carrier_failover, updated_at = EXCLUDED.updated_at`, teamID, on, at)
+	if err != nil {
+		return fmt.Errorf("set carrier failover: %w", err)
+	}
+	return nil
+}

@@ -1,5 +1,6 @@
 // Package settings is a team's messaging settings that rule sending: its
-// quiet hours (issue 29). The HELP reply is inbound's (inbound.Replies).
+// quiet hours, and whether its texts fail over between carrier
+// accounts. The HELP reply is inbound's (inbound.Replies).
 package settings
 
 import (
@@ -19,6 +20,8 @@ import (
 type Store interface {
 	QuietHours(ctx context.Context, teamID string) (domain.QuietHoursSetting, error)
 	SetQuietHours(ctx context.Context, teamID string, s domain.QuietHoursSetting, at time.Time) error
+	CarrierFailover(ctx context.Context, teamID string) (bool, error)
+	SetCarrierFailover(ctx context.Context, teamID string, on bool, at time.Time) error
 	// LockSettings holds the team's settings for the caller's transaction.
 	LockSettings(ctx context.Context, teamID string, at time.Time) error
 }
@@ -138,4 +141,28 @@ func clockOf(field string, v *string) (*domain.Clock, error) {
 		return nil, fault.Invalidf("%s must be a time of day HH:MM, from 00:00 to 23:59 (got %q)", field, *v)
 	}
 	return &c, nil
+}
+
+// CarrierFailover reports whether the team's queued texts move to its
+// numbers on healthy carrier accounts while one is down (404 for an
+// unknown team).
+func (s *Service) CarrierFailover(ctx context.Context, teamID string) (bool, error) {
+	if _, err := s.d.Teams.Team(ctx, teamID); err != nil {
+		return false, err
+	}
+	return s.d.Store.CarrierFailover(ctx, teamID)
+}
+
+// SetCarrierFailover turns the team's failover on or off.
+func (s *Service) SetCarrierFailover(ctx context.Context, teamID string, on bool) error {
+	if _, err := s.d.Teams.Team(ctx, teamID); err != nil {
+		return err
+	}
+	return s.d.Tx.Tx(ctx, func(ctx context.Context) error {
+		now := s.d.Clock.Now().UTC()
+		if err := s.d.Store.LockSettings(ctx, teamID, now); err != nil {
+			return err
+		}
+		return s.d.Store.SetCarrierFailover(ctx, teamID, on, now)
+	})
 }

@@ -14,17 +14,29 @@ import (
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
-type memStore map[string]domain.QuietHoursSetting
+type memStore struct {
+	quiet    map[string]domain.QuietHoursSetting
+	failover map[string]bool
+}
 
 func (m memStore) QuietHours(_ context.Context, teamID string) (domain.QuietHoursSetting, error) {
-	if s, ok := m[teamID]; ok {
+	if s, ok := m.quiet[teamID]; ok {
 		return s, nil
 	}
 	return domain.QuietHoursSetting{Start: domain.DefaultQuietStart, End: domain.DefaultQuietEnd}, nil
 }
 
 func (m memStore) SetQuietHours(_ context.Context, teamID string, s domain.QuietHoursSetting, _ time.Time) error {
-	m[teamID] = s
+	m.quiet[teamID] = s
+	return nil
+}
+
+func (m memStore) CarrierFailover(_ context.Context, teamID string) (bool, error) {
+	return m.failover[teamID], nil
+}
+
+func (m memStore) SetCarrierFailover(_ context.Context, teamID string, on bool, _ time.Time) error {
+	m.failover[teamID] = on
 	return nil
 }
 
@@ -48,7 +60,7 @@ type noTx struct{}
 func (noTx) Tx(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
 
 func newService(def bool) (*Service, memStore) {
-	st := memStore{}
+	st := memStore{quiet: map[string]domain.QuietHoursSetting{}, failover: map[string]bool{}}
 	return New(Deps{Tx: noTx{}, Store: st, Teams: oneTeam{}, Clock: clock.Real{}, Config: config.Config{QuietHoursDefault: def}}), st
 }
 
@@ -86,11 +98,29 @@ func TestSetQuietHoursPatches(t *testing.T) {
 		require.Equal(t, fault.Invalid, f.Kind)
 		require.Contains(t, f.Message, "quiet_hours.")
 	}
-	require.Equal(t, domain.Clock(22*60), st["team_1"].Start, "a refusal changes nothing")
-	require.Equal(t, domain.Clock(7*60+30), st["team_1"].End)
+	require.Equal(t, domain.Clock(22*60), st.quiet["team_1"].Start, "a refusal changes nothing")
+	require.Equal(t, domain.Clock(7*60+30), st.quiet["team_1"].End)
 
 	_, err = s.Quiet(ctx, "team_nope")
 	require.ErrorIs(t, err, fault.NotFoundf("team not found"))
 	_, err = s.SetQuietHours(ctx, "team_nope", QuietHoursPatch{Start: str("22:00")})
 	require.ErrorIs(t, err, fault.NotFoundf("team not found"))
+}
+
+func TestCarrierFailoverIsOffUntilTurnedOn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, st := newService(false)
+	on, err := s.CarrierFailover(ctx, "team_1")
+	require.NoError(t, err)
+	require.False(t, on, "off by default")
+	require.NoError(t, s.SetCarrierFailover(ctx, "team_1", true))
+	on, err = s.CarrierFailover(ctx, "team_1")
+	require.NoError(t, err)
+	require.True(t, on)
+	require.True(t, st.failover["team_1"])
+	require.ErrorIs(t, s.SetCarrierFailover(ctx, "team_nope", true), fault.NotFoundf("team not found"))
+	_, err = s.CarrierFailover(ctx, "team_nope")
+	require.ErrorIs(t, err, fault.NotFoundf("team not found"))
+	require.NotContains(t, st.failover, "team_nope", "an unknown team writes nothing")
 }
