@@ -50,10 +50,10 @@ func (r *Router) admit(accountID string) (time.Duration, bool) {
 type change int
 
 const (
-	unchanged change = iota
-	opened           // the breaker opened
-	failedAgain      // a probe failed: the breaker stays open
-	closed           // a call succeeded while it was open
+	unchanged   change = iota
+	opened             // the breaker opened
+	failedAgain        // a probe failed: the breaker stays open
+	closed             // a call succeeded while it was open
 )
 
 // observe records a call's outcome on the account's breaker and reports
