@@ -264,3 +264,102 @@ func TestCarrierOutageLosesNothing(t *testing.T) {
 	}
 	require.LessOrEqual(t, warns, 2, "an outage is one warning per node, not one per hand-over")
 }
+
+// TestCarrierFailoverMovesTheRestToAHealthyAccount: a team with a number
+// at Telnyx and one at Twilio (the default account) turns failover on.
+// Telnyx goes down in the middle of a broadcast: once it has been down for
+// CARRIER_FAILOVER_AFTER the rest goes out through the Twilio number, but
+// for the Telnyx number's head slot, which waits as the probe and goes
+// once Telnyx is back. Nobody is texted twice or missed, and the next
+// broadcast goes from each recipient's usual number again.
+func TestCarrierFailoverMovesTheRestToAHealthyAccount(t *testing.T) {
+	t.Parallel()
+	const (
+		base       = "https://teamtext.example.test"
+		sid        = "AC00112233445566778899aabbccddeeff"
+		token      = "twiliofailover0123456789abcdefgh"
+		telKey     = "KEYtelnyxFailoverSecret"
+		members    = 400
+		recipients = members + 1
+		pace       = 20
+	)
+	key := make([]byte, 32)
+	_, err := rand.Read(key)
+	require.NoError(t, err)
+	tw := twiliotest.NewServer(t, sid, token)
+	tel := telnyxtest.NewServer(t, telKey, "prof-failover")
+	p := newPacingEnv(t, "carrier_failover", 2, "CARRIER=twilio", "TWILIO_ACCOUNT_SID="+sid, "TWILIO_AUTH_TOKEN="+token,
+		"TWILIO_API_URL="+tw.URL, "PUBLIC_BASE_URL="+base, "SECRETS_KEY="+base64.StdEncoding.EncodeToString(key), "CARRIER_FAILOVER_AFTER=2s")
+	toNode := func(u string) string { return strings.Replace(u, base, p.nodes[1].PublicURL, 1) }
+	tw.Rewrite, tel.Rewrite = toNode, toNode
+	ctx := context.Background()
+	var telAcct carrierAccount
+	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", map[string]any{"provider": "telnyx", "name": "T", "api_url": tel.URL,
+		"credentials": map[string]string{"api_key": telKey, "public_key": tel.PublicKey(), "messaging_profile_id": "prof-failover"}}, &telAcct))
+
+	tm := p.team(t, 0, 91, members, pace)
+	require.NoError(t, p.admin.Expect(ctx, 200, "PATCH", "/teams/"+tm.TeamID+"/numbers/"+tm.numberID, map[string]any{"carrier_account_id": telAcct.ID}, nil))
+	spare := teamNumber()
+	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/teams/"+tm.TeamID+"/numbers", map[string]any{"number": spare, "throughput": pace}, nil))
+	var set struct {
+		CarrierFailover bool `json:"carrier_failover"`
+	}
+	require.NoError(t, p.admin.Expect(ctx, 200, "GET", "/teams/"+tm.TeamID+"/messaging-settings", nil, &set))
+	require.False(t, set.CarrierFailover, "off by default")
+	r, err := p.admin.Do(ctx, "PATCH", "/teams/"+tm.TeamID+"/messaging-settings", map[string]any{"carrier_failover": "yes"})
+	require.NoError(t, err)
+	require.Equal(t, 400, r.Status, "a bool, or nothing")
+	require.NoError(t, p.admin.Expect(ctx, 200, "PATCH", "/teams/"+tm.TeamID+"/messaging-settings", map[string]any{"carrier_failover": true}, &set))
+	require.True(t, set.CarrierFailover)
+
+	flushEvery(t, 200*time.Millisecond, tw.Flush, tel.Flush)
+	m, _ := broadcast(t, tm.api, "Tournament moved to Field 2")
+	require.Equal(t, recipients, m.Recipients)
+	waitFor(t, 60*time.Second, func() bool { return len(tel.Messages()) >= 40 })
+	tel.Down(telnyxtest.Fault{Status: 503, Code: "10007", Title: "Unexpected error"})
+	beforeOutage := len(tel.Messages())
+
+	// All but the Telnyx number's head slot (at most a second of its texts)
+	// goes out through Twilio while Telnyx is down.
+	waitFor(t, 90*time.Second, func() bool { return len(tw.Messages())+len(tel.Messages()) >= recipients-pace })
+	require.Equal(t, beforeOutage, len(tel.Messages()), "nothing reached Telnyx while it was down")
+	require.Greater(t, len(tw.Messages()), recipients/2+20, "Twilio took more than its own share: Telnyx's queue moved")
+	tel.Up()
+	waitFor(t, 60*time.Second, func() bool { return deliveries(t, p.url, m.ID, "delivered") == recipients })
+
+	first := map[string]string{} // recipient → the number that texted them
+	for _, msg := range tw.Messages() {
+		require.Equal(t, spare, msg.From)
+		require.Empty(t, first[msg.To], "recipient %s texted twice", msg.To[len(msg.To)-4:])
+		first[msg.To] = msg.From
+	}
+	for _, msg := range tel.Messages() {
+		require.Equal(t, tm.number, msg.From)
+		require.Empty(t, first[msg.To], "recipient %s texted twice", msg.To[len(msg.To)-4:])
+		first[msg.To] = msg.From
+	}
+	require.Len(t, first, recipients, "every recipient got the broadcast")
+	require.Equal(t, recipients-len(tel.Messages()), countRowsIn(t, p.url,
+		`SELECT count(*) FROM messaging_deliveries WHERE message_id = $1 AND sent_from = $2`, m.ID, spare), "each delivery records the number that sent it")
+
+	// Telnyx is back: the next broadcast goes from each recipient's usual
+	// number, Telnyx's included for those its queue lost to Twilio.
+	telBefore, twBefore := len(tel.Messages()), len(tw.Messages())
+	m2, _ := broadcast(t, tm.api, "Field 2 is open again")
+	waitFor(t, 60*time.Second, func() bool { return deliveries(t, p.url, m2.ID, "delivered") == recipients })
+	returned := 0
+	for _, msg := range tel.Messages()[telBefore:] {
+		if first[msg.To] == spare {
+			returned++
+		}
+	}
+	require.Equal(t, recipients, len(tel.Messages())-telBefore+len(tw.Messages())-twBefore, "one text each, again")
+	require.Positive(t, returned, "recipients failed over to Twilio are texted from their usual Telnyx number again")
+
+	infos := 0
+	for _, n := range p.nodes {
+		infos += strings.Count(n.Logs(), "queued texts moved to the team's numbers on healthy accounts")
+		require.NotContains(t, n.Logs(), telKey)
+	}
+	require.Positive(t, infos, "the move is logged")
+}

@@ -227,3 +227,21 @@ func NotFound(err error, sentinel error, what string) error {
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
+
+// WithoutTx returns ctx without the transaction or pipeline it carries:
+// statements run with it go to the pool, each committing on its own. It is
+// for reads of settled data by code that may run concurrently inside a
+// transaction (a transaction's connection runs one statement at a time),
+// such as the carrier router looking up a number's account from the
+// hand-over's parallel carrier calls.
+func WithoutTx(ctx context.Context) context.Context { return detached{ctx} }
+
+type detached struct{ context.Context }
+
+func (d detached) Value(k any) any {
+	switch k.(type) {
+	case txKey, pipelineKey:
+		return nil
+	}
+	return d.Context.Value(k)
+}

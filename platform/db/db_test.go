@@ -215,3 +215,29 @@ ALTER TABLE widened ADD COLUMN added text DEFAULT 'new'`)
 	require.NoError(t, d.Bun.NewRaw(`SELECT * FROM widened`).Scan(ctx, &ws))
 	require.Equal(t, []widened{{ID: 1, Name: "b"}}, ws)
 }
+
+// WithoutTx: inside a transaction, a statement run with WithoutTx's
+// context does not see the transaction's uncommitted writes (it runs on
+// the pool), while the transaction's own context does.
+func TestWithoutTxLeavesTheTransaction(t *testing.T) {
+	t.Parallel()
+	d := server.Migrated(t)
+	ctx := context.Background()
+	_, err := d.SQLDB.Exec(`CREATE TABLE wt (v int)`)
+	require.NoError(t, err)
+	err = d.Tx(ctx, func(ctx context.Context) error {
+		if _, err := d.SQL(ctx).ExecContext(ctx, `INSERT INTO wt VALUES (1)`); err != nil {
+			return err
+		}
+		var inTx, outside int
+		require.NoError(t, d.SQL(ctx).QueryRowContext(ctx, `SELECT count(*) FROM wt`).Scan(&inTx))
+		out := db.WithoutTx(ctx)
+		_, ok := db.TxFrom(out)
+		require.False(t, ok)
+		require.NoError(t, d.SQL(out).QueryRowContext(out, `SELECT count(*) FROM wt`).Scan(&outside))
+		require.Equal(t, 1, inTx)
+		require.Zero(t, outside, "the pool does not see the open transaction's write")
+		return nil
+	})
+	require.NoError(t, err)
+}

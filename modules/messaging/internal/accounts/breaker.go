@@ -27,6 +27,9 @@ type breaker struct {
 	open     bool
 	since    time.Time // when it opened
 	until    time.Time // no call before this while open
+	// cleared is when a success last cleared the account's recorded
+	// outage: another node may have recorded one this node never saw.
+	cleared time.Time
 }
 
 // admit reports whether a call to the account may go out now; while the
@@ -73,12 +76,16 @@ func (r *Router) observe(accountID string, err error) change {
 		r.breakers[accountID] = b
 	}
 	if err == nil || permanent {
-		was := b.open
-		if was {
+		if b.open {
 			r.log.Info("carrier account available again; its numbers send", "account_id", accountID, "down_for", now.Sub(b.since).Round(time.Second))
 		}
-		*b = breaker{}
-		if was {
+		// An outage another node recorded ends with this node's success
+		// too: at the first success after failures, and at most every
+		// BreakerProbe otherwise (a delete of nothing, most of the time).
+		clear := b.open || b.failures > 0 || now.Sub(b.cleared) >= BreakerProbe
+		*b = breaker{cleared: b.cleared}
+		if clear {
+			b.cleared = now
 			return closed
 		}
 		return unchanged

@@ -12,6 +12,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/telnyx"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/platform/db"
 )
 
 // CacheTTL is how long a node trusts what it read about accounts and
@@ -106,7 +107,7 @@ func (r *Router) Paced(ctx context.Context) (bool, error) {
 	if fresh {
 		return others, nil
 	}
-	others, err := r.store.OtherAccounts(ctx)
+	others, err := r.store.OtherAccounts(db.WithoutTx(ctx))
 	if err != nil {
 		return false, err
 	}
@@ -160,7 +161,7 @@ func (r *Router) accountsOf(ctx context.Context, numbers []string) (map[string]s
 	if len(missing) == 0 {
 		return out, nil
 	}
-	found, err := r.store.AccountsOfNumbers(ctx, missing)
+	found, err := r.store.AccountsOfNumbers(db.WithoutTx(ctx), missing)
 	if err != nil {
 		return nil, fmt.Errorf("carrier account of sending numbers: %w", err)
 	}
@@ -189,7 +190,7 @@ func (r *Router) adapter(ctx context.Context, accountID string) (carrier.Carrier
 	if ok && now.Sub(c.at) < CacheTTL {
 		return c.c, nil
 	}
-	sa, err := r.store.Account(ctx, accountID)
+	sa, err := r.store.Account(db.WithoutTx(ctx), accountID)
 	if err != nil {
 		return nil, fmt.Errorf("carrier account %s: %w", accountID, err)
 	}

@@ -54,6 +54,7 @@ type QueuedSlot struct {
 	Seqs      []int32
 	Segments  int
 	Urgent    bool
+	Head      bool // the number's earliest slot, which stays
 }
 
 // FailoverStore is what failover needs of the database, in the caller's
@@ -61,7 +62,9 @@ type QueuedSlot struct {
 type FailoverStore interface {
 	TryFailoverLock(ctx context.Context) (bool, error)
 	FailoverTeams(ctx context.Context, after, fresh time.Duration) ([]FailoverTeam, error)
-	TakeSlots(ctx context.Context, numberIDs []string) ([]QueuedSlot, error)
+	// TakeSlots takes the numbers' slots but their heads, and returns
+	// both.
+	TakeSlots(ctx context.Context, numberIDs []string) (taken []QueuedSlot, heads map[string]QueuedSlot, err error)
 	RefreshCompletion(ctx context.Context, messageIDs []string) error
 }
 
@@ -127,7 +130,7 @@ func (s *Service) failoverTeam(ctx context.Context, t FailoverTeam) (int, error)
 	for _, id := range t.Healthy {
 		healthy = append(healthy, byID[id])
 	}
-	slots, err := s.Failovers.Store.TakeSlots(ctx, t.Down)
+	slots, heads, err := s.Failovers.Store.TakeSlots(ctx, t.Down)
 	if err != nil || len(slots) == 0 {
 		return 0, err
 	}
@@ -138,10 +141,13 @@ func (s *Service) failoverTeam(ctx context.Context, t FailoverTeam) (int, error)
 	}
 	updates := plan.Updates
 	for _, n := range down {
-		// Nothing is left on the number: its schedule starts afresh (its
-		// guard stays), and a pass no longer looks at it.
-		updates = append(updates, ScheduleUpdate{NumberID: n.ID, Schedule: domain.Schedule{FreeAt: n.Schedule.FreeAt},
-			BacklogDelta: -plan.Taken[n.ID]})
+		// Only the head is left on the number: its schedule ends there, so
+		// that new sends planned on it once the account is back are not
+		// planned behind the texts that moved away.
+		h := heads[n.ID]
+		sched := n.Schedule
+		sched.LastAt, sched.LastSegments = h.DueAt, h.Segments
+		updates = append(updates, ScheduleUpdate{NumberID: n.ID, Schedule: sched, NextAt: n.NextAt, BacklogDelta: -plan.Taken[n.ID]})
 	}
 	if err := s.Store.SaveSchedules(ctx, updates); err != nil {
 		return 0, err

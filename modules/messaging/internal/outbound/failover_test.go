@@ -105,7 +105,7 @@ func (f failoverBundle) failover(t *testing.T) int {
 // has its queued texts there moved to its number on the healthy account:
 // nothing lost or sent twice, the healthy number keeps its pace, the
 // sticky senders stay as they were, each delivery records the number it
-// went from, and another team on the down account (failover off) keeps its
+// went from, the down number keeps its head slot (the probe), and another team on the down account (failover off) keeps its
 // plan. An outage that is young, or that no node has confirmed lately,
 // moves nothing.
 func TestFailoverMovesQueuedTextsToHealthyNumbers(t *testing.T) {
@@ -131,12 +131,16 @@ func TestFailoverMovesQueuedTextsToHealthyNumbers(t *testing.T) {
 	require.Zero(t, f.failover(t), "an outage no node confirmed lately")
 	exec(t, f.bundle, `UPDATE messaging_carrier_outages SET seen_at = clock_timestamp()`)
 
-	require.Equal(t, onDown, f.failover(t), "every text queued on the down number moves")
-	require.Zero(t, countRows(t, f.db, `SELECT count(*) FROM messaging_slots WHERE number_id = $1`, f.down.ID))
+	head := slotsWhere(t, f.db, `number_id = $1`, f.down.ID)[0]
+	moved := onDown - len(head.Seqs)
+	require.Equal(t, moved, f.failover(t), "every text queued on the down number moves but its head slot, the probe")
+	require.Equal(t, []slotRow{head}, slotsWhere(t, f.db, `number_id = $1`, f.down.ID))
 	n, err := f.svc.Number(ctx, f.team.ID, f.down.ID)
 	require.NoError(t, err)
-	require.Zero(t, n.Backlog)
-	require.True(t, n.NextAt.IsZero(), "no pass looks at the down number")
+	require.Equal(t, int64(head.Segments), n.Backlog)
+	require.False(t, n.NextAt.Before(head.DueAt), "passes keep trying the head")
+	require.WithinDuration(t, head.DueAt, n.NextAt, time.Second, "passes keep trying the head")
+	require.Equal(t, head.DueAt, n.Schedule.LastAt, "a send planned once the account is back goes right after the head")
 	require.Zero(t, f.failover(t), "a second pass finds nothing to move")
 	require.Equal(t, senders, countRows(t, f.db, `SELECT count(*) FROM messaging_senders WHERE number_id = $1`, f.down.ID),
 		"the sticky senders are kept for when the account is back")
@@ -145,18 +149,20 @@ func TestFailoverMovesQueuedTextsToHealthyNumbers(t *testing.T) {
 	f.pumpUntil(t, t0.Add(10*time.Minute), func(int) time.Duration { return 0 })
 	perPhone := map[string]int{}
 	perSecond := map[int64]int{}
+	fromDown := 0
 	for i, s := range f.carrier.all() {
 		if s.m.TeamID != f.team.ID {
 			continue
 		}
 		perPhone[s.m.To]++
-		if i >= sentBefore {
-			require.NotEqual(t, f.down.Number, s.m.From, "nothing goes from the down number after the move")
+		if i >= sentBefore && s.m.From == f.down.Number {
+			fromDown++
 		}
 		if s.m.From == f.spare.Number {
 			perSecond[s.at.Unix()]++
 		}
 	}
+	require.Equal(t, len(head.Seqs), fromDown, "only the head went from the down number after the move")
 	require.Len(t, perPhone, 200, "every recipient got a text")
 	for _, c := range perPhone {
 		require.Equal(t, 1, c, "nobody got two")
@@ -164,7 +170,7 @@ func TestFailoverMovesQueuedTextsToHealthyNumbers(t *testing.T) {
 	for sec, c := range perSecond {
 		require.LessOrEqual(t, c, 5, "the healthy number keeps its pace (second %d)", sec)
 	}
-	require.Equal(t, onDown, countRows(t, f.db, `SELECT count(*) FROM messaging_deliveries d WHERE d.message_id = $1 AND d.sent_from = $2
+	require.Equal(t, moved, countRows(t, f.db, `SELECT count(*) FROM messaging_deliveries d WHERE d.message_id = $1 AND d.sent_from = $2
   AND EXISTS (SELECT 1 FROM messaging_senders s WHERE s.team_id = d.team_id AND s.phone = d.phone AND s.number_id = $3)`, msg, f.spare.Number, f.down.ID),
 		"the moved texts record the number that sent them, not their sticky one")
 	n, err = f.svc.Number(ctx, f.team.ID, f.spare.ID)

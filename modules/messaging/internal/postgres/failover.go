@@ -57,8 +57,9 @@ func (s *OutboundStore) TryFailoverLock(ctx context.Context) (bool, error) {
 
 // FailoverTeams returns the teams with carrier_failover on that have
 // texts queued on a number of an account down for at least after (its
-// latest failure seen within fresh), and a number on an account with no
-// outage recorded at all: each with those numbers, in id order.
+// latest failure seen within fresh) beyond the number's head slot, and a
+// number on an account with no outage recorded at all: each with those
+// numbers, in id order.
 func (s *OutboundStore) FailoverTeams(ctx context.Context, after, fresh time.Duration) ([]outbound.FailoverTeam, error) {
 	var out []outbound.FailoverTeam
 	err := s.db.WithPgx(ctx, func(q db.PgxQuerier) error {
@@ -67,7 +68,8 @@ func (s *OutboundStore) FailoverTeams(ctx context.Context, after, fresh time.Dur
 down AS (SELECT account_id FROM o WHERE since <= clock_timestamp() - make_interval(secs => $1)),
 n AS (
   SELECT n.id, n.team_id,
-    (n.carrier_account_id IN (SELECT account_id FROM down) AND n.next_at IS NOT NULL) AS is_down,
+    (n.carrier_account_id IN (SELECT account_id FROM down) AND n.next_at IS NOT NULL
+     AND (SELECT count(*) FROM (SELECT 1 FROM messaging_slots sl WHERE sl.number_id = n.id LIMIT 2) x) > 1) AS is_down,
     (n.carrier_account_id NOT IN (SELECT account_id FROM o)) AS is_healthy
   FROM messaging_numbers n
   JOIN messaging_settings st ON st.team_id = n.team_id AND st.carrier_failover
@@ -92,30 +94,46 @@ ORDER BY team_id`, after.Seconds(), fresh.Seconds())
 	return out, nil
 }
 
-// TakeSlots deletes the numbers' queued slots and returns them, urgent
-// ones first, then earliest first. The caller holds the numbers' locks,
-// so no pass has taken any of them.
-func (s *OutboundStore) TakeSlots(ctx context.Context, numberIDs []string) ([]outbound.QueuedSlot, error) {
-	var out []outbound.QueuedSlot
+// TakeSlots deletes the numbers' queued slots but each one's earliest
+// (its head, kept as the probe of its account) and returns them, urgent
+// ones first, then earliest first, with the heads kept. The caller holds
+// the numbers' locks, so no pass has taken any of them.
+func (s *OutboundStore) TakeSlots(ctx context.Context, numberIDs []string) ([]outbound.QueuedSlot, map[string]outbound.QueuedSlot, error) {
+	var all []outbound.QueuedSlot
 	err := s.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		rows, err := q.Query(ctx, `WITH d AS (
-  DELETE FROM messaging_slots WHERE number_id = ANY($1) RETURNING id, number_id, message_id, due_at, seqs, segments, urgent)
-SELECT id, number_id, message_id, due_at, seqs, segments, urgent FROM d ORDER BY urgent DESC, due_at, id`, numberIDs)
+		rows, err := q.Query(ctx, `WITH h AS (
+  SELECT DISTINCT ON (number_id) id FROM messaging_slots WHERE number_id = ANY($1) ORDER BY number_id, due_at, id),
+d AS (
+  DELETE FROM messaging_slots WHERE number_id = ANY($1) AND id NOT IN (SELECT id FROM h)
+  RETURNING id, number_id, message_id, due_at, seqs, segments, urgent)
+SELECT id, number_id, message_id, due_at, seqs, segments, urgent, false FROM d
+UNION ALL
+SELECT id, number_id, message_id, due_at, seqs, segments, urgent, true FROM messaging_slots WHERE id IN (SELECT id FROM h)
+ORDER BY 7 DESC, 4, 1`, numberIDs)
 		if err != nil {
 			return err
 		}
-		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (outbound.QueuedSlot, error) {
+		all, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (outbound.QueuedSlot, error) {
 			var sl outbound.QueuedSlot
-			err := row.Scan(&sl.ID, &sl.NumberID, &sl.MessageID, &sl.DueAt, &sl.Seqs, &sl.Segments, &sl.Urgent)
+			err := row.Scan(&sl.ID, &sl.NumberID, &sl.MessageID, &sl.DueAt, &sl.Seqs, &sl.Segments, &sl.Urgent, &sl.Head)
 			sl.DueAt = sl.DueAt.UTC()
 			return sl, err
 		})
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("take slots: %w", err)
+		return nil, nil, fmt.Errorf("take slots: %w", err)
 	}
-	return out, nil
+	var taken []outbound.QueuedSlot
+	heads := map[string]outbound.QueuedSlot{}
+	for _, sl := range all {
+		if sl.Head {
+			heads[sl.NumberID] = sl
+		} else {
+			taken = append(taken, sl)
+		}
+	}
+	return taken, heads, nil
 }
 
 // RefreshCompletion sets each send's estimated completion to its latest
