@@ -46,6 +46,13 @@ func (p *pacingEnv) logOnFailure(t testing.TB) {
 	}
 	for i, n := range p.nodes {
 		logs := n.Logs()
+		var alarms []string
+		for _, line := range strings.Split(logs, "\n") {
+			if strings.Contains(line, `"level":"WARN"`) || strings.Contains(line, `"level":"ERROR"`) {
+				alarms = append(alarms, line)
+			}
+		}
+		t.Logf("--- node %d WARN and ERROR lines (%d) ---\n%s", i, len(alarms), strings.Join(alarms[max(0, len(alarms)-30):], "\n"))
 		t.Logf("--- node %d logs (tail) ---\n%s", i, logs[max(0, len(logs)-8000):])
 	}
 	conn, err := pgx.Connect(context.Background(), p.url)

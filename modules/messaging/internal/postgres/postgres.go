@@ -425,7 +425,9 @@ type Sent struct {
 
 // MarkSent records the carrier's acceptance of deliveries still queued (a
 // status that already moved on is kept: a carrier's report can come before
-// the hand-over commits; the sending number is recorded either way) and
+// the hand-over commits; the sending number is recorded then too, unless
+// the report's ingestion holds the row at that instant: the statement never
+// waits for a row outside its id-ordered locks, so it cannot deadlock) and
 // moves their messages' counts,
 // in one statement that locks the rows in id order.
 func (r *Repo) MarkSent(ctx context.Context, ss []Sent, at time.Time) error {
@@ -439,8 +441,10 @@ func (r *Repo) MarkSent(ctx context.Context, ss []Sent, at time.Time) error {
 	_, err := r.db.SQL(ctx).ExecContext(ctx, `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $5::text[]) AS v(id, pid, cs, f)),
 l AS (SELECT d.id FROM messaging_deliveries d WHERE d.id = ANY($1::text[]) AND d.status = `+sqlQueued+` ORDER BY d.id FOR UPDATE),
 f AS (
-  UPDATE messaging_deliveries AS d SET sent_from = NULLIF(v.f, '')
-  FROM v WHERE d.id = v.id AND d.id NOT IN (SELECT id FROM l) AND d.sent_from IS NULL AND v.f <> ''),
+  UPDATE messaging_deliveries AS d SET sent_from = v.f
+  FROM v WHERE d.id = v.id AND v.f <> '' AND d.id IN (
+    SELECT x.id FROM messaging_deliveries x WHERE x.id = ANY($1::text[]) AND x.status <> `+sqlQueued+` AND x.sent_from IS NULL
+    FOR UPDATE SKIP LOCKED)),
 u AS (
   UPDATE messaging_deliveries AS d SET status = `+sqlSent+`, provider_message_id = v.pid, carrier_status = v.cs, sent_at = $4, updated_at = $4,
     sent_from = NULLIF(v.f, '')
