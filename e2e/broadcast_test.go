@@ -19,14 +19,14 @@ func rosterPhone(block, i int) string {
 }
 
 // importMembers adds n athletes through the admin CSV import, 1,000 rows a request.
-func importMembers(t *testing.T, admin *harness.Client, teamID string, block, n int) {
+func importMembers(t testing.TB, admin *harness.Client, teamID string, block, n int) {
 	t.Helper()
 	for from := 0; from < n; from += 1000 {
 		importChunk(t, admin, teamID, block, from, min(n, from+1000))
 	}
 }
 
-func importChunk(t *testing.T, admin *harness.Client, teamID string, block, from, to int) {
+func importChunk(t testing.TB, admin *harness.Client, teamID string, block, from, to int) {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("name,phone,role\n")

@@ -26,7 +26,7 @@ type carrierAccount struct {
 
 // flushEvery posts the fakes' pending callbacks every interval until the
 // test ends: carriers report while the broadcast goes on.
-func flushEvery(t *testing.T, interval time.Duration, flush ...func(context.Context) error) {
+func flushEvery(t testing.TB, interval time.Duration, flush ...func(context.Context) error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -51,7 +51,7 @@ func eventCount(t *testing.T, teamID, typ string) int {
 
 // deliveries counts a message's deliveries in a status (polling through the
 // API would spend the key's request limit).
-func deliveries(t *testing.T, url, messageID, status string) int {
+func deliveries(t testing.TB, url, messageID, status string) int {
 	return countRowsIn(t, url, `SELECT count(*) FROM messaging_deliveries WHERE message_id = $1 AND status = $2`, messageID, status)
 }
 

@@ -86,7 +86,7 @@ type paced struct {
 
 // team makes a team of members athletes (a block of rosterPhone) whose
 // primary number has the given throughput; its key talks to node.
-func (p *pacingEnv) team(t *testing.T, node, block, members int, throughput float64) paced {
+func (p *pacingEnv) team(t testing.TB, node, block, members int, throughput float64) paced {
 	t.Helper()
 	number := teamNumber()
 	f, api := newTeamOn(t, p.admin, p.nodes[node], harness.TeamOptions{Extra: map[string]any{"number": number}})
@@ -109,7 +109,7 @@ func (p *pacingEnv) team(t *testing.T, node, block, members int, throughput floa
 
 // broadcast sends text to every member and returns the message and when
 // the 201 came back.
-func broadcast(t *testing.T, api *harness.Client, text string) (sendResult, time.Time) {
+func broadcast(t testing.TB, api *harness.Client, text string) (sendResult, time.Time) {
 	t.Helper()
 	r := do(t, api, "POST", "/messages", map[string]any{"text": text, "audience": "all"})
 	at := time.Now()
