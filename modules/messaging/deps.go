@@ -26,7 +26,7 @@ import (
 	"github.com/teamtext/teamtext/platform/text"
 )
 
-// --- Inbound texts, keywords, the inbox and analytics (issue 7) ---
+// --- Inbound texts, keywords, the inbox and analytics ---
 
 // numberLookup is roster's lookup, except that a number finds the team it
 // sends for whether it is the team's own or one added to it: inbound texts

@@ -202,7 +202,7 @@ type instruments struct {
 	handed     prometheus.Counter
 	statusLag  prometheus.Observer
 	inboundLag prometheus.Observer
-	// markedUndeliverable counts numbers marked undeliverable (issue 18).
+	// markedUndeliverable counts numbers marked undeliverable.
 	markedUndeliverable prometheus.Counter
 	// held observes how long quiet hours hold each held text.
 	held prometheus.Observer
@@ -244,7 +244,7 @@ func newIngest(p ingestParams) *ingest.Service {
 }
 
 // ingestParams are status ingestion's collaborators; Roster, Carrier and
-// Config keep numbers' failure streaks (issue 18): roster's mark, the
+// Config keep numbers' failure streaks: roster's mark, the
 // carrier's codes, the threshold.
 type ingestParams struct {
 	fx.In

@@ -91,10 +91,10 @@ type Config struct {
 	SimulatorProfile string
 	// UndeliverableAfter (UNDELIVERABLE_AFTER) is how many permanent
 	// delivery failures in a row (landline, unreachable, invalid, blocked)
-	// mark a number undeliverable, so that sends skip it (issue 18).
+	// mark a number undeliverable, so that sends skip it.
 	UndeliverableAfter int
 	// QuietHoursDefault (QUIET_HOURS_DEFAULT: on or off) is whether a team's
-	// quiet hours are on when the team has not chosen (issue 29).
+	// quiet hours are on when the team has not chosen.
 	QuietHoursDefault bool
 	// RiverUIActions (RIVER_UI_ACTIONS: true or false) lets the River UI
 	// on the admin listener (/admin/river/) cancel, retry and delete jobs

@@ -16,7 +16,7 @@ const (
 	MemberOptedOut  = "member.opted_out"
 	MemberOptedIn   = "member.opted_in"
 	// MessageResponse is an answer to a poll (a broadcast with reply
-	// options), one per roster entry it is recorded for (issue 28).
+	// options), one per roster entry it is recorded for.
 	MessageResponse = "message.response"
 	WebhookTest     = "webhook.test"
 )

@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// JoinKeywords are the words that sign a number up to a team by text
-// (issue 28), upper case; the team's own code is one too. Team keywords
+// JoinKeywords are the words that sign a number up to a team by text,
+// upper case; the team's own code is one too. Team keywords
 // may not use them (they are reserved).
 func JoinKeywords() []string { return []string{"JOIN", "ATHLETE", "PARENT"} }
 

@@ -195,7 +195,7 @@ type Stats interface {
 }
 
 // NumberOutcome is what a team's deliveries to one number said, as status
-// ingestion folded them (issue 18): Reset when one was delivered (the
+// ingestion folded them: Reset when one was delivered (the
 // streak of permanent failures, and any undeliverable mark, is dropped),
 // then Failures more permanent failures in a row (a landline, no such
 // number...), the last with LastCode.

@@ -43,7 +43,7 @@ type Message struct {
 	EstimatedCompletion *time.Time
 	// SkippedUndeliverable counts the audience's numbers left out because
 	// they are marked undeliverable; ResendOf is the message this one
-	// resends to its failed recipients (issue 18).
+	// resends to its failed recipients.
 	SkippedUndeliverable int
 	ResendOf             string
 	// Credits is the exact cost of a send whose texts differ per

@@ -68,7 +68,7 @@ func MatchKeyword(body string) Keyword {
 	return ""
 }
 
-// Staging (issue 15): a carrier callback only stages its text; filers file
+// Staging: a carrier callback only stages its text; filers file
 // the staged texts lane by lane.
 const (
 	// InboundLanes is how many lanes staged texts are spread over: how many
@@ -151,7 +151,7 @@ type Inbound struct {
 	ReadAt            *time.Time
 	RepliedAt         *time.Time // the first staff reply's time
 	LatestReply       *LatestReply
-	// ResponseTo is the poll (a message id) the text answered (issue 28);
+	// ResponseTo is the poll (a message id) the text answered;
 	// "" when it answered none.
 	ResponseTo string
 	CreatedAt  time.Time

@@ -9,7 +9,7 @@ import (
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
-// Polls (RSVP by reply, issue 28). A broadcast with reply options is a
+// Polls (RSVP by reply). A broadcast with reply options is a
 // poll: its text ends with a line naming the options ("Reply YES, NO or
 // MAYBE"), and from its send until its reply_until an inbound text from a
 // recipient whose first word is one of the options is recorded as that

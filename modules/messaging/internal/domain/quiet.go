@@ -7,7 +7,7 @@ import (
 )
 
 // QuietHours is a team's quiet-hours rule: no routine text is handed over
-// between Start and End in the recipient's local time (issue 29). Start
+// between Start and End in the recipient's local time. Start
 // after End crosses midnight (21:00–08:00); Start before End does not
 // (13:00–14:00).
 type QuietHours struct {

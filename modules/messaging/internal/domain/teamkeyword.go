@@ -10,7 +10,7 @@ import (
 	"github.com/teamtext/teamtext/platform/text"
 )
 
-// Team keywords (issue 28): a team's own words, each with an automatic
+// Team keywords: a team's own words, each with an automatic
 // answer and optionally a group. Someone who texts exactly the word to a
 // team number is answered with the reply, one to one, from the number
 // texted; a roster entry with the sender's number also joins the group.

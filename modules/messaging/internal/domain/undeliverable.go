@@ -1,6 +1,6 @@
 package domain
 
-// Numbers that keep failing (issue 18): a carrier's failure code can say
+// Numbers that keep failing: a carrier's failure code can say
 // that the recipient's number cannot take texts at all (a landline, a
 // number that does not exist, one the carrier blocks). A number whose
 // deliveries fail that way several times in a row is marked undeliverable

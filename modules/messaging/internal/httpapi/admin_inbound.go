@@ -39,7 +39,7 @@ type Settings struct {
 	CarrierFailover bool       `json:"carrier_failover" doc:"Whether, while a carrier account the team sends through has been down for CARRIER_FAILOVER_AFTER (30 s by default), the team's queued texts move to its numbers on healthy accounts. Default false. The recipients' usual number (the sticky sender) is kept for new sends once the account is back; each delivery records the number it went from."`
 }
 
-// QuietHours is a team's quiet-hours rule (issue 29).
+// QuietHours is a team's quiet-hours rule.
 type QuietHours struct {
 	Enabled        bool   `json:"enabled" doc:"Whether routine texts are held between start and end. Until the team chooses, QUIET_HOURS_DEFAULT (off unless the operator set it)."`
 	EnabledDefault bool   `json:"enabled_default" doc:"true while the team has not chosen and enabled follows QUIET_HOURS_DEFAULT."`

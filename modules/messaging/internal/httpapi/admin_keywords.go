@@ -12,7 +12,7 @@ import (
 	"github.com/teamtext/teamtext/platform/httpapi"
 )
 
-// Keyword is one of a team's keywords (issue 28).
+// Keyword is one of a team's keywords.
 type Keyword struct {
 	ID        string    `json:"id" doc:"kwd_ followed by the keyword's id."`
 	Keyword   string    `json:"keyword" doc:"Upper case, one word of 1 to 20 letters A to Z and digits. A text whose whole body is the keyword (any case, white space and punctuation around it ignored) is answered with reply."`

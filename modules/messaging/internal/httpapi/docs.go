@@ -3,7 +3,7 @@ package httpapi
 // The public operations' descriptions (the OpenAPI document's), named by
 // their handler methods (routes.go).
 
-// pollDoc ends the send's description (issue 28, an addition to v1).
+// pollDoc ends the send's description (an addition to v1).
 const pollDoc = "Polls (RSVP by reply, an addition to v1): with reply_options the broadcast is a poll; its text ends with the line " +
 	"\"Reply YES, NO or MAYBE\" (after the opt-out line), counted in segments and credits. Until reply_until, a recipient's text whose first word " +
 	"(trimmed, case and punctuation ignored) is an option of their number's latest open poll from the team (latest by send among the polls whose text " +

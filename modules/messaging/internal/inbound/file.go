@@ -15,7 +15,7 @@ import (
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
-// Ingestion in batches (issue 15). A callback stages its text (Enqueue:
+// Ingestion in batches. A callback stages its text (Enqueue:
 // one insert, and a notification after its commit, coalesced with the
 // node's other callbacks' while one is in flight); the filers (Filer) take a
 // lane's staged texts in batches and file each batch in one transaction

@@ -84,7 +84,7 @@ type Deps struct {
 	Events  events.Publisher
 	Log     *slog.Logger
 	// Deliverability clears a number's undeliverable mark when it texts
-	// the team (issue 18); nil: not kept.
+	// the team; nil: not kept.
 	Deliverability rosterapi.Deliverability
 	// Keywords carries out STOP and START and keeps every keyword text in
 	// the number's consent history (roster's consent record).

@@ -8,7 +8,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
 
-// joins is the sign-up-by-text step (issue 28): the roster's Joining acts
+// joins is the sign-up-by-text step: the roster's Joining acts
 // on the texts that may be a step of a sign-up — every join keyword
 // (JOIN, ATHLETE, PARENT, the team's code) and every text from a number
 // not on the roster (a name a conversation asked for) — and says which it

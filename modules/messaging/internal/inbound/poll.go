@@ -11,7 +11,7 @@ import (
 	"github.com/teamtext/teamtext/platform/events"
 )
 
-// Answers to polls (RSVP by reply, issue 28): the last two-way step.
+// Answers to polls (RSVP by reply): the last two-way step.
 //
 // A text answers a poll when its first word (domain.MatchOption) is an
 // option of the sender number's latest open poll from the team: the

@@ -17,7 +17,7 @@ import (
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
-// Team keywords (issue 28). A team's keywords are messaging's, beside its
+// Team keywords. A team's keywords are messaging's, beside its
 // HELP text, although the admin API lists them under the team like roster's
 // sub-resources: what a keyword does is answer an inbound text, and that
 // is filed here, in the batch's transaction, with the texts' store and the

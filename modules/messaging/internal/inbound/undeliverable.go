@@ -9,7 +9,7 @@ import (
 )
 
 // heardFrom clears the undeliverable mark of the numbers that texted their
-// teams (issue 18): a number that sends texts takes them, whatever the
+// teams: a number that sends texts takes them, whatever the
 // carrier said before. Their streaks of permanent failures start again.
 // One roster call for a whole batch of stored texts (a reset outcome per
 // number, written in one statement).

@@ -11,8 +11,8 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
 
-// Numbers is what ingestion tells the roster about the numbers texted
-// (issue 18): each delivery that reaches a final status says something
+// Numbers is what ingestion tells the roster about the numbers texted,
+// so that failing ones are marked: each delivery that reaches a final status says something
 // about its number (domain.OutcomeOf, by the carrier's codes), and a
 // number whose deliveries failed permanently MarkAfter times in a row is
 // marked undeliverable. It is written in the ingesting transaction.

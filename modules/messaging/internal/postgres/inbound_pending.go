@@ -15,7 +15,7 @@ import (
 	"github.com/teamtext/teamtext/platform/text"
 )
 
-// This file is inbound ingestion in batches (issue 15): the staging table
+// This file is inbound ingestion in batches: the staging table
 // carrier callbacks write to, the filers' claim of a lane's texts, and the
 // set-based statements that file a batch. Every statement has bind
 // parameters and a fixed text, and takes its arrays whole.

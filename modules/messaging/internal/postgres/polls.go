@@ -12,7 +12,7 @@ import (
 	"github.com/teamtext/teamtext/platform/db"
 )
 
-// Polls (RSVP by reply, issue 28): the numbers a poll went to, the latest
+// Polls (RSVP by reply): the numbers a poll went to, the latest
 // open poll of each number that answers, the answers and their tallies.
 // Every statement takes a whole batch's arrays.
 

@@ -59,16 +59,16 @@ type messageRow struct {
 	EstimatedCompletion *time.Time `bun:"estimated_completion"`
 	// SkippedUndeliverable counts the audience's numbers left out because
 	// they are marked undeliverable; ResendOf is the message this one
-	// resends to its failed recipients (issue 18).
+	// resends to its failed recipients.
 	SkippedUndeliverable int    `bun:"skipped_undeliverable"`
 	ResendOf             string `bun:"resend_of"`
 	// Credits is the send's exact cost when its texts differ per recipient
 	// (merge tags); NULL (0) means recipients × segments.
 	Credits int `bun:"credits,nullzero"`
 	// HeldForQuietHours counts the texts quiet hours held when the send
-	// was planned (issue 29); written by HoldTexts only.
+	// was planned; written by HoldTexts only.
 	HeldForQuietHours int `bun:"held_for_quiet_hours"`
-	// ReplyOptions and ReplyUntil make the message a poll (issue 28);
+	// ReplyOptions and ReplyUntil make the message a poll;
 	// NULL for every other message.
 	ReplyOptions []string   `bun:"reply_options,array,nullzero"`
 	ReplyUntil   *time.Time `bun:"reply_until"`

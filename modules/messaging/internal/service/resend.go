@@ -8,7 +8,7 @@ import (
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
-// Numbers that keep failing and resends to failed recipients (issue 18).
+// Numbers that keep failing and resends to failed recipients.
 
 // ResendOnlyFailed is the one value of a resend's "only".
 const ResendOnlyFailed = "failed"

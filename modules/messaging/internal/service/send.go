@@ -56,7 +56,7 @@ type SendInput struct {
 	// ScheduledID is set by a scheduled send's occurrence (run.go): the
 	// message records where it came from.
 	ScheduledID string `json:"-"`
-	// ReplyOptions make the send a poll (RSVP by reply, issue 28), open
+	// ReplyOptions make the send a poll (RSVP by reply), open
 	// until ReplyUntil (RFC 3339; "" is 7 days after the send).
 	ReplyOptions []string `json:"reply_options,omitempty"`
 	ReplyUntil   string   `json:"reply_until,omitempty"`
@@ -96,7 +96,7 @@ type Plan struct {
 	merge domain.MergeText
 
 	// SkippedUndeliverable counts the audience's numbers marked
-	// undeliverable: not texted, not charged (issue 18).
+	// undeliverable: not texted, not charged.
 	SkippedUndeliverable int
 
 	// ReplyOptions make the send a poll (upper-case), open until

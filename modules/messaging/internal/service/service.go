@@ -50,7 +50,7 @@ type Deps struct {
 	Outbound Planner
 	Log      *slog.Logger
 	// Classify is the carrier's code mapping: which failures are
-	// permanent for the number, and so are not resent (issue 18).
+	// permanent for the number, and so are not resent.
 	Classify domain.Classifier
 }
 

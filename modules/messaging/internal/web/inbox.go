@@ -12,7 +12,7 @@ import (
 
 // inboxPage is how many texts the inbox shows at a time, in each of its
 // two lists: each carries its reply box, and the page stays light on a
-// phone (issue 26: 60 KB).
+// phone (60 KB).
 const inboxPage = 20
 
 // inboxItem is one text as the inbox shows it, with what its reply form needs.

@@ -9,7 +9,7 @@ import (
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
-// Joining a team by text or on the web (issue 28). The join keywords are
+// Joining a team by text or on the web. The join keywords are
 // the contract's (rosterapi.JoinKeywords, rosterapi.MatchJoinKeyword):
 // messaging reads them to know which texts to hand over, and team keywords
 // may not use them.

@@ -13,11 +13,11 @@ import (
 
 // importBudget bounds an import's row work so the answer is written within
 // the admin server's 60 s write timeout, with room to spare for a loaded
-// machine and for encoding the answer. Kept at 45 s (issue 15): at the
+// machine and for encoding the answer. Kept at 45 s: at the
 // 15,000–20,000 rows/s measured on a shared 2-CPU machine the largest file
 // (100,000 rows) takes 5–7 s, so the budget only bites on a machine
 // several times slower, and raising it would need the write timeout raised
-// too (docs/BENCHMARKS-HISTORY.md, issue 15).
+// too (docs/BENCHMARKS-HISTORY.md).
 const importBudget = 45 * time.Second
 
 const importDescription = "Imports a roster from CSV (`text/csv`, UTF-8, optional BOM, up to 16 MiB and " +

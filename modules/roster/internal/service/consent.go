@@ -1,4 +1,4 @@
-// The consent record (issue 18, item 4): each member's consent (source, at,
+// The consent record: each member's consent (source, at,
 // evidence), and every number's consent history — consent given when a
 // member is added, every STOP, START and HELP text, every opt-out recorded
 // through the API or by support — each history row written in the

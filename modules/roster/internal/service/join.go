@@ -1,5 +1,5 @@
 // Joining a team by text (sign-up conversations) and on the web (the
-// public /join/{team_code} page with a code texted to the phone), issue 28.
+// public /join/{team_code} page with a code texted to the phone).
 // Both add the member, their consent record (source keyword or
 // web_signup, with the evidence) and the consent history row in one
 // transaction, pending or active by the team's join_approval_required, and

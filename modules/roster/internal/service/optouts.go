@@ -289,7 +289,7 @@ type Check struct {
 	OnRoster  bool
 	OptedOut  bool
 	MemberIDs []string
-	// Undeliverable: the number is marked undeliverable (issue 18).
+	// Undeliverable: the number is marked undeliverable.
 	Undeliverable bool
 }
 

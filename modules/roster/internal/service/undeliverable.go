@@ -8,7 +8,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
 
-// Numbers that keep failing (issue 18): the roster keeps, per team and
+// Numbers that keep failing: the roster keeps, per team and
 // number, the streak of permanent delivery failures status ingestion
 // reports, and the mark once it reaches the configured count.
 

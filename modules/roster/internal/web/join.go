@@ -7,7 +7,7 @@ import (
 	"github.com/teamtext/teamtext/platform/web"
 )
 
-// The team's public sign-up page (issue 28): GET /join/{team_code}, no
+// The team's public sign-up page: GET /join/{team_code}, no
 // sign-in. "Sign up" texts a 6-digit code to the phone; "Confirm" with the
 // right code adds the member (consent source web_signup). The page's
 // answer to "Sign up" is the same whether or not the number is on the

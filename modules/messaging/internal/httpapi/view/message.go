@@ -47,14 +47,14 @@ type Message struct {
 	Poll
 }
 
-// Poll is what issue 28 adds to a message: its reply options, when it is a
+// Poll is what reply options add to a message: its reply options, when it is a
 // poll, and when answers stop being taken.
 type Poll struct {
 	ReplyOptions []string   `json:"reply_options" nullable:"true" doc:"The options recipients answer with (upper-case, in the order given), when the message is a poll: rendered_text ends with the line \"Reply YES, NO or MAYBE\". null for any other message. Answers: GET /messages/{message_id}/responses and the message.response event (an addition to v1)."`
 	ReplyUntil   *time.Time `json:"reply_until" doc:"When the poll stops taking answers (a text received at or after it is an ordinary text); null for a message that is not a poll (an addition to v1)."`
 }
 
-// Origin is where a message came from and who sent it (issue 26: the
+// Origin is where a message came from and who sent it (the
 // dashboard's sends appear beside the API's).
 type Origin struct {
 	Source   string  `json:"source" enum:"api,dashboard,schedule,campaign" doc:"Where the send was made: api (POST /messages or a resend with a key), dashboard (Compose or Resend to failed, by a signed-in staff member), schedule (an occurrence of a scheduled send), campaign (a campaign step). An addition to v1."`
@@ -62,7 +62,7 @@ type Origin struct {
 	MemberID *string `json:"member_id" doc:"The roster entry who sent it: the signed-in staff member, the campaign's creator, or the API key's creator; null when unknown. An addition to v1."`
 }
 
-// Suppression is what issue 18 adds to a message: numbers left out because
+// Suppression is what the undeliverable rule adds to a message: numbers left out because
 // they are marked undeliverable, and the message a resend went out for.
 type Suppression struct {
 	SkippedUndeliverable int     `json:"skipped_undeliverable" doc:"Numbers of the audience not texted because they are marked undeliverable (their texts failed with a permanent carrier code UNDELIVERABLE_AFTER times in a row); not among recipients, charged nothing (an addition to v1)."`

@@ -25,7 +25,7 @@ type Member struct {
 	Deliverability
 }
 
-// Deliverability is issue 18's mark on a member's number, shown on every
+// Deliverability is the undeliverable mark on a member's number, shown on every
 // roster entry with the number.
 type Deliverability struct {
 	Undeliverable      bool       `json:"undeliverable" doc:"The member's number is marked undeliverable: its texts failed with a permanent carrier code (landline, unreachable, invalid, blocked) UNDELIVERABLE_AFTER times in a row. Sends skip it (counted as skipped_undeliverable, charged nothing) until a text to it is delivered, it texts the team, or the dashboard clears the mark. Read-only (an addition to v1)."`

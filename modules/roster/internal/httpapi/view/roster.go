@@ -80,6 +80,6 @@ type Check struct {
 	OnRoster  bool     `json:"on_roster"`
 	OptedOut  bool     `json:"opted_out"`
 	MemberIDs []string `json:"member_ids"`
-	// Undeliverable is issue 18's mark, beside opted_out.
+	// Undeliverable is the undeliverable mark, beside opted_out.
 	Undeliverable bool `json:"undeliverable" doc:"The number is marked undeliverable: its texts failed with a permanent carrier code (landline, unreachable, invalid, blocked) UNDELIVERABLE_AFTER times in a row, so sends skip it until a text to it is delivered, it texts the team, or the dashboard clears the mark (an addition to v1)."`
 }
