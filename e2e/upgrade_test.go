@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/modules/messaging/fakes/twiliotest"
 )
 
 // newestMigration is the path of the newest migration file (by its
@@ -183,4 +185,73 @@ func TestRiverUpgradeUnderPreviousBuild(t *testing.T) {
 	require.Greater(t, riverSchema(t, url), 7)
 	servesOn(t, admin, old, url, "the build on River v0.41.0 after River's migrations")
 	servesOn(t, admin, startBinOn(t, env.bin, url), url, "this build beside it")
+}
+
+// TestTwilioDeploymentUpgradesToCarrierAccounts: a deployment configured
+// only by CARRIER=twilio and TWILIO_* (the build before carrier accounts)
+// sends through Twilio; the carrier-accounts migration is applied; this
+// build, with the same environment and nothing else, keeps sending through
+// the same Twilio account, and lists it as the one default account.
+func TestTwilioDeploymentUpgradesToCarrierAccounts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const (
+		base  = "https://teamtext.example.test"
+		sid   = "AC0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+		token = "twilioupgrade0123456789abcdefghi"
+	)
+	out, err := exec.Command("git", "-C", harness.RepoRoot(), "log", "--diff-filter=A", "--format=%H", "-1", "--",
+		"modules/messaging/internal/postgres/migrations/20261207140001_carrier_accounts.tx.up.sql").Output()
+	require.NoError(t, err)
+	commit := strings.TrimSpace(string(out))
+	require.NotEmpty(t, commit)
+	prev := buildAt(t, commit+"^")
+
+	psql(t, "teamtext", "CREATE DATABASE upgrade_twilio")
+	url := strings.Replace(env.pg.URL, "/teamtext?", "/upgrade_twilio?", 1)
+	require.NoError(t, harness.Migrate(ctx, prev, url))
+	tw := twiliotest.NewServer(t, sid, token)
+	vars := []string{"CARRIER=twilio", "TWILIO_ACCOUNT_SID=" + sid, "TWILIO_AUTH_TOKEN=" + token, "TWILIO_API_URL=" + tw.URL, "PUBLIC_BASE_URL=" + base}
+	var node atomic.Pointer[harness.Service]
+	tw.Rewrite = func(u string) string { return strings.Replace(u, base, node.Load().PublicURL, 1) }
+	flushEvery(t, 200*time.Millisecond, tw.Flush)
+
+	sends := func(bin, label string) {
+		t.Helper()
+		svc, err := harness.Start(ctx, bin, url, vars...)
+		require.NoError(t, err, label)
+		defer func() { _ = svc.Stop() }()
+		node.Store(svc)
+		admin := plainClient(svc.AdminURL+"/admin/v1", harness.AdminToken)
+		f, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})
+		require.NoError(t, err, label)
+		api := plainClient(svc.PublicURL+"/api/v1", f.Key)
+		r, err := api.Do(ctx, "POST", "/members", map[string]any{"name": "Athlete", "phone": "+12025550131"})
+		require.NoError(t, err)
+		require.Equal(t, 201, r.Status, "%s: %s", label, r.Body)
+		before := len(tw.Messages())
+		r, err = api.Do(ctx, "POST", "/messages", map[string]any{"text": "Practice at 6", "audience": "all"})
+		require.NoError(t, err)
+		require.Equal(t, 201, r.Status, "%s: %s", label, r.Body)
+		var m struct {
+			ID         string `json:"id"`
+			Recipients int    `json:"recipients"`
+		}
+		require.NoError(t, r.Data(&m))
+		waitFor(t, 60*time.Second, func() bool { return deliveries(t, url, m.ID, "delivered") == m.Recipients })
+		require.Equal(t, before+m.Recipients, len(tw.Messages()), "%s: through the Twilio account", label)
+		require.NotContains(t, svc.Logs(), token, label)
+	}
+	sends(prev, "the build before carrier accounts")
+	require.NoError(t, harness.Migrate(ctx, env.bin, url))
+	sends(env.bin, "this build, same environment")
+
+	svc := startServiceOn(t, url, vars...)
+	var list []carrierAccount
+	require.NoError(t, plainClient(svc.AdminURL+"/admin/v1", harness.AdminToken).Expect(ctx, 200, "GET", "/carrier-accounts", nil, &list))
+	require.Len(t, list, 1)
+	require.True(t, list[0].Default)
+	require.Equal(t, "twilio", list[0].Provider, "the environment's account")
+	require.Zero(t, countRowsIn(t, url, `SELECT count(*) FROM messaging_numbers WHERE carrier_account_id <> 'cac_default'`),
+		"every number, old and new, sends through the default account")
 }
