@@ -150,8 +150,13 @@ type routesParams struct {
 // registerRoutes adds messaging's public and admin operations (one table:
 // httpapi/routes.go); the simulator's operations only when it is the carrier.
 func registerRoutes(p routesParams) {
-	msghttp.Register(p.Public.API, p.Admin.API, msghttp.Services{Send: p.Send, Inbound: p.Inbound, Inbox: p.Inbox, Replies: p.Replies, Analytics: p.Analytics, Numbers: p.Numbers,
-		Settings: p.Settings, Keywords: p.Keywords, Simulator: simulatorOnly(p.Config, p.Simulator), DB: p.DB, Clock: p.Clock, Accounts: p.Accounts})
+	sim := simulatorOnly(p.Config, p.Simulator)
+	var simulated *inbound.Simulated
+	if sim != nil {
+		simulated = &inbound.Simulated{Carrier: sim, DB: p.DB, Inbound: p.Inbound, Clock: p.Clock}
+	}
+	msghttp.Register(p.Public.API, p.Admin.API, msghttp.Services{Send: p.Send, Simulated: simulated, Inbox: p.Inbox, Replies: p.Replies, Analytics: p.Analytics,
+		Numbers: p.Numbers, Settings: p.Settings, Keywords: p.Keywords, Simulator: sim, DB: p.DB, Accounts: p.Accounts})
 }
 
 // pumpPoll is how often the engine's and status queues look for jobs that

@@ -2,25 +2,17 @@ package httpapi
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"time"
-	"unicode/utf8"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/httpapi/view"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/settings"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/httpapi"
-	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // This file is the admin side of inbound texts: the simulator's injection
 // of a text, staff replies from the inbox, and the HELP reply setting.
-
-// maxInboundBody is the longest text the simulator accepts (a carrier's
-// limit for a concatenated SMS).
-const maxInboundBody = 1600
 
 // SimulatedText is a text injected into the simulator.
 type SimulatedText struct {
@@ -69,35 +61,11 @@ func (h *handler) adminSimulatorInbound(ctx context.Context, in *struct {
 		ProviderMessageID string `json:"provider_message_id,omitempty" maxLength:"64" doc:"Optional; to simulate a carrier retrying its callback."`
 	}
 }) (*httpapi.DataOutput[SimulatedText], error) {
-	if h.sim == nil {
+	if h.simulated == nil {
 		return nil, fault.New(fault.Conflict, fault.CodeConflict, "the carrier is not the simulator")
 	}
-	from, err := phone.Parse(in.Body.From)
-	if err != nil {
-		return nil, fault.New(fault.Invalid, "invalid_phone", "from is not a valid US phone number")
-	}
-	to, err := phone.Parse(in.Body.To)
-	if err != nil {
-		return nil, fault.New(fault.Invalid, "invalid_phone", "to is not a valid US phone number")
-	}
-	if utf8.RuneCountInString(in.Body.Body) > maxInboundBody {
-		return nil, fault.Invalidf("body must be at most %d characters", maxInboundBody)
-	}
-	a := inbound.Args{From: from.String(), To: to.String(), Body: in.Body.Body, ProviderMessageID: in.Body.ProviderMessageID,
-		ReceivedAt: h.clock.Now().UTC().Truncate(time.Microsecond)}
-	if a.ProviderMessageID == "" {
-		var b [16]byte
-		_, _ = rand.Read(b[:])
-		a.ProviderMessageID = "SMsim" + hex.EncodeToString(b[:])
-	}
-	// Two writes and no reads: one round trip, committed together (db.Pipeline).
-	err = h.db.Pipeline(ctx, func(ctx context.Context) error {
-		// The simulated carrier sees STOP and START itself, as carriers with opt-out handling do.
-		if err := h.sim.NoteInbound(ctx, a.From, a.To, a.Body); err != nil {
-			return err
-		}
-		return h.inbound.Enqueue(ctx, a)
-	})
+	a, err := h.simulated.Receive(ctx, inbound.SimulatedText{From: in.Body.From, To: in.Body.To, Body: in.Body.Body,
+		ProviderMessageID: in.Body.ProviderMessageID})
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/modules/messaging/internal/settings"
 	"github.com/teamtext/teamtext/platform/auth"
-	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/httpapi"
 )
@@ -26,8 +25,8 @@ import (
 // scheduled, resend, inbound texts and the inbox, analytics; admin:
 // approvals, urgent templates, simulator, sending numbers, inbound).
 func Register(api, admin huma.API, s Services) {
-	h := &handler{svc: s.Send, inbound: s.Inbound, inbox: s.Inbox, replies: s.Replies, analytics: s.Analytics, numbers: s.Numbers,
-		settings: s.Settings, keywords: s.Keywords, sim: s.Simulator, db: s.DB, clock: s.Clock, accounts: s.Accounts}
+	h := &handler{svc: s.Send, simulated: s.Simulated, inbox: s.Inbox, replies: s.Replies, analytics: s.Analytics, numbers: s.Numbers,
+		settings: s.Settings, keywords: s.Keywords, sim: s.Simulator, db: s.DB, accounts: s.Accounts}
 	tmpl, msgs, sched, inb := []string{"Templates"}, []string{"Messages"}, []string{"Scheduled"}, []string{"Inbound texts"}
 	approvals, simTags, numbers, settingsTags := []string{"Approvals"}, []string{"Simulator"}, []string{"Sending numbers"}, []string{"Messaging settings"}
 
@@ -92,8 +91,10 @@ func Register(api, admin huma.API, s Services) {
 
 // Services are what messaging's operations call.
 type Services struct {
-	Send      *service.Service
-	Inbound   *inbound.Service // the simulator's inbound texts are staged with it
+	Send *service.Service
+	// Simulated receives the simulator's inbound texts; nil unless
+	// CARRIER=simulator.
+	Simulated *inbound.Simulated
 	Inbox     *inbound.Inbox
 	Replies   *inbound.Replies
 	Analytics *inbound.Analytics
@@ -102,8 +103,7 @@ type Services struct {
 	Keywords  *inbound.TeamKeywords // the team's own keywords
 	Simulator *simulator.Simulator  // nil unless CARRIER=simulator: its operations answer 409
 	Accounts  *accounts.Service     // carrier accounts
-	DB        *db.DB                // the simulator's inbound injection: one transaction
-	Clock     clock.Clock
+	DB        *db.DB                // messaging settings: several fields changed in one transaction
 }
 
 // handler serves both APIs. The public handlers act on the key's team:
@@ -114,7 +114,7 @@ type Services struct {
 // its texts staged by inbound).
 type handler struct {
 	svc       *service.Service
-	inbound   *inbound.Service
+	simulated *inbound.Simulated
 	inbox     *inbound.Inbox
 	replies   *inbound.Replies
 	analytics *inbound.Analytics
@@ -123,7 +123,6 @@ type handler struct {
 	keywords  *inbound.TeamKeywords
 	sim       *simulator.Simulator
 	db        *db.DB
-	clock     clock.Clock
 	accounts  *accounts.Service
 }
 
