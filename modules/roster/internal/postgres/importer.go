@@ -25,6 +25,17 @@ FROM unnest($2::text[]) AS p(phone)
 CROSS JOIN LATERAL (SELECT id, name, role, dashboard_login, created_at FROM roster_members
                     WHERE team_id || ' ' || phone = $1 || ' ' || p.phone AND deleted_at IS NULL OFFSET 0) m`
 
+// importPlanSQL, importOptOutsSQL and importGroupsSQL are ImportState's
+// other statements: its plan setting; which of phones ($2) the team ($1)
+// has opted out; which of the groups ($2) are the team's, locked against
+// their deletion until the chunk commits.
+const (
+	importPlanSQL    = `SET LOCAL enable_seqscan = off`
+	importOptOutsSQL = `SELECT p.phone FROM unnest($2::text[]) AS p(phone)
+WHERE EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = $1 AND o.phone = p.phone)`
+	importGroupsSQL = `SELECT id FROM roster_groups WHERE team_id = $1 AND id = ANY($2::text[]) FOR KEY SHARE`
+)
+
 // ImportState reads a chunk's state for phones and groupIDs. Call it in the
 // chunk's transaction after LockPhones, so that it cannot go stale; it
 // turns sequential scans off for the rest of that transaction.
@@ -37,11 +48,10 @@ func (r *Repo) ImportState(ctx context.Context, teamID string, phones, groupIDs 
 		// compares every row with every phone: the import slowed down with
 		// every chunk (0.6 s a chunk after 10,000 members). Each lookup is an
 		// index probe, so the chunk's transaction forbids the scan.
-		if _, err := q.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+		if _, err := q.Exec(ctx, importPlanSQL); err != nil {
 			return fmt.Errorf("plan settings: %w", err)
 		}
-		rows, err := q.Query(ctx, `SELECT p.phone FROM unnest($2::text[]) AS p(phone)
-WHERE EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = $1 AND o.phone = p.phone)`, teamID, phones)
+		rows, err := q.Query(ctx, importOptOutsSQL, teamID, phones)
 		if err != nil {
 			return fmt.Errorf("opt-outs: %w", err)
 		}
@@ -83,7 +93,7 @@ WHERE EXISTS (SELECT 1 FROM roster_opt_outs o WHERE o.team_id = $1 AND o.phone =
 		// check would have locked them per row, so that a group deleted
 		// meanwhile either is gone now (its rows fail invalid_group) or
 		// waits for this chunk's commit and takes its memberships with it.
-		rows, err = q.Query(ctx, `SELECT id FROM roster_groups WHERE team_id = $1 AND id = ANY($2::text[]) FOR KEY SHARE`, teamID, groupIDs)
+		rows, err = q.Query(ctx, importGroupsSQL, teamID, groupIDs)
 		if err != nil {
 			return fmt.Errorf("groups: %w", err)
 		}
@@ -113,6 +123,9 @@ func (r *Repo) AnalyzeMembers(ctx context.Context) error {
 var memberCopyColumns = []string{"id", "team_id", "name", "phone", "email", "role", "status", "is_blocked", "dashboard_login", "can_send_broadcasts", "created_at", "updated_at",
 	"consent_source", "consent_at", "consent_evidence", "time_zone"}
 
+// membershipCopyColumns are CopyMembers' columns of roster_group_members.
+var membershipCopyColumns = []string{"group_id", "member_id", "team_id"}
+
 func memberCopyValues(row []any, m *domain.Member) {
 	row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], row[10], row[11], row[12], row[13], row[14] = m.ID, m.TeamID, m.Name, m.Phone, m.Email, string(m.Role), m.Status, m.IsBlocked, m.DashboardLogin, m.CanSendBroadcasts, m.CreatedAt, m.UpdatedAt,
 		m.ConsentSource, m.ConsentAt, m.ConsentEvidence
@@ -130,7 +143,7 @@ func (r *Repo) CopyMembers(ctx context.Context, teamID string, ms []domain.Membe
 		}
 		if len(groups) > 0 {
 			var team any = teamID // boxed once for every row
-			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"roster_group_members"}, []string{"group_id", "member_id", "team_id"},
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"roster_group_members"}, membershipCopyColumns,
 				db.CopyRows(len(groups), 3, func(row []any, i int) {
 					row[0], row[1], row[2] = groups[i].GroupID, groups[i].MemberID, team
 				})); err != nil {

@@ -131,11 +131,16 @@ func (r *Repo) InsertTeam(ctx context.Context, t *domain.Team) error {
 // Team loads a team by id.
 func (r *Repo) Team(ctx context.Context, id string) (*domain.Team, error) {
 	t := new(teamRow)
-	if err := r.db.IDB(ctx).NewSelect().Model(t).Where("id = ?", id).Scan(ctx); err != nil {
+	if err := selectTeam(r.db.IDB(ctx), t, id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select team")
 	}
 	out := t.toDomain()
 	return &out, nil
+}
+
+// selectTeam is Team's statement: the team id's row into t.
+func selectTeam(idb bun.IDB, t *teamRow, id string) *bun.SelectQuery {
+	return idb.NewSelect().Model(t).Where("id = ?", id)
 }
 
 // TeamsByID reads the teams of ids (those that exist).
