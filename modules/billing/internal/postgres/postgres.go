@@ -67,7 +67,7 @@ func (s *Store) Insert(ctx context.Context, a domain.Account) error {
 // Get reads one account; domain.ErrNotFound when the team has none.
 func (s *Store) Get(ctx context.Context, teamID string) (domain.Account, error) {
 	row := new(accountRow)
-	err := s.db.IDB(ctx).NewSelect().Model(row).Where("team_id = ?", teamID).Scan(ctx)
+	err := selectAccount(s.db.IDB(ctx), row, teamID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return domain.Account{}, domain.ErrNotFound
 	}
@@ -75,6 +75,11 @@ func (s *Store) Get(ctx context.Context, teamID string) (domain.Account, error) 
 		return domain.Account{}, fmt.Errorf("select billing account: %w", err)
 	}
 	return toDomain(row), nil
+}
+
+// selectAccount is Get's statement: the team's account into row.
+func selectAccount(idb bun.IDB, row *accountRow, teamID string) *bun.SelectQuery {
+	return idb.NewSelect().Model(row).Where("team_id = ?", teamID)
 }
 
 // GetMany reads the accounts of teamIDs in one statement; teams without
