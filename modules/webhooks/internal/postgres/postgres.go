@@ -398,13 +398,15 @@ func (r *Repo) InsertEvents(ctx context.Context, es []domain.Event) error {
 // worth it for a few events.
 const copyEventsFrom = 64
 
+// eventCopyColumns are copyEvents' columns, in the order it fills a row.
+var eventCopyColumns = []string{"id", "team_id", "type", "created_at", "body", "skipped", "webhook_id"}
+
 // copyEvents writes es with COPY on the caller's transaction, filling one
 // row buffer (db.CopyRows).
 func copyEvents(ctx context.Context, es []domain.Event) error {
 	err := db.PgxTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"webhook_events"},
-			[]string{"id", "team_id", "type", "created_at", "body", "skipped", "webhook_id"},
-			db.CopyRows(len(es), 7, func(row []any, i int) {
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"webhook_events"}, eventCopyColumns,
+			db.CopyRows(len(es), len(eventCopyColumns), func(row []any, i int) {
 				e := &es[i]
 				row[0], row[1], row[2], row[3], row[4], row[5], row[6] = e.ID, e.TeamID, e.Type, e.CreatedAt, e.Body, e.Skipped, e.WebhookID
 			}))

@@ -130,6 +130,17 @@ func (r *Repo) UpdateDelivery(ctx context.Context, teamID, webhookID, id string,
 	return toDelivery(&row), nil
 }
 
+// recoverSQL is Recover's statement: team $1, webhook $2, since $3, now $4.
+const recoverSQL = `
+WITH r AS (
+    UPDATE webhook_deliveries SET state = ` + sqlPending + `, round_from = attempts, next_attempt_at = NULL, queued = true,
+        updated_at = $4::timestamptz
+    WHERE webhook_id = $2::text AND team_id = $1::text AND created_at >= $3::timestamptz
+      AND state IN (` + sqlAbandoned + `, ` + sqlCancelled + `)
+    RETURNING 1
+)
+SELECT count(*) FROM r`
+
 // Recover puts every delivery of a webhook created at or after since that
 // ended unsent (abandoned, or cancelled when the webhook turned off) back
 // in the webhook's queue, each starting a new round, and returns how many:
@@ -137,15 +148,7 @@ func (r *Repo) UpdateDelivery(ctx context.Context, teamID, webhookID, id string,
 // One statement; the queue sends them in their original order.
 func (r *Repo) Recover(ctx context.Context, teamID, webhookID string, since, now time.Time) (int, error) {
 	var n int
-	err := r.queryRow(ctx, `
-WITH r AS (
-    UPDATE webhook_deliveries SET state = `+sqlPending+`, round_from = attempts, next_attempt_at = NULL, queued = true,
-        updated_at = $4::timestamptz
-    WHERE webhook_id = $2::text AND team_id = $1::text AND created_at >= $3::timestamptz
-      AND state IN (`+sqlAbandoned+`, `+sqlCancelled+`)
-    RETURNING 1
-)
-SELECT count(*) FROM r`, teamID, webhookID, since, now).Scan(&n)
+	err := r.queryRow(ctx, recoverSQL, teamID, webhookID, since, now).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("recover deliveries: %w", err)
 	}
@@ -170,6 +173,12 @@ func (r *Repo) Enqueue(ctx context.Context, teamID, id string, attempt int, now 
 	return n == 1, nil
 }
 
+// claimPumpSQL is ClaimPump's statement: team $1, webhook $2.
+const claimPumpSQL = `
+INSERT INTO webhook_queues AS q (webhook_id, team_id, pump) VALUES ($2::text, $1::text, true)
+ON CONFLICT (webhook_id) DO UPDATE SET pump = true WHERE NOT q.pump
+RETURNING true`
+
 // ClaimPump records that a webhook's queue needs its pump, in the
 // caller's transaction (after the deliveries were queued). It reports true
 // when no pump job exists: the caller then inserts one. The row lock it
@@ -177,10 +186,7 @@ func (r *Repo) Enqueue(ctx context.Context, teamID, id string, attempt int, now 
 // ends while a delivery is being queued unseen.
 func (r *Repo) ClaimPump(ctx context.Context, teamID, webhookID string) (bool, error) {
 	var claimed bool
-	err := r.queryRow(ctx, `
-INSERT INTO webhook_queues AS q (webhook_id, team_id, pump) VALUES ($2::text, $1::text, true)
-ON CONFLICT (webhook_id) DO UPDATE SET pump = true WHERE NOT q.pump
-RETURNING true`, teamID, webhookID).Scan(&claimed)
+	err := r.queryRow(ctx, claimPumpSQL, teamID, webhookID).Scan(&claimed)
 	if isNoRows(err) {
 		return false, nil
 	}
