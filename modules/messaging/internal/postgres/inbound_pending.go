@@ -24,6 +24,10 @@ import (
 // filers with (sent after the callback's commit).
 const InboundChannel = "teamtext_inbound"
 
+// stageInboundSQL is StageInbound's statement.
+const stageInboundSQL = `INSERT INTO messaging_inbound_pending (provider_message_id, from_phone, to_phone, body, keyword, lane, received_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (provider_message_id) DO NOTHING`
+
 // StageInbound stages a text, unless one with its provider id is staged
 // already (a carrier retry), in one statement, and wakes the filers once
 // the transaction (ctx's, a pipeline's or the statement's own) commits:
@@ -32,8 +36,7 @@ const InboundChannel = "teamtext_inbound"
 // Postgres's one lock for notifying transactions.
 func (r *Repo) StageInbound(ctx context.Context, p domain.PendingInbound) error {
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		_, err := q.Exec(ctx, `INSERT INTO messaging_inbound_pending (provider_message_id, from_phone, to_phone, body, keyword, lane, received_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (provider_message_id) DO NOTHING`,
+		_, err := q.Exec(ctx, stageInboundSQL,
 			p.ProviderMessageID, p.FromPhone, p.ToPhone, p.Body, p.Keyword, p.Lane, p.ReceivedAt)
 		return err
 	})
@@ -43,6 +46,14 @@ VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (provider_message_id) DO NOTHING
 	db.AfterCommit(ctx, r.staged.Notify)
 	return nil
 }
+
+// lockInboundLaneSQL is LockInboundLane's statement: lanes $1, first $2, attempts below $3.
+const lockInboundLaneSQL = `SELECT l FROM (
+  SELECT l FROM generate_series(0, $1::int - 1) AS l
+  WHERE EXISTS (SELECT 1 FROM messaging_inbound_pending p WHERE p.lane = l AND p.attempts < $3)
+  ORDER BY NOT EXISTS (SELECT 1 FROM messaging_inbound_pending p WHERE p.lane = l AND p.keyword AND p.attempts < $3),
+    (l - $2::int + $1::int) % $1::int) x
+WHERE pg_try_advisory_xact_lock(hashtextextended('messaging_inbound_lane:' || l, 0)) LIMIT 1`
 
 // LockInboundLane takes, for the transaction, a lane that has staged texts
 // and that no other filer holds: lanes with a keyword text (STOP, START,
@@ -57,12 +68,7 @@ func (r *Repo) LockInboundLane(ctx context.Context, lanes, first int) (int, erro
 		// The lock is tried lane after lane in the subquery's order, and
 		// the scan stops at the first it gets (a volatile qual is never
 		// pushed into the ordered subquery).
-		err := q.QueryRow(ctx, `SELECT l FROM (
-  SELECT l FROM generate_series(0, $1::int - 1) AS l
-  WHERE EXISTS (SELECT 1 FROM messaging_inbound_pending p WHERE p.lane = l AND p.attempts < $3)
-  ORDER BY NOT EXISTS (SELECT 1 FROM messaging_inbound_pending p WHERE p.lane = l AND p.keyword AND p.attempts < $3),
-    (l - $2::int + $1::int) % $1::int) x
-WHERE pg_try_advisory_xact_lock(hashtextextended('messaging_inbound_lane:' || l, 0)) LIMIT 1`, lanes, first, domain.InboundMaxAttempts).Scan(&lane)
+		err := q.QueryRow(ctx, lockInboundLaneSQL, lanes, first, domain.InboundMaxAttempts).Scan(&lane)
 		if errors.Is(err, pgx.ErrNoRows) {
 			lane = -1
 			return nil
@@ -75,15 +81,8 @@ WHERE pg_try_advisory_xact_lock(hashtextextended('messaging_inbound_lane:' || l,
 	return lane, nil
 }
 
-// TakeInbound removes up to limit staged texts of a lane (locked by the
-// caller) and returns them in arrival order: the texts of every number
-// that sent a keyword, up to its latest keyword, first; then the oldest.
-// So each number's texts taken are its oldest, and a STOP waits for at
-// most one batch however long the lane's backlog.
-func (r *Repo) TakeInbound(ctx context.Context, lane, limit int) ([]domain.PendingInbound, error) {
-	var out []domain.PendingInbound
-	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		rows, err := q.Query(ctx, `WITH kw AS (
+// takeInboundSQL is TakeInbound's statement: lane $1, limit $2, attempts below $3.
+const takeInboundSQL = `WITH kw AS (
   SELECT from_phone, max(id) AS upto FROM messaging_inbound_pending WHERE lane = $1 AND keyword AND attempts < $3 GROUP BY from_phone),
 pick AS (
   SELECT p.id, 0 AS pri FROM messaging_inbound_pending p JOIN kw ON kw.from_phone = p.from_phone AND p.id <= kw.upto
@@ -92,7 +91,17 @@ pick AS (
   (SELECT id, 1 FROM messaging_inbound_pending WHERE lane = $1 AND attempts < $3 ORDER BY id LIMIT $2)),
 chosen AS (SELECT id FROM pick GROUP BY id ORDER BY min(pri), id LIMIT $2)
 DELETE FROM messaging_inbound_pending p USING chosen c WHERE p.id = c.id
-RETURNING p.id, p.provider_message_id, p.from_phone, p.to_phone, p.body, p.keyword, p.lane, p.received_at`, lane, limit, domain.InboundMaxAttempts)
+RETURNING p.id, p.provider_message_id, p.from_phone, p.to_phone, p.body, p.keyword, p.lane, p.received_at`
+
+// TakeInbound removes up to limit staged texts of a lane (locked by the
+// caller) and returns them in arrival order: the texts of every number
+// that sent a keyword, up to its latest keyword, first; then the oldest.
+// So each number's texts taken are its oldest, and a STOP waits for at
+// most one batch however long the lane's backlog.
+func (r *Repo) TakeInbound(ctx context.Context, lane, limit int) ([]domain.PendingInbound, error) {
+	var out []domain.PendingInbound
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		rows, err := q.Query(ctx, takeInboundSQL, lane, limit, domain.InboundMaxAttempts)
 		if err != nil {
 			return err
 		}
@@ -167,6 +176,18 @@ WHERE coalesce(l.group_id, '') <> ''`, teams, phones)
 	return out, nil
 }
 
+// insertInboundsSQL is InsertInbounds' statement: one array per column.
+const insertInboundsSQL = `INSERT INTO messaging_inbound (id, team_id, provider_message_id, from_phone, to_phone, body, keyword, group_id,
+  member_id, member_name, member_role, received_at, held, created_at)
+SELECT v.id, v.team_id, v.provider, v.from_phone, v.to_phone, v.body, NULLIF(v.kw, ''), NULLIF(v.grp, ''),
+  NULLIF(v.member, ''), NULLIF(v.name, ''), NULLIF(v.role, ''), v.received, v.held, v.created
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+  $11::text[], $12::timestamptz[], $13::bool[], $14::timestamptz[])
+  WITH ORDINALITY AS v(id, team_id, provider, from_phone, to_phone, body, kw, grp, member, name, role, received, held, created, ord)
+ORDER BY v.ord
+ON CONFLICT (provider_message_id) DO NOTHING
+RETURNING id`
+
 // InsertInbounds stores texts in one statement, skipping those whose
 // provider id is stored already (carrier retries), and returns the ids of
 // those it stored.
@@ -189,16 +210,7 @@ func (r *Repo) InsertInbounds(ctx context.Context, ins []domain.Inbound) (map[st
 		received[i], created[i], held[i] = in.ReceivedAt, in.CreatedAt, in.Held
 	}
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		rows, err := q.Query(ctx, `INSERT INTO messaging_inbound (id, team_id, provider_message_id, from_phone, to_phone, body, keyword, group_id,
-  member_id, member_name, member_role, received_at, held, created_at)
-SELECT v.id, v.team_id, v.provider, v.from_phone, v.to_phone, v.body, NULLIF(v.kw, ''), NULLIF(v.grp, ''),
-  NULLIF(v.member, ''), NULLIF(v.name, ''), NULLIF(v.role, ''), v.received, v.held, v.created
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
-  $11::text[], $12::timestamptz[], $13::bool[], $14::timestamptz[])
-  WITH ORDINALITY AS v(id, team_id, provider, from_phone, to_phone, body, kw, grp, member, name, role, received, held, created, ord)
-ORDER BY v.ord
-ON CONFLICT (provider_message_id) DO NOTHING
-RETURNING id`, ids, teams, providers, froms, tos, bodies, kws, groups, members, names, roles, received, held, created)
+		rows, err := q.Query(ctx, insertInboundsSQL, ids, teams, providers, froms, tos, bodies, kws, groups, members, names, roles, received, held, created)
 		if err != nil {
 			return err
 		}
@@ -211,6 +223,12 @@ RETURNING id`, ids, teams, providers, froms, tos, bodies, kws, groups, members, 
 	}
 	return stored, nil
 }
+
+// countReceivedSQL is CountReceivedMany's statement: teams, days, shards and counts.
+const countReceivedSQL = `INSERT INTO messaging_daily_stats AS s (team_id, day, shard, texts_received)
+SELECT v.team_id, v.day::date, v.shard, v.n FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[]) WITH ORDINALITY AS v(team_id, day, shard, n, ord)
+ORDER BY v.ord
+ON CONFLICT (team_id, day, shard) DO UPDATE SET texts_received = s.texts_received + EXCLUDED.texts_received`
 
 // CountReceivedMany adds visible texts to the analytics of the UTC days
 // they were received: one counter row per team and day, in one statement,
@@ -253,10 +271,7 @@ func (r *Repo) CountReceivedMany(ctx context.Context, ins []domain.Inbound) erro
 		teams[i], days[i], shards[i], ns[i] = k.team, k.day, int32(k.shard), counts[k]
 	}
 	return r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		_, err := q.Exec(ctx, `INSERT INTO messaging_daily_stats AS s (team_id, day, shard, texts_received)
-SELECT v.team_id, v.day::date, v.shard, v.n FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[]) WITH ORDINALITY AS v(team_id, day, shard, n, ord)
-ORDER BY v.ord
-ON CONFLICT (team_id, day, shard) DO UPDATE SET texts_received = s.texts_received + EXCLUDED.texts_received`, teams, days, shards, ns)
+		_, err := q.Exec(ctx, countReceivedSQL, teams, days, shards, ns)
 		if err != nil {
 			return fmt.Errorf("count %d received texts: %w", len(ins), err)
 		}
