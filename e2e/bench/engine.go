@@ -1,6 +1,6 @@
 package main
 
-// Issue 13's benchmark: many teams sending at once through the realistic
+// Many teams sending at once through the realistic
 // carrier simulator, each from one number at 1 SMS segment a second. The
 // engine must keep every number at its pace (the aggregate is the sum of
 // the paces) and honour STOPs at once behind the whole backlog.
@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,10 +92,7 @@ func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i
 }
 
 func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
-	pool, err := env.pgxPool(ctx)
-	if err != nil {
-		return nil, err
-	}
+	pool := env.pool
 	admin := env.admin()
 	nTeams := env.engineTeams
 	nStops := min(engineStops, nTeams)
@@ -121,7 +117,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 		rows[i].role = "athlete"
 	}
 	setupStart := time.Now()
-	err = parallel(ctx, nTeams, setupWorkers, func(ctx context.Context, i int) error {
+	err := parallel(ctx, nTeams, setupWorkers, func(ctx context.Context, i int) error {
 		number := benchPhone(blockEngineNumbers, i)
 		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": number}})
 		if err != nil {
@@ -187,10 +183,8 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 
 	// The steady window: from 5 s after the last accept to 190 s after the
 	// first, every number busy throughout.
-	handed := func() (int64, error) {
-		var n int64
-		err := pool.QueryRow(ctx, `SELECT count(*) FROM messaging_sim_outbox WHERE id > $1`, outbox0).Scan(&n)
-		return n, err
+	handed := func() (int, error) {
+		return count(ctx, pool, `SELECT count(*) FROM messaging_sim_outbox WHERE id > $1`, outbox0)
 	}
 	from, to := lastAccept.Add(5*time.Second), sendStart.Add(190*time.Second)
 	if err := sleepUntil(ctx, from); err != nil {
@@ -214,18 +208,11 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 
 	// Every text handed over; then each number's own pace.
 	progress("engine: waiting for the backlog to finish…")
-	deadline := sendStart.Add(engineMembers*time.Second*2 + time.Minute)
-	for {
-		var queued int
-		if err := pool.QueryRow(ctx, `SELECT count(*) FROM messaging_slots`).Scan(&queued); err != nil {
-			return nil, err
-		}
-		if queued == 0 || time.Now().After(deadline) {
-			break
-		}
-		if err := sleepUntil(ctx, time.Now().Add(2*time.Second)); err != nil {
-			return nil, err
-		}
+	if _, err := waitFor(ctx, 2*time.Second, time.Until(sendStart.Add(engineMembers*time.Second*2+time.Minute)), func() (bool, error) {
+		queued, err := count(ctx, pool, `SELECT count(*) FROM messaging_slots`)
+		return queued == 0, err
+	}); err != nil {
+		return nil, err
 	}
 	paces, err := numberPaces(ctx, env, outbox0)
 	if err != nil {
@@ -237,9 +224,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	}
 	minPace, p5, p50 := paces[0], paces[len(paces)*5/100], paces[len(paces)/2]
 
-	items := int(n1 - n0)
-	hr := result{Requests: nTeams, Concurrency: engineWorkers, Elapsed: window, Items: items, Unit: "texts", Use: use,
-		Counts: map[string]int64{"teams": int64(nTeams)}, Detail: map[string]time.Duration{"accept_spread": spread}}
+	hr := result{Requests: nTeams, Concurrency: engineWorkers, Elapsed: window, Items: n1 - n0, Unit: "texts", Use: use}
 	hr.Desc = fmt.Sprintf("%d teams, each with one number at %g segment/s and a %d-recipient broadcast (realistic simulator), "+
 		"all accepted within %s: texts handed to the carrier per second over the steady %s window; CPU per text",
 		nTeams, enginePace, engineMembers+1, spread.Round(10*time.Millisecond), window.Round(time.Second))
@@ -272,10 +257,7 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 // of enginePace: texts after the first over the time from its first to its
 // last hand-over.
 func numberPaces(ctx context.Context, env *benchEnv, outbox0 int64) ([]float64, error) {
-	pool, err := env.pgxPool(ctx)
-	if err != nil {
-		return nil, err
-	}
+	pool := env.pool
 	rows, err := pool.Query(ctx, `SELECT count(*), extract(epoch FROM max(created_at) - min(created_at))
 FROM messaging_sim_outbox WHERE id > $1 GROUP BY from_phone`, outbox0)
 	if err != nil {
@@ -299,10 +281,7 @@ FROM messaging_sim_outbox WHERE id > $1 GROUP BY from_phone`, outbox0)
 // stopLatencies is, for each STOP sent at sent[i] to teams[i], the time to
 // its opt-out's row.
 func stopLatencies(ctx context.Context, env *benchEnv, teams []engineTeam, phone string, sent []time.Time) ([]time.Duration, error) {
-	pool, err := env.pgxPool(ctx)
-	if err != nil {
-		return nil, err
-	}
+	pool := env.pool
 	ids := make([]string, len(teams))
 	at := map[string]time.Time{}
 	for i, t := range teams {
@@ -326,11 +305,8 @@ func stopLatencies(ctx context.Context, env *benchEnv, teams []engineTeam, phone
 	return out, rows.Err()
 }
 
-func engineBullets(_ reportMeta, rs []result) []string {
-	engineTeams := engineTeams
-	if h, ok := findResult(rs, "engine-teams"); ok {
-		engineTeams = int(h.Counts["teams"])
-	}
+func engineBullets(meta reportMeta) []string {
+	engineTeams := meta.Env.engineTeams
 	return []string{
 		fmt.Sprintf("Fixture: %d new Team Plus teams, each with its own number (throughput %g segment/s, the `TWILIO_RATE` default) "+
 			"and %d athletes imported through the admin CSV import (the same numbers on every roster), plus the head coach; the "+
@@ -341,26 +317,4 @@ func engineBullets(_ reportMeta, rs []result) []string {
 			"over the time from its first to its last; %d STOPs from a member late in %d rosters while the backlog is handed over",
 			engineWorkers, engineStops, min(engineStops, engineTeams)),
 	}
-}
-
-func engineReading(meta reportMeta, rs []result) string {
-	h, ok1 := findResult(rs, "engine-teams")
-	st, ok2 := findResult(rs, "engine-stop")
-	if !ok1 || !ok2 || h.units() == 0 {
-		return ""
-	}
-	met := map[bool]string{true: "met", false: "**not met**"}
-	engineTeams := int(h.Counts["teams"])
-	engineRateTarget := enginePaceTarget * float64(engineTeams) * enginePace
-	var b strings.Builder
-	fmt.Fprintf(&b, "**Reading.** %d numbers at %g segment/s can hand over at most %.0f texts/s together; they handed over "+
-		"**%s** (target %.0f: %s). %s (target: every number ≥ 95%%).", engineTeams, enginePace, float64(engineTeams)*enginePace,
-		fmtRate(h.Throughput(), "texts"), engineRateTarget, met[h.Throughput() >= engineRateTarget], strings.ToUpper(h.Note[:1])+h.Note[1:])
-	if h.Use.HasService && h.Use.HasPostgres && h.units() > 0 {
-		fmt.Fprintf(&b, " Per text handed over (its ingestion, events and reports included): %s of service CPU and %s of Postgres CPU.",
-			fmtMicros(h.Use.Service/time.Duration(h.units())), fmtMicros(h.Use.Postgres/time.Duration(h.units())))
-	}
-	fmt.Fprintf(&b, " **STOP:** from the carrier's callback to the opt-out's row, p50 %s, p99 %s over %d STOPs (target p99 < 1 s: %s).",
-		fmtDur(st.Stats.P50), fmtDur(st.Stats.P99), st.Stats.N, met[st.Met])
-	return b.String()
 }

@@ -1,7 +1,10 @@
 // Command bench is teamtext's load generator. It starts Postgres (through
 // testcontainers), builds and starts one `teamtext serve`, creates a team and
-// drives named scenarios against it, then prints a Markdown table and, with
-// -out, writes each scenario group's section into a Markdown file.
+// drives named HTTP scenarios against it, then prints a Markdown table and,
+// with -out, writes each scenario group's section into a Markdown file.
+// The statements behind the scenarios, each beside its repository's path,
+// are testing.B benchmarks in the modules' postgres packages (make
+// bench-sql).
 //
 //	go run ./e2e/bench -out docs/BENCHMARKS.md       (make bench)
 //	go run ./e2e/bench -scenario team-http -requests 5000
@@ -39,40 +42,33 @@ const idleWindow = 2 * time.Second
 // benchEnv is what scenarios share: the running service, its database and
 // the team fixture, plus the load settings.
 type benchEnv struct {
-	requests    int
-	concurrency int
-	warmup      int
-	maxDuration time.Duration
-	pgMaxConns  int
+	requests, concurrency, warmup int
+	maxDuration                   time.Duration
+	members                       int // roster and messaging teams' size (-members)
+	engineTeams                   int // the engine scenarios' teams (-engine-teams)
 
-	dbURL     string
-	publicURL string
-	adminURL  string
-	keys      []string // API keys of the fixture's team; keys[0] is the fixture's
-	keyPlan   keyPlan
-	teamID    string
-	coachID   string // the fixture team's head coach, who owns its keys
+	dbURL, publicURL, adminURL string
+	keys                       []string // API keys of the fixture's team; keys[0] is the fixture's
+	keyPlan                    keyPlan
+	teamID, coachID            string // the fixture team and its head coach, who owns its keys
 
 	servicePID  int    // 0 when unknown
 	containerID string // "" when unknown
 	idle        usage  // CPU used while nothing was driven, over idleWindow
+	// pool is the bench's own connections (-pg-max-conns): fixtures written
+	// by SQL, progress polls, River's queue controls.
+	pool *pgxpool.Pool
 
-	poolOnce sync.Once
-	pool     *pgxpool.Pool
-	poolErr  error
-
-	members     int // roster and messaging teams' size (-members)
-	engineTeams int // the engine scenarios' teams (-engine-teams)
-	ipMu        sync.Mutex
-	ipNext      int // next client address handed out by takeIPs
-	rosterFx    fixtureOnce[*rosterTeam]
-	msgFx       fixtureOnce[*msgTeam]
-	riverFx     fixtureOnce[*river.Client[pgx.Tx]]
-	engineFx    fixtureOnce[*engineRun]
-	inboundFx   fixtureOnce[*inboundRun]
-	hooks       *hookSink // the webhook scenarios' receiver
-	recoverFx   fixtureOnce[*recoverFixture]
-	runID       int64 // this run's start (UnixNano): keeps ids written raw apart between runs
+	ipMu      sync.Mutex
+	ipNext    int // next client address handed out by takeIPs
+	rosterFx  fixtureOnce[*rosterTeam]
+	msgFx     fixtureOnce[*msgTeam]
+	riverFx   fixtureOnce[*river.Client[pgx.Tx]]
+	engineFx  fixtureOnce[*engineRun]
+	inboundFx fixtureOnce[*inboundRun]
+	hooks     *hookSink // the webhook scenarios' receiver
+	recoverFx fixtureOnce[*recoverFixture]
+	runID     int64 // this run's start (UnixNano): keeps ids written by SQL apart between runs
 }
 
 // fixtureOnce builds a fixture shared by a group's scenarios the first time
@@ -116,31 +112,6 @@ func (e *benchEnv) takeIPs(n int) ([]net.IP, error) {
 		out = append(out, net.IPv4(127, 0, byte(1+k/250), byte(1+k%250)).To4())
 	}
 	return out, nil
-}
-
-// pgxPool opens (once) a pgx pool on the service's database, sized like the
-// service's own pool.
-func (e *benchEnv) pgxPool(ctx context.Context) (*pgxpool.Pool, error) {
-	e.poolOnce.Do(func() {
-		cfg, err := pgxpool.ParseConfig(e.dbURL)
-		if err != nil {
-			e.poolErr = err
-			return
-		}
-		cfg.MaxConns = int32(e.pgMaxConns)
-		p, err := pgxpool.NewWithConfig(ctx, cfg)
-		if err != nil {
-			e.poolErr = fmt.Errorf("open pgx pool: %w", err)
-			return
-		}
-		if err := p.Ping(ctx); err != nil {
-			p.Close()
-			e.poolErr = fmt.Errorf("ping: %w", err)
-			return
-		}
-		e.pool = p
-	})
-	return e.pool, e.poolErr
 }
 
 // sample reads what the bench, the service and the Postgres container have
@@ -187,24 +158,15 @@ func serviceAcquires(ctx context.Context, adminURL string) (int64, bool) {
 		return 0, false
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, false
-	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
+	for resp.StatusCode == http.StatusOK && sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), "teamtext_db_pool_acquires_total "); ok {
 			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			return int64(f), err == nil
 		}
 	}
 	return 0, false
-}
-
-func (e *benchEnv) close() {
-	if e.pool != nil {
-		e.pool.Close()
-	}
 }
 
 // progress prints a line for the human watching (stderr, so stdout stays the table).
@@ -220,13 +182,13 @@ func run() int {
 		concurrency = flag.Int("concurrency", 16, "concurrent workers (and idle keep-alive connections)")
 		warmup      = flag.Int("warmup", 500, "unmeasured warm-up requests per scenario")
 		maxDuration = flag.Duration("max-duration", 2*time.Minute, "time bound of each load loop (warm-up and measured run)")
-		pgMaxConns  = flag.Int("pg-max-conns", 20, "pool size of the raw pgx scenarios (the service's DB_MAX_CONNS default is 20)")
+		pgMaxConns  = flag.Int("pg-max-conns", 20, "pool size of the bench's own connections to the database (fixtures, polls)")
 		scenarioArg = flag.String("scenario", "all", "scenarios to run: all, or a comma-separated list of names (see -list)")
 		out         = flag.String("out", "", "Markdown file whose bench sections are written or replaced")
 		keys        = flag.Int("keys", 0, "API keys the HTTP scenarios spread requests over; 0: enough that none exceeds the per-key limit the service announces in RateLimit-Policy")
 		list        = flag.Bool("list", false, "list the scenarios and exit")
-		engTeams    = flag.Int("engine-teams", engineTeams, "teams of the engine scenarios (issue 13 asks for 1,000; fewer for a quick look)")
-		members     = flag.Int("members", 10000, "members of the roster and messaging scenarios' teams (issues 4 and 6 ask for 10,000)")
+		engTeams    = flag.Int("engine-teams", engineTeams, "teams of the engine scenarios (1,000 for the goal's figure; fewer for a quick look)")
+		members     = flag.Int("members", 10000, "members of the roster and messaging scenarios' teams (10,000 for the goals' figures)")
 	)
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -235,7 +197,7 @@ func run() int {
 	}
 	if *list {
 		for _, s := range scenarios {
-			fmt.Printf("%-14s %-12s %s\n", s.name, s.group, s.desc)
+			fmt.Printf("%-18s %-10s %s\n", s.name, s.group, s.desc)
 		}
 		return 0
 	}
@@ -264,8 +226,8 @@ func run() int {
 	}()
 
 	env := &benchEnv{runID: time.Now().UnixNano(), requests: *requests, concurrency: *concurrency, warmup: *warmup,
-		maxDuration: *maxDuration, pgMaxConns: *pgMaxConns, members: *members, engineTeams: *engTeams}
-	results, facts, err := runAll(ctx, env, selected, *keys)
+		maxDuration: *maxDuration, members: *members, engineTeams: *engTeams}
+	results, facts, err := runAll(ctx, env, selected, *keys, int32(*pgMaxConns))
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(os.Stderr, "bench: interrupted")
@@ -275,13 +237,6 @@ func run() int {
 		return 1
 	}
 
-	meta := reportMeta{
-		Date:    time.Now().UTC(),
-		Command: commandLine(),
-		Facts:   facts,
-		Env:     env,
-		All:     results,
-	}
 	var groups []string
 	for _, r := range results {
 		if !slices.Contains(groups, r.Group) {
@@ -292,15 +247,8 @@ func run() int {
 		if i > 0 {
 			fmt.Println()
 		}
-		var rs []result
-		for _, r := range results {
-			if r.Group == g {
-				rs = append(rs, r)
-			}
-		}
-		fmt.Printf("%s:\n\n%s", g, renderTable(rs))
+		fmt.Printf("%s:\n\n%s", g, renderTable(slices.DeleteFunc(slices.Clone(results), func(r result) bool { return r.Group != g })))
 	}
-
 	failed := false
 	for _, r := range results {
 		if r.Errors > 0 {
@@ -316,6 +264,7 @@ func run() int {
 		return 1
 	}
 	if *out != "" {
+		meta := reportMeta{Date: time.Now().UTC(), Command: commandLine(*out), Facts: facts, Env: env, PoolSize: *pgMaxConns}
 		if err := writeSections(*out, meta, results); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			return 1
@@ -326,9 +275,8 @@ func run() int {
 
 // runAll sets up the service and runs the selected scenarios; everything it
 // starts is stopped before it returns, also on error and on ^C.
-func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys int) (results []result, facts machineFacts, err error) {
+func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys int, poolSize int32) (results []result, facts machineFacts, err error) {
 	facts = collectFacts()
-
 	progress("starting postgres…")
 	pg, err := harness.StartPostgres(ctx)
 	if err != nil {
@@ -375,10 +323,21 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	if _, ok := containerCPU(env.containerID); !ok {
 		progress("cannot read the Postgres container's CPU time (cgroup); that column will say n/a")
 	}
-	defer env.close()
+	cfg, err := pgxpool.ParseConfig(env.dbURL)
+	if err != nil {
+		return nil, facts, err
+	}
+	cfg.MaxConns = poolSize
+	if env.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return nil, facts, fmt.Errorf("open the bench's pool: %w", err)
+	}
+	defer env.pool.Close()
+	if err := env.pool.QueryRow(ctx, "SHOW server_version").Scan(&facts.Postgres); err != nil {
+		return nil, facts, fmt.Errorf("the bench's pool: %w", err)
+	}
 
 	progress("creating a team…")
-	admin := harness.NewClient(svc.AdminURL+"/admin/v1", harness.AdminToken)
+	admin := env.admin()
 	fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{})
 	if err != nil {
 		return nil, facts, fmt.Errorf("create team: %w", err)
@@ -390,30 +349,22 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 			apiScenarios++
 		}
 	}
-	kp, err := planKeys(ctx, env, flagKeys, apiScenarios)
-	if err != nil {
+	if env.keyPlan, err = planKeys(ctx, env, flagKeys, apiScenarios); err != nil {
 		return nil, facts, err
 	}
-	env.keyPlan = kp
-	if kp.Keys > 1 {
+	if kp := env.keyPlan; kp.Keys > 1 {
 		progress("creating %d API keys (service policy %q)…", kp.Keys, kp.Policy)
 		if err := addKeys(ctx, env, admin, fx.CoachID, kp.Keys); err != nil {
 			return nil, facts, err
 		}
 	}
 
-	if pool, err := env.pgxPool(ctx); err == nil {
-		_ = pool.QueryRow(ctx, "SHOW server_version").Scan(&facts.Postgres)
-	}
-
 	// Background CPU (the job queue polls, Postgres housekeeping) while
 	// nothing is driven, so the reading can tell it from per-request cost.
 	progress("measuring idle CPU for %s…", idleWindow)
 	before := env.sample(ctx)
-	select {
-	case <-time.After(idleWindow):
-	case <-ctx.Done():
-		return nil, facts, ctx.Err()
+	if err := sleepUntil(ctx, time.Now().Add(idleWindow)); err != nil {
+		return nil, facts, err
 	}
 	env.idle = env.sample(ctx).sub(before)
 
@@ -442,8 +393,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 
 // selectScenarios resolves -scenario.
 func selectScenarios(arg string) ([]scenario, error) {
-	arg = strings.TrimSpace(arg)
-	if arg == "" || arg == "all" {
+	if arg = strings.TrimSpace(arg); arg == "" || arg == "all" {
 		return scenarios, nil
 	}
 	var out []scenario
@@ -451,7 +401,11 @@ func selectScenarios(arg string) ([]scenario, error) {
 		name = strings.TrimSpace(name)
 		i := slices.IndexFunc(scenarios, func(s scenario) bool { return s.name == name })
 		if i < 0 {
-			return nil, fmt.Errorf("unknown scenario %q (have: %s)", name, strings.Join(scenarioNames(), ", "))
+			var names []string
+			for _, s := range scenarios {
+				names = append(names, s.name)
+			}
+			return nil, fmt.Errorf("unknown scenario %q (have: %s)", name, strings.Join(names, ", "))
 		}
 		if !slices.ContainsFunc(out, func(s scenario) bool { return s.name == name }) {
 			out = append(out, scenarios[i])
@@ -460,34 +414,16 @@ func selectScenarios(arg string) ([]scenario, error) {
 	return out, nil
 }
 
-func scenarioNames() []string {
-	names := make([]string, len(scenarios))
-	for i, s := range scenarios {
-		names[i] = s.name
-	}
-	return names
-}
-
 // commandLine is how to reproduce this run: `make bench` when it was
 // exactly that, the go run line with the non-default flags otherwise.
-func commandLine() string {
+func commandLine(out string) string {
 	const makeBench = "go run ./e2e/bench -out docs/BENCHMARKS.md"
-	var parts []string
-	outVal := ""
+	cmd := "go run ./e2e/bench -out " + out
 	flag.Visit(func(f *flag.Flag) {
-		if f.Name == "out" {
-			outVal = f.Value.String()
-			return
+		if f.Name != "out" {
+			cmd += fmt.Sprintf(" -%s %s", f.Name, f.Value)
 		}
-		parts = append(parts, fmt.Sprintf("-%s %s", f.Name, f.Value.String()))
 	})
-	cmd := "go run ./e2e/bench"
-	if outVal != "" {
-		cmd += " -out " + outVal
-	}
-	if len(parts) > 0 {
-		cmd += " " + strings.Join(parts, " ")
-	}
 	if cmd == makeBench {
 		return "`make bench` → `" + makeBench + "`"
 	}
@@ -496,18 +432,15 @@ func commandLine() string {
 
 // machineFacts describes where the figures come from.
 type machineFacts struct {
-	NumCPU   int
-	GOOS     string
-	GOARCH   string
-	Go       string
-	CPUModel string
-	LoadAvg  string // 1, 5 and 15 minute load averages when the run started
-	LoadEnd  string // and when the scenarios were done
-	Postgres string
+	NumCPU           int
+	GOOS, GOARCH, Go string
+	CPUModel         string
+	LoadAvg, LoadEnd string // 1, 5 and 15 minute load averages when the run started, and when the scenarios were done
+	Postgres         string
 }
 
 func collectFacts() machineFacts {
-	f := machineFacts{NumCPU: runtime.NumCPU(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, Go: runtime.Version()}
+	f := machineFacts{NumCPU: runtime.NumCPU(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, Go: runtime.Version(), LoadAvg: loadAvg()}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for line := range strings.SplitSeq(string(b), "\n") {
 			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
@@ -516,17 +449,13 @@ func collectFacts() machineFacts {
 			}
 		}
 	}
-	f.LoadAvg = loadAvg()
 	return f
 }
 
 // loadAvg is the 1, 5 and 15 minute load averages ("" where unknown).
 func loadAvg() string {
 	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	if fs := strings.Fields(string(b)); len(fs) >= 3 {
+	if fs := strings.Fields(string(b)); err == nil && len(fs) >= 3 {
 		return strings.Join(fs[:3], " ")
 	}
 	return ""
@@ -534,8 +463,5 @@ func loadAvg() string {
 
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

@@ -11,31 +11,30 @@ import (
 
 // reportMeta is what every section states besides its table.
 type reportMeta struct {
-	Date    time.Time
-	Command string
-	Facts   machineFacts
-	Env     *benchEnv
-	All     []result // every row of the run, for readings that compare across sections
+	Date     time.Time
+	Command  string
+	Facts    machineFacts
+	Env      *benchEnv
+	PoolSize int // the bench's own connections (-pg-max-conns)
 }
 
 // section describes how a scenario group is written to -out. Groups without
-// an entry get a generic title and no reading.
+// an entry get a generic title.
 type section struct {
-	title   string
-	reading func(meta reportMeta, rs []result) string
+	title string
 	// bullets, when set, replace the foundation's "API keys" and "Load"
 	// bullets with the section's own description of its fixture and load.
-	bullets func(meta reportMeta, rs []result) []string
+	bullets func(meta reportMeta) []string
 }
 
 var sections = map[string]section{
-	"foundation": {title: "Foundation: `GET /api/v1/team` against raw SQL", reading: foundationReading},
-	"access":     {title: "Access control and limits (issue 3): what auth and the rate limiter add to a request", reading: accessReading, bullets: accessBullets},
-	"roster":     {title: "Roster (issue 4): a large team's pages, bulk opt-outs, number checks, CSV import", reading: rosterReading, bullets: rosterBullets},
-	"messaging":  {title: "Messaging (issue 6): accepting a send to a large team, delivering it, River's own pace", reading: messagingReading, bullets: messagingBullets},
-	"inbound15":  {title: "Inbound ingestion (issue 15, item 6): carrier callbacks to `message.received` stored, beside raw pgx", reading: inboundReading, bullets: inboundBullets},
+	"foundation": {title: "Foundation: `GET /api/v1/team` under load"},
+	"access":     {title: "Access control and limits (issue 3): what auth and the rate limiter add to a request", bullets: accessBullets},
+	"roster":     {title: "Roster (issue 4): a large team's pages, bulk opt-outs, number checks, CSV import", bullets: rosterBullets},
+	"messaging":  {title: "Messaging (issue 6): accepting a send to a large team, delivering it, River's own pace", bullets: messagingBullets},
+	"inbound15":  {title: "Inbound ingestion (issue 15, item 6): carrier callbacks to `message.received` stored", bullets: inboundBullets},
 	"webhooks":   {title: "Webhook recovery and throttle (issue 18): re-queueing 10,000 abandoned deliveries, then delivering them in order", bullets: webhooksBullets},
-	"engine":     {title: "Delivery engine (issue 13): many teams at once, each number at its pace; STOP behind the backlog", reading: engineReading, bullets: engineBullets},
+	"engine":     {title: "Delivery engine (issue 13): many teams at once, each number at its pace; STOP behind the backlog", bullets: engineBullets},
 }
 
 const fileHeader = `# Benchmarks
@@ -44,7 +43,9 @@ Figures from ` + "`make bench`" + ` (` + "`go run ./e2e/bench -out docs/BENCHMAR
 generator that starts Postgres in a container, builds and starts one
 ` + "`teamtext serve`" + ` and drives it over loopback. Each section below is written
 by the bench between its ` + "`<!-- bench:NAME:start -->`" + ` and ` + "`<!-- bench:NAME:end -->`" + `
-markers and replaced on every run; text outside the markers is kept.
+markers and replaced on every run; text outside the markers is kept. The
+statements behind the scenarios are testing.B benchmarks in the modules'
+postgres packages, each beside its repository's path: ` + "`make bench-sql`" + `.
 `
 
 // renderTable is the Markdown table of rs. Rows that count items rather
@@ -158,7 +159,7 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 	}
 	fmt.Fprintf(&b, "- Setup: load generator, `teamtext serve` (`LOG_LEVEL=warn`, `DB_MAX_CONNS` 20, `JOB_WORKERS` 50) and %s "+
 		"(testcontainers, fsync off) on the same machine; %skeep-alive HTTP/1.1 over loopback; "+
-		"raw pgx pool of %d connections\n", pg, team, e.pgMaxConns)
+		"the bench's own pool of %d connections for fixtures and polls\n", pg, team, meta.PoolSize)
 	switch kp := e.keyPlan; {
 	case sec.bullets != nil:
 	case kp.Explicit:
@@ -180,7 +181,7 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 			idleWindow, rate(idle.Service, idle.HasService), rate(idle.Postgres, idle.HasPostgres))
 	}
 	if sec.bullets != nil {
-		for _, l := range sec.bullets(meta, rs) {
+		for _, l := range sec.bullets(meta) {
 			fmt.Fprintf(&b, "- %s\n", l)
 		}
 		b.WriteString("\n")
@@ -193,11 +194,6 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 			e.requests, e.warmup, e.concurrency)
 	}
 	b.WriteString(renderTable(rs))
-	if sec.reading != nil {
-		if txt := sec.reading(meta, rs); txt != "" {
-			b.WriteString("\n" + txt + "\n")
-		}
-	}
 	fmt.Fprintf(&b, "<!-- bench:%s:end -->\n", group)
 	return b.String()
 }

@@ -36,11 +36,6 @@ type result struct {
 	Target string
 	Met    bool
 	Note   string // a fact of this run shown after the description
-	// Detail, Counts and Waits hold what a section's reading uses beyond
-	// the table: durations, counters, Postgres's sampled backend states.
-	Detail map[string]time.Duration
-	Counts map[string]int64
-	Waits  string
 }
 
 // units is how many units of work the row did (requests unless Items is set).

@@ -13,11 +13,12 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/teamtext/teamtext/client"
 )
 
-// Issue 18's scenarios: POST /webhooks/{id}/recover of 10,000 abandoned
-// deliveries, the same statements sent raw, and the rate the recovered
-// deliveries then reach a receiver at (throttled, and not).
+// POST /webhooks/{id}/recover of 10,000 abandoned deliveries, and the rate
+// the recovered deliveries then reach a receiver at (throttled, and not).
 const (
 	recoverDeliveries = 10000
 	recoverRuns       = 5  // webhooks recovered through the API, one run each
@@ -92,7 +93,7 @@ func (s *hookSink) arrivals(path string) []arrival {
 // recoverFixture is the webhooks of the scenarios, each with 10,000
 // abandoned deliveries (made by SQL, in the order of their data.n).
 type recoverFixture struct {
-	hooks []string // ids: recoverRuns throttled by the API runs, then the raw run's, then the unthrottled one
+	hooks []string // ids: recoverRuns recovered by the API runs, then the unthrottled one
 	since time.Time
 }
 
@@ -101,27 +102,22 @@ func (e *benchEnv) recoverFixture(ctx context.Context) (*recoverFixture, error) 
 		if e.hooks == nil {
 			return nil, fmt.Errorf("no webhook receiver")
 		}
-		pool, err := e.pgxPool(ctx)
-		if err != nil {
-			return nil, err
-		}
+		pool := e.pool
 		api := e.api(e.keys[0])
 		fx := &recoverFixture{since: time.Now().UTC().Add(-time.Hour)}
-		for i := range recoverRuns + 2 {
-			body := map[string]any{"url": fmt.Sprintf("%s/hook/%d", e.hooks.srv.URL, i), "events": []string{"member.joined"}}
+		for i := range recoverRuns + 1 {
+			body := client.NewBody{Url: ptr(fmt.Sprintf("%s/hook/%d", e.hooks.srv.URL, i)), Events: &[]string{"member.joined"}}
 			switch {
 			case i == 0:
-				body["max_per_second"] = throttleRate
+				body.MaxPerSecond = ptr[int64](throttleRate)
 			case i < recoverRuns:
-				body["max_per_second"] = slowRate
+				body.MaxPerSecond = ptr[int64](slowRate)
 			}
-			var w struct {
-				ID string `json:"id"`
-			}
-			if err := api.Expect(ctx, 201, "POST", "/webhooks", body, &w); err != nil {
+			var w client.CreatedWebhook
+			if err := api.Expect(ctx, http.StatusCreated, http.MethodPost, "/webhooks", body, &w); err != nil {
 				return nil, fmt.Errorf("create webhook: %w", err)
 			}
-			fx.hooks = append(fx.hooks, w.ID)
+			fx.hooks = append(fx.hooks, w.Id)
 			progress("webhooks: %d abandoned deliveries for webhook %d…", recoverDeliveries, i)
 			_, err := pool.Exec(ctx, `
 WITH ev AS (
@@ -135,7 +131,7 @@ WITH ev AS (
 )
 INSERT INTO webhook_deliveries (id, team_id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
 SELECT 'dlv' || substr(id, 4), $2::text, id, $4::text, 'abandoned', 6, NULL, created_at, created_at FROM ev`,
-				fmt.Sprintf("evt_bench%d_%d", e.runID, i), e.teamID, fx.since.Add(time.Minute), w.ID, recoverDeliveries)
+				fmt.Sprintf("evt_bench%d_%d", e.runID, i), e.teamID, fx.since.Add(time.Minute), w.Id, recoverDeliveries)
 			if err != nil {
 				return nil, fmt.Errorf("abandoned deliveries: %w", err)
 			}
@@ -144,21 +140,22 @@ SELECT 'dlv' || substr(id, 4), $2::text, id, $4::text, 'abandoned', 6, NULL, cre
 	})
 }
 
-// recoverPath is the public recovery of webhook id.
-func recoverPath(id string) string { return "/webhooks/" + id + "/recover" }
+// recover recovers webhook i of the fixture through the API.
+func (fx *recoverFixture) recover(ctx context.Context, env *benchEnv, i int) (client.WebhookRecovery, error) {
+	var out client.WebhookRecovery
+	err := env.api(env.keys[0]).Expect(ctx, http.StatusAccepted, http.MethodPost, "/webhooks/"+fx.hooks[i]+"/recover",
+		client.WebhookRecoverBody{Since: fx.since}, &out)
+	return out, err
+}
 
 func runWebhooksRecover(ctx context.Context, env *benchEnv) (result, error) {
 	fx, err := env.recoverFixture(ctx)
 	if err != nil {
 		return result{}, err
 	}
-	api := env.api(env.keys[0])
 	r, err := timedRuns(ctx, env, "webhooks-recover", 0, recoverRuns, recoverDeliveries, "delivery", func(ctx context.Context, i int) (time.Duration, error) {
-		var out struct {
-			Requeued int `json:"requeued"`
-		}
 		t0 := time.Now()
-		err := api.Expect(ctx, 202, "POST", recoverPath(fx.hooks[i]), map[string]any{"since": fx.since.Format(time.RFC3339Nano)}, &out)
+		out, err := fx.recover(ctx, env, i)
 		d := time.Since(t0)
 		if err == nil && out.Requeued != recoverDeliveries {
 			err = fmt.Errorf("requeued %d, want %d", out.Requeued, recoverDeliveries)
@@ -172,74 +169,21 @@ func runWebhooksRecover(ctx context.Context, env *benchEnv) (result, error) {
 	return r, nil
 }
 
-func runWebhooksRecoverPgx(ctx context.Context, env *benchEnv) (result, error) {
-	fx, err := env.recoverFixture(ctx)
-	if err != nil {
-		return result{}, err
-	}
-	pool, err := env.pgxPool(ctx)
-	if err != nil {
-		return result{}, err
-	}
-	hook := fx.hooks[recoverRuns]
-	return timedRuns(ctx, env, "webhooks-recover-pgx", 0, recoverRuns, recoverDeliveries, "delivery", func(ctx context.Context, _ int) (time.Duration, error) {
-		t0 := time.Now()
-		tx, err := pool.Begin(ctx)
-		if err != nil {
-			return 0, err
-		}
-		defer func() { _ = tx.Rollback(ctx) }()
-		var n int
-		err = tx.QueryRow(ctx, `
-WITH r AS (
-    UPDATE webhook_deliveries SET state = 'pending', round_from = attempts, next_attempt_at = NULL, queued = true,
-        updated_at = $4::timestamptz
-    WHERE webhook_id = $2::text AND team_id = $1::text AND created_at >= $3::timestamptz
-      AND state IN ('abandoned', 'cancelled')
-    RETURNING 1
-)
-SELECT count(*) FROM r`, env.teamID, hook, fx.since, time.Now().UTC()).Scan(&n)
-		if err != nil {
-			return 0, err
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO webhook_queues AS q (webhook_id, team_id, pump) VALUES ($2, $1, true)
-ON CONFLICT (webhook_id) DO UPDATE SET pump = true WHERE NOT q.pump`, env.teamID, hook); err != nil {
-			return 0, err
-		}
-		if err := tx.Commit(ctx); err != nil {
-			return 0, err
-		}
-		d := time.Since(t0)
-		if n != recoverDeliveries {
-			return d, fmt.Errorf("requeued %d, want %d", n, recoverDeliveries)
-		}
-		// Put them back for the next run (not measured); no pump job was
-		// made, so nothing sends them.
-		_, err = pool.Exec(ctx, `UPDATE webhook_deliveries SET state = 'abandoned', queued = false, round_from = 0 WHERE webhook_id = $1`, hook)
-		return d, err
-	})
-}
-
 // rateRun measures the arrivals of path over rateWindow from its first,
 // and checks they came in their events' order, each once.
 func rateRun(ctx context.Context, env *benchEnv, name, path string) (result, error) {
 	progress("scenario %s: counting arrivals over %s…", name, rateWindow)
 	cpu0 := env.sample(ctx)
-	deadline := time.Now().Add(rateWindow + time.Minute)
 	var as []arrival
-	for {
+	done, err := waitFor(ctx, 200*time.Millisecond, rateWindow+time.Minute, func() (bool, error) {
 		as = env.hooks.arrivals(path)
-		if len(as) > 0 && time.Since(as[0].at) > rateWindow {
-			break
-		}
-		if time.Now().After(deadline) {
-			return result{}, fmt.Errorf("%s: %d arrivals, none for %s", path, len(as), rateWindow)
-		}
-		select {
-		case <-ctx.Done():
-			return result{}, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+		return len(as) > 0 && time.Since(as[0].at) > rateWindow, nil
+	})
+	if err != nil {
+		return result{}, err
+	}
+	if !done {
+		return result{}, fmt.Errorf("%s: %d arrivals, none for %s", path, len(as), rateWindow)
 	}
 	first := as[0].at
 	window := rateWindow
@@ -273,7 +217,7 @@ func runWebhooksThrottle(ctx context.Context, env *benchEnv) (result, error) {
 	}
 	if len(env.hooks.arrivals("/hook/0")) == 0 {
 		// Alone (-scenario webhooks-throttle): recover the throttled webhook first.
-		if err := env.api(env.keys[0]).Expect(ctx, 202, "POST", recoverPath(fx.hooks[0]), map[string]any{"since": fx.since.Format(time.RFC3339Nano)}, nil); err != nil {
+		if _, err := fx.recover(ctx, env, 0); err != nil {
 			return result{}, err
 		}
 	}
@@ -292,34 +236,31 @@ func runWebhooksPump(ctx context.Context, env *benchEnv) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	hook := fx.hooks[recoverRuns+1]
-	if err := env.api(env.keys[0]).Expect(ctx, 202, "POST", recoverPath(hook), map[string]any{"since": fx.since.Format(time.RFC3339Nano)}, nil); err != nil {
+	if _, err := fx.recover(ctx, env, recoverRuns); err != nil {
 		return result{}, err
 	}
-	r, err := rateRun(ctx, env, "webhooks-pump", fmt.Sprintf("/hook/%d", recoverRuns+1))
+	r, err := rateRun(ctx, env, "webhooks-pump", fmt.Sprintf("/hook/%d", recoverRuns))
 	if err != nil {
 		return result{}, err
 	}
 	// Stop the pumps: deleting a webhook drops its queue.
 	for _, id := range fx.hooks {
-		if err := env.api(env.keys[0]).Expect(ctx, 200, "DELETE", "/webhooks/"+id, nil, nil); err != nil {
+		if err := env.api(env.keys[0]).Expect(ctx, http.StatusOK, http.MethodDelete, "/webhooks/"+id, nil, nil); err != nil {
 			return result{}, fmt.Errorf("delete webhook: %w", err)
 		}
 	}
 	return r, nil
 }
 
-func webhooksBullets(meta reportMeta, rs []result) []string {
+func webhooksBullets(meta reportMeta) []string {
 	return []string{
 		fmt.Sprintf("Fixture: the bench team's %d webhooks to an HTTPS receiver in the load generator (loopback, allowed by "+
 			"`WEBHOOK_ALLOW_CIDRS`), each with %d abandoned deliveries (6 failed attempts) written by SQL, events 1 ms apart",
-			recoverRuns+2, recoverDeliveries),
+			recoverRuns+1, recoverDeliveries),
 		fmt.Sprintf("`webhooks-recover`: one `POST /webhooks/{id}/recover` per webhook (the first throttled at %d/s, the others "+
 			"at %d/s), timed by the load generator from request to 202; *p50…max* are the runs' times; *Throughput* counts "+
-			"deliveries re-queued per second of the runs", throttleRate, slowRate),
-		"`webhooks-recover-pgx`: the statements the recovery sends (the set-based UPDATE, the queue's upsert), raw through " +
-			"pgx in one transaction on another webhook, put back after each run; the service adds the key check, the webhook's " +
-			"read and River's pump job",
+			"deliveries re-queued per second of the runs; the recovery's statements sent raw are webhooks' BenchmarkRecover "+
+			"(`make bench-sql`)", throttleRate, slowRate),
 		fmt.Sprintf("`webhooks-throttle` and `webhooks-pump`: arrivals at the receiver over %s from the first (its own clock), or "+
 			"from the first to the last when all 10,000 came sooner; "+
 			"*p50…max* are the gaps between arrivals; every arrival is checked to be the next event in order", rateWindow),
