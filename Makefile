@@ -12,7 +12,7 @@ export TESTCONTAINERS_HOST_OVERRIDE ?= localhost
 export PG_IMAGE
 export BROWSER_IMAGE
 
-.PHONY: all build test test-unit test-e2e vet fmt fuzz bench run pg-image browser-image clean client image haproxy-image up down test-deploy bench-deploy bench-dashboard bench-carriers
+.PHONY: all build test test-unit test-e2e vet fmt fuzz bench bench-sql run pg-image browser-image clean client image haproxy-image up down test-deploy bench-deploy bench-dashboard bench-carriers
 
 all: build
 
@@ -76,8 +76,21 @@ fuzz: pg-image ## mutate every fuzz target (FUZZTIME each, FUZZTIME_API for the 
 	$(GO) test ./modules/messaging/internal/domain/ -run=^$$ -fuzz=FuzzFindTags -fuzztime=$(FUZZTIME)
 	$(GO) test ./modules/webhooks/internal/signature/ -run=^$$ -fuzz=FuzzParseVerify -fuzztime=$(FUZZTIME)
 
-bench: pg-image ## load harness; writes docs/BENCHMARKS.md
+bench: pg-image ## load harness (writes docs/BENCHMARKS.md), then bench-sql
 	$(GO) run ./e2e/bench -out docs/BENCHMARKS.md
+	@$(MAKE) --no-print-directory bench-sql
+
+# The statements behind the bench's scenarios, each two ways in one run:
+# "repo", the repository method the service calls, and "pgx", the same
+# text from the same builder sent raw. One package at a time (-p 1), so
+# that no two share the machine's CPUs.
+BENCH_SQL      ?= .
+BENCHTIME_SQL  ?= 1s
+BENCH_SQL_PKGS := ./modules/roster/internal/postgres/ ./modules/billing/internal/postgres/ \
+	./modules/messaging/internal/postgres/ ./modules/webhooks/internal/postgres/
+
+bench-sql: pg-image ## the bench's statements beside their repositories' paths (testing.B; BENCH_SQL, BENCHTIME_SQL)
+	$(GO) test -p 1 -run '^$$' -bench '$(BENCH_SQL)' -benchtime $(BENCHTIME_SQL) -timeout 30m $(BENCH_SQL_PKGS)
 
 bench-dashboard: pg-image ## the dashboard's page, preview and send figures on a 10,000-member team (testing.B; figures in the log)
 	$(GO) test ./e2e/ -run '^$$' -bench '^BenchmarkDashboard(Pages|Roster)$$' -benchtime 1x -v -timeout 15m
