@@ -86,27 +86,21 @@ func runAccessHealthz(ctx context.Context, env *benchEnv) (result, error) {
 	return accessMeasure(ctx, env, "access-healthz", do)
 }
 
-func runAccessNoKey(ctx context.Context, env *benchEnv) (result, error) {
-	return runUnauthenticated(ctx, env, "access-nokey", "", auth.CodeUnauthorized)
-}
-
-func runAccessBadKey(ctx context.Context, env *benchEnv) (result, error) {
-	return runUnauthenticated(ctx, env, "access-badkey", "Bearer not-a-teamtext-key", auth.CodeUnauthorized)
-}
-
 // unknownKey is well formed (prefix, 40 base62 characters) but was never issued.
 var unknownKey = auth.KeyPrefix + "benchUnknown" + strings.Repeat("0", auth.KeyLen-len(auth.KeyPrefix)-len("benchUnknown"))
-
-func runAccessUnknownKey(ctx context.Context, env *benchEnv) (result, error) {
-	return runUnauthenticated(ctx, env, "access-unknownkey", "Bearer "+unknownKey, auth.CodeInvalidKey)
-}
 
 // runUnauthenticated measures GET /api/v1/team answered 401. The service
 // counts such requests per client address (60 a minute, then 429), so the
 // requests go round-robin over enough loopback addresses that none exceeds
 // ipBudget; each address's keep-alive connection is opened first with a
 // request the limiter does not see (/healthz).
-func runUnauthenticated(ctx context.Context, env *benchEnv, name, authz, code string) (result, error) {
+func runUnauthenticated(name, authz, code string) func(context.Context, *benchEnv) (result, error) {
+	return func(ctx context.Context, env *benchEnv) (result, error) {
+		return unauthenticated(ctx, env, name, authz, code)
+	}
+}
+
+func unauthenticated(ctx context.Context, env *benchEnv, name, authz, code string) (result, error) {
 	requests, warmup := accessLoad(env)
 	n := (requests + warmup + 1 + ipBudget - 1) / ipBudget
 	ips, err := env.takeIPs(n)

@@ -176,3 +176,41 @@ func TestRenderTableUnits(t *testing.T) {
 		}
 	}
 }
+
+func TestSharedFixtureRunsOnce(t *testing.T) {
+	// Two rows of one fixture: whichever runs first builds it, the other
+	// reads its own part of the same run.
+	type run struct{ a, b result }
+	builds := 0
+	var once fixtureOnce[*run]
+	fx := func(*benchEnv) *fixtureOnce[*run] { return &once }
+	build := func(context.Context, *benchEnv) (*run, error) {
+		builds++
+		return &run{a: result{Requests: 1}, b: result{Requests: 2}}, nil
+	}
+	env := &benchEnv{}
+	b, err := shared(fx, build, func(r *run) result { return r.b })(context.Background(), env)
+	if err != nil || b.Requests != 2 {
+		t.Fatalf("row b: %+v, %v", b, err)
+	}
+	a, err := shared(fx, build, func(r *run) result { return r.a })(context.Background(), env)
+	if err != nil || a.Requests != 1 || builds != 1 {
+		t.Fatalf("row a: %+v, %v; %d builds", a, err, builds)
+	}
+}
+
+func TestWaitFor(t *testing.T) {
+	calls := 0
+	ok, err := waitFor(context.Background(), time.Millisecond, time.Minute, func() (bool, error) { calls++; return calls == 3, nil })
+	if !ok || err != nil || calls != 3 {
+		t.Fatalf("done on the third call: %v, %v after %d calls", ok, err, calls)
+	}
+	ok, err = waitFor(context.Background(), time.Millisecond, 0, func() (bool, error) { return false, nil })
+	if ok || err != nil {
+		t.Fatalf("past its timeout: %v, %v; want false without an error", ok, err)
+	}
+	boom := errors.New("boom")
+	if _, err := waitFor(context.Background(), time.Millisecond, time.Minute, func() (bool, error) { return false, boom }); !errors.Is(err, boom) {
+		t.Fatalf("a failing check: %v", err)
+	}
+}

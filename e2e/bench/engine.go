@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/teamtext/teamtext/client"
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
@@ -46,21 +47,7 @@ type engineRun struct {
 	handover, stop result
 }
 
-func runEngineTeams(ctx context.Context, env *benchEnv) (result, error) {
-	r, err := env.engineFx.get(func() (*engineRun, error) { return runEngine(ctx, env) })
-	if err != nil {
-		return result{}, err
-	}
-	return r.handover, nil
-}
-
-func runEngineStop(ctx context.Context, env *benchEnv) (result, error) {
-	r, err := env.engineFx.get(func() (*engineRun, error) { return runEngine(ctx, env) })
-	if err != nil {
-		return result{}, err
-	}
-	return r.stop, nil
-}
+func engineFx(e *benchEnv) *fixtureOnce[*engineRun] { return &e.engineFx }
 
 // parallel runs f(i) for i in [0, n) on workers goroutines, stopping at the first error.
 func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error) error {
@@ -148,7 +135,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	accepted := make([]time.Time, nTeams)
 	sendStart := time.Now()
 	err = parallel(ctx, nTeams, engineWorkers, func(ctx context.Context, i int) error {
-		resp, err := env.api(teams[i].key).Do(ctx, http.MethodPost, "/messages", map[string]any{"text": "Game on Saturday at 10", "audience": "all"})
+		resp, err := env.api(teams[i].key).Do(ctx, http.MethodPost, "/messages", client.SendBody{Text: ptr("Game on Saturday at 10"), Audience: "all"})
 		if err != nil {
 			return err
 		}

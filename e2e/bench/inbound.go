@@ -37,21 +37,7 @@ const (
 // inboundRun is what the fixture's two rows measured.
 type inboundRun struct{ texts, backlog result }
 
-func runInboundTexts(ctx context.Context, env *benchEnv) (result, error) {
-	r, err := env.inboundFx.get(func() (*inboundRun, error) { return runInbound(ctx, env) })
-	if err != nil {
-		return result{}, err
-	}
-	return r.texts, nil
-}
-
-func runInboundBacklog(ctx context.Context, env *benchEnv) (result, error) {
-	r, err := env.inboundFx.get(func() (*inboundRun, error) { return runInbound(ctx, env) })
-	if err != nil {
-		return result{}, err
-	}
-	return r.backlog, nil
-}
+func inboundFx(e *benchEnv) *fixtureOnce[*inboundRun] { return &e.inboundFx }
 
 // waitReceived waits until team has n message.received events.
 func waitReceived(ctx context.Context, pool *pgxpool.Pool, teamID string, n int) error {

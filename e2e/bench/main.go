@@ -84,6 +84,18 @@ func (f *fixtureOnce[T]) get(build func() (T, error)) (T, error) {
 	return f.v, f.err
 }
 
+// shared is a row of a fixture that measures several rows in one go: the
+// fixture runs for whichever of its rows comes first, each row reads its part.
+func shared[T any](fx func(*benchEnv) *fixtureOnce[T], build func(context.Context, *benchEnv) (T, error), row func(T) result) func(context.Context, *benchEnv) (result, error) {
+	return func(ctx context.Context, env *benchEnv) (result, error) {
+		v, err := fx(env).get(func() (T, error) { return build(ctx, env) })
+		if err != nil {
+			return result{}, err
+		}
+		return row(v), nil
+	}
+}
+
 // admin is a client of the admin API (60 s timeout: imports take a while).
 func (e *benchEnv) admin() *harness.Client {
 	return harness.NewClient(e.adminURL+"/admin/v1", harness.AdminToken)

@@ -233,25 +233,17 @@ func writeSections(path string, meta reportMeta, rs []result) error {
 	if wrote == 0 {
 		return nil
 	}
+	// Written aside and renamed, so that an interrupted run leaves the
+	// file as it was.
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".bench")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".bench-*.md")
-	if err != nil {
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(text); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
 		return err
 	}
 	progress("wrote %d section(s) to %s", wrote, path)

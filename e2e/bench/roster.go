@@ -504,21 +504,13 @@ func b2i(b bool) int {
 	return 0
 }
 
-func runRosterImport5k(ctx context.Context, env *benchEnv) (result, error) {
-	return rosterImportOne(ctx, env, "roster-import-5k", blockImport5k, 5000)
-}
-
-func runRosterImport10k(ctx context.Context, env *benchEnv) (result, error) {
-	return rosterImportOne(ctx, env, "roster-import-10k", blockImport10k, 10000)
-}
-
-func runRosterImport100k(ctx context.Context, env *benchEnv) (result, error) {
-	return rosterImportOne(ctx, env, "roster-import-100k", blockImport1e5, 100000) // the most one import may carry
-}
-
 // rosterImportOne imports n new members into the roster team in one
-// request.
-func rosterImportOne(ctx context.Context, env *benchEnv, name string, block, n int) (result, error) {
+// request (at most 100,000, the most one import may carry).
+func rosterImportOne(name string, block, n int) func(context.Context, *benchEnv) (result, error) {
+	return func(ctx context.Context, env *benchEnv) (result, error) { return importOne(ctx, env, name, block, n) }
+}
+
+func importOne(ctx context.Context, env *benchEnv, name string, block, n int) (result, error) {
 	rt, err := env.rosterTeam(ctx)
 	if err != nil {
 		return result{}, err

@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
 
 	"github.com/teamtext/teamtext/client"
+	"github.com/teamtext/teamtext/platform/auth"
 )
 
 // scenario is one named load run.
@@ -28,35 +27,35 @@ var scenarios = []scenario{
 
 	// One worker, so latencies are what a request costs, not queueing.
 	{name: "access-healthz", group: "access", desc: "HTTP `GET /healthz`: no auth, no database (the HTTP floor)", run: runAccessHealthz},
-	{name: "access-nokey", group: "access", desc: "HTTP `GET /api/v1/team` without `Authorization` → 401 `unauthorized` (the per-address limiter's statement)", run: runAccessNoKey},
-	{name: "access-badkey", group: "access", desc: "HTTP `GET /api/v1/team` with a malformed bearer key → 401 `unauthorized`", run: runAccessBadKey},
-	{name: "access-unknownkey", group: "access", desc: "HTTP `GET /api/v1/team` with a well-formed unknown key → 401 `invalid_key` (key lookup, then the per-address limiter)", run: runAccessUnknownKey},
+	{name: "access-nokey", group: "access", desc: "HTTP `GET /api/v1/team` without `Authorization` → 401 `unauthorized` (the per-address limiter's statement)", run: runUnauthenticated("access-nokey", "", auth.CodeUnauthorized)},
+	{name: "access-badkey", group: "access", desc: "HTTP `GET /api/v1/team` with a malformed bearer key → 401 `unauthorized`", run: runUnauthenticated("access-badkey", "Bearer not-a-teamtext-key", auth.CodeUnauthorized)},
+	{name: "access-unknownkey", group: "access", desc: "HTTP `GET /api/v1/team` with a well-formed unknown key → 401 `invalid_key` (key lookup, then the per-address limiter)", run: runUnauthenticated("access-unknownkey", "Bearer "+unknownKey, auth.CodeInvalidKey)},
 	{name: "access-team", group: "access", desc: "HTTP `GET /api/v1/team` with a valid key: the whole gate (key, owner, team, plan, card, 120/min limit), then the handler", run: runAccessTeam},
 
 	{name: "roster-import", group: "roster", desc: "admin CSV import of the team's members in requests of 1,000 rows (name, phone, role, one group each)", run: runRosterImport},
 	{name: "roster-pages", group: "roster", desc: "HTTP `GET /members?limit=200&offset=N`, every page in order", run: runRosterPages},
 	{name: "roster-optout-bulk", group: "roster", desc: "HTTP `POST /opt-outs/bulk` with 500 members' numbers not opted out before", run: runRosterOptOutBulk},
 	{name: "roster-validate", group: "roster", desc: "HTTP `POST /recipients/validate` with 100 numbers (on the roster, opted out, unknown, invalid)", run: runRosterValidate},
-	{name: "roster-import-5k", group: "roster", desc: "admin CSV import of 5,000 new members in one request", run: runRosterImport5k},
+	{name: "roster-import-5k", group: "roster", desc: "admin CSV import of 5,000 new members in one request", run: rosterImportOne("roster-import-5k", blockImport5k, 5000)},
 	{name: "roster-pages-16", group: "roster", desc: "roster-pages with -concurrency workers (issue 15's ratio was measured with 16)", run: runRosterPages16},
 	// One request each, into the roster team.
-	{name: "roster-import-10k", group: "roster", desc: "admin CSV import of 10,000 new members in one request", run: runRosterImport10k},
-	{name: "roster-import-100k", group: "roster", desc: "admin CSV import of 100,000 new members in one request", run: runRosterImport100k},
+	{name: "roster-import-10k", group: "roster", desc: "admin CSV import of 10,000 new members in one request", run: rosterImportOne("roster-import-10k", blockImport10k, 10000)},
+	{name: "roster-import-100k", group: "roster", desc: "admin CSV import of 100,000 new members in one request", run: rosterImportOne("roster-import-100k", blockImport1e5, 100000)},
 
 	{name: "msg-accept", group: "messaging", desc: "HTTP `POST /messages` to `families` (every member): time to the 201", run: runMsgAccept},
 	{name: "msg-deliver", group: "messaging", desc: "one send through the simulator, from the 201 to every delivery's final status", run: runMsgDeliver},
 	{name: "river-noop", group: "messaging", desc: "River alone: no-op jobs (`platform.noop`) worked by the service's client", run: runRiverNoop},
 
-	{name: "inbound-texts", group: "inbound15", desc: "inbound texts from the carrier's callback to `message.received` stored", run: runInboundTexts},
-	{name: "inbound-backlog", group: "inbound15", desc: "filing alone: a staged backlog of texts to `message.received` stored", run: runInboundBacklog},
+	{name: "inbound-texts", group: "inbound15", desc: "inbound texts from the carrier's callback to `message.received` stored", run: shared(inboundFx, runInbound, func(r *inboundRun) result { return r.texts })},
+	{name: "inbound-backlog", group: "inbound15", desc: "filing alone: a staged backlog of texts to `message.received` stored", run: shared(inboundFx, runInbound, func(r *inboundRun) result { return r.backlog })},
 
 	{name: "webhooks-recover", group: "webhooks", api: true, desc: "HTTP `POST /webhooks/{id}/recover` of a webhook's 10,000 abandoned deliveries: one set-based UPDATE and the pump's River job, one transaction", run: runWebhooksRecover},
 	{name: "webhooks-throttle", group: "webhooks", desc: "recovered deliveries of the webhook throttled at `max_per_second` 50 reaching the receiver, one at a time, in order", run: runWebhooksThrottle},
 	{name: "webhooks-pump", group: "webhooks", desc: "recovered deliveries of an unthrottled webhook reaching the receiver: the pump's own pace, one at a time, in order", run: runWebhooksPump},
 
 	// Last, since it leaves 1,000 teams behind.
-	{name: "engine-teams", group: "engine", api: true, desc: "1,000 teams sending at once, each number paced at 1 segment/s", run: runEngineTeams},
-	{name: "engine-stop", group: "engine", desc: "STOP behind the 1,000 teams' backlog: callback to opt-out recorded", run: runEngineStop},
+	{name: "engine-teams", group: "engine", api: true, desc: "1,000 teams sending at once, each number paced at 1 segment/s", run: shared(engineFx, runEngine, func(r *engineRun) result { return r.handover })},
+	{name: "engine-stop", group: "engine", desc: "STOP behind the 1,000 teams' backlog: callback to opt-out recorded", run: shared(engineFx, runEngine, func(r *engineRun) result { return r.stop })},
 }
 
 // measure warms up with env.warmup requests, then runs the measured load.
@@ -90,64 +89,27 @@ func measureSpec(ctx context.Context, env *benchEnv, name string, warmup int, sp
 	return r, nil
 }
 
-// --- HTTP -------------------------------------------------------------------
-
+// runTeamHTTP loads GET /api/v1/team from -concurrency workers, their
+// requests round-robin over the team's keys (see keyPlan).
 func runTeamHTTP(ctx context.Context, env *benchEnv) (result, error) {
-	c := env.concurrency
-	tr := &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        c,
-		MaxIdleConnsPerHost: c,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
-	}
+	c, tr := loopbackClient(nil, env.concurrency)
 	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr, Timeout: 10 * time.Second}
 	url := env.publicURL + "/api/v1/team"
-	// Requests go round-robin over the team's keys (see keyPlan).
 	authz := make([]string, len(env.keys))
 	for i, k := range env.keys {
 		authz[i] = "Bearer " + k
 	}
 	var next atomic.Uint64
-
-	get := func(ctx context.Context, body io.Writer) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Authorization", authz[(next.Add(1)-1)%uint64(len(authz))])
-		resp, err := hc.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		// Read to EOF so the connection goes back to the idle pool.
-		if _, err := io.Copy(body, resp.Body); err != nil {
-			return err
-		}
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET /api/v1/team: status %d", resp.StatusCode)
-		}
-		return nil
-	}
+	key := func() string { return authz[(next.Add(1)-1)%uint64(len(authz))] }
 
 	// One checked request first: the right team comes back.
-	var buf jsonBuffer
-	if err := get(ctx, &buf); err != nil {
-		return result{}, fmt.Errorf("check request: %w (%s)", err, buf.b)
-	}
+	status, body, err := getBody(ctx, c, url, key())
 	var team client.DataBodyTeam
-	if err := json.Unmarshal(buf.b, &team); err != nil || team.Data.Id != env.teamID {
-		return result{}, fmt.Errorf("check request: unexpected body %s", buf.b)
+	if err != nil || status != http.StatusOK || json.Unmarshal(body, &team) != nil || team.Data.Id != env.teamID {
+		return result{}, fmt.Errorf("check request: status %d, %v: %.300s", status, err, body)
 	}
-
-	return measure(ctx, env, "team-http", func(ctx context.Context) error { return get(ctx, io.Discard) })
+	return measure(ctx, env, "team-http", func(ctx context.Context) error { return getExpect(ctx, c, url, key(), http.StatusOK, "") })
 }
-
-type jsonBuffer struct{ b []byte }
-
-func (j *jsonBuffer) Write(p []byte) (int, error) { j.b = append(j.b, p...); return len(p), nil }
 
 // timedRuns calls one warmup times unmeasured, then runs times measured,
 // one after another (one worker). one returns the duration to count, its
