@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/platform/check"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -46,40 +46,38 @@ func Exercise(t *testing.T, newHarness func(t *testing.T, recovered billingapi.P
 	t.Run("OpenAndRead", func(t *testing.T) {
 		t.Parallel()
 		ctx, h, _ := setup(t)
-		must(t, h.Accounts.Open(ctx, "team_1", billingapi.Settings{Plan: "team_season", CardOnFile: true}))
-		must(t, h.Accounts.Open(ctx, "team_2", billingapi.Settings{Plan: billingapi.PlanFree, Trial: true, TrialCredits: 20}))
+		check.NoError(t, h.Accounts.Open(ctx, "team_1", billingapi.Settings{Plan: "team_season", CardOnFile: true}))
+		check.NoError(t, h.Accounts.Open(ctx, "team_2", billingapi.Settings{Plan: billingapi.PlanFree, Trial: true, TrialCredits: 20}))
 
 		s, err := h.Standings.Standing(ctx, "team_1")
-		must(t, err)
-		equal(t, s, billingapi.Standing{TeamID: "team_1", Plan: "team_season", CardOnFile: true, PaymentState: billingapi.PaymentOK,
+		check.NoError(t, err)
+		check.Equal(t, s, billingapi.Standing{TeamID: "team_1", Plan: "team_season", CardOnFile: true, PaymentState: billingapi.PaymentOK,
 			CreditsIncluded: 1000}, "a season plan includes its monthly allowance; payment starts ok")
 		st, err := h.Accounts.Status(ctx, "team_1")
-		must(t, err)
-		equal(t, st, s.Account(), "Status is the standing as an Account")
+		check.NoError(t, err)
+		check.Equal(t, st, s.Account(), "Status is the standing as an Account")
 
 		ss, err := h.Standings.Standings(ctx, []string{"team_1", "team_2", "team_none"})
-		must(t, err)
-		equal(t, len(ss), 2, "a team without an account is absent")
-		equal(t, ss["team_2"].TrialCredits, 20, "the trial's credits")
+		check.NoError(t, err)
+		check.Equal(t, len(ss), 2, "a team without an account is absent")
+		check.Equal(t, ss["team_2"].TrialCredits, 20, "the trial's credits")
 		sts, err := h.Accounts.Statuses(ctx, []string{"team_2"})
-		must(t, err)
-		equal(t, sts, map[string]billingapi.Account{"team_2": ss["team_2"].Account()}, "Statuses are the standings as Accounts")
+		check.NoError(t, err)
+		check.Equal(t, sts, map[string]billingapi.Account{"team_2": ss["team_2"].Account()}, "Statuses are the standings as Accounts")
 		empty, err := h.Standings.Standings(ctx, nil)
-		must(t, err)
-		equal(t, len(empty), 0, "no teams, no standings")
+		check.NoError(t, err)
+		check.Equal(t, len(empty), 0, "no teams, no standings")
 
 		_, err = h.Standings.Standing(ctx, "team_none")
-		wantFault(t, err, fault.NotFound, fault.CodeNotFound, "team not found")
+		check.Fault(t, err, fault.NotFound, fault.CodeNotFound, "team not found")
 		_, err = h.Accounts.Status(ctx, "team_none")
-		wantFault(t, err, fault.NotFound, fault.CodeNotFound, "team not found")
+		check.Fault(t, err, fault.NotFound, fault.CodeNotFound, "team not found")
 		_, err = h.Accounts.Get(ctx, "team_none")
-		wantFault(t, err, fault.NotFound, fault.CodeNotFound, "team not found")
-		if err := h.Accounts.Open(ctx, "team_1", billingapi.Settings{Plan: billingapi.PlanFree}); err == nil {
-			t.Error("a second account for a team was opened")
-		}
+		check.Fault(t, err, fault.NotFound, fault.CodeNotFound, "team not found")
+		check.Refused(t, h.Accounts.Open(ctx, "team_1", billingapi.Settings{Plan: billingapi.PlanFree}), "a second account for a team")
 		s, err = h.Standings.Standing(ctx, "team_1")
-		must(t, err)
-		equal(t, s.Plan, billingapi.Plan("team_season"), "the refused open changed nothing")
+		check.NoError(t, err)
+		check.Equal(t, s.Plan, billingapi.Plan("team_season"), "the refused open changed nothing")
 	})
 
 	t.Run("AllowancePerPlan", func(t *testing.T) {
@@ -89,40 +87,40 @@ func Exercise(t *testing.T, newHarness func(t *testing.T, recovered billingapi.P
 			billingapi.PlanOrganization: 25000, billingapi.PlanBusiness: 100000}
 		for i, p := range billingapi.Plans() {
 			team := fmt.Sprint("team_", i)
-			must(t, h.Accounts.Open(ctx, team, billingapi.Settings{Plan: p}))
+			check.NoError(t, h.Accounts.Open(ctx, team, billingapi.Settings{Plan: p}))
 			acc, err := h.Accounts.Get(ctx, team)
-			must(t, err)
-			equal(t, acc.CreditsIncluded, want[billingapi.Plan(strings.TrimSuffix(string(p), "_season"))], string(p)+"'s allowance")
+			check.NoError(t, err)
+			check.Equal(t, acc.CreditsIncluded, want[billingapi.Plan(strings.TrimSuffix(string(p), "_season"))], string(p)+"'s allowance")
 		}
 	})
 
 	t.Run("Update", func(t *testing.T) {
 		t.Parallel()
 		ctx, h, rec := setup(t)
-		must(t, h.Accounts.Open(ctx, "team_1", billingapi.Settings{Plan: billingapi.PlanTeam}))
+		check.NoError(t, h.Accounts.Open(ctx, "team_1", billingapi.Settings{Plan: billingapi.PlanTeam}))
 		overdue, plus, card, trial, credits := billingapi.PaymentOverdue, billingapi.PlanTeamPlus, true, true, 7
-		must(t, h.Accounts.Update(ctx, "team_1", billingapi.Patch{PaymentState: &overdue, Plan: &plus}))
+		check.NoError(t, h.Accounts.Update(ctx, "team_1", billingapi.Patch{PaymentState: &overdue, Plan: &plus}))
 		s, err := h.Standings.Standing(ctx, "team_1")
-		must(t, err)
-		equal(t, s, billingapi.Standing{TeamID: "team_1", Plan: plus, PaymentState: overdue, CreditsIncluded: 5000},
+		check.NoError(t, err)
+		check.Equal(t, s, billingapi.Standing{TeamID: "team_1", Plan: plus, PaymentState: overdue, CreditsIncluded: 5000},
 			"the new plan's allowance at once; fields not in the patch left alone")
-		must(t, h.Accounts.Update(ctx, "team_1", billingapi.Patch{CardOnFile: &card, Trial: &trial, TrialCredits: &credits}))
+		check.NoError(t, h.Accounts.Update(ctx, "team_1", billingapi.Patch{CardOnFile: &card, Trial: &trial, TrialCredits: &credits}))
 		s, err = h.Standings.Standing(ctx, "team_1")
-		must(t, err)
-		equal(t, s, billingapi.Standing{TeamID: "team_1", Plan: plus, CardOnFile: true, PaymentState: overdue, Trial: true, TrialCredits: 7,
+		check.NoError(t, err)
+		check.Equal(t, s, billingapi.Standing{TeamID: "team_1", Plan: plus, CardOnFile: true, PaymentState: overdue, Trial: true, TrialCredits: 7,
 			CreditsIncluded: 5000}, "each field of the patch")
-		equal(t, len(rec.all()), 0, "going overdue is no recovery")
+		check.Equal(t, len(rec.all()), 0, "going overdue is no recovery")
 
 		err = h.Accounts.Update(ctx, "team_none", billingapi.Patch{PaymentState: &overdue})
-		wantFault(t, err, fault.NotFound, fault.CodeNotFound, "team not found")
+		check.Fault(t, err, fault.NotFound, fault.CodeNotFound, "team not found")
 	})
 
 	t.Run("PaymentRecovered", func(t *testing.T) {
 		t.Parallel()
 		ctx, h, rec := setup(t)
-		must(t, h.Accounts.Open(ctx, "team_1", billingapi.Settings{Plan: billingapi.PlanTeam}))
+		check.NoError(t, h.Accounts.Open(ctx, "team_1", billingapi.Settings{Plan: billingapi.PlanTeam}))
 		overdue, ok := billingapi.PaymentOverdue, billingapi.PaymentOK
-		must(t, h.Accounts.Update(ctx, "team_1", billingapi.Patch{PaymentState: &overdue}))
+		check.NoError(t, h.Accounts.Update(ctx, "team_1", billingapi.Patch{PaymentState: &overdue}))
 
 		broke := errors.New("listener broke")
 		rec.setFail(broke)
@@ -131,79 +129,75 @@ func Exercise(t *testing.T, newHarness func(t *testing.T, recovered billingapi.P
 			t.Errorf("a failing listener's error is Update's: got %v", err)
 		}
 		s, err := h.Standings.Standing(ctx, "team_1")
-		must(t, err)
-		equal(t, s.PaymentState, overdue, "a failing listener undoes the change")
+		check.NoError(t, err)
+		check.Equal(t, s.PaymentState, overdue, "a failing listener undoes the change")
 
 		rec.setFail(nil)
 		rec.reset()
-		must(t, h.Accounts.Update(ctx, "team_1", billingapi.Patch{PaymentState: &ok}))
+		check.NoError(t, h.Accounts.Update(ctx, "team_1", billingapi.Patch{PaymentState: &ok}))
 		seen := rec.all()
-		equal(t, len(seen), 1, "overdue → ok is told once")
-		equal(t, seen[0].TeamID, "team_1", "of the team")
-		equal(t, seen[0].PaymentState, ok, "listeners run after the account is written")
-		must(t, h.Accounts.Update(ctx, "team_1", billingapi.Patch{PaymentState: &ok}))
-		equal(t, len(rec.all()), 1, "ok → ok is no recovery")
+		check.Equal(t, len(seen), 1, "overdue → ok is told once")
+		check.Equal(t, seen[0].TeamID, "team_1", "of the team")
+		check.Equal(t, seen[0].PaymentState, ok, "listeners run after the account is written")
+		check.NoError(t, h.Accounts.Update(ctx, "team_1", billingapi.Patch{PaymentState: &ok}))
+		check.Equal(t, len(rec.all()), 1, "ok → ok is no recovery")
 	})
 
 	t.Run("ConsumeAndCredits", func(t *testing.T) {
 		t.Parallel()
 		ctx, h, _ := setup(t)
-		must(t, h.Accounts.Open(ctx, "team_paid", billingapi.Settings{Plan: billingapi.PlanFree}))
-		must(t, h.Accounts.Open(ctx, "team_trial", billingapi.Settings{Plan: billingapi.PlanTeam, Trial: true, TrialCredits: 10}))
+		check.NoError(t, h.Accounts.Open(ctx, "team_paid", billingapi.Settings{Plan: billingapi.PlanFree}))
+		check.NoError(t, h.Accounts.Open(ctx, "team_trial", billingapi.Settings{Plan: billingapi.PlanTeam, Trial: true, TrialCredits: 10}))
 		consume := func(team, ref string, n int) error {
 			return h.DB.Tx(ctx, func(ctx context.Context) error { return h.Accounts.Consume(ctx, team, ref, n) })
 		}
 
-		must(t, consume("team_paid", "msg_1", 80))
-		must(t, consume("team_paid", "msg_2", 70)) // over the allowance: reported, not refused
-		must(t, consume("team_paid", "msg_2", 70)) // the same send again
+		check.NoError(t, consume("team_paid", "msg_1", 80))
+		check.NoError(t, consume("team_paid", "msg_2", 70)) // over the allowance: reported, not refused
+		check.NoError(t, consume("team_paid", "msg_2", 70)) // the same send again
 		a, err := h.Accounts.Get(ctx, "team_paid")
-		must(t, err)
-		equal(t, a.CreditsUsed, 150, "over the allowance, and the same send recorded once")
-		equal(t, a.CreditsIncluded, 100, "the plan's allowance")
+		check.NoError(t, err)
+		check.Equal(t, a.CreditsUsed, 150, "over the allowance, and the same send recorded once")
+		check.Equal(t, a.CreditsIncluded, 100, "the plan's allowance")
 		st, err := h.Accounts.Status(ctx, "team_paid")
-		must(t, err)
-		equal(t, st.CreditsUsed, 0, "Status leaves the credit figures zero")
+		check.NoError(t, err)
+		check.Equal(t, st.CreditsUsed, 0, "Status leaves the credit figures zero")
 
-		must(t, consume("team_trial", "msg_3", 6))
+		check.NoError(t, consume("team_trial", "msg_3", 6))
 		err = consume("team_trial", "msg_4", 5)
-		wantFault(t, err, fault.PaymentRequired, billingapi.CodeTrialLimit, "this send needs 5 credits; 4 trial credits remain")
+		check.Fault(t, err, fault.PaymentRequired, billingapi.CodeTrialLimit, "this send needs 5 credits; 4 trial credits remain")
 		err = consume("team_trial", "msg_3", 6)
-		wantFault(t, err, fault.PaymentRequired, billingapi.CodeTrialLimit, "this send needs 6 credits; 4 trial credits remain")
-		must(t, consume("team_trial", "msg_5", 4))
+		check.Fault(t, err, fault.PaymentRequired, billingapi.CodeTrialLimit, "this send needs 6 credits; 4 trial credits remain")
+		check.NoError(t, consume("team_trial", "msg_5", 4))
 		a, err = h.Accounts.Get(ctx, "team_trial")
-		must(t, err)
-		equal(t, a.TrialUsed, 10, "the trial's credits drawn")
-		equal(t, a.CreditsUsed, 0, "trial sends are not the period's paid credits")
-		equal(t, a.TrialRemaining(), 0, "none left")
+		check.NoError(t, err)
+		check.Equal(t, a.TrialUsed, 10, "the trial's credits drawn")
+		check.Equal(t, a.CreditsUsed, 0, "trial sends are not the period's paid credits")
+		check.Equal(t, a.TrialRemaining(), 0, "none left")
 
 		h.Clock.Advance(2 * time.Hour) // the next month, in UTC
 		a, err = h.Accounts.Get(ctx, "team_paid")
-		must(t, err)
-		equal(t, a.CreditsUsed, 0, "a new period starts at zero")
-		must(t, consume("team_paid", "msg_6", 5))
+		check.NoError(t, err)
+		check.Equal(t, a.CreditsUsed, 0, "a new period starts at zero")
+		check.NoError(t, consume("team_paid", "msg_6", 5))
 		a, err = h.Accounts.Get(ctx, "team_paid")
-		must(t, err)
-		equal(t, a.CreditsUsed, 5, "the new period's credits")
+		check.NoError(t, err)
+		check.Equal(t, a.CreditsUsed, 5, "the new period's credits")
 		a, err = h.Accounts.Get(ctx, "team_trial")
-		must(t, err)
-		equal(t, a.TrialUsed, 10, "the trial allowance is not monthly")
+		check.NoError(t, err)
+		check.Equal(t, a.TrialUsed, 10, "the trial allowance is not monthly")
 
-		if err := consume("team_none", "msg_7", 1); err == nil {
-			t.Error("credits were recorded for a team without an account")
-		}
-		if err := consume("team_paid", "msg_8", -1); err == nil {
-			t.Error("negative credits were recorded")
-		}
+		check.Refused(t, consume("team_none", "msg_7", 1), "credits for a team without an account")
+		check.Refused(t, consume("team_paid", "msg_8", -1), "negative credits")
 		a, err = h.Accounts.Get(ctx, "team_paid")
-		must(t, err)
-		equal(t, a.CreditsUsed, 5, "a refused charge records nothing")
+		check.NoError(t, err)
+		check.Equal(t, a.CreditsUsed, 5, "a refused charge records nothing")
 	})
 
 	t.Run("ConsumeSerialisesATrial", func(t *testing.T) {
 		t.Parallel()
 		ctx, h, _ := setup(t)
-		must(t, h.Accounts.Open(ctx, "team_trial", billingapi.Settings{Plan: billingapi.PlanTeam, Trial: true, TrialCredits: 5}))
+		check.NoError(t, h.Accounts.Open(ctx, "team_trial", billingapi.Settings{Plan: billingapi.PlanTeam, Trial: true, TrialCredits: 5}))
 		var wg sync.WaitGroup
 		errs := make([]error, 12)
 		for i := range errs {
@@ -224,42 +218,42 @@ func Exercise(t *testing.T, newHarness func(t *testing.T, recovered billingapi.P
 				t.Errorf("a concurrent send over the trial: %v, want trial_limit", err)
 			}
 		}
-		equal(t, okCount, 5, "concurrent sends never spend more than the trial")
+		check.Equal(t, okCount, 5, "concurrent sends never spend more than the trial")
 		a, err := h.Accounts.Get(ctx, "team_trial")
-		must(t, err)
-		equal(t, a.TrialUsed, 5, "the trial's credits drawn")
+		check.NoError(t, err)
+		check.Equal(t, a.TrialUsed, 5, "the trial's credits drawn")
 	})
 
 	t.Run("WithCredits", func(t *testing.T) {
 		t.Parallel()
 		ctx, h, _ := setup(t)
-		must(t, h.Accounts.Open(ctx, "team_1", billingapi.Settings{Plan: billingapi.PlanOrganization, CardOnFile: true}))
+		check.NoError(t, h.Accounts.Open(ctx, "team_1", billingapi.Settings{Plan: billingapi.PlanOrganization, CardOnFile: true}))
 		read := billingapi.Standing{TeamID: "team_1", Plan: billingapi.PlanOrganization}.Account() // as the gate read it
 		acc, err := h.Accounts.WithCredits(ctx, read)
-		must(t, err)
-		equal(t, acc.CreditsIncluded, 25000, "the plan's allowance")
-		equal(t, acc.CreditsUsed, 0, "nothing sent yet")
-		must(t, h.Accounts.Consume(ctx, "team_1", "msg_1", 3))
+		check.NoError(t, err)
+		check.Equal(t, acc.CreditsIncluded, 25000, "the plan's allowance")
+		check.Equal(t, acc.CreditsUsed, 0, "nothing sent yet")
+		check.NoError(t, h.Accounts.Consume(ctx, "team_1", "msg_1", 3))
 		acc, err = h.Accounts.WithCredits(ctx, read)
-		must(t, err)
-		equal(t, acc.CreditsUsed, 3, "this period's credits")
+		check.NoError(t, err)
+		check.Equal(t, acc.CreditsUsed, 3, "this period's credits")
 		got, err := h.Accounts.Get(ctx, "team_1")
-		must(t, err)
+		check.NoError(t, err)
 		st, err := h.Accounts.Status(ctx, "team_1")
-		must(t, err)
+		check.NoError(t, err)
 		filled, err := h.Accounts.WithCredits(ctx, st)
-		must(t, err)
-		equal(t, filled, got, "Get is Status with its credits")
+		check.NoError(t, err)
+		check.Equal(t, filled, got, "Get is Status with its credits")
 	})
 
 	t.Run("AccessSQL", func(t *testing.T) {
 		t.Parallel()
 		ctx, h, _ := setup(t)
-		must(t, h.Accounts.Open(ctx, "team_1", billingapi.Settings{Plan: billingapi.PlanOrganization, CardOnFile: true, Trial: true, TrialCredits: 9}))
-		must(t, h.Accounts.Open(ctx, "team_2", billingapi.Settings{Plan: billingapi.PlanFree}))
+		check.NoError(t, h.Accounts.Open(ctx, "team_1", billingapi.Settings{Plan: billingapi.PlanOrganization, CardOnFile: true, Trial: true, TrialCredits: 9}))
+		check.NoError(t, h.Accounts.Open(ctx, "team_2", billingapi.Settings{Plan: billingapi.PlanFree}))
 		q := `SELECT a.* FROM (VALUES ($1::text)) t(id), LATERAL (` + h.Accounts.AccessSQL("t.id") + `) a`
 		rows, err := h.DB.Pool.Query(ctx, q, "team_1")
-		must(t, err)
+		check.NoError(t, err)
 		var got [][]any
 		for rows.Next() {
 			var (
@@ -267,22 +261,22 @@ func Exercise(t *testing.T, newHarness func(t *testing.T, recovered billingapi.P
 				card, trial  bool
 				trialCredits int
 			)
-			must(t, rows.Scan(&plan, &card, &state, &trial, &trialCredits))
+			check.NoError(t, rows.Scan(&plan, &card, &state, &trial, &trialCredits))
 			got = append(got, []any{plan, card, state, trial, trialCredits})
 		}
 		rows.Close()
-		must(t, rows.Err())
-		equal(t, got, [][]any{{"organization", true, billingapi.PaymentOK, true, 9}}, "one row of the team's columns")
+		check.NoError(t, rows.Err())
+		check.Equal(t, got, [][]any{{"organization", true, billingapi.PaymentOK, true, 9}}, "one row of the team's columns")
 
 		rows, err = h.DB.Pool.Query(ctx, q, "team_none")
-		must(t, err)
+		check.NoError(t, err)
 		n := 0
 		for rows.Next() {
 			n++
 		}
 		rows.Close()
-		must(t, rows.Err())
-		equal(t, n, 0, "no row for a team without an account")
+		check.NoError(t, rows.Err())
+		check.Equal(t, n, 0, "no row for a team without an account")
 	})
 }
 
@@ -325,29 +319,4 @@ func (r *recorder) all() []billingapi.Standing {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]billingapi.Standing(nil), r.seen...)
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func equal(t *testing.T, got, want any, what string) {
-	t.Helper()
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%s:\n got %#v\nwant %#v", what, got, want)
-	}
-}
-
-// wantFault fails t unless err is a fault of kind with code and message.
-func wantFault(t *testing.T, err error, kind fault.Kind, code, message string) {
-	t.Helper()
-	f, ok := fault.As(err)
-	if !ok {
-		t.Errorf("want a %s fault, got %v", code, err)
-		return
-	}
-	equal(t, []any{f.Kind, f.Code, f.Message}, []any{kind, code, message}, "the fault")
 }
