@@ -21,78 +21,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/rosterapi/rostertest"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/fault"
-	"github.com/teamtext/teamtext/platform/id"
 )
-
-// The message side of memStore (service.MessageStore).
-
-func (m *memStore) InsertMessage(_ context.Context, msg *domain.Message) error {
-	m.messages[msg.ID] = *msg
-	return nil
-}
-
-func (m *memStore) Message(_ context.Context, teamID, id string, _ bool) (*domain.Message, error) {
-	msg, ok := m.messages[id]
-	if !ok || msg.TeamID != teamID {
-		return nil, domain.ErrNotFound
-	}
-	return &msg, nil
-}
-
-func (m *memStore) UpdateMessage(_ context.Context, msg *domain.Message) error {
-	m.messages[msg.ID] = *msg
-	return nil
-}
-
-func (m *memStore) Messages(context.Context, string, int, int) ([]domain.Message, error) {
-	return nil, nil
-}
-func (m *memStore) Approvals(context.Context, string, int, int) ([]domain.Message, error) {
-	return nil, nil
-}
-func (m *memStore) ExpireApproval(context.Context, string, time.Time) error { return nil }
-func (m *memStore) LiveResend(_ context.Context, teamID, messageID string) (string, error) {
-	for _, msg := range m.messages {
-		if msg.TeamID == teamID && msg.ResendOf == messageID && msg.Status != domain.StatusRejected && msg.Status != domain.StatusExpired {
-			return msg.ID, nil
-		}
-	}
-	return "", nil
-}
-
-// InsertQueued counts the deliveries on the message, as the statement does,
-// and keeps the recipients' own texts.
-func (m *memStore) InsertQueued(_ context.Context, _, messageID string, _, done time.Time, _ id.Series, phones []string, _ [][]string, texts []domain.Text, _ []time.Time) error {
-	if texts != nil {
-		m.texts[messageID] = texts
-	}
-	msg := m.messages[messageID]
-	msg.QueuedCount += len(phones)
-	msg.EstimatedCompletion = &done
-	m.messages[messageID] = msg
-	return nil
-}
-
-func (m *memStore) CountBroadcast(context.Context, *domain.Message, int, time.Time) error { return nil }
-func (m *memStore) HeldQueued(context.Context, string, time.Time) (int, error)            { return 0, nil }
-func (m *memStore) Deliveries(_ context.Context, teamID, messageID, _ string, _, _ int) ([]domain.Delivery, error) {
-	if msg, ok := m.messages[messageID]; !ok || msg.TeamID != teamID {
-		return nil, domain.ErrNotFound
-	}
-	return nil, nil
-}
-func (m *memStore) FailedDeliveries(_ context.Context, messageID string) ([]domain.FailedDelivery, error) {
-	return m.failed[messageID], nil
-}
-func (m *memStore) RecordPollRecipients(context.Context, string, string, time.Time, time.Time, int) error {
-	return nil
-}
-func (m *memStore) PollTallies(context.Context, string) (map[string]int, int, error) {
-	return nil, 0, nil
-}
-func (m *memStore) Responses(context.Context, string, int, int) ([]domain.Response, error) {
-	return nil, nil
-}
 
 // The planner and jobs a send reaches, as fakes.
 

