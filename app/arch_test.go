@@ -21,8 +21,9 @@ import (
 const modulePath = "github.com/teamtext/teamtext"
 
 // TestArchitecture guards the module boundaries of ARCHITECTURE.md: a module
-// imports another module only through its <module>api contract package, and
-// platform/ imports no module. (The compiler already stops imports of
+// imports another module only through its <module>api contract package
+// (and, from its tests, the contract's fakes: <module>api/<module>test),
+// and platform/ imports no module. (The compiler already stops imports of
 // another module's internal/ packages; this catches the rest, e.g. a
 // module.go or a non-internal helper package.)
 func TestArchitecture(t *testing.T) {
@@ -39,6 +40,10 @@ func TestArchitecture(t *testing.T) {
 		require.NoError(t, dec.Decode(&p))
 		owner := moduleOf(p.ImportPath)
 		isPlatform := strings.HasPrefix(p.ImportPath, modulePath+"/platform")
+		testImports := map[string]bool{}
+		for _, imp := range append(p.TestImports, p.XTestImports...) {
+			testImports[imp] = true
+		}
 		for _, imp := range append(append(p.Imports, p.TestImports...), p.XTestImports...) {
 			target := moduleOf(imp)
 			if target == "" {
@@ -52,9 +57,13 @@ func TestArchitecture(t *testing.T) {
 			if owner == "" || owner == target {
 				continue // app/, e2e/ and a module's own packages
 			}
-			if imp != modulePath+"/modules/"+target+"/"+target+"api" {
-				t.Errorf("%s (module %s) imports %s: only %sapi is allowed across modules", p.ImportPath, owner, imp, target)
+			if imp == modulePath+"/modules/"+target+"/"+target+"api" {
+				continue
 			}
+			if isFakesPath(imp) && (testImports[imp] || isFakesPath(p.ImportPath)) {
+				continue
+			}
+			t.Errorf("%s (module %s) imports %s: only %sapi is allowed across modules (and its fakes, from tests)", p.ImportPath, owner, imp, target)
 		}
 	}
 	require.Positive(t, checked, "the guard saw module imports")
@@ -68,6 +77,14 @@ func moduleOf(pkg string) string {
 	}
 	name, _, _ := strings.Cut(rest, "/")
 	return name
+}
+
+func TestIsFakesPath(t *testing.T) {
+	t.Parallel()
+	require.True(t, isFakesPath(modulePath+"/modules/roster/rosterapi/rostertest"))
+	require.False(t, isFakesPath(modulePath+"/modules/roster/rosterapi"), "the contract")
+	require.False(t, isFakesPath(modulePath+"/modules/messaging/fakes/fakecarrier"), "not below a contract")
+	require.False(t, isFakesPath(modulePath+"/modules/roster/internal/servicetest"), "a module's own helper")
 }
 
 func TestModuleOf(t *testing.T) {
@@ -111,6 +128,9 @@ func TestArchitectureRulesCatchPlanted(t *testing.T) {
 		`storage: modules/alpha/alphaapi/api.go: imports github.com/uptrace/bun (in alpha only internal/postgres imports bun)`,
 		`storage: modules/alpha/internal/service/service.go: imports github.com/uptrace/bun (in alpha only internal/postgres imports bun)`,
 		`storage: modules/alpha/internal/service/service.go: imports github.com/teamtext/teamtext/modules/alpha/internal/postgres (in alpha only the module's wiring reaches internal/postgres)`,
+		`fakes: modules/alpha/alphaapi/alphatest/alphatest.go: alphatest imports github.com/stretchr/testify/require (a fake imports only the standard library, contracts, other fakes and platform)`,
+		`fakes: modules/alpha/alphaapi/alphatest/alphatest.go: alphatest imports github.com/teamtext/teamtext/modules/alpha/internal/domain (a fake imports only the standard library, contracts, other fakes and platform)`,
+		`fakes: modules/beta/internal/service/service.go: imports github.com/teamtext/teamtext/modules/alpha/alphaapi/alphatest (a fake: only test files and other fakes import it)`,
 	}, rep.violations)
 
 	clean, err := checkTree("testdata/archclean", map[string]bool{"alpha": true})
@@ -159,6 +179,12 @@ var tablePosition = map[string]bool{"from": true, "join": true, "into": true, "u
 //     table by name (names with an underscore, which prose does not use),
 //     and no identifier with another module's table prefix where SQL names
 //     a table (after FROM, JOIN, INTO, UPDATE, TABLE, REFERENCES…).
+//
+//   - a fake of a contract (modules/<m>/<m>api/<m>test: an in-memory
+//     implementation other modules' tests share) imports only the
+//     standard library, contracts, other fakes and platform, so that it
+//     stands for the contract and not the module behind it; and only test
+//     files and other fakes import a fake.
 //
 //   - in a module of confined (bunConfined), no package but
 //     internal/postgres imports bun, and no package under internal/ but
@@ -253,6 +279,8 @@ func (rep *archReport) checkGo(m, rel, path string, tables map[string]map[string
 	}
 	dir := filepath.ToSlash(filepath.Dir(rel))
 	isContract := dir == "modules/"+m+"/"+m+"api"
+	isFake := isFakesPath(modulePath + "/" + dir)
+	isTestFile := strings.HasSuffix(rel, "_test.go")
 	isDomain := strings.HasPrefix(dir, "modules/"+m+"/") && filepath.Base(dir) == "domain"
 	isStorage := dir == "modules/"+m+"/internal/postgres" || strings.HasPrefix(dir, "modules/"+m+"/internal/postgres/")
 	aboveStorage := strings.HasPrefix(dir, "modules/"+m+"/internal/") && !isStorage &&
@@ -264,6 +292,13 @@ func (rep *archReport) checkGo(m, rel, path string, tables map[string]map[string
 		}
 		if isContract && !isStandard(p) && !isContractPath(p) {
 			rep.violations = append(rep.violations, fmt.Sprintf("contract: %s: %sapi imports %s (only the standard library and other <m>api packages)", rel, m, p))
+		}
+		if isFake && !isStandard(p) && !isContractPath(p) && !isFakesPath(p) && !strings.HasPrefix(p, modulePath+"/platform/") {
+			rep.violations = append(rep.violations, fmt.Sprintf("fakes: %s: %s imports %s (a fake imports only the standard library, contracts, other fakes and platform)",
+				rel, filepath.Base(dir), p))
+		}
+		if isFakesPath(p) && !isFake && !isTestFile {
+			rep.violations = append(rep.violations, fmt.Sprintf("fakes: %s: imports %s (a fake: only test files and other fakes import it)", rel, p))
 		}
 		if bunConfined && !isStorage && (p == "github.com/uptrace/bun" || strings.HasPrefix(p, "github.com/uptrace/bun/")) {
 			rep.violations = append(rep.violations, fmt.Sprintf("storage: %s: imports %s (in %s only internal/postgres imports bun)", rel, p, m))
@@ -347,6 +382,16 @@ func tablePrefix(ts map[string]bool) (string, error) {
 func isStandard(p string) bool {
 	first, _, _ := strings.Cut(p, "/")
 	return !strings.Contains(first, ".")
+}
+
+// isFakesPath tells a fake of a contract: modules/<m>/<m>api/<x>test.
+func isFakesPath(p string) bool {
+	rest, ok := strings.CutPrefix(p, modulePath+"/modules/")
+	if !ok {
+		return false
+	}
+	parts := strings.Split(rest, "/")
+	return len(parts) == 3 && parts[1] == parts[0]+"api" && strings.HasSuffix(parts[2], "test")
 }
 
 // isContractPath tells an import of a contract package: modules/<m>/<m>api.

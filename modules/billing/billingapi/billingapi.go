@@ -37,6 +37,26 @@ func (p Plan) Tier() int {
 	return -1
 }
 
+// CreditsIncluded is the plan's monthly credit allowance (season plans
+// include the same per month); 0 for an unknown plan. One table, mirrored
+// in docs/design/decisions-not-shown.md; it is here, in the contract,
+// because what a Standing says of it is a fact other modules read.
+func (p Plan) CreditsIncluded() int {
+	switch Plan(strings.TrimSuffix(string(p), "_season")) {
+	case PlanFree:
+		return 100
+	case PlanTeam:
+		return 1000
+	case PlanTeamPlus:
+		return 5000
+	case PlanOrganization:
+		return 25000
+	case PlanBusiness:
+		return 100000
+	}
+	return 0
+}
+
 // Valid reports whether p is one of the ten plan names.
 func (p Plan) Valid() bool { return p.Tier() >= 0 }
 

@@ -140,6 +140,26 @@ type Recipient struct {
 	Undeliverable bool
 }
 
+// AudienceRoles maps a send audience to roles: "all" is everyone, "staff"
+// the staff roles, "families" athletes and guardians, "group" everyone in
+// the group. ok is false for an unknown audience.
+func AudienceRoles(audience string) (roles []Role, ok bool) {
+	switch audience {
+	case "all", "group":
+		return nil, true
+	case "staff":
+		return []Role{RoleHeadCoach, RoleTeamDirector, RoleCoach, RoleBoardMember}, true
+	case "families":
+		return []Role{RoleAthlete, RoleGuardian}, true
+	}
+	return nil, false
+}
+
+// CodeInvalidGroup is Audience.Recipients' refusal (400) of a group_id
+// that is missing for audience group, not a group of the team, or given
+// with another audience.
+const CodeInvalidGroup = "invalid_group"
+
 // Audience resolves a send's audience. "all": every member; "staff": head
 // coaches, team directors, coaches and board members; "families": athletes
 // and guardians; "group": the members of groupID. Only active members are

@@ -6,7 +6,6 @@ package domain
 
 import (
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
@@ -16,21 +15,9 @@ import (
 // ErrNotFound is a team with no billing account.
 var ErrNotFound = errors.New("billing account not found")
 
-// creditsIncluded is each plan's monthly credit allowance (season plans
-// include the same per month). One table, mirrored in
-// docs/design/decisions-not-shown.md.
-var creditsIncluded = map[billingapi.Plan]int{
-	billingapi.PlanFree:         100,
-	billingapi.PlanTeam:         1000,
-	billingapi.PlanTeamPlus:     5000,
-	billingapi.PlanOrganization: 25000,
-	billingapi.PlanBusiness:     100000,
-}
-
-// Included is the plan's monthly credit allowance; 0 for an unknown plan.
-func Included(p billingapi.Plan) int {
-	return creditsIncluded[billingapi.Plan(strings.TrimSuffix(string(p), "_season"))]
-}
+// Included is the plan's monthly credit allowance; 0 for an unknown plan
+// (billingapi.Plan.CreditsIncluded, the one table).
+func Included(p billingapi.Plan) int { return p.CreditsIncluded() }
 
 // Period is the credit period a time belongs to: its UTC calendar month.
 func Period(t time.Time) string { return t.UTC().Format("2006-01") }

@@ -17,6 +17,7 @@ import (
 	"github.com/teamtext/teamtext/modules/campaigns/internal/worker"
 	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi/rostertest"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
@@ -30,9 +31,6 @@ var srv *dbtest.Server
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &srv)) }
 
-// directory stands in for the roster: one team with a head coach and a coach.
-type directory struct{}
-
 const (
 	teamA, teamB = "team_a", "team_b"
 	coachA       = "mem_head_a"
@@ -40,42 +38,25 @@ const (
 	groupA       = "grp_a"
 )
 
-func (directory) Team(_ context.Context, teamID string) (rosterapi.Team, error) {
-	if teamID != teamA && teamID != teamB {
-		return rosterapi.Team{}, fault.NotFoundf("team not found")
+// directory is the roster (the shared fake): team A with a head coach, a
+// coach and a group; team B with a team director.
+func directory(t *testing.T) *rostertest.Roster {
+	t.Helper()
+	ctx := context.Background()
+	r := rostertest.New(clock.NewFake(time.Date(2027, 1, 4, 12, 0, 0, 0, time.UTC)))
+	for _, id := range []string{teamA, teamB} {
+		require.NoError(t, r.AddTeam(ctx, rosterapi.Team{ID: id, Name: id, Code: id}))
 	}
-	return rosterapi.Team{ID: teamID, Name: teamID}, nil
-}
-
-func (d directory) TeamsByID(ctx context.Context, teamIDs []string) (map[string]rosterapi.Team, error) {
-	out := map[string]rosterapi.Team{}
-	for _, id := range teamIDs {
-		if t, err := d.Team(ctx, id); err == nil {
-			out[id] = t
-		}
+	require.NoError(t, r.AddGroup(ctx, teamA, groupA, "Varsity"))
+	for _, m := range []rosterapi.Member{
+		{ID: coachA, TeamID: teamA, Role: rosterapi.RoleHeadCoach},
+		{ID: assistantA, TeamID: teamA, Role: rosterapi.RoleCoach},
+		{ID: "mem_head_b", TeamID: teamB, Role: rosterapi.RoleTeamDirector},
+	} {
+		m.Status, m.CanSendBroadcasts = "active", true
+		require.NoError(t, r.AddMember(ctx, m))
 	}
-	return out, nil
-}
-
-func (directory) Member(_ context.Context, teamID, memberID string) (rosterapi.Member, error) {
-	switch {
-	case teamID == teamA && memberID == coachA:
-		return rosterapi.Member{ID: memberID, TeamID: teamID, Role: rosterapi.RoleHeadCoach, Status: "active", CanSendBroadcasts: true}, nil
-	case teamID == teamA && memberID == assistantA:
-		return rosterapi.Member{ID: memberID, TeamID: teamID, Role: rosterapi.RoleCoach, Status: "active", CanSendBroadcasts: true}, nil
-	case teamID == teamB && memberID == "mem_head_b":
-		return rosterapi.Member{ID: memberID, TeamID: teamID, Role: rosterapi.RoleTeamDirector, Status: "active", CanSendBroadcasts: true}, nil
-	}
-	return rosterapi.Member{}, fault.NotFoundf("member not found")
-}
-
-func (directory) KeyOwners(context.Context, string) ([]rosterapi.Member, error) { return nil, nil }
-
-func (directory) Recipients(_ context.Context, teamID, audience, groupID string) ([]rosterapi.Recipient, error) {
-	if audience == "group" && (teamID != teamA || groupID != groupA) {
-		return nil, fault.New(fault.Invalid, "invalid_group", "group_id is not a group of this team")
-	}
-	return []rosterapi.Recipient{{MemberID: "m1", Phone: "+12025550100"}}, nil
+	return r
 }
 
 // sender stands in for messaging: it writes a row in the caller's
@@ -128,8 +109,9 @@ func setup(t *testing.T) *bundle {
 	j, err := jobs.New(d, clk, log, jobs.Options{})
 	require.NoError(t, err)
 	b := &bundle{db: d, clock: clk, sender: &sender{refuse: map[string]error{}}}
+	dir := directory(t)
 	b.svc = service.New(service.Deps{DB: d, Repo: postgres.NewRepo(d), Jobs: j, Clock: clk, Sender: b.sender,
-		Teams: directory{}, Members: directory{}, Audience: directory{}, Log: log})
+		Teams: dir, Members: dir, Audience: dir, Log: log})
 	_, err = jobs.NewRunner(j, []jobs.Registration{worker.Registration(b.svc)}, metrics.New(), jobs.Options{})
 	require.NoError(t, err)
 	return b

@@ -2,6 +2,7 @@ package inbound_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
 
 // sameLane returns a number other than from whose texts share from's lane.
@@ -60,7 +62,7 @@ func TestFileNextKeywordsFirst(t *testing.T) {
 	got, err := svc.FileNext(ctx, lane)
 	require.NoError(t, err)
 	require.Len(t, got, inbound.BatchSize)
-	require.Equal(t, []string{"stop " + other}, b.roster.Calls(), "the STOP is filed in the first batch")
+	require.Equal(t, []string{"stop " + other}, calls(b.roster), "the STOP is filed in the first batch")
 	bodies := func(from string) []string {
 		var out []string
 		for _, e := range b.events(t, "message.received") {
@@ -124,7 +126,12 @@ func TestFileNextSetsAsideATextThatFails(t *testing.T) {
 	ctx := context.Background()
 	svc, b := setup(t)
 	poison := sameLane(t, parent)
-	b.roster.failFrom = poison
+	b.roster.FailKeywords(func(k rosterapi.KeywordText) error {
+		if k.Phone == poison {
+			return errors.New("roster refused the keyword")
+		}
+		return nil
+	})
 	at := time.Now().UTC()
 	for i, tx := range []struct{ from, body string }{{parent, "one"}, {poison, "STOP"}, {parent, "two"}, {poison, "later"}, {parent, "three"}} {
 		require.NoError(t, inbound.Enqueue(ctx, b.repo, inbound.Args{From: tx.from, To: teamNumber, Body: tx.body,
@@ -169,7 +176,7 @@ func TestFileNextKeywordLaneFirst(t *testing.T) {
 	got, err := svc.FileNext(ctx, inbound.LaneOf(parent))
 	require.NoError(t, err)
 	require.Len(t, got, 1, "the STOP's lane, alone")
-	require.Equal(t, []string{"stop " + elsewhere}, b.roster.Calls())
+	require.Equal(t, []string{"stop " + elsewhere}, calls(b.roster))
 	got, err = svc.FileNext(ctx, inbound.LaneOf(parent))
 	require.NoError(t, err)
 	require.Len(t, got, 10)

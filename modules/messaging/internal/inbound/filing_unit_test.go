@@ -121,18 +121,19 @@ func TestFileBatchDecisions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	r := &roster{teams: map[string]rosterapi.Team{
-		"team_1": {ID: "team_1", Name: "Tigers", Number: teamNumber},
-		"team_2": {ID: "team_2", Name: "Lions", Number: "+12025550200"},
-	}, optedOut: map[string]bool{}, members: []rosterapi.Member{
-		{ID: "mem_old", TeamID: "team_1", Name: "Old", Phone: parent, Role: rosterapi.RoleGuardian, Status: "opted_out", CreatedAt: base},
-		{ID: "mem_a", TeamID: "team_1", Name: "Pat", Phone: parent, Role: rosterapi.RoleGuardian, Status: "active", CreatedAt: base.Add(time.Hour)},
-		{ID: "mem_gone", TeamID: "team_2", Name: "Gone", Phone: stranger, Role: rosterapi.RoleAthlete, Status: "opted_out", CreatedAt: base},
-	}}
+	r := newRoster(t, clock.NewFake(t0), []rosterapi.Team{
+		{ID: "team_1", Name: "Tigers", Code: "tigers", Number: teamNumber},
+		{ID: "team_2", Name: "Lions", Code: "lions", Number: "+12025550200"},
+	},
+		rosterapi.Member{ID: "mem_old", TeamID: "team_1", Name: "Old", Phone: parent, Role: rosterapi.RoleGuardian, Status: "opted_out", CreatedAt: base},
+		rosterapi.Member{ID: "mem_a", TeamID: "team_1", Name: "Pat", Phone: parent, Role: rosterapi.RoleGuardian, Status: "active", CreatedAt: base.Add(time.Hour)},
+		rosterapi.Member{ID: "mem_gone", TeamID: "team_2", Name: "Gone", Phone: stranger, Role: rosterapi.RoleAthlete, Status: "opted_out", CreatedAt: base},
+	)
 	store := &memFiling{provided: map[string]bool{"SMdone": true},
 		groups: map[rosterapi.TeamPhone]string{{TeamID: "team_1", Phone: parent}: "grp_u12"}}
 	pub, help, clear := &announced{}, &helped{}, &cleared{}
-	bill := &billing{overdue: map[string]bool{"team_2": true}, consumed: map[string]int{}}
+	bill := newBilling(t, "team_1", "team_2")
+	setOverdue(t, bill, "team_2", true)
 	svc := inbound.New(inbound.Deps{Tx: inline{}, Store: store, Help: help, Clock: clock.NewFake(t0), Lookup: r, Billing: bill,
 		Events: pub, Log: slog.New(slog.DiscardHandler), Deliverability: clear, Keywords: r})
 
@@ -167,7 +168,7 @@ func TestFileBatchDecisions(t *testing.T) {
 	require.Equal(t, t0, byProvider["SM5"].ReceivedAt, "no arrival time: now")
 
 	require.Equal(t, [][]string{{"team_1", "team_2"}}, store.locked, "one lock call, teams in order")
-	require.Equal(t, []string{"help " + stranger, "stop " + stranger}, r.Calls(), "keywords carried out, held or not")
+	require.Equal(t, []string{"help " + stranger, "stop " + stranger}, calls(r), "keywords carried out, held or not")
 	require.Equal(t, []string{"team_1 " + byProvider["SM3"].ID}, help.texts, "HELP answered")
 	require.Len(t, clear.outcomes, 4, "every number that texted is deliverable again")
 

@@ -14,6 +14,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
@@ -64,8 +65,8 @@ func TestReceive(t *testing.T) {
 	t.Run("OnlyInactiveEntriesGiveTheOldest", func(t *testing.T) {
 		t.Parallel()
 		svc, b := setup(t)
-		for i := range b.roster.members {
-			b.roster.members[i].Status = "opted_out"
+		for _, id := range []string{"mem_old", "mem_a", "mem_b", "mem_coach", "mem_kid"} {
+			require.NoError(t, b.roster.UpdateMember(b.team.ID, id, func(m *rosterapi.Member) { m.Status = "opted_out" }))
 		}
 		require.NoError(t, svc.Receive(ctx, text(parent, "hi")))
 		require.Equal(t, "mem_old", b.events(t, "message.received")[0].Data["member"].(map[string]any)["id"])
@@ -79,7 +80,7 @@ func TestReceive(t *testing.T) {
 		require.NoError(t, svc.Receive(ctx, a))
 		require.Len(t, b.events(t, "message.received"), 1)
 		require.Equal(t, 1, b.count(t, `SELECT count(*) FROM messaging_inbound`))
-		require.Equal(t, []string{"stop " + parent}, b.roster.Calls(), "the keyword acts once")
+		require.Equal(t, []string{"stop " + parent}, calls(b.roster), "the keyword acts once")
 	})
 
 	t.Run("UnknownNumberIsDropped", func(t *testing.T) {
@@ -139,7 +140,7 @@ func TestKeywords(t *testing.T) {
 		require.NoError(t, svc.Receive(ctx, text(stranger, "UNSUBSCRIBE")))
 		require.NoError(t, svc.Receive(ctx, text(parent, "unstop")))
 		require.NoError(t, svc.Receive(ctx, text(parent, "stop please")))
-		require.Equal(t, []string{"stop " + parent, "stop " + stranger, "start " + parent}, b.roster.Calls())
+		require.Equal(t, []string{"stop " + parent, "stop " + stranger, "start " + parent}, calls(b.roster))
 		var kws []any
 		evs := b.events(t, "message.received")
 		for _, e := range evs {
@@ -148,7 +149,7 @@ func TestKeywords(t *testing.T) {
 		require.Equal(t, []any{"stop", "stop", "start", nil}, kws)
 		// Roster is told what its consent history keeps: the text, its id,
 		// the member it came from (none for a stranger) and when.
-		told := b.roster.Keywords()
+		told := b.roster.KeywordTexts()
 		require.Len(t, told, 3)
 		require.Equal(t, " Stop. ", told[0].Body)
 		require.Equal(t, evs[0].Data["message_id"], told[0].MessageID)
@@ -172,7 +173,7 @@ func TestKeywords(t *testing.T) {
 		t.Parallel()
 		svc, b := setup(t)
 		require.NoError(t, svc.Receive(ctx, text(stranger, "help")))
-		require.Equal(t, []string{"help " + stranger}, b.roster.Calls(), "HELP is kept in the consent history too")
+		require.Equal(t, []string{"help " + stranger}, calls(b.roster), "HELP is kept in the consent history too")
 		var rp domain.Reply
 		require.NoError(t, b.db.Bun.QueryRowContext(ctx, `SELECT id, kind, to_phone, body FROM messaging_replies`).Scan(&rp.ID, &rp.Kind, &rp.ToPhone, &rp.Body))
 		require.Equal(t, domain.ReplyHelp, rp.Kind)
@@ -187,7 +188,7 @@ func TestKeywords(t *testing.T) {
 		require.Equal(t, teamNumber, sent[0].From)
 		require.Equal(t, rp.ID, sent[0].DeliveryID, "the idempotency key")
 		require.Equal(t, domain.DefaultHelpText("Tigers"), sent[0].Body)
-		require.Zero(t, b.billing.consumed[b.team.ID], "compliance replies are not charged")
+		require.Zero(t, creditsUsed(t, b.billing, b.team.ID), "compliance replies are not charged")
 
 		custom := "Tigers texts. Questions: coach@tigers.example. Msg & data rates may apply. Reply STOP to opt out."
 		set, err := svc.SetHelpText(ctx, b.team.ID, &custom)
@@ -209,11 +210,11 @@ func TestHeldTexts(t *testing.T) {
 	ctx := context.Background()
 	svc, b := setup(t)
 	require.NoError(t, svc.Receive(ctx, text(parent, "before")))
-	b.billing.setOverdue(b.team.ID, true)
+	setOverdue(t, b.billing, b.team.ID, true)
 	for _, body := range []string{"first", "STOP", "third"} {
 		require.NoError(t, svc.Receive(ctx, text(parent, body)))
 	}
-	require.Equal(t, []string{"stop " + parent}, b.roster.Calls(), "a held STOP still opts out at once")
+	require.Equal(t, []string{"stop " + parent}, calls(b.roster), "a held STOP still opts out at once")
 	require.Len(t, b.events(t, "message.received"), 1)
 	rows, err := svc.InboundMessages(ctx, b.team.ID, 10, 0)
 	require.NoError(t, err)
@@ -226,7 +227,7 @@ func TestHeldTexts(t *testing.T) {
 	require.EqualValues(t, 1, tot.TextsReceived)
 
 	// Payment succeeds: billing calls the listener in its transaction.
-	b.billing.setOverdue(b.team.ID, false)
+	setOverdue(t, b.billing, b.team.ID, false)
 	require.NoError(t, b.db.Tx(ctx, func(ctx context.Context) error { return b.releaser.OnPaymentRecovered(ctx, b.team.ID) }))
 	var bodies []any
 	for _, e := range b.events(t, "message.received") {
@@ -248,7 +249,7 @@ func TestHeldTexts(t *testing.T) {
 	require.Len(t, b.events(t, "message.received"), 4)
 
 	// A release that rolls back (billing's transaction failed) keeps them held.
-	b.billing.setOverdue(b.team.ID, true)
+	setOverdue(t, b.billing, b.team.ID, true)
 	require.NoError(t, svc.Receive(ctx, text(parent, "held again")))
 	err = b.db.Tx(ctx, func(ctx context.Context) error {
 		if _, err := b.releaser.ReleaseHeld(ctx, b.team.ID); err != nil {
@@ -314,7 +315,7 @@ func TestInbox(t *testing.T) {
 	require.Equal(t, "Tigers: Field 2", item.LatestReply.Body, "latest reply")
 	require.Equal(t, []string{"three"}, list("replied"))
 	require.Equal(t, []string{"one"}, list("unread"))
-	require.Positive(t, b.billing.consumed[b.team.ID], "staff replies are charged")
+	require.Positive(t, creditsUsed(t, b.billing, b.team.ID), "staff replies are charged")
 
 	n, err := svc.MarkAllRead(ctx, b.team.ID)
 	require.NoError(t, err)
@@ -334,11 +335,11 @@ func TestInbox(t *testing.T) {
 	require.ErrorIs(t, err, fault.NotFoundf("x"))
 
 	// An opted-out number cannot be texted; sending paused while overdue.
-	b.roster.optedOut[b.team.ID+"|"+stranger] = true
+	require.NoError(t, b.roster.OptOutBySMS(ctx, b.team.ID, stranger))
 	_, err = svc.Reply(ctx, inbound.ReplyInput{TeamID: b.team.ID, MessageID: two.ID, MemberID: "mem_coach", Body: "x"})
 	f, _ = fault.As(err)
 	require.Equal(t, inbound.CodeOptedOut, f.Code)
-	b.billing.setOverdue(b.team.ID, true)
+	setOverdue(t, b.billing, b.team.ID, true)
 	_, err = svc.Reply(ctx, inbound.ReplyInput{TeamID: b.team.ID, MessageID: three.ID, MemberID: "mem_coach", Body: "x"})
 	f, _ = fault.As(err)
 	require.Equal(t, inbound.CodePaymentRequired, f.Code)
@@ -377,7 +378,13 @@ func TestAnalyticsCounters(t *testing.T) {
 		require.NoError(t, finals.CountFinals(ctx, ds[i:min(i+40, len(ds))]))
 	}
 	require.NoError(t, b.repo.CountReceived(ctx, &domain.Inbound{ID: "inb_1", TeamID: b.team.ID, ReceivedAt: day("2026-03-02", 12)}))
-	b.roster.counts = [2]int{3, 1}
+	// Three entries joined and one number opted out in the range.
+	for i, p := range []string{"+12025550131", "+12025550132", "+12025550133"} {
+		require.NoError(t, b.roster.AddMember(ctx, rosterapi.Member{ID: "mem_new" + strconv.Itoa(i), TeamID: b.team.ID, Name: "New", Phone: p,
+			Role: rosterapi.RoleAthlete, Status: "active", CreatedAt: day("2026-03-01", 9+i)}))
+	}
+	b.rosterClock.Set(day("2026-03-02", 8))
+	require.NoError(t, b.roster.OptOutBySMS(ctx, b.team.ID, "+12025550134"))
 
 	tot, err := svc.Totals(ctx, b.team.ID, "2026-03-01", "2026-03-02")
 	require.NoError(t, err)

@@ -46,12 +46,11 @@ func TestJoinStep(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	r := &roster{teams: map[string]rosterapi.Team{"team_1": {ID: "team_1", Name: "Tigers", Code: "tigers", Number: teamNumber}},
-		optedOut: map[string]bool{}, members: []rosterapi.Member{
-			{ID: "mem_a", TeamID: "team_1", Name: "Pat", Phone: parent, Role: rosterapi.RoleGuardian, Status: "active", CreatedAt: base}}}
+	r := newRoster(t, clock.NewFake(t0), []rosterapi.Team{{ID: "team_1", Name: "Tigers", Code: "tigers", Number: teamNumber}},
+		rosterapi.Member{ID: "mem_a", TeamID: "team_1", Name: "Pat", Phone: parent, Role: rosterapi.RoleGuardian, Status: "active", CreatedAt: base})
 	j, ans := &joiner{}, &answered{}
 	svc := inbound.New(inbound.Deps{Tx: inline{}, Store: &memFiling{provided: map[string]bool{}}, Help: &helped{}, Clock: clock.NewFake(t0),
-		Lookup: r, Billing: &billing{overdue: map[string]bool{}, consumed: map[string]int{}}, Events: &announced{},
+		Lookup: r, Billing: newBilling(t, "team_1"), Events: &announced{},
 		Log: slog.New(slog.DiscardHandler), Keywords: r, Joining: j, Answers: ans})
 	at := t0.Add(-time.Minute)
 

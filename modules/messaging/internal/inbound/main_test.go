@@ -3,10 +3,8 @@ package inbound_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"os"
-	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -14,16 +12,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/billing/billingapi/billingtest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/messaging/internal/worker"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi/rostertest"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
 	"github.com/teamtext/teamtext/platform/events"
-	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
 	"github.com/teamtext/teamtext/platform/jobs"
 	"github.com/teamtext/teamtext/platform/metrics"
@@ -33,192 +32,57 @@ var server *dbtest.Server
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &server)) }
 
-// roster is an in-memory roster: teams, entries and opt-outs. The embedded
-// contracts are nil: they only keep it compiling when a contract grows.
-type roster struct {
-	rosterapi.Teams
-	rosterapi.Members
-	rosterapi.Lookup
-	rosterapi.OptOuts
-	rosterapi.Stats
-	mu       sync.Mutex
-	teams    map[string]rosterapi.Team
-	members  []rosterapi.Member
-	optedOut map[string]bool // team|phone
-	calls    []string        // "stop +1…", "start +1…", "help +1…"
-	keywords []rosterapi.KeywordText
-	counts   [2]int // what Counts answers
-	failFrom string // keywords from this number fail (a text that cannot be filed)
-}
-
-func (r *roster) Team(_ context.Context, teamID string) (rosterapi.Team, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	t, ok := r.teams[teamID]
-	if !ok {
-		return rosterapi.Team{}, fault.NotFoundf("team not found")
+// newRoster is the shared in-memory roster (rostertest) on clk with teams
+// and their entries.
+func newRoster(t testing.TB, clk clock.Clock, teams []rosterapi.Team, members ...rosterapi.Member) *rostertest.Roster {
+	t.Helper()
+	r := rostertest.New(clk)
+	for _, tm := range teams {
+		require.NoError(t, r.AddTeam(context.Background(), tm))
 	}
-	return t, nil
-}
-
-func (r *roster) TeamByNumber(_ context.Context, e164 string) (rosterapi.Team, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, t := range r.teams {
-		if t.Number == e164 {
-			return t, nil
-		}
+	for _, m := range members {
+		require.NoError(t, r.AddMember(context.Background(), m))
 	}
-	return rosterapi.Team{}, fault.NotFoundf("team not found")
+	return r
 }
 
-func (r *roster) Member(_ context.Context, teamID, memberID string) (rosterapi.Member, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, m := range r.members {
-		if m.TeamID == teamID && m.ID == memberID {
-			return m, nil
-		}
+// calls are the keyword texts the roster kept, as "stop +1…", "start
+// +1…", "help +1…".
+func calls(r *rostertest.Roster) []string {
+	var out []string
+	for _, k := range r.KeywordTexts() {
+		out = append(out, k.Keyword+" "+k.Phone)
 	}
-	return rosterapi.Member{}, fault.NotFoundf("member not found")
+	return out
 }
 
-func (r *roster) KeyOwners(context.Context, string) ([]rosterapi.Member, error) { return nil, nil }
-
-func (r *roster) MembersByPhone(_ context.Context, teamID, phone string) ([]rosterapi.Member, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []rosterapi.Member
-	for _, m := range r.members {
-		if m.TeamID == teamID && m.Phone == phone {
-			out = append(out, m)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
-	return out, nil
-}
-
-func (r *roster) TeamsByNumbers(ctx context.Context, e164s []string) (map[string]rosterapi.Team, error) {
-	out := map[string]rosterapi.Team{}
-	for _, n := range e164s {
-		if t, err := r.TeamByNumber(ctx, n); err == nil {
-			out[n] = t
-		}
-	}
-	return out, nil
-}
-
-func (r *roster) MembersByTeamPhones(ctx context.Context, pairs []rosterapi.TeamPhone) (map[rosterapi.TeamPhone][]rosterapi.Member, error) {
-	out := map[rosterapi.TeamPhone][]rosterapi.Member{}
-	for _, p := range pairs {
-		ms, err := r.MembersByPhone(ctx, p.TeamID, p.Phone)
-		if err != nil {
-			return nil, err
-		}
-		if len(ms) > 0 {
-			out[p] = ms
-		}
-	}
-	return out, nil
-}
-
-func (r *roster) CustomFieldKeys(context.Context, string) (map[string]bool, error) {
-	return map[string]bool{}, nil
-}
-
-// Keyword is roster's rosterapi.Keywords: stop and start change the
-// opt-outs; every keyword text is kept.
-func (r *roster) Keyword(_ context.Context, k rosterapi.KeywordText) (bool, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if k.Phone == r.failFrom {
-		return false, errors.New("roster refused the keyword")
-	}
-	r.calls = append(r.calls, k.Keyword+" "+k.Phone)
-	r.keywords = append(r.keywords, k)
-	key := k.TeamID + "|" + k.Phone
-	was := r.optedOut[key]
-	switch k.Keyword {
-	case "stop":
-		r.optedOut[key] = true
-		return !was, nil
-	case "start":
-		delete(r.optedOut, key)
-		return was, nil
-	}
-	return false, nil
-}
-
-func (r *roster) Keywords() []rosterapi.KeywordText {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]rosterapi.KeywordText(nil), r.keywords...)
-}
-
-func (r *roster) IsOptedOut(_ context.Context, teamID, phone string) (bool, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.optedOut[teamID+"|"+phone], nil
-}
-
-func (r *roster) Counts(context.Context, string, time.Time, time.Time) (int, int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.counts[0], r.counts[1], nil
-}
-
-func (r *roster) Calls() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.calls...)
-}
-
-// billing answers payment states and records consumed credits (the
-// embedded contract is nil, as in roster).
-type billing struct {
-	billingapi.Accounts
-	mu       sync.Mutex
-	overdue  map[string]bool
-	consumed map[string]int
-}
-
-func (b *billing) Get(_ context.Context, teamID string) (billingapi.Account, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	st := billingapi.PaymentOK
-	if b.overdue[teamID] {
-		st = billingapi.PaymentOverdue
-	}
-	return billingapi.Standing{TeamID: teamID, PaymentState: st}.Account(), nil
-}
-
-func (b *billing) Status(ctx context.Context, teamID string) (billingapi.Account, error) {
-	return b.Get(ctx, teamID)
-}
-
-func (b *billing) Statuses(ctx context.Context, teamIDs []string) (map[string]billingapi.Account, error) {
-	out := map[string]billingapi.Account{}
+// newBilling is the shared in-memory billing (billingtest) with an
+// account on the Team plan for each of teamIDs.
+func newBilling(t testing.TB, teamIDs ...string) *billingtest.Accounts {
+	t.Helper()
+	b := billingtest.New(clock.NewFake(t0))
 	for _, id := range teamIDs {
-		a, err := b.Get(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		out[id] = a
+		require.NoError(t, b.Open(context.Background(), id, billingapi.Settings{Plan: billingapi.PlanTeam}))
 	}
-	return out, nil
+	return b
 }
 
-func (b *billing) Consume(_ context.Context, teamID, _ string, credits int) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.consumed[teamID] += credits
-	return nil
+// setOverdue sets a team's payment state, as billing's renewals do.
+func setOverdue(t testing.TB, b *billingtest.Accounts, teamID string, overdue bool) {
+	t.Helper()
+	state := billingapi.PaymentOK
+	if overdue {
+		state = billingapi.PaymentOverdue
+	}
+	require.NoError(t, b.Update(context.Background(), teamID, billingapi.Patch{PaymentState: &state}))
 }
 
-func (b *billing) setOverdue(teamID string, v bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.overdue[teamID] = v
+// creditsUsed is the credits the team was charged this period.
+func creditsUsed(t testing.TB, b *billingtest.Accounts, teamID string) int {
+	t.Helper()
+	a, err := b.Get(context.Background(), teamID)
+	require.NoError(t, err)
+	return a.CreditsUsed
 }
 
 // published records events that the transaction committed: it stores them
@@ -270,13 +134,15 @@ type services struct {
 }
 
 type testBundle struct {
-	db       *db.DB
-	repo     *postgres.Repo
-	roster   *roster
-	billing  *billing
-	carrier  *texts
-	releaser *inbound.Releaser
-	team     rosterapi.Team
+	db     *db.DB
+	repo   *postgres.Repo
+	roster *rostertest.Roster
+	// rosterClock dates the roster's opt-outs.
+	rosterClock *clock.Fake
+	billing     *billingtest.Accounts
+	carrier     *texts
+	releaser    *inbound.Releaser
+	team        rosterapi.Team
 }
 
 const (
@@ -298,14 +164,15 @@ func setup(t *testing.T) (*services, *testBundle) {
 	require.NoError(t, err)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	team := rosterapi.Team{ID: "team_1", Name: "Tigers", Code: "tigers", Number: teamNumber}
-	r := &roster{teams: map[string]rosterapi.Team{team.ID: team}, optedOut: map[string]bool{}, members: []rosterapi.Member{
-		{ID: "mem_old", TeamID: team.ID, Name: "Old Entry", Phone: parent, Role: rosterapi.RoleGuardian, Status: "opted_out", CreatedAt: base},
-		{ID: "mem_a", TeamID: team.ID, Name: "Pat (Ann's parent)", Phone: parent, Role: rosterapi.RoleGuardian, Status: "active", CreatedAt: base.Add(time.Hour)},
-		{ID: "mem_b", TeamID: team.ID, Name: "Pat (Bo's parent)", Phone: parent, Role: rosterapi.RoleGuardian, Status: "active", CreatedAt: base.Add(2 * time.Hour)},
-		{ID: "mem_coach", TeamID: team.ID, Name: "Coach", Phone: "+12025550199", Role: rosterapi.RoleHeadCoach, Status: "active", CreatedAt: base},
-		{ID: "mem_kid", TeamID: team.ID, Name: "Kid", Phone: "+12025550102", Role: rosterapi.RoleAthlete, Status: "active", CreatedAt: base},
-	}}
-	b := &billing{overdue: map[string]bool{}, consumed: map[string]int{}}
+	rosterClock := clock.NewFake(base)
+	r := newRoster(t, rosterClock, []rosterapi.Team{team},
+		rosterapi.Member{ID: "mem_old", TeamID: team.ID, Name: "Old Entry", Phone: parent, Role: rosterapi.RoleGuardian, Status: "opted_out", CreatedAt: base},
+		rosterapi.Member{ID: "mem_a", TeamID: team.ID, Name: "Pat (Ann's parent)", Phone: parent, Role: rosterapi.RoleGuardian, Status: "active", CreatedAt: base.Add(time.Hour)},
+		rosterapi.Member{ID: "mem_b", TeamID: team.ID, Name: "Pat (Bo's parent)", Phone: parent, Role: rosterapi.RoleGuardian, Status: "active", CreatedAt: base.Add(2 * time.Hour)},
+		rosterapi.Member{ID: "mem_coach", TeamID: team.ID, Name: "Coach", Phone: "+12025550199", Role: rosterapi.RoleHeadCoach, Status: "active", CreatedAt: base},
+		rosterapi.Member{ID: "mem_kid", TeamID: team.ID, Name: "Kid", Phone: "+12025550102", Role: rosterapi.RoleAthlete, Status: "active", CreatedAt: base},
+	)
+	b := newBilling(t, team.ID)
 	c := &texts{}
 	repo := postgres.NewRepo(d, nil)
 	pub := published{db: d}
@@ -322,7 +189,7 @@ func setup(t *testing.T) (*services, *testBundle) {
 	require.NoError(t, err)
 	rel := inbound.NewReleaser(inbound.ReleaserDeps{Tx: d, Store: repo, Clock: clock.Real{}, Log: log})
 	rel.Bind(pub)
-	return svc, &testBundle{db: d, repo: repo, roster: r, billing: b, carrier: c, releaser: rel, team: team}
+	return svc, &testBundle{db: d, repo: repo, roster: r, rosterClock: rosterClock, billing: b, carrier: c, releaser: rel, team: team}
 }
 
 // text is a text to the team's number with a fresh provider id.

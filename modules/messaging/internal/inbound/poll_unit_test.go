@@ -12,6 +12,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi/rostertest"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/events"
 )
@@ -55,13 +56,13 @@ func (p *pollFiling) SetResponseTo(_ context.Context, ids, polls []string) error
 
 // countingLookup counts the roster reads of entries by number.
 type countingLookup struct {
-	*roster
+	*rostertest.Roster
 	reads int
 }
 
 func (c *countingLookup) MembersByTeamPhones(ctx context.Context, pairs []rosterapi.TeamPhone) (map[rosterapi.TeamPhone][]rosterapi.Member, error) {
 	c.reads++
-	return c.roster.MembersByTeamPhones(ctx, pairs)
+	return c.Roster.MembersByTeamPhones(ctx, pairs)
 }
 
 // TestPollStepStatements: the poll step costs the same statements for a
@@ -76,17 +77,20 @@ func TestPollStepStatements(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			t.Parallel()
 			base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			r := &roster{teams: map[string]rosterapi.Team{"team_1": {ID: "team_1", Name: "Tigers", Number: teamNumber}}, optedOut: map[string]bool{}}
+			r := newRoster(t, clock.NewFake(t0), []rosterapi.Team{{ID: "team_1", Name: "Tigers", Number: teamNumber}})
 			store := &pollFiling{memFiling: &memFiling{provided: map[string]bool{}}, polled: map[string]*domain.OpenPoll{}, answered: map[string]string{}}
 			var as []inbound.Args
 			for i := range n {
 				ph := fmt.Sprintf("+1303555%04d", i)
-				r.members = append(r.members, rosterapi.Member{ID: fmt.Sprint("mem_", i), TeamID: "team_1", Name: "A", Phone: ph, Role: rosterapi.RoleAthlete, Status: "active", CreatedAt: base})
+				require.NoError(t, r.AddMember(context.Background(), rosterapi.Member{ID: fmt.Sprint("mem_", i), TeamID: "team_1", Name: "A", Phone: ph, Role: rosterapi.RoleAthlete, Status: "active", CreatedAt: base}))
 				recipients := []string{fmt.Sprint("mem_", i)}
 				if i == 0 { // a parent of two athletes, and an entry added after the poll
-					r.members = append(r.members,
-						rosterapi.Member{ID: "mem_twin", TeamID: "team_1", Name: "B", Phone: ph, Role: rosterapi.RoleAthlete, Status: "active", CreatedAt: base},
-						rosterapi.Member{ID: "mem_new", TeamID: "team_1", Name: "C", Phone: ph, Role: rosterapi.RoleGuardian, Status: "active", CreatedAt: base})
+					for _, m := range []rosterapi.Member{
+						{ID: "mem_twin", TeamID: "team_1", Name: "B", Phone: ph, Role: rosterapi.RoleAthlete, Status: "active", CreatedAt: base},
+						{ID: "mem_new", TeamID: "team_1", Name: "C", Phone: ph, Role: rosterapi.RoleGuardian, Status: "active", CreatedAt: base},
+					} {
+						require.NoError(t, r.AddMember(context.Background(), m))
+					}
 					recipients = append(recipients, "mem_twin")
 				}
 				store.polled[ph] = &domain.OpenPoll{MessageID: "msg_poll", Options: []string{"YES", "NO"}, MemberIDs: recipients}
@@ -99,10 +103,10 @@ func TestPollStepStatements(t *testing.T) {
 				}
 				as = append(as, inbound.Args{From: ph, To: teamNumber, Body: body, ProviderMessageID: fmt.Sprint("SM", i), ReceivedAt: t0.Add(time.Duration(i) * time.Second)})
 			}
-			lookup := &countingLookup{roster: r}
+			lookup := &countingLookup{Roster: r}
 			pub := &announced{}
 			svc := inbound.New(inbound.Deps{Tx: inline{}, Store: store, Help: &helped{}, Clock: clock.NewFake(t0), Lookup: lookup,
-				Billing: &billing{overdue: map[string]bool{}, consumed: map[string]int{}}, Events: pub, Log: slog.New(slog.DiscardHandler),
+				Billing: newBilling(t, "team_1"), Events: pub, Log: slog.New(slog.DiscardHandler),
 				Deliverability: &cleared{}, Keywords: r})
 			require.NoError(t, svc.File(context.Background(), as))
 

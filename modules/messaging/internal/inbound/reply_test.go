@@ -8,10 +8,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/teamtext/teamtext/modules/billing/billingapi/billingtest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi/rostertest"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/fault"
 )
@@ -24,8 +26,8 @@ type replyFixture struct {
 	inbox   *memInbox
 	store   *memReplies
 	jobs    *queued
-	roster  *roster
-	billing *billing
+	roster  *rostertest.Roster
+	billing *billingtest.Accounts
 	carrier *texts
 	clock   *clock.Fake
 }
@@ -35,16 +37,16 @@ type replyFixture struct {
 // no number. c, when not nil, is the carrier.
 func repliesOf(t *testing.T, c carrier.Carrier) *replyFixture {
 	t.Helper()
-	r := &roster{teams: map[string]rosterapi.Team{
-		"team_1": {ID: "team_1", Name: "Tigers", Number: teamNumber},
-		"team_2": {ID: "team_2", Name: "Lions"},
-	}, optedOut: map[string]bool{}, members: []rosterapi.Member{
-		{ID: "mem_coach", TeamID: "team_1", Role: rosterapi.RoleHeadCoach, Status: "active"},
-		{ID: "mem_blocked", TeamID: "team_1", Role: rosterapi.RoleCoach, Status: "active", IsBlocked: true},
-		{ID: "mem_pending", TeamID: "team_1", Role: rosterapi.RoleCoach, Status: "pending"},
-		{ID: "mem_kid", TeamID: "team_1", Role: rosterapi.RoleAthlete, Status: "active"},
-		{ID: "mem_lion", TeamID: "team_2", Role: rosterapi.RoleHeadCoach, Status: "active"},
-	}}
+	r := newRoster(t, clock.NewFake(t0), []rosterapi.Team{
+		{ID: "team_1", Name: "Tigers", Code: "tigers", Number: teamNumber},
+		{ID: "team_2", Name: "Lions", Code: "lions"},
+	},
+		rosterapi.Member{ID: "mem_coach", TeamID: "team_1", Role: rosterapi.RoleHeadCoach, Status: "active"},
+		rosterapi.Member{ID: "mem_blocked", TeamID: "team_1", Role: rosterapi.RoleCoach, Status: "active", IsBlocked: true},
+		rosterapi.Member{ID: "mem_pending", TeamID: "team_1", Role: rosterapi.RoleCoach, Status: "pending"},
+		rosterapi.Member{ID: "mem_kid", TeamID: "team_1", Role: rosterapi.RoleAthlete, Status: "active"},
+		rosterapi.Member{ID: "mem_lion", TeamID: "team_2", Role: rosterapi.RoleHeadCoach, Status: "active"},
+	)
 	f := &replyFixture{
 		inbox: &memInbox{texts: []domain.Inbound{
 			{ID: "inb_p", TeamID: "team_1", FromPhone: parent, Body: "When is practice?", ReceivedAt: t0.Add(-time.Hour)},
@@ -52,7 +54,7 @@ func repliesOf(t *testing.T, c carrier.Carrier) *replyFixture {
 			{ID: "inb_l", TeamID: "team_2", FromPhone: parent, Body: "hi", ReceivedAt: t0.Add(-time.Hour)},
 		}},
 		store: newMemReplies(), jobs: &queued{}, roster: r, carrier: &texts{}, clock: clock.NewFake(t0),
-		billing: &billing{overdue: map[string]bool{}, consumed: map[string]int{}},
+		billing: newBilling(t, "team_1", "team_2"),
 	}
 	if c == nil {
 		c = f.carrier
@@ -79,7 +81,7 @@ func TestStaffReply(t *testing.T) {
 	require.Equal(t, domain.Reply{ID: rp.ID, TeamID: "team_1", InboundID: "inb_p", Kind: domain.ReplyStaff, MemberID: "mem_coach",
 		ToPhone: parent, Body: "Tigers: See you at 5", Segments: 1, Status: domain.ReplyQueued, CreatedAt: t0}, rp)
 	require.Equal(t, []any{inbound.ReplyArgs{TeamID: "team_1", ReplyID: rp.ID}}, anys(f.jobs.jobs()), "its send job")
-	require.Equal(t, 1, f.billing.consumed["team_1"], "staff replies are charged by segment")
+	require.Equal(t, 1, creditsUsed(t, f.billing, "team_1"), "staff replies are charged by segment")
 
 	f.clock.Advance(time.Hour)
 	item, err = f.replies.Reply(ctx, inbound.ReplyInput{TeamID: "team_1", MessageID: "inb_p", MemberID: "mem_coach", Body: "Field 2"})
@@ -102,7 +104,7 @@ func TestStaffReplyRefusals(t *testing.T) {
 	ctx := context.Background()
 	for name, tc := range map[string]struct {
 		in    inbound.ReplyInput
-		setup func(f *replyFixture)
+		setup func(t *testing.T, f *replyFixture)
 		kind  string // fault code
 	}{
 		"athlete":           {in: inbound.ReplyInput{TeamID: "team_1", MessageID: "inb_p", MemberID: "mem_kid", Body: "x"}, kind: fault.CodeForbidden},
@@ -113,15 +115,17 @@ func TestStaffReplyRefusals(t *testing.T) {
 		"blank body":        {in: inbound.ReplyInput{TeamID: "team_1", MessageID: "inb_p", MemberID: "mem_coach", Body: "  "}, kind: fault.CodeInvalidRequest},
 		"no number":         {in: inbound.ReplyInput{TeamID: "team_2", MessageID: "inb_l", MemberID: "mem_lion", Body: "x"}, kind: inbound.CodeNoSender},
 		"overdue": {in: inbound.ReplyInput{TeamID: "team_1", MessageID: "inb_p", MemberID: "mem_coach", Body: "x"}, kind: inbound.CodePaymentRequired,
-			setup: func(f *replyFixture) { f.billing.setOverdue("team_1", true) }},
+			setup: func(t *testing.T, f *replyFixture) { setOverdue(t, f.billing, "team_1", true) }},
 		"opted out": {in: inbound.ReplyInput{TeamID: "team_1", MessageID: "inb_p", MemberID: "mem_coach", Body: "x"}, kind: inbound.CodeOptedOut,
-			setup: func(f *replyFixture) { f.roster.optedOut["team_1|"+parent] = true }},
+			setup: func(t *testing.T, f *replyFixture) {
+				require.NoError(t, f.roster.OptOutBySMS(context.Background(), "team_1", parent))
+			}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			f := repliesOf(t, nil)
 			if tc.setup != nil {
-				tc.setup(f)
+				tc.setup(t, f)
 			}
 			_, err := f.replies.Reply(ctx, tc.in)
 			ft, ok := fault.As(err)
@@ -129,7 +133,7 @@ func TestStaffReplyRefusals(t *testing.T) {
 			require.Equal(t, tc.kind, ft.Code)
 			require.Empty(t, f.store.all(), "nothing recorded")
 			require.Empty(t, f.jobs.jobs(), "nothing queued")
-			require.Zero(t, f.billing.consumed[tc.in.TeamID], "nothing charged")
+			require.Zero(t, creditsUsed(t, f.billing, tc.in.TeamID), "nothing charged")
 			for _, in := range f.inbox.texts {
 				require.Nil(t, in.RepliedAt, in.ID)
 			}
@@ -199,7 +203,7 @@ func TestQueueHelpAndSettings(t *testing.T) {
 	require.Equal(t, domain.ReplyHelp, rps[0].Kind)
 	require.Equal(t, stranger, rps[0].ToPhone)
 	require.Equal(t, domain.DefaultHelpText("Tigers"), rps[0].Body)
-	require.Zero(t, f.billing.consumed["team_1"], "compliance replies are not charged")
+	require.Zero(t, creditsUsed(t, f.billing, "team_1"), "compliance replies are not charged")
 	require.Len(t, f.jobs.jobs(), 1)
 
 	s, err := f.replies.Settings(ctx, "team_1")

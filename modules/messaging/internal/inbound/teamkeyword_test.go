@@ -14,6 +14,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi/rostertest"
 	"github.com/teamtext/teamtext/platform/clock"
 )
 
@@ -55,33 +56,23 @@ func (j *manyJobs) InsertMany(_ context.Context, ps []river.InsertManyParams) er
 	return nil
 }
 
-// rosterPorts are the opt-outs and group joins roster answers.
+// rosterPorts are the opt-outs and group joins of the shared roster fake,
+// counting the calls (each one statement) and keeping the joins asked for.
 type rosterPorts struct {
-	rosterapi.OptOuts
-	opted []rosterapi.TeamPhone
+	*rostertest.Roster
 	joins []rosterapi.GroupJoin
 	calls int
 }
 
-func (r *rosterPorts) OptedOutAmong(_ context.Context, pairs []rosterapi.TeamPhone) ([]rosterapi.TeamPhone, error) {
+func (r *rosterPorts) OptedOutAmong(ctx context.Context, pairs []rosterapi.TeamPhone) ([]rosterapi.TeamPhone, error) {
 	r.calls++
-	var out []rosterapi.TeamPhone
-	for _, p := range pairs {
-		for _, o := range r.opted {
-			if p == o {
-				out = append(out, p)
-			}
-		}
-	}
-	return out, nil
+	return r.Roster.OptedOutAmong(ctx, pairs)
 }
 
-func (r *rosterPorts) IsGroup(context.Context, string, string) (bool, error) { return true, nil }
-
-func (r *rosterPorts) JoinGroups(_ context.Context, js []rosterapi.GroupJoin) (int, error) {
+func (r *rosterPorts) JoinGroups(ctx context.Context, js []rosterapi.GroupJoin) (int, error) {
 	r.calls++
 	r.joins = append(r.joins, js...)
-	return len(js), nil
+	return r.Roster.JoinGroups(ctx, js)
 }
 
 // TestTeamKeywordAnswer: only single words can match, so a batch of
@@ -97,7 +88,11 @@ func TestTeamKeywordAnswer(t *testing.T) {
 		{ID: "kwd_1", TeamID: "team_1", Keyword: "CARPOOL", Reply: "Rides: see the sheet", GroupID: "grp_1"},
 		{ID: "kwd_2", TeamID: "team_2", Keyword: "SCHEDULE", Reply: "Theirs"},
 	}}
-	jobs, ports := &manyJobs{}, &rosterPorts{opted: []rosterapi.TeamPhone{{TeamID: "team_1", Phone: "+12025550103"}}}
+	roster := rostertest.New(clock.NewFake(now))
+	require.NoError(t, roster.AddTeam(ctx, rosterapi.Team{ID: "team_1", Name: "Tigers", Code: "tigers", Number: "+12025550100"}))
+	require.NoError(t, roster.AddGroup(ctx, "team_1", "grp_1", "Carpool"))
+	require.NoError(t, roster.OptOutBySMS(ctx, "team_1", "+12025550103"))
+	jobs, ports := &manyJobs{}, &rosterPorts{Roster: roster}
 	k := inbound.NewTeamKeywords(inbound.KeywordDeps{Tx: inline{}, Store: store, Jobs: jobs, Groups: ports, OptOuts: ports,
 		Clock: clock.NewFake(now), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	teams := map[string]rosterapi.Team{"+12025550100": {ID: "team_1", Name: "Tigers"}}

@@ -79,8 +79,8 @@ func setupFailover(t *testing.T) failoverBundle {
 	extra, pace := "+13105550101", 5.0
 	spare, err := b.svc.AddNumber(ctx, b.team.ID, outbound.NumberInput{Number: &extra, Throughput: &pace})
 	require.NoError(t, err)
-	teamB := rosterapi.Team{ID: "team_2", Name: "Lions", Number: "+13105550200", CreatedAt: t0}
-	b.roster.teams[teamB.ID] = teamB
+	teamB := rosterapi.Team{ID: "team_2", Name: "Lions", Code: "lions", Number: "+13105550200", CreatedAt: t0}
+	require.NoError(t, b.roster.AddTeam(ctx, teamB))
 	other := b.primary(t, teamB, 5)
 	exec(t, b, `INSERT INTO messaging_carrier_accounts (id, provider, name, created_at, updated_at) VALUES ('cac_tel', 'telnyx', 'T', now(), now())`)
 	exec(t, b, `UPDATE messaging_numbers SET carrier_account_id = 'cac_tel' WHERE id IN ($1, $2)`, down.ID, other.ID)

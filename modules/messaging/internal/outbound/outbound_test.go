@@ -20,6 +20,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi/rostertest"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
@@ -33,65 +34,6 @@ import (
 var server *dbtest.Server
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &server)) }
-
-// roster is an in-memory roster: teams and opt-outs.
-type roster struct {
-	rosterapi.Lookup
-	mu       sync.Mutex
-	teams    map[string]rosterapi.Team
-	optedOut map[rosterapi.TeamPhone]bool
-}
-
-func (r *roster) Team(_ context.Context, teamID string) (rosterapi.Team, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	t, ok := r.teams[teamID]
-	if !ok {
-		return rosterapi.Team{}, fault.NotFoundf("team not found")
-	}
-	return t, nil
-}
-
-func (r *roster) TeamsByID(_ context.Context, teamIDs []string) (map[string]rosterapi.Team, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := map[string]rosterapi.Team{}
-	for _, id := range teamIDs {
-		if t, ok := r.teams[id]; ok {
-			out[id] = t
-		}
-	}
-	return out, nil
-}
-
-func (r *roster) TeamByNumber(_ context.Context, e164 string) (rosterapi.Team, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, t := range r.teams {
-		if t.Number == e164 {
-			return t, nil
-		}
-	}
-	return rosterapi.Team{}, fault.NotFoundf("team not found")
-}
-
-func (r *roster) OptOutBySMS(context.Context, string, string) error { return nil }
-func (r *roster) OptInBySMS(context.Context, string, string) (bool, error) {
-	return false, nil
-}
-func (r *roster) IsOptedOut(context.Context, string, string) (bool, error) { return false, nil }
-
-func (r *roster) OptedOutAmong(_ context.Context, ps []rosterapi.TeamPhone) ([]rosterapi.TeamPhone, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []rosterapi.TeamPhone
-	for _, p := range ps {
-		if r.optedOut[p] {
-			out = append(out, p)
-		}
-	}
-	return out, nil
-}
 
 // texts is a pacing carrier that records each text with the time the test
 // clock says it was handed over.
@@ -156,7 +98,7 @@ type bundle struct {
 	db      *db.DB
 	repo    *postgres.Repo
 	svc     *outbound.Service
-	roster  *roster
+	roster  *rostertest.Roster
 	carrier *texts
 	clock   *clock.Fake
 	team    rosterapi.Team
@@ -186,8 +128,9 @@ func build(t testing.TB, d *db.DB) *bundle {
 		river.AddWorker(w, river.WorkFunc(func(context.Context, *river.Job[ingest.UnconfirmArgs]) error { return nil }))
 	}}, metrics.New(), jobs.Options{})
 	require.NoError(t, err)
-	team := rosterapi.Team{ID: "team_1", Name: "Tigers", Number: "+12025550100", CreatedAt: t0}
-	r := &roster{teams: map[string]rosterapi.Team{team.ID: team}, optedOut: map[rosterapi.TeamPhone]bool{}}
+	team := rosterapi.Team{ID: "team_1", Name: "Tigers", Code: "tigers", Number: "+12025550100", CreatedAt: t0}
+	r := rostertest.New(clk)
+	require.NoError(t, r.AddTeam(context.Background(), team))
 	c := &texts{clk: clk, paced: true, busy: map[string]bool{}}
 	repo := postgres.NewRepo(d, nil)
 	in := ingest.New(d, postgres.NewDeliveryStore(repo), published{}, clk, log, nil)
@@ -264,7 +207,6 @@ func TestNumbersPrimaryAndAdded(t *testing.T) {
 	require.Equal(t, b.team.ID, team.ID, "texts to an added number reach its team")
 
 	// A number with texts planned cannot be removed.
-	b.roster.teams[b.team.ID] = b.team
 	_, _ = b.send(t, phones(4, 0))
 	ns, err = b.svc.Numbers(ctx, b.team.ID)
 	require.NoError(t, err)
@@ -414,7 +356,7 @@ func TestOptedOutBeforeTheirTurn(t *testing.T) {
 	b := setup(t)
 	ps := phones(3, 0)
 	msg, _ := b.send(t, ps)
-	b.roster.optedOut[rosterapi.TeamPhone{TeamID: b.team.ID, Phone: ps[1]}] = true
+	require.NoError(t, b.roster.OptOutBySMS(context.Background(), b.team.ID, ps[1]))
 	b.pumpUntil(t, t0.Add(time.Minute), func(int) time.Duration { return 0 })
 	sent := b.carrier.all()
 	require.Len(t, sent, 2)

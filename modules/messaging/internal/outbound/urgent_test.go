@@ -96,8 +96,8 @@ func TestUrgentGoesAheadOfTheTeamsBroadcast(t *testing.T) {
 	extra, p := "+13105550101", pace
 	a2, err := b.svc.AddNumber(ctx, b.team.ID, outbound.NumberInput{Number: &extra, Throughput: &p})
 	require.NoError(t, err)
-	teamB := rosterapi.Team{ID: "team_2", Name: "Lions", Number: "+13105550200", CreatedAt: t0}
-	b.roster.teams[teamB.ID] = teamB
+	teamB := rosterapi.Team{ID: "team_2", Name: "Lions", Code: "lions", Number: "+13105550200", CreatedAt: t0}
+	require.NoError(t, b.roster.AddTeam(ctx, teamB))
 	bn := b.primary(t, teamB, pace)
 
 	bcast, done := b.sendAs(t, b.team, phones(3000, 0), false)

@@ -13,138 +13,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/billing/billingapi/billingtest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi/rostertest"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/fault"
-	"github.com/teamtext/teamtext/platform/id"
 )
 
-// The message side of memStore (service.MessageStore).
-
-func (m *memStore) InsertMessage(_ context.Context, msg *domain.Message) error {
-	m.messages[msg.ID] = *msg
-	return nil
-}
-
-func (m *memStore) Message(_ context.Context, teamID, id string, _ bool) (*domain.Message, error) {
-	msg, ok := m.messages[id]
-	if !ok || msg.TeamID != teamID {
-		return nil, domain.ErrNotFound
-	}
-	return &msg, nil
-}
-
-func (m *memStore) UpdateMessage(_ context.Context, msg *domain.Message) error {
-	m.messages[msg.ID] = *msg
-	return nil
-}
-
-func (m *memStore) Messages(context.Context, string, int, int) ([]domain.Message, error) {
-	return nil, nil
-}
-func (m *memStore) Approvals(context.Context, string, int, int) ([]domain.Message, error) {
-	return nil, nil
-}
-func (m *memStore) ExpireApproval(context.Context, string, time.Time) error { return nil }
-func (m *memStore) LiveResend(_ context.Context, teamID, messageID string) (string, error) {
-	for _, msg := range m.messages {
-		if msg.TeamID == teamID && msg.ResendOf == messageID && msg.Status != domain.StatusRejected && msg.Status != domain.StatusExpired {
-			return msg.ID, nil
-		}
-	}
-	return "", nil
-}
-
-// InsertQueued counts the deliveries on the message, as the statement does,
-// and keeps the recipients' own texts.
-func (m *memStore) InsertQueued(_ context.Context, _, messageID string, _, done time.Time, _ id.Series, phones []string, _ [][]string, texts []domain.Text, _ []time.Time) error {
-	if texts != nil {
-		m.texts[messageID] = texts
-	}
-	msg := m.messages[messageID]
-	msg.QueuedCount += len(phones)
-	msg.EstimatedCompletion = &done
-	m.messages[messageID] = msg
-	return nil
-}
-
-func (m *memStore) CountBroadcast(context.Context, *domain.Message, int, time.Time) error { return nil }
-func (m *memStore) HeldQueued(context.Context, string, time.Time) (int, error)            { return 0, nil }
-func (m *memStore) Deliveries(_ context.Context, teamID, messageID, _ string, _, _ int) ([]domain.Delivery, error) {
-	if msg, ok := m.messages[messageID]; !ok || msg.TeamID != teamID {
-		return nil, domain.ErrNotFound
-	}
-	return nil, nil
-}
-func (m *memStore) FailedDeliveries(_ context.Context, messageID string) ([]domain.FailedDelivery, error) {
-	return m.failed[messageID], nil
-}
-func (m *memStore) RecordPollRecipients(context.Context, string, string, time.Time, time.Time, int) error {
-	return nil
-}
-func (m *memStore) PollTallies(context.Context, string) (map[string]int, int, error) {
-	return nil, 0, nil
-}
-func (m *memStore) Responses(context.Context, string, int, int) ([]domain.Response, error) {
-	return nil, nil
-}
-
-// The roster, billing, planner and jobs a send reaches, as fakes.
-
-type teams struct {
-	rosterapi.Teams
-	team rosterapi.Team
-}
-
-func (f teams) Team(context.Context, string) (rosterapi.Team, error) { return f.team, nil }
-
-type lookup struct{ rosterapi.Lookup }
-
-func (lookup) CustomFieldKeys(context.Context, string) (map[string]bool, error) { return nil, nil }
-
-type audience []rosterapi.Recipient
-
-func (a audience) Recipients(context.Context, string, string, string) ([]rosterapi.Recipient, error) {
-	return append([]rosterapi.Recipient(nil), a...), nil
-}
-
-type members map[string]rosterapi.Member
-
-func (m members) Member(_ context.Context, _, id string) (rosterapi.Member, error) {
-	if mem, ok := m[id]; ok {
-		return mem, nil
-	}
-	return rosterapi.Member{}, fault.NotFoundf("member not found")
-}
-
-func (m members) KeyOwners(context.Context, string) ([]rosterapi.Member, error) { return nil, nil }
-
-type billing struct {
-	billingapi.Accounts
-	consumed map[string]int // message id -> credits
-	refuse   error          // Consume's answer when set (a concurrent send spent the trial)
-	standing billingapi.Standing
-}
-
-func (b *billing) Get(_ context.Context, teamID string) (billingapi.Account, error) {
-	st := b.standing
-	st.TeamID = teamID
-	if st.PaymentState == "" {
-		st.PaymentState = billingapi.PaymentOK
-	}
-	return billingapi.Account{Standing: st}, nil
-}
-
-func (b *billing) Consume(_ context.Context, _, ref string, credits int) error {
-	if b.refuse != nil {
-		return b.refuse
-	}
-	b.consumed[ref] += credits
-	return nil
-}
+// The planner and jobs a send reaches, as fakes.
 
 type planner struct{ done time.Time }
 
@@ -168,31 +47,62 @@ func (j *jobs) Insert(_ context.Context, args river.JobArgs, opts *river.InsertO
 }
 
 // sendWorld is a service whose sends go through: a team with a number in
-// New York, two members on one phone and one on another.
+// New York, two members on one phone and one on another. The staff who
+// send are kept on a roster of their own (the shared fake's), so that they
+// are no recipients of the sends' audience.
 type sendWorld struct {
-	svc   *service.Service
-	store *memStore
-	clock *clock.Fake
-	team  *teams
-	bill  *billing
-	jobs  *jobs
+	t      *testing.T
+	svc    *service.Service
+	store  *memStore
+	clock  *clock.Fake
+	roster *rostertest.Roster // the team and the audience
+	bill   *billingtest.Accounts
+	jobs   *jobs
 }
 
 func newSendWorld(t *testing.T) *sendWorld {
 	t.Helper()
+	ctx := context.Background()
 	store, clk := newMemStore(), clock.NewFake(t0)
-	w := &sendWorld{store: store, clock: clk, bill: &billing{consumed: map[string]int{}}, jobs: &jobs{},
-		team: &teams{team: rosterapi.Team{ID: "team_1", Name: "Tigers", Number: "+15550000000", TimeZone: "America/New_York"}}}
+	w := &sendWorld{t: t, store: store, clock: clk, roster: rostertest.New(clk), bill: billingtest.New(clk), jobs: &jobs{}}
+	require.NoError(t, w.roster.AddTeam(ctx, rosterapi.Team{ID: "team_1", Name: "Tigers", Code: "tigers", Number: "+15550000000", TimeZone: "America/New_York"}))
+	for i, m := range []rosterapi.Member{
+		{ID: "mem_a", Phone: "+15550000001", Name: "Ava Rivera"}, {ID: "mem_b", Phone: "+15550000001", Name: "Ben Rivera"},
+		{ID: "mem_c", Phone: "+15550000002", Name: "Łucja Martin"},
+	} {
+		m.TeamID, m.Role, m.Status, m.CreatedAt = "team_1", rosterapi.RoleAthlete, "active", t0.Add(time.Duration(i)*time.Second)
+		require.NoError(t, w.roster.AddMember(ctx, m))
+	}
+	staff := rostertest.New(clk)
+	for _, m := range []rosterapi.Member{
+		{ID: "mem_hc", Role: rosterapi.RoleHeadCoach, CanSendBroadcasts: true},
+		{ID: "mem_co", Role: rosterapi.RoleCoach, CanSendBroadcasts: true},
+		{ID: "mem_bm", Role: rosterapi.RoleBoardMember},
+	} {
+		m.TeamID, m.Status, m.DashboardLogin = "team_1", "active", true
+		require.NoError(t, staff.AddMember(ctx, m))
+	}
+	require.NoError(t, w.bill.Open(ctx, "team_1", billingapi.Settings{}))
 	w.svc = service.New(service.Deps{DB: memTx{store}, TemplateStore: store, ScheduledStore: store, MessageStore: store,
-		Clock: clk, Teams: w.team, Lookup: lookup{}, Billing: w.bill, Outbound: planner{done: t0.Add(time.Minute)}, Jobs: w.jobs,
-		Audience: audience{{MemberID: "mem_a", Phone: "+15550000001", Name: "Ava Rivera"}, {MemberID: "mem_b", Phone: "+15550000001", Name: "Ben Rivera"},
-			{MemberID: "mem_c", Phone: "+15550000002", Name: "Łucja Martin"}},
-		Members: members{"mem_hc": {ID: "mem_hc", Role: rosterapi.RoleHeadCoach, CanSendBroadcasts: true, Status: "active", DashboardLogin: true},
-			"mem_co": {ID: "mem_co", Role: rosterapi.RoleCoach, CanSendBroadcasts: true, Status: "active", DashboardLogin: true},
-			"mem_bm": {ID: "mem_bm", Role: rosterapi.RoleBoardMember, Status: "active", DashboardLogin: true}},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Clock: clk, Teams: w.roster, Lookup: w.roster, Billing: w.bill, Outbound: planner{done: t0.Add(time.Minute)}, Jobs: w.jobs,
+		Audience: w.roster, Members: staff, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	return w
 }
+
+// team changes the team, as its settings would.
+func (w *sendWorld) team(change func(*rosterapi.Team)) {
+	w.t.Helper()
+	require.NoError(w.t, w.roster.UpdateTeam("team_1", change))
+}
+
+// billing changes the team's account, as billing would.
+func (w *sendWorld) billing(p billingapi.Patch) {
+	w.t.Helper()
+	require.NoError(w.t, w.bill.Update(context.Background(), "team_1", p))
+}
+
+// charged is the credits charged for message id.
+func (w *sendWorld) charged(id string) int { return w.bill.Charged("team_1", id) }
 
 func (w *sendWorld) schedule(t *testing.T, id string, at time.Time, until *time.Time) {
 	t.Helper()
@@ -221,7 +131,7 @@ func TestRunScheduledWeekly(t *testing.T) {
 		require.Equal(t, domain.StatusQueued, m.Status)
 		require.Equal(t, 2, m.Recipients, "one text per phone")
 		require.Equal(t, 2, m.QueuedCount)
-		require.Equal(t, 2*m.Segments, w.bill.consumed[m.ID], "credits: phones × segments")
+		require.Equal(t, 2*m.Segments, w.charged(m.ID), "credits: phones × segments")
 	}
 	require.Contains(t, w.jobs.inserted, job{args: service.ScheduledArgs{ScheduledID: "sch_1", Run: 1}, at: next})
 
@@ -251,9 +161,11 @@ func TestRunScheduledRefusedStops(t *testing.T) {
 		refuse func(w *sendWorld)
 		code   string
 	}{
-		"at the gates": {refuse: func(w *sendWorld) { w.team.team.Number = "" }, code: domain.CodeNoSender},
+		"at the gates": {refuse: func(w *sendWorld) { w.team(func(t *rosterapi.Team) { t.Number = "" }) }, code: domain.CodeNoSender},
 		"at consume": {refuse: func(w *sendWorld) {
-			w.bill.refuse = fault.New(fault.PaymentRequired, domain.CodeTrialLimit, "this send needs 2 credits; 0 trial credits remain")
+			w.bill.FailConsume(func(string, string, int) error {
+				return fault.New(fault.PaymentRequired, domain.CodeTrialLimit, "this send needs 2 credits; 0 trial credits remain")
+			})
 		}, code: domain.CodeTrialLimit},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -301,7 +213,7 @@ func TestRunScheduledMergeTags(t *testing.T) {
 			require.Equal(t, "Tigers: Hi Ava, practice at 5\nReply STOP to opt out.", ts[0].Body)
 			require.Equal(t, "Tigers: Hi Łucja, practice at 5\nReply STOP to opt out.", ts[1].Body)
 			require.Equal(t, ts[0].Body, m.Rendered, "the message shows the first recipient's text")
-			require.Equal(t, 2, w.bill.consumed[id])
+			require.Equal(t, 2, w.charged(id))
 			require.Equal(t, 2, m.Cost())
 			require.Equal(t, string(domain.UCS2), m.Encoding, "Ł is not in GSM-7: her text is UCS-2, and so the message")
 		}
@@ -330,13 +242,13 @@ func TestDecide(t *testing.T) {
 	require.Equal(t, "mem_hc", m.DecidedBy)
 	require.Equal(t, t0.Add(time.Hour), *m.DecidedAt)
 	require.Equal(t, 2, w.store.messages["msg_1"].QueuedCount, "approval dispatches")
-	require.Equal(t, 2, w.bill.consumed["msg_1"])
+	require.Equal(t, 2, w.charged("msg_1"))
 	requireCode(t, errOf(w.svc.Decide(ctx, "team_1", "msg_1", "mem_hc", false)), fault.Conflict, fault.CodeConflict)
 
 	m, err = w.svc.Decide(ctx, "team_1", "msg_2", "mem_hc", false)
 	require.NoError(t, err)
 	require.Equal(t, domain.StatusRejected, w.store.messages["msg_2"].Status)
 	require.Equal(t, domain.StatusRejected, m.Status)
-	require.Zero(t, w.bill.consumed["msg_2"], "a rejected send costs nothing")
+	require.Zero(t, w.charged("msg_2"), "a rejected send costs nothing")
 	require.Zero(t, w.store.messages["msg_2"].QueuedCount)
 }

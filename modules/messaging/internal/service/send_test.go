@@ -12,6 +12,8 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/ingest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi/rostertest"
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
@@ -28,18 +30,18 @@ func TestSendNow(t *testing.T) {
 	require.Equal(t, domain.StatusQueued, m.Status)
 	require.Equal(t, "Tigers: Practice at 5\n"+domain.OptOutLine, m.Rendered)
 	require.Equal(t, 2, m.Recipients)
-	require.Equal(t, 2, w.bill.consumed[m.ID])
+	require.Equal(t, 2, w.charged(m.ID))
 	require.Equal(t, []job{{args: ingest.UnconfirmArgs{MessageID: m.ID}, at: t0.Add(ingest.UnconfirmedAfter)}}, w.jobs.inserted)
 
-	w.team.team.ApprovalRequired = true
+	w.team(func(t *rosterapi.Team) { t.ApprovalRequired = true })
 	out, err = w.svc.Send(ctx, apiSender, service.SendInput{Text: "Game moved", Audience: "all"})
 	require.NoError(t, err)
 	require.Equal(t, domain.StatusPendingApproval, out.Message.Status)
-	require.Zero(t, w.bill.consumed[out.Message.ID], "nothing is charged before approval")
+	require.Zero(t, w.charged(out.Message.ID), "nothing is charged before approval")
 	require.Equal(t, job{args: service.ExpireArgs{MessageID: out.Message.ID}, at: t0.Add(domain.ApprovalExpiry)}, w.jobs.inserted[1])
 
-	w.team.team.ApprovalRequired = false
-	w.svc.Audience = audience{}
+	w.team(func(t *rosterapi.Team) { t.ApprovalRequired = false })
+	w.svc.Audience = rostertest.New(w.clock) // no one to text
 	requireCode(t, errOf(w.svc.Send(ctx, apiSender, service.SendInput{Text: "hi", Audience: "all"})), fault.Conflict, fault.CodeConflict)
 }
 
@@ -54,7 +56,10 @@ func TestSendScheduled(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, out.Message)
 	sch := w.store.scheduled[out.Scheduled.ID]
-	require.Equal(t, *out.Scheduled, sch)
+	returned := *out.Scheduled
+	day := time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC)
+	returned.RepeatUntil = &day // the store keeps the date (a date column)
+	require.Equal(t, returned, sch, "stored as returned")
 	require.Equal(t, domain.ScheduledPending, sch.Status)
 	require.True(t, sch.Weekly())
 	require.Equal(t, "2027-02-01", sch.RepeatUntil.Format("2006-01-02"))

@@ -11,6 +11,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/ingest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
@@ -100,16 +101,18 @@ var sources = map[domain.Source]sendFrom{
 // texts unconfirmed.
 func TestEverySourceSendsAlike(t *testing.T) {
 	t.Parallel()
+	overdue, yes, one := billingapi.PaymentOverdue, true, 1
 	gates := []struct {
 		name  string
 		setup func(w *sendWorld)
 		code  string
 	}{
-		{name: "no number", setup: func(w *sendWorld) { w.team.team.Number = "" }, code: domain.CodeNoSender},
-		{name: "payment overdue", setup: func(w *sendWorld) { w.bill.standing.PaymentState = billingapi.PaymentOverdue }, code: domain.CodePaymentRequired},
-		{name: "trial too small", setup: func(w *sendWorld) { w.bill.standing.Trial, w.bill.standing.TrialCredits = true, 1 }, code: domain.CodeTrialLimit},
+		{name: "no number", setup: func(w *sendWorld) { w.team(func(t *rosterapi.Team) { t.Number = "" }) }, code: domain.CodeNoSender},
+		{name: "payment overdue", setup: func(w *sendWorld) { w.billing(billingapi.Patch{PaymentState: &overdue}) }, code: domain.CodePaymentRequired},
+		{name: "trial too small", setup: func(w *sendWorld) { w.billing(billingapi.Patch{Trial: &yes, TrialCredits: &one}) }, code: domain.CodeTrialLimit},
 		{name: "overdue before no number", setup: func(w *sendWorld) {
-			w.team.team.Number, w.bill.standing.PaymentState = "", billingapi.PaymentOverdue
+			w.team(func(t *rosterapi.Team) { t.Number = "" })
+			w.billing(billingapi.Patch{PaymentState: &overdue})
 		}, code: domain.CodeNoSender},
 		{name: "goes through"},
 	}
@@ -132,7 +135,7 @@ func TestEverySourceSendsAlike(t *testing.T) {
 				require.Equal(t, domain.StatusQueued, m.Status)
 				require.Equal(t, 2, m.Recipients, "one text per phone")
 				require.Equal(t, 2, w.store.messages[m.ID].QueuedCount)
-				require.Equal(t, 2*m.Segments, w.bill.consumed[m.ID], "phones × segments credits")
+				require.Equal(t, 2*m.Segments, w.charged(m.ID), "phones × segments credits")
 				require.Equal(t, "Tigers: Practice at 5", m.Rendered[:len("Tigers: Practice at 5")], "the team prefix")
 				var unconfirm int
 				for _, j := range w.jobs.inserted {
@@ -177,7 +180,7 @@ func TestDashboardSendFollowsRoles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			w := newSendWorld(t)
-			w.team.team.ApprovalRequired = tc.approval
+			w.team(func(t *rosterapi.Team) { t.ApprovalRequired = tc.approval })
 			in := practice
 			in.Urgent = tc.urgent
 			out, err := w.svc.Send(context.Background(), service.Sender{TeamID: "team_1", MemberID: tc.member, Source: domain.SourceDashboard}, in)

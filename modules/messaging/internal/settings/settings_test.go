@@ -9,6 +9,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi/rostertest"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/config"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -42,33 +43,23 @@ func (m memStore) SetCarrierFailover(_ context.Context, teamID string, on bool, 
 
 func (m memStore) LockSettings(context.Context, string, time.Time) error { return nil }
 
-type oneTeam struct{}
-
-func (oneTeam) Team(_ context.Context, id string) (rosterapi.Team, error) {
-	if id != "team_1" {
-		return rosterapi.Team{}, fault.NotFoundf("team not found")
-	}
-	return rosterapi.Team{ID: id}, nil
-}
-
-func (oneTeam) TeamsByID(context.Context, []string) (map[string]rosterapi.Team, error) {
-	return nil, nil
-}
-
 type noTx struct{}
 
 func (noTx) Tx(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
 
-func newService(def bool) (*Service, memStore) {
-	st := memStore{quiet: map[string]domain.QuietHoursSetting{}, failover: map[string]bool{}}
-	return New(Deps{Tx: noTx{}, Store: st, Teams: oneTeam{}, Clock: clock.Real{}, Config: config.Config{QuietHoursDefault: def}}), st
+// newService is quiet hours over a roster of one team, team_1.
+func newService(t *testing.T, def bool) (*Service, memStore) {
+	t.Helper()
+	st, teams := memStore{quiet: map[string]domain.QuietHoursSetting{}, failover: map[string]bool{}}, rostertest.New(clock.Real{})
+	require.NoError(t, teams.AddTeam(context.Background(), rosterapi.Team{ID: "team_1", Code: "tigers"}))
+	return New(Deps{Tx: noTx{}, Store: st, Teams: teams, Clock: clock.Real{}, Config: config.Config{QuietHoursDefault: def}}), st
 }
 
 func TestQuietHoursFollowsTheOperatorUntilTheTeamChooses(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	for _, def := range []bool{false, true} {
-		s, _ := newService(def)
+		s, _ := newService(t, def)
 		q, err := s.QuietHours(ctx, "team_1")
 		require.NoError(t, err)
 		require.Equal(t, domain.DefaultQuietHours(def), q)
@@ -82,7 +73,7 @@ func TestQuietHoursFollowsTheOperatorUntilTheTeamChooses(t *testing.T) {
 func TestSetQuietHoursPatches(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, st := newService(false)
+	s, st := newService(t, false)
 	str := func(v string) *string { return &v }
 	got, err := s.SetQuietHours(ctx, "team_1", QuietHoursPatch{Start: str("22:00")})
 	require.NoError(t, err)
@@ -110,7 +101,7 @@ func TestSetQuietHoursPatches(t *testing.T) {
 func TestCarrierFailoverIsOffUntilTurnedOn(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, st := newService(false)
+	s, st := newService(t, false)
 	on, err := s.CarrierFailover(ctx, "team_1")
 	require.NoError(t, err)
 	require.False(t, on, "off by default")

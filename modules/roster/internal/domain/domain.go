@@ -137,7 +137,7 @@ func KeyOwnerActive(role rosterapi.Role, canSendBroadcasts bool) bool {
 
 // More roster error codes (spec §7).
 const (
-	CodeInvalidGroup       = "invalid_group"
+	CodeInvalidGroup       = rosterapi.CodeInvalidGroup
 	CodeFieldExists        = "field_exists"
 	CodeFieldLimit         = "field_limit"
 	CodePrivateFieldLocked = "private_field_locked"
@@ -192,17 +192,8 @@ func Protected(role rosterapi.Role, dashboardLogin bool) bool {
 	return role.IsStaff() || dashboardLogin
 }
 
-// AudienceRoles maps a send audience to roles: "all" is everyone, "staff"
-// the staff roles, "families" athletes and guardians, "group" everyone in
-// the group. ok is false for an unknown audience.
+// AudienceRoles maps a send audience to roles (rosterapi.AudienceRoles,
+// the one rule).
 func AudienceRoles(audience string) (roles []rosterapi.Role, ok bool) {
-	switch audience {
-	case "all", "group":
-		return nil, true
-	case "staff":
-		return []rosterapi.Role{rosterapi.RoleHeadCoach, rosterapi.RoleTeamDirector, rosterapi.RoleCoach, rosterapi.RoleBoardMember}, true
-	case "families":
-		return []rosterapi.Role{rosterapi.RoleAthlete, rosterapi.RoleGuardian}, true
-	}
-	return nil, false
+	return rosterapi.AudienceRoles(audience)
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
-	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/billing/billingapi/billingtest"
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
@@ -40,12 +40,6 @@ func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &srv)) }
 const teamA, teamB = "team_a", "team_b"
 
 var t0 = time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC)
-
-// billing stands in for the billing module: the roster's member use cases
-// call none of it; New asks for the gate's sub-select.
-type billing struct{ billingapi.Accounts }
-
-func (billing) AccessSQL(string) string { return "SELECT NULL" }
 
 // recorder keeps what the service published and what its listeners heard.
 type recorder struct {
@@ -107,7 +101,7 @@ func setup(t *testing.T) (context.Context, *bundle) {
 	clk := clock.NewFake(t0)
 	j, err := jobs.New(d, clk, log, jobs.Options{})
 	require.NoError(t, err)
-	svc := service.New(d, repo, billing{}, rec, j, clk, log,
+	svc := service.New(d, repo, billingtest.New(clk), rec, j, clk, log,
 		[]rosterapi.KeyRevokedListener{rec}, []rosterapi.OwnerInactiveListener{rec})
 	_, err = jobs.NewRunner(j, []jobs.Registration{worker.Registration(svc)}, metrics.New(), jobs.Options{})
 	require.NoError(t, err)
@@ -490,7 +484,7 @@ func TestFailedRefreshIsRetried(t *testing.T) {
 	b.importPlayers(t, 1000, 1000)
 	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.d.Pool), service.AnalyzeMembersArgs{}, nil)
 
-	svc := service.New(b.d, failingAnalyze{b.repo}, billing{}, b.rec, b.jobs, clock.NewFake(t0), slog.New(slog.DiscardHandler), nil, nil)
+	svc := service.New(b.d, failingAnalyze{b.repo}, billingtest.New(clock.NewFake(t0)), b.rec, b.jobs, clock.NewFake(t0), slog.New(slog.DiscardHandler), nil, nil)
 	res, err := b.work(t, svc, job.JobRow)
 	require.ErrorContains(t, err, "lock timeout")
 	require.ErrorContains(t, err, "roster statistics not refreshed")

@@ -13,7 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/billing/billingapi/billingtest"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/modules/roster/rosterapi/rostertest"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/eventlog"
 	"github.com/teamtext/teamtext/platform/clock"
@@ -114,38 +116,6 @@ func (j *inserter) InsertMany(_ context.Context, ps []river.InsertManyParams) er
 	return nil
 }
 
-// teams is rosterapi.Teams over a map.
-type teams struct {
-	rosterapi.Teams
-	byID map[string]rosterapi.Team
-}
-
-func (t teams) TeamsByID(_ context.Context, ids []string) (map[string]rosterapi.Team, error) {
-	out := map[string]rosterapi.Team{}
-	for _, id := range ids {
-		if tm, ok := t.byID[id]; ok {
-			out[id] = tm
-		}
-	}
-	return out, nil
-}
-
-// plans is billingapi.Accounts over a plan per team (teams without one have no account).
-type plans struct {
-	billingapi.Accounts
-	of map[string]billingapi.Plan
-}
-
-func (p plans) Statuses(_ context.Context, ids []string) (map[string]billingapi.Account, error) {
-	out := map[string]billingapi.Account{}
-	for _, id := range ids {
-		if pl, ok := p.of[id]; ok {
-			out[id] = billingapi.Account{Standing: billingapi.Standing{TeamID: id, Plan: pl}}
-		}
-	}
-	return out, nil
-}
-
 // env is an event log over fakes, with two teams: "api" (Team Plus, whose
 // plan includes the API) and "basic" (Team, whose does not).
 type env struct {
@@ -154,8 +124,8 @@ type env struct {
 	jobs  *inserter
 	clock *clock.Fake
 	log   *eventlog.Log
-	plans plans
-	teams teams
+	plans *billingtest.Accounts
+	teams *rostertest.Roster
 }
 
 // now is the clock's time: nanoseconds and not UTC, so that truncation and
@@ -164,9 +134,16 @@ var now = time.Date(2026, 11, 24, 13, 14, 15, 123456789, time.FixedZone("X", 360
 
 func newEnv(t *testing.T, hooks ...hook) *env {
 	t.Helper()
-	e := &env{db: srv.Migrated(t), store: &store{hooks: hooks}, jobs: &inserter{}, clock: clock.NewFake(now),
-		plans: plans{of: map[string]billingapi.Plan{"api": billingapi.PlanTeamPlus, "basic": billingapi.PlanTeam}},
-		teams: teams{byID: map[string]rosterapi.Team{"api": {ID: "api", Code: "API1"}, "basic": {ID: "basic", Code: "BAS1"}}}}
+	e := &env{db: srv.Migrated(t), store: &store{hooks: hooks}, jobs: &inserter{}, clock: clock.NewFake(now)}
+	e.plans, e.teams = billingtest.New(e.clock), rostertest.New(e.clock)
+	ctx := context.Background()
+	for _, tm := range []struct {
+		id, code string
+		plan     billingapi.Plan
+	}{{"api", "API1", billingapi.PlanTeamPlus}, {"basic", "BAS1", billingapi.PlanTeam}} {
+		require.NoError(t, e.teams.AddTeam(ctx, rosterapi.Team{ID: tm.id, Code: tm.code}))
+		require.NoError(t, e.plans.Open(ctx, tm.id, billingapi.Settings{Plan: tm.plan}))
+	}
 	e.log = eventlog.New(e.store, e.teams, e.plans, e.jobs, e.clock)
 	return e
 }
@@ -350,7 +327,7 @@ func TestPublishNeedsTransactionTeamAndAccount(t *testing.T) {
 	err = e.log.PublishTeams(context.Background(), []events.Event{{TeamID: "api", Type: events.MemberJoined}})
 	require.ErrorContains(t, err, "no transaction")
 
-	e.teams.byID["noacct"] = rosterapi.Team{ID: "noacct"}
+	require.NoError(t, e.teams.AddTeam(context.Background(), rosterapi.Team{ID: "noacct"}))
 	for _, team := range []string{"ghost", "noacct"} {
 		err := e.tx(t, func(ctx context.Context) error {
 			return e.log.Publish(ctx, events.Event{TeamID: team, Type: events.MemberJoined})

@@ -202,7 +202,8 @@ func TestPublishTeamsBodiesByteIdentical(t *testing.T) {
 	require.NoError(t, e.tx(t, func(ctx context.Context) error { return e.log.PublishTeams(ctx, evs) }))
 	require.Len(t, e.store.events, len(evs))
 	for i, stored := range e.store.events {
-		tm := e.teams.byID[evs[i].TeamID]
+		tm, err := e.teams.Team(context.Background(), evs[i].TeamID)
+		require.NoError(t, err)
 		want, err := stdBody(t, events.Envelope{ID: stored.ID, Type: stored.Type, CreatedAt: stored.CreatedAt,
 			Team: events.Team{ID: tm.ID, Code: tm.Code}, Data: evs[i].Data})
 		require.NoError(t, err)
