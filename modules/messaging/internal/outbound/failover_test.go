@@ -135,6 +135,15 @@ func TestFailoverMovesQueuedTextsToHealthyNumbers(t *testing.T) {
 	moved := onDown - len(head.Seqs)
 	require.Equal(t, moved, f.failover(t), "every text queued on the down number moves but its head slot, the probe")
 	require.Equal(t, []slotRow{head}, slotsWhere(t, f.db, `number_id = $1`, f.down.ID))
+	queued, err := postgres.NewOutboundStore(f.db, f.repo).QueuedByAccount(ctx)
+	require.NoError(t, err)
+	otherTexts := 0
+	for _, sl := range otherSlots {
+		otherTexts += len(sl.Seqs)
+	}
+	require.Equal(t, int64(len(head.Seqs)+otherTexts), queued["cac_tel"], "the account's queue: the head and the other team's texts")
+	require.Equal(t, int64(countRows(t, f.db, `SELECT coalesce(sum(cardinality(seqs)), 0) FROM messaging_slots WHERE number_id = $1`, f.spare.ID)),
+		queued["cac_default"])
 	n, err := f.svc.Number(ctx, f.team.ID, f.down.ID)
 	require.NoError(t, err)
 	require.Equal(t, int64(head.Segments), n.Backlog)

@@ -156,25 +156,9 @@ WHERE m.id = s.message_id`, messageIDs)
 // QueuedByAccount counts, per carrier account, the texts planned on its
 // numbers and not yet handed over (the queued-texts gauge).
 func (s *OutboundStore) QueuedByAccount(ctx context.Context) (map[string]int64, error) {
-	out := map[string]int64{}
-	err := s.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		rows, err := q.Query(ctx, `SELECT n.carrier_account_id, sum(cardinality(s.seqs))::bigint
+	out, err := s.counts(ctx, `SELECT n.carrier_account_id, sum(cardinality(s.seqs))::bigint
 FROM messaging_numbers n JOIN messaging_slots s ON s.number_id = n.id
 WHERE n.next_at IS NOT NULL GROUP BY n.carrier_account_id`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			var n int64
-			if err := rows.Scan(&id, &n); err != nil {
-				return err
-			}
-			out[id] = n
-		}
-		return rows.Err()
-	})
 	if err != nil {
 		return nil, fmt.Errorf("queued texts by account: %w", err)
 	}

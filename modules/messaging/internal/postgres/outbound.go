@@ -546,25 +546,31 @@ WHERE id = ANY($1) AND status = $4 AND queued_count = 0`, ids, domain.StatusSent
 
 // Backlogs lists the numbers with segments planned.
 func (s *OutboundStore) Backlogs(ctx context.Context) (map[string]int64, error) {
+	out, err := s.counts(ctx, `SELECT id, backlog_segments FROM messaging_numbers WHERE backlog_segments > 0`)
+	if err != nil {
+		return nil, fmt.Errorf("backlogs: %w", err)
+	}
+	return out, nil
+}
+
+// counts reads a statement's (key, count) rows into a map.
+func (s *OutboundStore) counts(ctx context.Context, query string, args ...any) (map[string]int64, error) {
 	out := map[string]int64{}
 	err := s.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		rows, err := q.Query(ctx, `SELECT id, backlog_segments FROM messaging_numbers WHERE backlog_segments > 0`)
+		rows, err := q.Query(ctx, query, args...)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			var n int64
-			if err := rows.Scan(&id, &n); err != nil {
-				return err
-			}
-			out[id] = n
-		}
-		return rows.Err()
+		var k string
+		var n int64
+		_, err = pgx.ForEachRow(rows, []any{&k, &n}, func() error {
+			out[k] = n
+			return nil
+		})
+		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("backlogs: %w", err)
+		return nil, err
 	}
 	return out, nil
 }
