@@ -100,6 +100,12 @@ func (s *Service) handOver(ctx context.Context, texts []outgoing, pass passClock
 			return res, err
 		}
 	}
+	// Each delivery records the number it is handed over from, before the
+	// carrier sees it: no carrier report can race this write, and a text
+	// moved to another number (failover) records the one that sent it.
+	if err := s.Store.RecordSenders(ctx, sendersOf(texts)); err != nil {
+		return res, err
+	}
 	if err := pass.waitTurn(ctx); err != nil {
 		return res, err
 	}
@@ -138,7 +144,7 @@ func (s *Service) handOver(ctx context.Context, texts []outgoing, pass passClock
 			transient = append(transient, fmt.Errorf("delivery %s to %s: %w", t.DeliveryID, phone.Mask(t.Phone), r.Err))
 			continue
 		}
-		sent = append(sent, Sent{DeliveryID: t.DeliveryID, ProviderMessageID: r.Receipt.ProviderMessageID, CarrierStatus: r.Receipt.Status, From: t.From})
+		sent = append(sent, Sent{DeliveryID: t.DeliveryID, ProviderMessageID: r.Receipt.ProviderMessageID, CarrierStatus: r.Receipt.Status})
 	}
 	res.transient = errors.Join(transient...)
 	if len(transient) > 0 {
@@ -355,4 +361,15 @@ func hasOther(errs []error) bool {
 		}
 	}
 	return false
+}
+
+// sendersOf maps each text's delivery to the number it goes from.
+func sendersOf(texts []outgoing) map[string]string {
+	out := make(map[string]string, len(texts))
+	for _, t := range texts {
+		if t.From != "" {
+			out[t.DeliveryID] = t.From
+		}
+	}
+	return out
 }

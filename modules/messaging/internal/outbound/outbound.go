@@ -161,11 +161,9 @@ type Text struct {
 	MessageCreatedAt time.Time
 }
 
-// Sent is the carrier's acceptance of one delivery, and the number it was
-// handed over from (recorded: after a failover it is not the sticky one).
+// Sent is the carrier's acceptance of one delivery.
 type Sent struct {
 	DeliveryID, ProviderMessageID, CarrierStatus string
-	From                                         string
 }
 
 // Broadcast records that a send reached a number (inbound replies are
@@ -231,6 +229,9 @@ type Store interface {
 	// QueuedTexts returns the deliveries refs name that are still queued, in
 	// refs' order, with their messages' text.
 	QueuedTexts(ctx context.Context, refs []TextRef) ([]Text, error)
+	// RecordSenders records the number each delivery (by id) is handed
+	// over from.
+	RecordSenders(ctx context.Context, from map[string]string) error
 	// MarkSent records the carrier's acceptance of deliveries still queued.
 	MarkSent(ctx context.Context, ss []Sent, at time.Time) error
 	// AddSkipped counts deliveries never handed over, per message.

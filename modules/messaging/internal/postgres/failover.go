@@ -164,3 +164,24 @@ WHERE n.next_at IS NOT NULL GROUP BY n.carrier_account_id`)
 	}
 	return out, nil
 }
+
+// RecordSenders records the number each delivery is handed over from,
+// locking the rows in id order (as MarkSent does, later in the same pass).
+func (s *OutboundStore) RecordSenders(ctx context.Context, from map[string]string) error {
+	if len(from) == 0 {
+		return nil
+	}
+	ids, nums := make([]string, 0, len(from)), make([]string, 0, len(from))
+	for id, n := range from {
+		ids, nums = append(ids, id), append(nums, n)
+	}
+	return s.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		_, err := q.Exec(ctx, `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[]) AS v(id, f)),
+l AS (SELECT d.id FROM messaging_deliveries d WHERE d.id = ANY($1::text[]) ORDER BY d.id FOR UPDATE)
+UPDATE messaging_deliveries AS d SET sent_from = v.f FROM v, l WHERE d.id = v.id AND d.id = l.id AND d.sent_from IS DISTINCT FROM v.f`, ids, nums)
+		if err != nil {
+			return fmt.Errorf("record %d senders: %w", len(ids), err)
+		}
+		return nil
+	})
+}

@@ -420,36 +420,27 @@ u AS (
 // Sent is the carrier's acceptance of one delivery.
 type Sent struct {
 	DeliveryID, ProviderMessageID, CarrierStatus string
-	From                                         string // the sending number ("": not recorded)
 }
 
 // MarkSent records the carrier's acceptance of deliveries still queued (a
 // status that already moved on is kept: a carrier's report can come before
-// the hand-over commits; the sending number is recorded then too, unless
-// the report's ingestion holds the row at that instant: the statement never
-// waits for a row outside its id-ordered locks, so it cannot deadlock) and
+// the hand-over commits) and
 // moves their messages' counts,
 // in one statement that locks the rows in id order.
 func (r *Repo) MarkSent(ctx context.Context, ss []Sent, at time.Time) error {
 	if len(ss) == 0 {
 		return nil
 	}
-	ids, pids, css, froms := make([]string, len(ss)), make([]string, len(ss)), make([]string, len(ss)), make([]string, len(ss))
+	ids, pids, css := make([]string, len(ss)), make([]string, len(ss)), make([]string, len(ss))
 	for i, x := range ss {
-		ids[i], pids[i], css[i], froms[i] = x.DeliveryID, x.ProviderMessageID, x.CarrierStatus, x.From
+		ids[i], pids[i], css[i] = x.DeliveryID, x.ProviderMessageID, x.CarrierStatus
 	}
-	_, err := r.db.SQL(ctx).ExecContext(ctx, `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $5::text[]) AS v(id, pid, cs, f)),
+	_, err := r.db.SQL(ctx).ExecContext(ctx, `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS v(id, pid, cs)),
 l AS (SELECT d.id FROM messaging_deliveries d WHERE d.id = ANY($1::text[]) AND d.status = `+sqlQueued+` ORDER BY d.id FOR UPDATE),
-f AS (
-  UPDATE messaging_deliveries AS d SET sent_from = v.f
-  FROM v WHERE d.id = v.id AND v.f <> '' AND d.id IN (
-    SELECT x.id FROM messaging_deliveries x WHERE x.id = ANY($1::text[]) AND x.status <> `+sqlQueued+` AND x.sent_from IS NULL
-    FOR UPDATE SKIP LOCKED)),
 u AS (
-  UPDATE messaging_deliveries AS d SET status = `+sqlSent+`, provider_message_id = v.pid, carrier_status = v.cs, sent_at = $4, updated_at = $4,
-    sent_from = NULLIF(v.f, '')
+  UPDATE messaging_deliveries AS d SET status = `+sqlSent+`, provider_message_id = v.pid, carrier_status = v.cs, sent_at = $4, updated_at = $4
   FROM v, l WHERE d.id = v.id AND d.id = l.id
-  RETURNING d.message_id, `+sqlQueued+`::text AS old, `+sqlSent+`::text AS st)`+moveCounts, ids, pids, css, at, froms)
+  RETURNING d.message_id, `+sqlQueued+`::text AS old, `+sqlSent+`::text AS st)`+moveCounts, ids, pids, css, at)
 	if err != nil {
 		return fmt.Errorf("mark %d deliveries sent: %w", len(ss), err)
 	}
