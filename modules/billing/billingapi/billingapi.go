@@ -42,17 +42,8 @@ func (p Plan) Tier() int {
 // in docs/design/decisions-not-shown.md; it is here, in the contract,
 // because what a Standing says of it is a fact other modules read.
 func (p Plan) CreditsIncluded() int {
-	switch Plan(strings.TrimSuffix(string(p), "_season")) {
-	case PlanFree:
-		return 100
-	case PlanTeam:
-		return 1000
-	case PlanTeamPlus:
-		return 5000
-	case PlanOrganization:
-		return 25000
-	case PlanBusiness:
-		return 100000
+	if t := p.Tier(); t >= 0 {
+		return [...]int{100, 1000, 5000, 25000, 100000}[t] // by Tier: free … business
 	}
 	return 0
 }

@@ -127,40 +127,35 @@ func (a *Accounts) Standing(_ context.Context, teamID string) (billingapi.Standi
 
 // Standings implements billingapi.Standings.
 func (a *Accounts) Standings(_ context.Context, teamIDs []string) (map[string]billingapi.Standing, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	out := make(map[string]billingapi.Standing, len(teamIDs))
-	for _, id := range teamIDs {
-		if s, ok := a.accounts[id]; ok {
-			out[id] = s
-		}
-	}
-	return out, nil
+	return pick(a, teamIDs, func(s billingapi.Standing) billingapi.Standing { return s }), nil
 }
 
-// Status implements billingapi.Accounts.
+// Status implements billingapi.Accounts: the standing as an Account (the
+// zero Account when there is none).
 func (a *Accounts) Status(ctx context.Context, teamID string) (billingapi.Account, error) {
 	s, err := a.Standing(ctx, teamID)
-	if err != nil {
-		return billingapi.Account{}, err
-	}
-	return s.Account(), nil
+	return s.Account(), err
 }
 
 // Statuses implements billingapi.Accounts.
-func (a *Accounts) Statuses(ctx context.Context, teamIDs []string) (map[string]billingapi.Account, error) {
-	ss, err := a.Standings(ctx, teamIDs)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]billingapi.Account, len(ss))
-	for id, s := range ss {
-		out[id] = s.Account()
-	}
-	return out, nil
+func (a *Accounts) Statuses(_ context.Context, teamIDs []string) (map[string]billingapi.Account, error) {
+	return pick(a, teamIDs, billingapi.Standing.Account), nil
 }
 
-// Get implements billingapi.Accounts.
+// pick maps the accounts of teamIDs that exist by as.
+func pick[T any](a *Accounts, teamIDs []string, as func(billingapi.Standing) T) map[string]T {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make(map[string]T, len(teamIDs))
+	for _, id := range teamIDs {
+		if s, ok := a.accounts[id]; ok {
+			out[id] = as(s)
+		}
+	}
+	return out
+}
+
+// Get implements billingapi.Accounts: Status with its credit figures.
 func (a *Accounts) Get(ctx context.Context, teamID string) (billingapi.Account, error) {
 	acc, err := a.Status(ctx, teamID)
 	if err != nil {

@@ -329,15 +329,11 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Run("MessagesAndApprovals", func(t *testing.T) {
 		t.Parallel()
 		ctx, h := setup(t)
-		for i, c := range []struct{ id, team, status string }{
+		insertMessages(t, h, "", []sentMessage{
 			{"msg_a", "team_1", domain.StatusPendingApproval}, {"msg_b", "team_1", domain.StatusQueued},
 			{"msg_c", "team_1", domain.StatusPendingApproval}, {"msg_d", "team_2", domain.StatusPendingApproval},
 			{"msg_e", "team_1", domain.StatusPendingApproval},
-		} {
-			m := domain.Message{ID: c.id, TeamID: c.team, Source: "api", Audience: "all", Text: "hi", Segments: 1, Status: c.status,
-				CreatedAt: at.Add(time.Duration(i) * time.Minute)}
-			require.NoError(t, h.InsertMessage(ctx, &m))
-		}
+		})
 		list, err := h.Messages(ctx, "team_1", 2, 0)
 		require.NoError(t, err)
 		require.Equal(t, []string{"msg_e", "msg_c", "msg_b"}, messageIDs(list), "newest first, limit+1")
@@ -369,15 +365,11 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Run("LiveResend", func(t *testing.T) {
 		t.Parallel()
 		ctx, h := setup(t)
-		for i, c := range []struct{ id, team, status string }{
+		insertMessages(t, h, "msg_0", []sentMessage{
 			{"msg_r1", "team_1", domain.StatusRejected}, {"msg_r2", "team_2", domain.StatusQueued},
 			{"msg_r4", "team_1", domain.StatusSent}, {"msg_r3", "team_1", domain.StatusPendingApproval},
 			{"msg_r5", "team_1", domain.StatusExpired},
-		} {
-			m := domain.Message{ID: c.id, TeamID: c.team, Source: "api", Audience: "all", Text: "hi", Segments: 1, Status: c.status,
-				ResendOf: "msg_0", CreatedAt: at.Add(time.Duration(i) * time.Minute)}
-			require.NoError(t, h.InsertMessage(ctx, &m))
-		}
+		})
 		live, err := h.LiveResend(ctx, "team_1", "msg_0")
 		require.NoError(t, err)
 		require.Equal(t, "msg_r4", live)
@@ -417,6 +409,20 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 	})
 }
 
+// sentMessage is a message of the suite's lists.
+type sentMessage struct{ id, team, status string }
+
+// insertMessages inserts ms a minute apart, from at, resending resendOf
+// when it is not "".
+func insertMessages(t *testing.T, h Harness, resendOf string, ms []sentMessage) {
+	t.Helper()
+	for i, c := range ms {
+		m := domain.Message{ID: c.id, TeamID: c.team, Source: "api", Audience: "all", Text: "hi", Segments: 1, Status: c.status,
+			ResendOf: resendOf, CreatedAt: at.Add(time.Duration(i) * time.Minute)}
+		require.NoError(t, h.InsertMessage(context.Background(), &m))
+	}
+}
+
 func requireJSONEq(t *testing.T, want, got []byte) {
 	t.Helper()
 	var w, g any
@@ -425,28 +431,25 @@ func requireJSONEq(t *testing.T, want, got []byte) {
 	require.Equal(t, w, g)
 }
 
-func templateIDs(ts []domain.Template) []string {
+// idsOf lists the items' ids, in order.
+func idsOf[T any](items []T, id func(T) string) []string {
 	out := []string{}
-	for _, t := range ts {
-		out = append(out, t.ID)
+	for _, x := range items {
+		out = append(out, id(x))
 	}
 	return out
+}
+
+func templateIDs(ts []domain.Template) []string {
+	return idsOf(ts, func(t domain.Template) string { return t.ID })
 }
 
 func scheduledIDs(ss []domain.Scheduled) []string {
-	out := []string{}
-	for _, s := range ss {
-		out = append(out, s.ID)
-	}
-	return out
+	return idsOf(ss, func(s domain.Scheduled) string { return s.ID })
 }
 
 func messageIDs(ms []domain.Message) []string {
-	out := []string{}
-	for _, m := range ms {
-		out = append(out, m.ID)
-	}
-	return out
+	return idsOf(ms, func(m domain.Message) string { return m.ID })
 }
 
 func utcTemplate(t domain.Template) domain.Template {
