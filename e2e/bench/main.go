@@ -47,10 +47,10 @@ type benchEnv struct {
 	members                       int // roster and messaging teams' size (-members)
 	engineTeams                   int // the engine scenarios' teams (-engine-teams)
 
-	dbURL, publicURL, adminURL string
-	keys                       []string // API keys of the fixture's team; keys[0] is the fixture's
-	keyPlan                    keyPlan
-	teamID, coachID            string // the fixture team and its head coach, who owns its keys
+	publicURL, adminURL string
+	keys                *keyRing // API keys of the fixture's team; the first is the fixture's
+	keyPlan             keyPlan
+	teamID, coachID     string // the fixture team and its head coach, who owns its keys
 
 	servicePID  int    // 0 when unknown
 	containerID string // "" when unknown
@@ -249,17 +249,12 @@ func run() int {
 		return 1
 	}
 
-	var groups []string
-	for _, r := range results {
-		if !slices.Contains(groups, r.Group) {
-			groups = append(groups, r.Group)
-		}
-	}
+	groups, byGroup := groupResults(results)
 	for i, g := range groups {
 		if i > 0 {
 			fmt.Println()
 		}
-		fmt.Printf("%s:\n\n%s", g, renderTable(slices.DeleteFunc(slices.Clone(results), func(r result) bool { return r.Group != g })))
+		fmt.Printf("%s:\n\n%s", g, renderTable(byGroup[g]))
 	}
 	failed := false
 	for _, r := range results {
@@ -298,7 +293,6 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 		progress("stopping postgres…")
 		pg.Stop()
 	}()
-	env.dbURL = pg.URL
 
 	progress("building teamtext (no -race)…")
 	bin, err := harness.BuildBinary(ctx, false)
@@ -335,7 +329,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	if _, ok := containerCPU(env.containerID); !ok {
 		progress("cannot read the Postgres container's CPU time (cgroup); that column will say n/a")
 	}
-	cfg, err := pgxpool.ParseConfig(env.dbURL)
+	cfg, err := pgxpool.ParseConfig(pg.URL)
 	if err != nil {
 		return nil, facts, err
 	}
@@ -349,26 +343,20 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	}
 
 	progress("creating a team…")
-	admin := env.admin()
-	fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{})
+	fx, err := harness.NewTeam(ctx, env.admin(), harness.TeamOptions{})
 	if err != nil {
 		return nil, facts, fmt.Errorf("create team: %w", err)
 	}
-	env.keys, env.teamID, env.coachID = []string{fx.Key}, fx.TeamID, fx.CoachID
-	apiScenarios := 0
-	for _, s := range selected {
-		if s.api {
-			apiScenarios++
-		}
-	}
-	if env.keyPlan, err = planKeys(ctx, env, flagKeys, apiScenarios); err != nil {
+	env.teamID, env.coachID = fx.TeamID, fx.CoachID
+	apiScenarios := len(slices.DeleteFunc(slices.Clone(selected), func(s scenario) bool { return !s.api }))
+	if env.keyPlan, err = planKeys(ctx, env, fx.Key, flagKeys, apiScenarios); err != nil {
 		return nil, facts, err
 	}
 	if kp := env.keyPlan; kp.Keys > 1 {
 		progress("creating %d API keys (service policy %q)…", kp.Keys, kp.Policy)
-		if err := addKeys(ctx, env, admin, fx.CoachID, kp.Keys); err != nil {
-			return nil, facts, err
-		}
+	}
+	if env.keys, err = newKeyRing(ctx, env, fx.TeamID, fx.CoachID, "bench", env.keyPlan.Keys-1, fx.Key); err != nil {
+		return nil, facts, err
 	}
 
 	// Background CPU (the job queue polls, Postgres housekeeping) while

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -51,21 +50,19 @@ func newHookSink() (*hookSink, error) {
 		return nil, err
 	}
 	s := &hookSink{dir: dir, got: map[string][]arrival{}}
-	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		at := time.Now()
-		body, _ := io.ReadAll(r.Body)
 		var env struct {
 			Data struct {
 				N int `json:"n"`
 			} `json:"data"`
 		}
-		_ = json.Unmarshal(body, &env)
+		_ = json.NewDecoder(r.Body).Decode(&env)
 		s.mu.Lock()
 		s.got[r.URL.Path] = append(s.got[r.URL.Path], arrival{at: at, n: env.Data.N})
 		s.mu.Unlock()
 		w.WriteHeader(http.StatusOK)
 	}))
-	s.srv.StartTLS()
 	s.pem = filepath.Join(dir, "receiver-ca.pem")
 	if err := os.WriteFile(s.pem, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw}), 0o600); err != nil {
 		s.close()
@@ -103,7 +100,7 @@ func (e *benchEnv) recoverFixture(ctx context.Context) (*recoverFixture, error) 
 			return nil, fmt.Errorf("no webhook receiver")
 		}
 		pool := e.pool
-		api := e.api(e.keys[0])
+		api := e.api(e.keys.keys[0])
 		fx := &recoverFixture{since: time.Now().UTC().Add(-time.Hour)}
 		for i := range recoverRuns + 1 {
 			body := client.NewBody{Url: ptr(fmt.Sprintf("%s/hook/%d", e.hooks.srv.URL, i)), Events: &[]string{"member.joined"}}
@@ -143,7 +140,7 @@ SELECT 'dlv' || substr(id, 4), $2::text, id, $4::text, 'abandoned', 6, NULL, cre
 // recover recovers webhook i of the fixture through the API.
 func (fx *recoverFixture) recover(ctx context.Context, env *benchEnv, i int) (client.WebhookRecovery, error) {
 	var out client.WebhookRecovery
-	err := env.api(env.keys[0]).Expect(ctx, http.StatusAccepted, http.MethodPost, "/webhooks/"+fx.hooks[i]+"/recover",
+	err := env.api(env.keys.keys[0]).Expect(ctx, http.StatusAccepted, http.MethodPost, "/webhooks/"+fx.hooks[i]+"/recover",
 		client.WebhookRecoverBody{Since: fx.since}, &out)
 	return out, err
 }
@@ -173,7 +170,7 @@ func runWebhooksRecover(ctx context.Context, env *benchEnv) (result, error) {
 // and checks they came in their events' order, each once.
 func rateRun(ctx context.Context, env *benchEnv, name, path string) (result, error) {
 	progress("scenario %s: counting arrivals over %s…", name, rateWindow)
-	cpu0 := env.sample(ctx)
+	m := env.meter(ctx)
 	var as []arrival
 	done, err := waitFor(ctx, 200*time.Millisecond, rateWindow+time.Minute, func() (bool, error) {
 		as = env.hooks.arrivals(path)
@@ -204,9 +201,7 @@ func rateRun(ctx context.Context, env *benchEnv, name, path string) (result, err
 		}
 	}
 	r := result{Requests: in, Concurrency: 1, Elapsed: window, Stats: computeStats(gaps), Items: in, Unit: "delivery"}
-	r.Use = env.sample(ctx).sub(cpu0)
-	r.Use.BenchAcquires = 0
-	r.Acquires = env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
+	m.finish(ctx, &r, false)
 	return r, nil
 }
 
@@ -245,7 +240,7 @@ func runWebhooksPump(ctx context.Context, env *benchEnv) (result, error) {
 	}
 	// Stop the pumps: deleting a webhook drops its queue.
 	for _, id := range fx.hooks {
-		if err := env.api(env.keys[0]).Expect(ctx, http.StatusOK, http.MethodDelete, "/webhooks/"+id, nil, nil); err != nil {
+		if err := env.api(env.keys.keys[0]).Expect(ctx, http.StatusOK, http.MethodDelete, "/webhooks/"+id, nil, nil); err != nil {
 			return result{}, fmt.Errorf("delete webhook: %w", err)
 		}
 	}
