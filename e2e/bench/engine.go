@@ -182,7 +182,12 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	hr.Target = fmt.Sprintf("≥ %.0f texts/s; every number ≥ 95%% of its pace", rateTarget)
 	hr.Met = hr.Throughput() >= rateTarget && minPace >= enginePaceTarget
 
-	lat, err := stopLatencies(ctx, pool, teams[:nStops], stopPhone, stops)
+	sent := map[string]time.Time{}
+	for i, t := range teams[:nStops] {
+		sent[t.id] = stops[i]
+	}
+	lat, err := sinceSent(ctx, pool, sent, `SELECT team_id, created_at FROM roster_opt_outs WHERE phone = $1 AND team_id = ANY($2)`,
+		stopPhone, slices.Collect(maps.Keys(sent)))
 	if err != nil {
 		return nil, err
 	}
@@ -205,24 +210,22 @@ FROM messaging_sim_outbox WHERE id > $1 GROUP BY from_phone HAVING count(*) > 1 
 	return pgx.CollectRows(rows, pgx.RowTo[float64])
 }
 
-// stopLatencies is, for each STOP sent at sent[i] to teams[i], the time to
-// its opt-out's row.
-func stopLatencies(ctx context.Context, pool *pgxpool.Pool, teams []engineTeam, phone string, sent []time.Time) ([]time.Duration, error) {
-	at := map[string]time.Time{}
-	for i, t := range teams {
-		at[t.id] = sent[i]
-	}
-	rows, err := pool.Query(ctx, `SELECT team_id, created_at FROM roster_opt_outs WHERE phone = $1 AND team_id = ANY($2)`, phone, slices.Collect(maps.Keys(at)))
+// sinceSent is, for each row (key, created_at) of the query whose key
+// is in sent, the time from sent[key] to its created_at.
+func sinceSent(ctx context.Context, pool *pgxpool.Pool, sent map[string]time.Time, sql string, args ...any) ([]time.Duration, error) {
+	rows, err := pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}
 	var (
-		team    string
+		key     string
 		created time.Time
 		out     []time.Duration
 	)
-	_, err = pgx.ForEachRow(rows, []any{&team, &created}, func() error {
-		out = append(out, created.Sub(at[team]))
+	_, err = pgx.ForEachRow(rows, []any{&key, &created}, func() error {
+		if t, ok := sent[key]; ok {
+			out = append(out, created.Sub(t))
+		}
 		return nil
 	})
 	return out, err

@@ -114,11 +114,8 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 	// Latency per text: its event's created_at less its received_at (the
 	// callback's time); per STOP: its opt-out row's created_at less the
 	// callback's start.
-	var lat, stopLat []time.Duration
-	var (
-		phone             string
-		created, received time.Time
-	)
+	var lat []time.Duration
+	var created, received time.Time
 	erows, err := pool.Query(ctx, `SELECT created_at, (body::jsonb->'data'->>'received_at')::timestamptz FROM webhook_events
 WHERE team_id = $1 AND type = 'message.received'`, fx.TeamID)
 	if err == nil {
@@ -127,15 +124,7 @@ WHERE team_id = $1 AND type = 'message.received'`, fx.TeamID)
 	if err != nil {
 		return nil, err
 	}
-	orows, err := pool.Query(ctx, `SELECT phone, created_at FROM roster_opt_outs WHERE team_id = $1`, fx.TeamID)
-	if err == nil {
-		_, err = pgx.ForEachRow(orows, []any{&phone, &created}, func() error {
-			if t, ok := stopSent[phone]; ok {
-				stopLat = append(stopLat, created.Sub(t))
-			}
-			return nil
-		})
-	}
+	stopLat, err := sinceSent(ctx, pool, stopSent, `SELECT phone, created_at FROM roster_opt_outs WHERE team_id = $1`, fx.TeamID)
 	if err != nil {
 		return nil, err
 	}

@@ -59,16 +59,16 @@ type benchEnv struct {
 	// by SQL, progress polls, River's queue controls.
 	pool *pgxpool.Pool
 
-	ipMu      sync.Mutex
-	ipNext    int // next client address handed out by takeIPs
-	rosterFx  fixtureOnce[*rosterTeam]
-	msgFx     fixtureOnce[*msgTeam]
-	riverFx   fixtureOnce[*river.Client[pgx.Tx]]
-	engineFx  fixtureOnce[*engineRun]
-	inboundFx fixtureOnce[*inboundRun]
-	hooks     *hookSink // the webhook scenarios' receiver
-	recoverFx fixtureOnce[*recoverFixture]
-	runID     int64 // this run's start (UnixNano): keeps ids written by SQL apart between runs
+	ipMu       sync.Mutex
+	ipNext     int // next client address handed out by takeIPs
+	rosterFx   fixtureOnce[*rosterTeam]
+	msgFx      fixtureOnce[*msgTeam]
+	riverFx    fixtureOnce[*river.Client[pgx.Tx]]
+	engineFx   fixtureOnce[*engineRun]
+	inboundFx  fixtureOnce[*inboundRun]
+	hooks      *hookSink // the webhook scenarios' receiver
+	webhooksFx fixtureOnce[*webhooksRun]
+	runID      int64 // this run's start (UnixNano): keeps ids written by SQL apart between runs
 }
 
 // fixtureOnce builds a fixture shared by a group's scenarios the first time
@@ -189,18 +189,19 @@ func progress(format string, args ...any) {
 func main() { os.Exit(run()) }
 
 func run() int {
+	env := &benchEnv{runID: time.Now().UnixNano()}
+	flag.IntVar(&env.requests, "requests", 20000, "measured requests per scenario")
+	flag.IntVar(&env.concurrency, "concurrency", 16, "concurrent workers (and idle keep-alive connections)")
+	flag.IntVar(&env.warmup, "warmup", 500, "unmeasured warm-up requests per scenario")
+	flag.DurationVar(&env.maxDuration, "max-duration", 2*time.Minute, "time bound of each load loop (warm-up and measured run)")
+	flag.IntVar(&env.engineTeams, "engine-teams", engineTeams, "teams of the engine scenarios (1,000 for the goal's figure; fewer for a quick look)")
+	flag.IntVar(&env.members, "members", 10000, "members of the roster and messaging scenarios' teams (10,000 for the goals' figures)")
 	var (
-		requests    = flag.Int("requests", 20000, "measured requests per scenario")
-		concurrency = flag.Int("concurrency", 16, "concurrent workers (and idle keep-alive connections)")
-		warmup      = flag.Int("warmup", 500, "unmeasured warm-up requests per scenario")
-		maxDuration = flag.Duration("max-duration", 2*time.Minute, "time bound of each load loop (warm-up and measured run)")
 		pgMaxConns  = flag.Int("pg-max-conns", 20, "pool size of the bench's own connections to the database (fixtures, polls)")
 		scenarioArg = flag.String("scenario", "all", "scenarios to run: all, or a comma-separated list of names (see -list)")
 		out         = flag.String("out", "", "Markdown file whose bench sections are written or replaced")
 		keys        = flag.Int("keys", 0, "API keys the HTTP scenarios spread requests over; 0: enough that none exceeds the per-key limit the service announces in RateLimit-Policy")
 		list        = flag.Bool("list", false, "list the scenarios and exit")
-		engTeams    = flag.Int("engine-teams", engineTeams, "teams of the engine scenarios (1,000 for the goal's figure; fewer for a quick look)")
-		members     = flag.Int("members", 10000, "members of the roster and messaging scenarios' teams (10,000 for the goals' figures)")
 	)
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -218,7 +219,7 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 2
 	}
-	if *requests <= 0 || *concurrency <= 0 || *warmup < 0 || *keys < 0 || *maxDuration <= 0 || *pgMaxConns <= 0 || *members < 4000 || *engTeams < 1 {
+	if env.requests <= 0 || env.concurrency <= 0 || env.warmup < 0 || *keys < 0 || env.maxDuration <= 0 || *pgMaxConns <= 0 || env.members < 4000 || env.engineTeams < 1 {
 		fmt.Fprintln(os.Stderr, "bench: -requests, -concurrency, -max-duration and -pg-max-conns must be positive, -warmup and -keys not negative, -members at least 4000")
 		return 2
 	}
@@ -237,8 +238,6 @@ func run() int {
 		cancel()
 	}()
 
-	env := &benchEnv{runID: time.Now().UnixNano(), requests: *requests, concurrency: *concurrency, warmup: *warmup,
-		maxDuration: *maxDuration, members: *members, engineTeams: *engTeams}
 	results, facts, err := runAll(ctx, env, selected, *keys, int32(*pgMaxConns))
 	if err != nil {
 		if ctx.Err() != nil {

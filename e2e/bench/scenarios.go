@@ -45,9 +45,9 @@ var scenarios = []scenario{
 	{name: "inbound-texts", group: "inbound15", desc: "inbound texts from the carrier's callback to `message.received` stored", run: shared(inboundFx, runInbound, func(r *inboundRun) result { return r.texts })},
 	{name: "inbound-backlog", group: "inbound15", desc: "filing alone: a staged backlog of texts to `message.received` stored", run: shared(inboundFx, runInbound, func(r *inboundRun) result { return r.backlog })},
 
-	{name: "webhooks-recover", group: "webhooks", api: true, desc: "HTTP `POST /webhooks/{id}/recover` of a webhook's 10,000 abandoned deliveries: one set-based UPDATE and the pump's River job, one transaction", run: runWebhooksRecover},
-	{name: "webhooks-throttle", group: "webhooks", desc: "recovered deliveries of the webhook throttled at `max_per_second` 50 reaching the receiver, one at a time, in order", run: runWebhooksThrottle},
-	{name: "webhooks-pump", group: "webhooks", desc: "recovered deliveries of an unthrottled webhook reaching the receiver: the pump's own pace, one at a time, in order", run: runWebhooksPump},
+	{name: "webhooks-recover", group: "webhooks", api: true, desc: "HTTP `POST /webhooks/{id}/recover` of a webhook's 10,000 abandoned deliveries: one set-based UPDATE and the pump's River job, one transaction", run: shared(webhooksFx, runWebhooks, func(r *webhooksRun) result { return r.recover })},
+	{name: "webhooks-throttle", group: "webhooks", desc: "recovered deliveries of the webhook throttled at `max_per_second` 50 reaching the receiver, one at a time, in order", run: shared(webhooksFx, runWebhooks, func(r *webhooksRun) result { return r.throttle })},
+	{name: "webhooks-pump", group: "webhooks", desc: "recovered deliveries of an unthrottled webhook reaching the receiver: the pump's own pace, one at a time, in order", run: shared(webhooksFx, runWebhooks, func(r *webhooksRun) result { return r.pump })},
 
 	// Last, since it leaves 1,000 teams behind.
 	{name: "engine-teams", group: "engine", api: true, desc: "1,000 teams sending at once, each number paced at 1 segment/s", run: shared(engineFx, runEngine, func(r *engineRun) result { return r.handover })},
