@@ -12,7 +12,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -62,7 +61,7 @@ type benchEnv struct {
 	ipMu       sync.Mutex
 	ipNext     int // next client address handed out by takeIPs
 	rosterFx   fixtureOnce[*rosterTeam]
-	msgFx      fixtureOnce[*msgTeam]
+	msgFx      fixtureOnce[*harness.Fixture]
 	riverFx    fixtureOnce[*river.Client[pgx.Tx]]
 	engineFx   fixtureOnce[*engineRun]
 	inboundFx  fixtureOnce[*inboundRun]
@@ -160,20 +159,12 @@ func (e *benchEnv) acquiresPerRequest(u usage, elapsed time.Duration, requests i
 func serviceAcquires(ctx context.Context, adminURL string) (int64, bool) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, adminURL+"/metrics", nil)
+	body, err := get(ctx, http.DefaultClient, adminURL+"/metrics", "Bearer "+harness.AdminToken, http.StatusOK, "")
 	if err != nil {
 		return 0, false
 	}
-	req.Header.Set("Authorization", "Bearer "+harness.AdminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, false
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for resp.StatusCode == http.StatusOK && sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "teamtext_db_pool_acquires_total "); ok {
+	for line := range strings.Lines(string(body)) {
+		if v, ok := strings.CutPrefix(line, "teamtext_db_pool_acquires_total "); ok {
 			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			return int64(f), err == nil
 		}

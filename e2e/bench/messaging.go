@@ -37,13 +37,8 @@ const (
 
 // msgTeam is the messaging scenarios' team: a sending number and -members
 // athletes and guardians (the "families" audience).
-type msgTeam struct {
-	teamID, coachID string
-	members         int
-}
-
-func (e *benchEnv) msgTeam(ctx context.Context) (*msgTeam, error) {
-	return e.msgFx.get(func() (*msgTeam, error) {
+func (e *benchEnv) msgTeam(ctx context.Context) (*harness.Fixture, error) {
+	return e.msgFx.get(func() (*harness.Fixture, error) {
 		admin := e.admin()
 		progress("messaging: creating a team with %d members…", e.members)
 		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": "+12025550142"}})
@@ -58,7 +53,7 @@ func (e *benchEnv) msgTeam(ctx context.Context) (*msgTeam, error) {
 			map[string]any{"default": "delivered", "numbers": map[string]string{}, "error_code": "30005"}, nil); err != nil {
 			return nil, err
 		}
-		return &msgTeam{teamID: fx.TeamID, coachID: fx.CoachID, members: e.members}, nil
+		return fx, nil
 	})
 }
 
@@ -67,8 +62,7 @@ func (e *benchEnv) msgTeam(ctx context.Context) (*msgTeam, error) {
 // notifications reach the service's producers on the channels River uses).
 func (e *benchEnv) riverClient(ctx context.Context) (*river.Client[pgx.Tx], error) {
 	return e.riverFx.get(func() (*river.Client[pgx.Tx], error) {
-		pool := e.pool
-		return river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		return river.NewClient(riverpgxv5.New(e.pool), &river.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	})
 }
 
@@ -127,7 +121,7 @@ func runMsgAccept(ctx context.Context, env *benchEnv) (result, error) {
 		return result{}, err
 	}
 	const warmup = 1
-	ring, err := freshKeys(ctx, env, mt.teamID, mt.coachID, "bench-accept", warmup+acceptSends, 1)
+	ring, err := freshKeys(ctx, env, mt.TeamID, mt.CoachID, "bench-accept", warmup+acceptSends, 1)
 	if err != nil {
 		return result{}, err
 	}
@@ -144,7 +138,7 @@ func runMsgAccept(ctx context.Context, env *benchEnv) (result, error) {
 		if err != nil {
 			return 0, err
 		}
-		_, d, err := send(ctx, env, ring.key(), fmt.Sprintf("Practice moves to 6pm tonight (bench send %d)", run), mt.members)
+		_, d, err := send(ctx, env, ring.key(), fmt.Sprintf("Practice moves to 6pm tonight (bench send %d)", run), env.members)
 		if err != nil {
 			return d, err
 		}
@@ -170,7 +164,7 @@ WHERE id > $1 AND kind = 'messaging.fanout' AND state = 'available'`, before)
 	r.Desc = fmt.Sprintf("HTTP `POST /messages` `{\"text\", \"audience\": \"families\"}` to %d recipients: audience resolved, "+
 		"%d delivery rows, credits and %d fan-out jobs written in one transaction; time to the 201; %d sends after one "+
 		"unmeasured, a fresh key each, River's queues paused meanwhile and the fan-out jobs cancelled unrun",
-		mt.members, mt.members, (mt.members+99)/100, acceptSends)
+		env.members, env.members, (env.members+99)/100, acceptSends)
 	r.Note = fmt.Sprintf("%.0f fan-out jobs per send, %d of them ran", float64(fanouts)/acceptSends, ran)
 	r.Target, r.Met = "p99 < 150 ms", r.Stats.P99 < acceptTarget
 	return r, nil
@@ -202,7 +196,7 @@ func runMsgDeliver(ctx context.Context, env *benchEnv) (result, error) {
 		return result{}, err
 	}
 	pool := env.pool
-	keys, err := newKeyRing(ctx, env, mt.teamID, mt.coachID, "bench-deliver", 1)
+	keys, err := newKeyRing(ctx, env, mt.TeamID, mt.CoachID, "bench-deliver", 1)
 	if err != nil {
 		return result{}, err
 	}
@@ -214,9 +208,9 @@ func runMsgDeliver(ctx context.Context, env *benchEnv) (result, error) {
 		return result{}, err
 	}
 
-	progress("scenario msg-deliver: one send to %d recipients…", mt.members)
+	progress("scenario msg-deliver: one send to %d recipients…", env.members)
 	meter := env.meter(ctx)
-	m, acceptD, err := send(ctx, env, keys.key(), "Game day! Bus leaves at 7:30 from the gym (bench)", mt.members)
+	m, acceptD, err := send(ctx, env, keys.key(), "Game day! Bus leaves at 7:30 from the gym (bench)", env.members)
 	if err != nil {
 		return result{}, err
 	}
@@ -248,7 +242,7 @@ FROM messaging_deliveries WHERE message_id = $1`, m.Id).Scan(&handed, &final)
 	}
 	r.Desc = fmt.Sprintf("one `POST /messages` to %d recipients through the simulator (every outcome `delivered`): from the 201 "+
 		"to the last final status, read from `messaging_deliveries` every %s; latencies are each delivery's time from the 201 to "+
-		"its final status; CPU and acquires from just before the request, the accept included", mt.members, deliverPoll)
+		"its final status; CPU and acquires from just before the request, the accept included", env.members, deliverPoll)
 	r.Note = fmt.Sprintf("accepted in %s", fmtDur(acceptD))
 	if i := slices.IndexFunc(handedCurve, func(p curvePoint) bool { return p.Done == int(m.Recipients) }); i >= 0 {
 		r.Note += fmt.Sprintf("; every text handed to the simulator %s after the 201 (half after %s)",

@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -216,28 +215,17 @@ func (e *benchEnv) profileService(ctx context.Context, name string, d time.Durat
 	}
 	go func() {
 		defer close(done)
-		err := func() error {
-			url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", e.adminURL, int(d.Seconds()))
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-			if err != nil {
-				return err
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return err
-			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(resp.Body)
-			if err != nil || resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("status %d: %v", resp.StatusCode, err)
-			}
-			return os.WriteFile(filepath.Join(dir, name+".pprof"), body, 0o644)
-		}()
+		path := filepath.Join(dir, name+".pprof")
+		url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", e.adminURL, int(d.Seconds()))
+		body, err := get(ctx, http.DefaultClient, url, "", http.StatusOK, "")
+		if err == nil {
+			err = os.WriteFile(path, body, 0o644)
+		}
 		if err != nil {
 			progress("profile %s: %v", name, err)
 			return
 		}
-		progress("profile %s: %s", name, filepath.Join(dir, name+".pprof"))
+		progress("profile %s: %s", name, path)
 	}()
 	return done
 }
