@@ -214,3 +214,22 @@ func TestWaitFor(t *testing.T) {
 		t.Fatalf("a failing check: %v", err)
 	}
 }
+
+func TestParallelStopsAtFirstError(t *testing.T) {
+	var ran atomic.Int64
+	boom := errors.New("boom")
+	err := parallel(context.Background(), 1000, 4, func(ctx context.Context, i int) error {
+		ran.Add(1)
+		if i == 10 {
+			return boom
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) || ran.Load() >= 1000 {
+		t.Fatalf("err %v after %d calls; want boom, and the calls after it skipped", err, ran.Load())
+	}
+	ran.Store(0)
+	if err := parallel(context.Background(), 100, 4, func(context.Context, int) error { ran.Add(1); return nil }); err != nil || ran.Load() != 100 {
+		t.Fatalf("err %v after %d calls; want every call", err, ran.Load())
+	}
+}

@@ -7,13 +7,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/teamtext/teamtext/client"
 	"github.com/teamtext/teamtext/e2e/harness"
@@ -49,35 +50,6 @@ type engineRun struct {
 
 func engineFx(e *benchEnv) *fixtureOnce[*engineRun] { return &e.engineFx }
 
-// parallel runs f(i) for i in [0, n) on workers goroutines, stopping at the first error.
-func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				if err := f(ctx, i); err != nil {
-					cancel(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return err
-	}
-	return ctx.Err()
-}
-
 func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	pool := env.pool
 	admin := env.admin()
@@ -110,12 +82,8 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 		if err != nil {
 			return fmt.Errorf("team %d: %w", i, err)
 		}
-		resp, err := admin.Do(ctx, http.MethodPost, "/teams/"+fx.TeamID+"/members/import", csvBody(rows), "Content-Type", "text/csv")
-		if err != nil {
-			return err
-		}
-		if resp.Status != http.StatusOK {
-			return fmt.Errorf("team %d import: status %d: %.300s", i, resp.Status, resp.Body)
+		if _, err := importCSV(ctx, admin, fx.TeamID, rows); err != nil {
+			return fmt.Errorf("team %d: %w", i, err)
 		}
 		teams[i] = engineTeam{id: fx.TeamID, number: number, key: fx.Key}
 		if i%100 == 99 {
@@ -126,8 +94,8 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	var outbox0 int64
-	if err := pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM messaging_sim_outbox`).Scan(&outbox0); err != nil {
+	outbox0, err := scalar[int64](ctx, pool, `SELECT coalesce(max(id), 0) FROM messaging_sim_outbox`)
+	if err != nil {
 		return nil, err
 	}
 
@@ -135,15 +103,9 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	accepted := make([]time.Time, nTeams)
 	sendStart := time.Now()
 	err = parallel(ctx, nTeams, engineWorkers, func(ctx context.Context, i int) error {
-		resp, err := env.api(teams[i].key).Do(ctx, http.MethodPost, "/messages", client.SendBody{Text: ptr("Game on Saturday at 10"), Audience: "all"})
-		if err != nil {
-			return err
-		}
-		if resp.Status != http.StatusCreated {
-			return fmt.Errorf("team %d send: status %d: %.300s", i, resp.Status, resp.Body)
-		}
+		err := env.api(teams[i].key).Expect(ctx, http.StatusCreated, http.MethodPost, "/messages", client.SendBody{Text: ptr("Game on Saturday at 10"), Audience: "all"}, nil)
 		accepted[i] = time.Now()
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -171,7 +133,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	// The steady window: from 5 s after the last accept to 190 s after the
 	// first, every number busy throughout.
 	handed := func() (int, error) {
-		return count(ctx, pool, `SELECT count(*) FROM messaging_sim_outbox WHERE id > $1`, outbox0)
+		return scalar[int](ctx, pool, `SELECT count(*) FROM messaging_sim_outbox WHERE id > $1`, outbox0)
 	}
 	from, to := lastAccept.Add(5*time.Second), sendStart.Add(190*time.Second)
 	if err := sleepUntil(ctx, from); err != nil {
@@ -196,12 +158,12 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	// Every text handed over; then each number's own pace.
 	progress("engine: waiting for the backlog to finish…")
 	if _, err := waitFor(ctx, 2*time.Second, time.Until(sendStart.Add(engineMembers*time.Second*2+time.Minute)), func() (bool, error) {
-		queued, err := count(ctx, pool, `SELECT count(*) FROM messaging_slots`)
+		queued, err := scalar[int](ctx, pool, `SELECT count(*) FROM messaging_slots`)
 		return queued == 0, err
 	}); err != nil {
 		return nil, err
 	}
-	paces, err := numberPaces(ctx, env, outbox0)
+	paces, err := numberPaces(ctx, pool, outbox0)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +182,12 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	hr.Target = fmt.Sprintf("≥ %.0f texts/s; every number ≥ 95%% of its pace", rateTarget)
 	hr.Met = hr.Throughput() >= rateTarget && minPace >= enginePaceTarget
 
-	lat, err := stopLatencies(ctx, env, teams[:nStops], stopPhone, stops)
+	sent := map[string]time.Time{}
+	for i, t := range teams[:nStops] {
+		sent[t.id] = stops[i]
+	}
+	lat, err := sinceSent(ctx, pool, sent, `SELECT team_id, created_at FROM roster_opt_outs WHERE phone = $1 AND team_id = ANY($2)`,
+		stopPhone, slices.Collect(maps.Keys(sent)))
 	if err != nil {
 		return nil, err
 	}
@@ -231,65 +198,37 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	return &engineRun{handover: hr, stop: sr}, nil
 }
 
-func sleepUntil(ctx context.Context, t time.Time) error {
-	select {
-	case <-time.After(time.Until(t)):
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // numberPaces is each sending number's pace over its broadcast as a share
 // of enginePace: texts after the first over the time from its first to its
 // last hand-over.
-func numberPaces(ctx context.Context, env *benchEnv, outbox0 int64) ([]float64, error) {
-	pool := env.pool
-	rows, err := pool.Query(ctx, `SELECT count(*), extract(epoch FROM max(created_at) - min(created_at))
-FROM messaging_sim_outbox WHERE id > $1 GROUP BY from_phone`, outbox0)
+func numberPaces(ctx context.Context, pool *pgxpool.Pool, outbox0 int64) ([]float64, error) {
+	rows, err := pool.Query(ctx, `SELECT (count(*) - 1) / extract(epoch FROM max(created_at) - min(created_at))::float8 / $2
+FROM messaging_sim_outbox WHERE id > $1 GROUP BY from_phone HAVING count(*) > 1 AND max(created_at) > min(created_at)`, outbox0, enginePace)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []float64
-	for rows.Next() {
-		var n int
-		var secs float64
-		if err := rows.Scan(&n, &secs); err != nil {
-			return nil, err
-		}
-		if n > 1 && secs > 0 {
-			out = append(out, float64(n-1)/secs/enginePace)
-		}
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, pgx.RowTo[float64])
 }
 
-// stopLatencies is, for each STOP sent at sent[i] to teams[i], the time to
-// its opt-out's row.
-func stopLatencies(ctx context.Context, env *benchEnv, teams []engineTeam, phone string, sent []time.Time) ([]time.Duration, error) {
-	pool := env.pool
-	ids := make([]string, len(teams))
-	at := map[string]time.Time{}
-	for i, t := range teams {
-		ids[i] = t.id
-		at[t.id] = sent[i]
-	}
-	rows, err := pool.Query(ctx, `SELECT team_id, created_at FROM roster_opt_outs WHERE phone = $1 AND team_id = ANY($2)`, phone, ids)
+// sinceSent is, for each row (key, created_at) of the query whose key
+// is in sent, the time from sent[key] to its created_at.
+func sinceSent(ctx context.Context, pool *pgxpool.Pool, sent map[string]time.Time, sql string, args ...any) ([]time.Duration, error) {
+	rows, err := pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []time.Duration
-	for rows.Next() {
-		var team string
-		var created time.Time
-		if err := rows.Scan(&team, &created); err != nil {
-			return nil, err
+	var (
+		key     string
+		created time.Time
+		out     []time.Duration
+	)
+	_, err = pgx.ForEachRow(rows, []any{&key, &created}, func() error {
+		if t, ok := sent[key]; ok {
+			out = append(out, created.Sub(t))
 		}
-		out = append(out, created.Sub(at[team]))
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }
 
 func engineBullets(meta reportMeta) []string {

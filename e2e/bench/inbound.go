@@ -44,7 +44,7 @@ func waitReceived(ctx context.Context, pool *pgxpool.Pool, teamID string, n int)
 	got := 0
 	done, err := waitFor(ctx, 20*time.Millisecond, inboundTimeout, func() (bool, error) {
 		var err error
-		got, err = count(ctx, pool, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.received'`, teamID)
+		got, err = scalar[int](ctx, pool, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.received'`, teamID)
 		return got >= n, err
 	})
 	if err == nil && !done {
@@ -85,17 +85,14 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 	// The callbacks take about 5 s; the profile covers them (a diagnostic).
 	profiled := env.profileService(ctx, "inbound-texts", 5*time.Second)
 	defer func() { <-profiled }()
-	cpu0 := env.sample(ctx)
-	start := time.Now()
+	m := env.meter(ctx)
+	start := m.start
 	err = parallel(ctx, inboundTexts, inboundWorkers, func(ctx context.Context, i int) error {
 		t0 := time.Now()
-		resp, err := admin.Do(ctx, http.MethodPost, "/simulator/inbound", map[string]any{"from": rows[i].phone, "to": number, "body": body(i),
-			"provider_message_id": fmt.Sprintf("SMbench%d_%d", start.UnixNano(), i)})
+		err := admin.Expect(ctx, http.StatusAccepted, http.MethodPost, "/simulator/inbound", map[string]any{"from": rows[i].phone, "to": number,
+			"body": body(i), "provider_message_id": fmt.Sprintf("SMbench%d_%d", start.UnixNano(), i)}, nil)
 		if err != nil {
-			return err
-		}
-		if resp.Status != http.StatusAccepted {
-			return fmt.Errorf("callback %d: status %d: %.300s", i, resp.Status, resp.Body)
+			return fmt.Errorf("callback %d: %w", i, err)
 		}
 		if body(i) == "STOP" {
 			mu.Lock()
@@ -112,16 +109,13 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 	if err := waitReceived(ctx, pool, fx.TeamID, inboundTexts); err != nil {
 		return nil, err
 	}
-	elapsed := time.Since(start)
-	use := env.sample(ctx).sub(cpu0)
+	tr := result{Requests: inboundTexts, Concurrency: inboundWorkers, Items: inboundTexts, Unit: "texts"}
+	m.finish(ctx, &tr, true)
 	// Latency per text: its event's created_at less its received_at (the
 	// callback's time); per STOP: its opt-out row's created_at less the
 	// callback's start.
-	var lat, stopLat []time.Duration
-	var (
-		phone             string
-		created, received time.Time
-	)
+	var lat []time.Duration
+	var created, received time.Time
 	erows, err := pool.Query(ctx, `SELECT created_at, (body::jsonb->'data'->>'received_at')::timestamptz FROM webhook_events
 WHERE team_id = $1 AND type = 'message.received'`, fx.TeamID)
 	if err == nil {
@@ -130,15 +124,7 @@ WHERE team_id = $1 AND type = 'message.received'`, fx.TeamID)
 	if err != nil {
 		return nil, err
 	}
-	orows, err := pool.Query(ctx, `SELECT phone, created_at FROM roster_opt_outs WHERE team_id = $1`, fx.TeamID)
-	if err == nil {
-		_, err = pgx.ForEachRow(orows, []any{&phone, &created}, func() error {
-			if t, ok := stopSent[phone]; ok {
-				stopLat = append(stopLat, created.Sub(t))
-			}
-			return nil
-		})
-	}
+	stopLat, err := sinceSent(ctx, pool, stopSent, `SELECT phone, created_at FROM roster_opt_outs WHERE team_id = $1`, fx.TeamID)
 	if err != nil {
 		return nil, err
 	}
@@ -146,9 +132,7 @@ WHERE team_id = $1 AND type = 'message.received'`, fx.TeamID)
 		return nil, fmt.Errorf("inbound: %d of %d STOPs opted out", len(stopLat), len(stopSent))
 	}
 	stops := computeStats(stopLat)
-	tr := result{Requests: inboundTexts, Concurrency: inboundWorkers, Elapsed: elapsed, Items: inboundTexts, Unit: "texts",
-		Stats: computeStats(lat), Use: use}
-	tr.Acquires = env.acquiresPerRequest(use, elapsed, inboundTexts)
+	tr.Stats = computeStats(lat)
 	tr.Desc = fmt.Sprintf("%d texts (`YES`, one from each member; every %dth a `STOP`) to the team's number through "+
 		"`POST /admin/v1/simulator/inbound` (the carrier's callback), %d at a time: from the first callback to the last "+
 		"`message.received` stored; latencies are each text's callback to its event", inboundTexts, inboundStopAt, inboundWorkers)
@@ -167,7 +151,7 @@ WHERE team_id = $1 AND type = 'message.received'`, fx.TeamID)
 // once by SQL (rows of the staging table, spread over its 8 lanes, and the
 // filers' notification), then the time until the service filed them all.
 func inboundBacklog(ctx context.Context, env *benchEnv, pool *pgxpool.Pool, teamID, number string, rows []memberRow) (result, error) {
-	before, err := count(ctx, pool, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.received'`, teamID)
+	before, err := scalar[int](ctx, pool, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.received'`, teamID)
 	if err != nil {
 		return result{}, err
 	}
@@ -188,18 +172,15 @@ SELECT 'SMbacklog' || $1::text || '_' || i, p, $2, 'YES', false, i % 8, now() FR
 	if _, err := tx.Exec(ctx, `SELECT pg_notify('teamtext_inbound', '')`); err != nil {
 		return result{}, err
 	}
-	cpu0 := env.sample(ctx)
-	start := time.Now()
+	m := env.meter(ctx)
 	if err := tx.Commit(ctx); err != nil {
 		return result{}, err
 	}
 	if err := waitReceived(ctx, pool, teamID, before+len(rows)); err != nil {
 		return result{}, err
 	}
-	elapsed := time.Since(start)
-	use := env.sample(ctx).sub(cpu0)
-	r := result{Requests: 1, Concurrency: 1, Elapsed: elapsed, Items: len(rows), Unit: "texts", Use: use}
-	r.Acquires = env.acquiresPerRequest(use, elapsed, len(rows))
+	r := result{Requests: 1, Concurrency: 1, Items: len(rows), Unit: "texts"}
+	m.finish(ctx, &r, true)
 	r.Desc = fmt.Sprintf("filing alone: %d texts (the same members' second `YES`) staged at once by SQL, as the callbacks stage them, "+
 		"and filed by the service's filers (%d lanes, 2 loops, batches of up to 500): from the commit to the last `message.received` stored", len(rows), 8)
 	r.Target, r.Met = fmt.Sprintf("≥ %d texts/s", inboundTarget), r.Throughput() >= inboundTarget

@@ -12,7 +12,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -47,10 +46,10 @@ type benchEnv struct {
 	members                       int // roster and messaging teams' size (-members)
 	engineTeams                   int // the engine scenarios' teams (-engine-teams)
 
-	dbURL, publicURL, adminURL string
-	keys                       []string // API keys of the fixture's team; keys[0] is the fixture's
-	keyPlan                    keyPlan
-	teamID, coachID            string // the fixture team and its head coach, who owns its keys
+	publicURL, adminURL string
+	keys                *keyRing // API keys of the fixture's team; the first is the fixture's
+	keyPlan             keyPlan
+	teamID, coachID     string // the fixture team and its head coach, who owns its keys
 
 	servicePID  int    // 0 when unknown
 	containerID string // "" when unknown
@@ -59,16 +58,16 @@ type benchEnv struct {
 	// by SQL, progress polls, River's queue controls.
 	pool *pgxpool.Pool
 
-	ipMu      sync.Mutex
-	ipNext    int // next client address handed out by takeIPs
-	rosterFx  fixtureOnce[*rosterTeam]
-	msgFx     fixtureOnce[*msgTeam]
-	riverFx   fixtureOnce[*river.Client[pgx.Tx]]
-	engineFx  fixtureOnce[*engineRun]
-	inboundFx fixtureOnce[*inboundRun]
-	hooks     *hookSink // the webhook scenarios' receiver
-	recoverFx fixtureOnce[*recoverFixture]
-	runID     int64 // this run's start (UnixNano): keeps ids written by SQL apart between runs
+	ipMu       sync.Mutex
+	ipNext     int // next client address handed out by takeIPs
+	rosterFx   fixtureOnce[*rosterTeam]
+	msgFx      fixtureOnce[*harness.Fixture]
+	riverFx    fixtureOnce[*river.Client[pgx.Tx]]
+	engineFx   fixtureOnce[*engineRun]
+	inboundFx  fixtureOnce[*inboundRun]
+	hooks      *hookSink // the webhook scenarios' receiver
+	webhooksFx fixtureOnce[*webhooksRun]
+	runID      int64 // this run's start (UnixNano): keeps ids written by SQL apart between runs
 }
 
 // fixtureOnce builds a fixture shared by a group's scenarios the first time
@@ -160,20 +159,12 @@ func (e *benchEnv) acquiresPerRequest(u usage, elapsed time.Duration, requests i
 func serviceAcquires(ctx context.Context, adminURL string) (int64, bool) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, adminURL+"/metrics", nil)
+	body, err := get(ctx, http.DefaultClient, adminURL+"/metrics", "Bearer "+harness.AdminToken, http.StatusOK, "")
 	if err != nil {
 		return 0, false
 	}
-	req.Header.Set("Authorization", "Bearer "+harness.AdminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, false
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for resp.StatusCode == http.StatusOK && sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "teamtext_db_pool_acquires_total "); ok {
+	for line := range strings.Lines(string(body)) {
+		if v, ok := strings.CutPrefix(line, "teamtext_db_pool_acquires_total "); ok {
 			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			return int64(f), err == nil
 		}
@@ -189,18 +180,19 @@ func progress(format string, args ...any) {
 func main() { os.Exit(run()) }
 
 func run() int {
+	env := &benchEnv{runID: time.Now().UnixNano()}
+	flag.IntVar(&env.requests, "requests", 20000, "measured requests per scenario")
+	flag.IntVar(&env.concurrency, "concurrency", 16, "concurrent workers (and idle keep-alive connections)")
+	flag.IntVar(&env.warmup, "warmup", 500, "unmeasured warm-up requests per scenario")
+	flag.DurationVar(&env.maxDuration, "max-duration", 2*time.Minute, "time bound of each load loop (warm-up and measured run)")
+	flag.IntVar(&env.engineTeams, "engine-teams", engineTeams, "teams of the engine scenarios (1,000 for the goal's figure; fewer for a quick look)")
+	flag.IntVar(&env.members, "members", 10000, "members of the roster and messaging scenarios' teams (10,000 for the goals' figures)")
 	var (
-		requests    = flag.Int("requests", 20000, "measured requests per scenario")
-		concurrency = flag.Int("concurrency", 16, "concurrent workers (and idle keep-alive connections)")
-		warmup      = flag.Int("warmup", 500, "unmeasured warm-up requests per scenario")
-		maxDuration = flag.Duration("max-duration", 2*time.Minute, "time bound of each load loop (warm-up and measured run)")
 		pgMaxConns  = flag.Int("pg-max-conns", 20, "pool size of the bench's own connections to the database (fixtures, polls)")
 		scenarioArg = flag.String("scenario", "all", "scenarios to run: all, or a comma-separated list of names (see -list)")
 		out         = flag.String("out", "", "Markdown file whose bench sections are written or replaced")
 		keys        = flag.Int("keys", 0, "API keys the HTTP scenarios spread requests over; 0: enough that none exceeds the per-key limit the service announces in RateLimit-Policy")
 		list        = flag.Bool("list", false, "list the scenarios and exit")
-		engTeams    = flag.Int("engine-teams", engineTeams, "teams of the engine scenarios (1,000 for the goal's figure; fewer for a quick look)")
-		members     = flag.Int("members", 10000, "members of the roster and messaging scenarios' teams (10,000 for the goals' figures)")
 	)
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -218,7 +210,7 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 2
 	}
-	if *requests <= 0 || *concurrency <= 0 || *warmup < 0 || *keys < 0 || *maxDuration <= 0 || *pgMaxConns <= 0 || *members < 4000 || *engTeams < 1 {
+	if env.requests <= 0 || env.concurrency <= 0 || env.warmup < 0 || *keys < 0 || env.maxDuration <= 0 || *pgMaxConns <= 0 || env.members < 4000 || env.engineTeams < 1 {
 		fmt.Fprintln(os.Stderr, "bench: -requests, -concurrency, -max-duration and -pg-max-conns must be positive, -warmup and -keys not negative, -members at least 4000")
 		return 2
 	}
@@ -237,8 +229,6 @@ func run() int {
 		cancel()
 	}()
 
-	env := &benchEnv{runID: time.Now().UnixNano(), requests: *requests, concurrency: *concurrency, warmup: *warmup,
-		maxDuration: *maxDuration, members: *members, engineTeams: *engTeams}
 	results, facts, err := runAll(ctx, env, selected, *keys, int32(*pgMaxConns))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -249,17 +239,12 @@ func run() int {
 		return 1
 	}
 
-	var groups []string
-	for _, r := range results {
-		if !slices.Contains(groups, r.Group) {
-			groups = append(groups, r.Group)
-		}
-	}
+	groups, byGroup := groupResults(results)
 	for i, g := range groups {
 		if i > 0 {
 			fmt.Println()
 		}
-		fmt.Printf("%s:\n\n%s", g, renderTable(slices.DeleteFunc(slices.Clone(results), func(r result) bool { return r.Group != g })))
+		fmt.Printf("%s:\n\n%s", g, renderTable(byGroup[g]))
 	}
 	failed := false
 	for _, r := range results {
@@ -298,7 +283,6 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 		progress("stopping postgres…")
 		pg.Stop()
 	}()
-	env.dbURL = pg.URL
 
 	progress("building teamtext (no -race)…")
 	bin, err := harness.BuildBinary(ctx, false)
@@ -335,7 +319,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	if _, ok := containerCPU(env.containerID); !ok {
 		progress("cannot read the Postgres container's CPU time (cgroup); that column will say n/a")
 	}
-	cfg, err := pgxpool.ParseConfig(env.dbURL)
+	cfg, err := pgxpool.ParseConfig(pg.URL)
 	if err != nil {
 		return nil, facts, err
 	}
@@ -349,26 +333,20 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	}
 
 	progress("creating a team…")
-	admin := env.admin()
-	fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{})
+	fx, err := harness.NewTeam(ctx, env.admin(), harness.TeamOptions{})
 	if err != nil {
 		return nil, facts, fmt.Errorf("create team: %w", err)
 	}
-	env.keys, env.teamID, env.coachID = []string{fx.Key}, fx.TeamID, fx.CoachID
-	apiScenarios := 0
-	for _, s := range selected {
-		if s.api {
-			apiScenarios++
-		}
-	}
-	if env.keyPlan, err = planKeys(ctx, env, flagKeys, apiScenarios); err != nil {
+	env.teamID, env.coachID = fx.TeamID, fx.CoachID
+	apiScenarios := len(slices.DeleteFunc(slices.Clone(selected), func(s scenario) bool { return !s.api }))
+	if env.keyPlan, err = planKeys(ctx, env, fx.Key, flagKeys, apiScenarios); err != nil {
 		return nil, facts, err
 	}
 	if kp := env.keyPlan; kp.Keys > 1 {
 		progress("creating %d API keys (service policy %q)…", kp.Keys, kp.Policy)
-		if err := addKeys(ctx, env, admin, fx.CoachID, kp.Keys); err != nil {
-			return nil, facts, err
-		}
+	}
+	if env.keys, err = newKeyRing(ctx, env, fx.TeamID, fx.CoachID, "bench", env.keyPlan.Keys-1, fx.Key); err != nil {
+		return nil, facts, err
 	}
 
 	// Background CPU (the job queue polls, Postgres housekeeping) while

@@ -30,7 +30,6 @@ const (
 	deliverTimeout = 4 * time.Minute        // longest msg-deliver waits for every final status
 	noopPoll       = 100 * time.Millisecond
 	noopTimeout    = 3 * time.Minute
-	quietTimeout   = time.Minute // longest a row waits for the queue to drain before it starts
 
 	acceptTarget  = 150 * time.Millisecond // the goal for time to accept
 	deliverTarget = 5000.0                 // the goal for deliveries per second
@@ -38,13 +37,8 @@ const (
 
 // msgTeam is the messaging scenarios' team: a sending number and -members
 // athletes and guardians (the "families" audience).
-type msgTeam struct {
-	teamID, coachID string
-	members         int
-}
-
-func (e *benchEnv) msgTeam(ctx context.Context) (*msgTeam, error) {
-	return e.msgFx.get(func() (*msgTeam, error) {
+func (e *benchEnv) msgTeam(ctx context.Context) (*harness.Fixture, error) {
+	return e.msgFx.get(func() (*harness.Fixture, error) {
 		admin := e.admin()
 		progress("messaging: creating a team with %d members…", e.members)
 		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": "+12025550142"}})
@@ -59,7 +53,7 @@ func (e *benchEnv) msgTeam(ctx context.Context) (*msgTeam, error) {
 			map[string]any{"default": "delivered", "numbers": map[string]string{}, "error_code": "30005"}, nil); err != nil {
 			return nil, err
 		}
-		return &msgTeam{teamID: fx.TeamID, coachID: fx.CoachID, members: e.members}, nil
+		return fx, nil
 	})
 }
 
@@ -68,8 +62,7 @@ func (e *benchEnv) msgTeam(ctx context.Context) (*msgTeam, error) {
 // notifications reach the service's producers on the channels River uses).
 func (e *benchEnv) riverClient(ctx context.Context) (*river.Client[pgx.Tx], error) {
 	return e.riverFx.get(func() (*river.Client[pgx.Tx], error) {
-		pool := e.pool
-		return river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		return river.NewClient(riverpgxv5.New(e.pool), &river.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	})
 }
 
@@ -95,67 +88,16 @@ func pauseQueues(ctx context.Context, rc *river.Client[pgx.Tx], queues ...string
 	}, nil
 }
 
-// waitFor calls done every interval until it reports true, fails, or
-// timeout passes (then it returns false without an error).
-func waitFor(ctx context.Context, every, timeout time.Duration, done func() (bool, error)) (bool, error) {
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, err := done()
-		if ok || err != nil {
-			return ok, err
-		}
-		if time.Now().After(deadline) {
-			return false, nil
-		}
-		if err := sleepUntil(ctx, time.Now().Add(every)); err != nil {
-			return false, err
-		}
-	}
-}
-
-// count runs a count(*) statement.
-func count(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) (int, error) {
-	var n int
-	err := pool.QueryRow(ctx, sql, args...).Scan(&n)
-	return n, err
-}
-
-// waitQuiet waits until no job is available or running, so that a row
-// measures its own jobs only (scheduled ones, such as each send's 72-hour
-// unconfirm job, do not count, nor the perpetual pumps, which are due every
-// second).
-func waitQuiet(ctx context.Context, pool *pgxpool.Pool, name string) error {
-	quiet, err := waitFor(ctx, 200*time.Millisecond, quietTimeout, func() (bool, error) {
-		n, err := count(ctx, pool, `SELECT count(*) FROM river_job WHERE state IN ('available', 'running') AND scheduled_at <= now()
-  AND kind NOT IN ('messaging.pump', 'messaging.sim_reports')`)
-		return n == 0, err
-	})
-	if err == nil && !quiet {
-		progress("scenario %s: jobs still pending after %s; starting anyway", name, quietTimeout)
-	}
-	return err
-}
-
 func maxJobID(ctx context.Context, pool *pgxpool.Pool) (int64, error) {
-	var id int64
-	err := pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM river_job`).Scan(&id)
-	return id, err
+	return scalar[int64](ctx, pool, `SELECT coalesce(max(id), 0) FROM river_job`)
 }
 
 // send posts a text to families with key and returns the message and the
 // time to its 201.
 func send(ctx context.Context, env *benchEnv, key, text string, want int) (client.SendResult, time.Duration, error) {
-	t0 := time.Now()
-	resp, err := env.api(key).Do(ctx, http.MethodPost, "/messages", client.SendBody{Text: &text, Audience: "families"})
-	d := time.Since(t0)
-	if err != nil {
-		return client.SendResult{}, d, err
-	}
-	if resp.Status != http.StatusCreated {
-		return client.SendResult{}, d, fmt.Errorf("POST /messages: status %d: %.300s", resp.Status, resp.Body)
-	}
 	var m client.DataBodySendResult
-	if err := resp.JSON(&m); err != nil {
+	d, err := timedCall(ctx, env.api(key), http.StatusCreated, http.MethodPost, "/messages", client.SendBody{Text: &text, Audience: "families"}, &m)
+	if err != nil {
 		return m.Data, d, err
 	}
 	if m.Data.Status != "queued" || int(m.Data.Recipients) != want {
@@ -163,8 +105,6 @@ func send(ctx context.Context, env *benchEnv, key, text string, want int) (clien
 	}
 	return m.Data, d, nil
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // runMsgAccept times POST /messages with River's queues paused, so that no
 // earlier send's fan-out competes with the next accept (on two CPUs each
@@ -181,7 +121,7 @@ func runMsgAccept(ctx context.Context, env *benchEnv) (result, error) {
 		return result{}, err
 	}
 	const warmup = 1
-	ring, err := newKeyRing(ctx, env, mt.teamID, mt.coachID, "bench-accept", warmup+acceptSends, 1)
+	ring, err := freshKeys(ctx, env, mt.TeamID, mt.CoachID, "bench-accept", warmup+acceptSends, 1)
 	if err != nil {
 		return result{}, err
 	}
@@ -198,7 +138,7 @@ func runMsgAccept(ctx context.Context, env *benchEnv) (result, error) {
 		if err != nil {
 			return 0, err
 		}
-		_, d, err := send(ctx, env, ring.key(), fmt.Sprintf("Practice moves to 6pm tonight (bench send %d)", run), mt.members)
+		_, d, err := send(ctx, env, ring.key(), fmt.Sprintf("Practice moves to 6pm tonight (bench send %d)", run), env.members)
 		if err != nil {
 			return d, err
 		}
@@ -207,7 +147,7 @@ WHERE id > $1 AND kind = 'messaging.fanout' AND state = 'available'`, before)
 		if err != nil {
 			return d, err
 		}
-		n, err := count(ctx, pool, `SELECT count(*) FROM river_job WHERE id > $1 AND kind = 'messaging.fanout'`, before)
+		n, err := scalar[int](ctx, pool, `SELECT count(*) FROM river_job WHERE id > $1 AND kind = 'messaging.fanout'`, before)
 		if run >= warmup {
 			fanouts += n
 			ran += n - int(tag.RowsAffected())
@@ -224,7 +164,7 @@ WHERE id > $1 AND kind = 'messaging.fanout' AND state = 'available'`, before)
 	r.Desc = fmt.Sprintf("HTTP `POST /messages` `{\"text\", \"audience\": \"families\"}` to %d recipients: audience resolved, "+
 		"%d delivery rows, credits and %d fan-out jobs written in one transaction; time to the 201; %d sends after one "+
 		"unmeasured, a fresh key each, River's queues paused meanwhile and the fan-out jobs cancelled unrun",
-		mt.members, mt.members, (mt.members+99)/100, acceptSends)
+		env.members, env.members, (env.members+99)/100, acceptSends)
 	r.Note = fmt.Sprintf("%.0f fan-out jobs per send, %d of them ran", float64(fanouts)/acceptSends, ran)
 	r.Target, r.Met = "p99 < 150 ms", r.Stats.P99 < acceptTarget
 	return r, nil
@@ -256,7 +196,7 @@ func runMsgDeliver(ctx context.Context, env *benchEnv) (result, error) {
 		return result{}, err
 	}
 	pool := env.pool
-	keys, err := createKeys(ctx, env.admin(), mt.teamID, mt.coachID, "bench-deliver", 1)
+	keys, err := newKeyRing(ctx, env, mt.TeamID, mt.CoachID, "bench-deliver", 1)
 	if err != nil {
 		return result{}, err
 	}
@@ -268,36 +208,30 @@ func runMsgDeliver(ctx context.Context, env *benchEnv) (result, error) {
 		return result{}, err
 	}
 
-	progress("scenario msg-deliver: one send to %d recipients…", mt.members)
-	cpu0 := env.sample(ctx)
-	posted := time.Now()
-	m, acceptD, err := send(ctx, env, keys[0], "Game day! Bus leaves at 7:30 from the gym (bench)", mt.members)
+	progress("scenario msg-deliver: one send to %d recipients…", env.members)
+	meter := env.meter(ctx)
+	m, acceptD, err := send(ctx, env, keys.key(), "Game day! Bus leaves at 7:30 from the gym (bench)", env.members)
 	if err != nil {
 		return result{}, err
 	}
-	accepted := posted.Add(acceptD)
-	var (
-		handedCurve, finalCurve []curvePoint
-		handedAt                time.Time
-		final                   int
-	)
-	_, err = waitFor(ctx, deliverPoll, deliverTimeout, func() (bool, error) {
-		var handed int
+	accepted := meter.start.Add(acceptD)
+	var handedCurve []curvePoint
+	finalCurve, err := follow(ctx, deliverPoll, deliverTimeout, int(m.Recipients), func() (int, error) {
+		var handed, final int
 		err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status <> 'queued'),
        count(*) FILTER (WHERE status IN ('delivered', 'failed', 'delivery_unconfirmed'))
 FROM messaging_deliveries WHERE message_id = $1`, m.Id).Scan(&handed, &final)
-		now := time.Now()
-		handedCurve, finalCurve = append(handedCurve, curvePoint{now, handed}), append(finalCurve, curvePoint{now, final})
-		if handedAt.IsZero() && handed == int(m.Recipients) {
-			handedAt = now
-		}
-		return final == int(m.Recipients), err
+		handedCurve = append(handedCurve, curvePoint{time.Now(), handed})
+		return final, err
 	})
 	if err != nil {
 		return result{}, err
 	}
-	end := finalCurve[len(finalCurve)-1].T
-	use := env.sample(ctx).sub(cpu0)
+	end, final := finalCurve[len(finalCurve)-1].T, finalCurve[len(finalCurve)-1].Done
+	r := result{Requests: 1, Concurrency: 1, Elapsed: end.Sub(accepted), Items: final, Unit: "deliveries",
+		Truncated: final < int(m.Recipients), Stats: curveStats(accepted, finalCurve)}
+	meter.finish(ctx, &r, false)
+	r.Acquires = env.acquiresPerRequest(r.Use, end.Sub(meter.start), r.units()) // the accept included
 	if final == 0 {
 		return result{}, fmt.Errorf("msg-deliver: no delivery reached a final status within %s", deliverTimeout)
 	}
@@ -306,18 +240,13 @@ FROM messaging_deliveries WHERE message_id = $1`, m.Id).Scan(&handed, &final)
 	if err != nil {
 		return result{}, err
 	}
-
-	r := result{Requests: 1, Concurrency: 1, Elapsed: end.Sub(accepted), Items: final, Unit: "deliveries",
-		Truncated: final < int(m.Recipients), Stats: curveStats(accepted, finalCurve), Use: use}
-	r.Use.BenchAcquires = 0 // the bench's polls are not the service's work
-	r.Acquires = env.acquiresPerRequest(r.Use, end.Sub(posted), r.units())
 	r.Desc = fmt.Sprintf("one `POST /messages` to %d recipients through the simulator (every outcome `delivered`): from the 201 "+
 		"to the last final status, read from `messaging_deliveries` every %s; latencies are each delivery's time from the 201 to "+
-		"its final status; CPU and acquires from just before the request, the accept included", mt.members, deliverPoll)
+		"its final status; CPU and acquires from just before the request, the accept included", env.members, deliverPoll)
 	r.Note = fmt.Sprintf("accepted in %s", fmtDur(acceptD))
-	if !handedAt.IsZero() {
+	if i := slices.IndexFunc(handedCurve, func(p curvePoint) bool { return p.Done == int(m.Recipients) }); i >= 0 {
 		r.Note += fmt.Sprintf("; every text handed to the simulator %s after the 201 (half after %s)",
-			fmtDur(handedAt.Sub(accepted)), fmtDur(curveStats(accepted, handedCurve).P50))
+			fmtDur(handedCurve[i].T.Sub(accepted)), fmtDur(curveStats(accepted, handedCurve).P50))
 	}
 	r.Note += "; River jobs per delivery: " + perDelivery
 	r.Target, r.Met = "≥ 5,000 deliveries/s", !r.Truncated && r.Throughput() >= deliverTarget
@@ -353,34 +282,27 @@ func runRiverNoop(ctx context.Context, env *benchEnv) (result, error) {
 		_ = resume()
 		return result{}, fmt.Errorf("insert no-op jobs: %w", err)
 	}
-	cpu0 := env.sample(ctx)
-	start := time.Now()
+	m := env.meter(ctx)
 	if err := resume(); err != nil {
 		return result{}, err
 	}
-	var curve []curvePoint
-	done := 0
-	_, err = waitFor(ctx, noopPoll, noopTimeout, func() (bool, error) {
-		var err error
-		done, err = count(ctx, pool, `SELECT count(*) FROM river_job WHERE id > $1 AND kind = 'platform.noop' AND state = 'completed'`, before)
-		curve = append(curve, curvePoint{time.Now(), done})
-		return done == n, err
+	curve, err := follow(ctx, noopPoll, noopTimeout, n, func() (int, error) {
+		return scalar[int](ctx, pool, `SELECT count(*) FROM river_job WHERE id > $1 AND kind = 'platform.noop' AND state = 'completed'`, before)
 	})
 	if err != nil {
 		return result{}, err
 	}
-	use := env.sample(ctx).sub(cpu0)
-	if done == 0 {
+	last := curve[len(curve)-1]
+	if last.Done == 0 {
 		return result{}, fmt.Errorf("river-noop: no job completed within %s", noopTimeout)
 	}
-	r := result{Requests: 1, Concurrency: 1, Elapsed: curve[len(curve)-1].T.Sub(start), Items: done, Unit: "jobs", Truncated: done < n,
-		Stats: curveStats(start, curve), Use: use}
-	r.Use.BenchAcquires = 0
-	r.Acquires = env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
+	r := result{Requests: 1, Concurrency: 1, Elapsed: last.T.Sub(m.start), Items: last.Done, Unit: "jobs", Truncated: last.Done < n,
+		Stats: curveStats(m.start, curve)}
+	m.finish(ctx, &r, false)
 	r.Desc = fmt.Sprintf("%d `platform.noop` jobs inserted with the queue paused, then worked by the service's River client "+
 		"(`JOB_WORKERS` 50) from the resume to the last `completed`, read every %s; latencies are each job's time from the resume",
 		n, noopPoll)
-	progress("scenario river-noop: %d jobs in %s: %s", done, r.Elapsed.Round(time.Millisecond), fmtRate(r.Throughput(), "jobs"))
+	progress("scenario river-noop: %d jobs in %s: %s", last.Done, r.Elapsed.Round(time.Millisecond), fmtRate(r.Throughput(), "jobs"))
 	return r, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -133,11 +134,6 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 		sec.title = "Scenarios: " + group
 	}
 	f, e := meta.Facts, meta.Env
-	var b strings.Builder
-	fmt.Fprintf(&b, "<!-- bench:%s:start -->\n", group)
-	fmt.Fprintf(&b, "## %s\n\n", sec.title)
-	fmt.Fprintf(&b, "- Date: %s\n", meta.Date.Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(&b, "- Command: %s\n", meta.Command)
 	machine := fmt.Sprintf("%d CPUs (runtime.NumCPU), %s/%s, %s", f.NumCPU, f.GOOS, f.GOARCH, f.Go)
 	if f.CPUModel != "" {
 		machine += ", " + f.CPUModel
@@ -148,27 +144,23 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 			machine += ", " + f.LoadEnd + " when the scenarios were done"
 		}
 	}
-	fmt.Fprintf(&b, "- Machine: %s\n", machine)
-	pg := "Postgres"
-	if f.Postgres != "" {
-		pg += " " + f.Postgres
-	}
-	team := "one team; "
+	pg, team := strings.TrimSpace("Postgres "+f.Postgres), "one team; "
+	bullets := []string{"Date: " + meta.Date.Format("2006-01-02 15:04 MST"), "Command: " + meta.Command, "Machine: " + machine}
 	if sec.bullets != nil {
 		team = ""
 	}
-	fmt.Fprintf(&b, "- Setup: load generator, `teamtext serve` (`LOG_LEVEL=warn`, `DB_MAX_CONNS` 20, `JOB_WORKERS` 50) and %s "+
+	bullets = append(bullets, fmt.Sprintf("Setup: load generator, `teamtext serve` (`LOG_LEVEL=warn`, `DB_MAX_CONNS` 20, `JOB_WORKERS` 50) and %s "+
 		"(testcontainers, fsync off) on the same machine; %skeep-alive HTTP/1.1 over loopback; "+
-		"the bench's own pool of %d connections for fixtures and polls\n", pg, team, meta.PoolSize)
+		"the bench's own pool of %d connections for fixtures and polls", pg, team, meta.PoolSize))
 	switch kp := e.keyPlan; {
 	case sec.bullets != nil:
 	case kp.Explicit:
-		fmt.Fprintf(&b, "- API keys: %d (`-keys`), requests round-robin over them\n", kp.Keys)
+		bullets = append(bullets, fmt.Sprintf("API keys: %d (`-keys`), requests round-robin over them", kp.Keys))
 	case kp.Quota > 0:
-		fmt.Fprintf(&b, "- API keys: %d, requests round-robin over them, so that none exceeds the per-key limit the "+
-			"service announces (`RateLimit-Policy: %s`); the limiter's check is part of what is measured\n", kp.Keys, kp.Policy)
+		bullets = append(bullets, fmt.Sprintf("API keys: %d, requests round-robin over them, so that none exceeds the per-key limit the "+
+			"service announces (`RateLimit-Policy: %s`); the limiter's check is part of what is measured", kp.Keys, kp.Policy))
 	default:
-		b.WriteString("- API keys: 1 (the service announced no rate limit)\n")
+		bullets = append(bullets, "API keys: 1 (the service announced no rate limit)")
 	}
 	if idle := e.idle; idle.HasService || idle.HasPostgres {
 		rate := func(d time.Duration, ok bool) string {
@@ -177,39 +169,26 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 			}
 			return fmt.Sprintf("%.1f ms/s", float64(d)/float64(time.Millisecond)/idleWindow.Seconds())
 		}
-		fmt.Fprintf(&b, "- Background CPU while idle (measured over %s before the scenarios): service %s, Postgres %s\n",
-			idleWindow, rate(idle.Service, idle.HasService), rate(idle.Postgres, idle.HasPostgres))
+		bullets = append(bullets, fmt.Sprintf("Background CPU while idle (measured over %s before the scenarios): service %s, Postgres %s",
+			idleWindow, rate(idle.Service, idle.HasService), rate(idle.Postgres, idle.HasPostgres)))
 	}
 	if sec.bullets != nil {
-		for _, l := range sec.bullets(meta) {
-			fmt.Fprintf(&b, "- %s\n", l)
-		}
-		b.WriteString("\n")
+		bullets = append(bullets, sec.bullets(meta)...)
 	} else {
-		fmt.Fprintf(&b, "- Load: %d measured requests per row after %d unmeasured warm-up requests, %d concurrent workers; "+
+		bullets = append(bullets, fmt.Sprintf("Load: %d measured requests per row after %d unmeasured warm-up requests, %d concurrent workers; "+
 			"latencies are per request as the load generator sees them; *CPU/req* is the CPU time the load generator, "+
 			"the `teamtext` process and the Postgres container each used during the measured run, divided by its requests; "+
 			"*DB acquires/req* counts connections taken from the service's pool (its /metrics) and the bench's pgx pool, "+
-			"idle background taken out: one per statement outside a transaction\n\n",
-			e.requests, e.warmup, e.concurrency)
+			"idle background taken out: one per statement outside a transaction", e.requests, e.warmup, e.concurrency))
 	}
-	b.WriteString(renderTable(rs))
-	fmt.Fprintf(&b, "<!-- bench:%s:end -->\n", group)
-	return b.String()
+	return fmt.Sprintf("<!-- bench:%s:start -->\n## %s\n\n- %s\n\n%s<!-- bench:%s:end -->\n",
+		group, sec.title, strings.Join(bullets, "\n- "), renderTable(rs), group)
 }
 
 // writeSections writes one section per scenario group that ran in full into
 // path, replacing that group's earlier section and keeping everything else.
 func writeSections(path string, meta reportMeta, rs []result) error {
-	var groups []string
-	byGroup := map[string][]result{}
-	for _, r := range rs {
-		if _, seen := byGroup[r.Group]; !seen {
-			groups = append(groups, r.Group)
-		}
-		byGroup[r.Group] = append(byGroup[r.Group], r)
-	}
-
+	groups, byGroup := groupResults(rs)
 	doc, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -250,18 +229,24 @@ func writeSections(path string, meta reportMeta, rs []result) error {
 	return nil
 }
 
+// groupResults is the groups of rs in order of appearance, with their results.
+func groupResults(rs []result) ([]string, map[string][]result) {
+	var groups []string
+	byGroup := map[string][]result{}
+	for _, r := range rs {
+		if _, seen := byGroup[r.Group]; !seen {
+			groups = append(groups, r.Group)
+		}
+		byGroup[r.Group] = append(byGroup[r.Group], r)
+	}
+	return groups, byGroup
+}
+
 // missingFromGroup lists the registered scenarios of group absent from rs.
 func missingFromGroup(group string, rs []result) []string {
 	var missing []string
 	for _, s := range scenarios {
-		if s.group != group {
-			continue
-		}
-		found := false
-		for _, r := range rs {
-			found = found || r.Name == s.name
-		}
-		if !found {
+		if s.group == group && !slices.ContainsFunc(rs, func(r result) bool { return r.Name == s.name }) {
 			missing = append(missing, s.name)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -116,78 +115,89 @@ type importResult struct {
 	} `json:"rows"`
 }
 
+// importCSV posts rows to the admin CSV import of team teamID.
+func importCSV(ctx context.Context, admin *harness.Client, teamID string, rows []memberRow) (importResult, error) {
+	var res importResult
+	resp, err := admin.Do(ctx, http.MethodPost, "/teams/"+teamID+"/members/import", csvBody(rows), "Content-Type", "text/csv")
+	if err != nil {
+		return res, err
+	}
+	if resp.Status != http.StatusOK {
+		return res, fmt.Errorf("import: status %d: %.300s", resp.Status, resp.Body)
+	}
+	return res, resp.Data(&res)
+}
+
+// timedOut is the rows of an import of rows that the service did not start
+// within its 45 s budget (import_timeout); any other failure is an error.
+func (res importResult) timedOut(rows []memberRow) ([]memberRow, error) {
+	var again []memberRow
+	for _, r := range res.Rows {
+		switch {
+		case r.Status == "created":
+		case r.Error != nil && r.Error.Code == "import_timeout" && r.Line >= 2 && r.Line-2 < len(rows):
+			again = append(again, rows[r.Line-2])
+		default:
+			return nil, fmt.Errorf("import: line %d failed: %+v", r.Line, r.Error)
+		}
+	}
+	if res.Created+len(again) != len(rows) {
+		return nil, fmt.Errorf("import: %d created and %d timed out of %d rows", res.Created, len(again), len(rows))
+	}
+	return again, nil
+}
+
 // importRows imports rows into team in requests of chunk rows, one after
 // another, and measures them (latency per request, throughput per row).
 // Rows the service did not start within its 45 s budget (import_timeout)
 // are imported again in requests of importChunk rows, and the row says so.
 func importRows(ctx context.Context, env *benchEnv, name, teamID string, rows []memberRow, chunk int) (result, error) {
 	admin := env.admin()
-	post := func(rows []memberRow) (time.Duration, []memberRow, error) {
-		t0 := time.Now()
-		resp, err := admin.Do(ctx, http.MethodPost, "/teams/"+teamID+"/members/import", csvBody(rows), "Content-Type", "text/csv")
-		d := time.Since(t0)
-		if err != nil {
-			return d, nil, err
-		}
-		if resp.Status != http.StatusOK {
-			return d, nil, fmt.Errorf("import: status %d: %.300s", resp.Status, resp.Body)
-		}
+	var lat []time.Duration
+	// post imports part and returns its rows that timed out.
+	post := func(part []memberRow) ([]memberRow, error) {
 		var res importResult
-		if err := resp.Data(&res); err != nil {
-			return d, nil, err
+		d, err := timed(func() (err error) {
+			res, err = importCSV(ctx, admin, teamID, part)
+			return err
+		})
+		if err != nil {
+			return nil, err
 		}
-		var again []memberRow
-		for _, r := range res.Rows {
-			switch {
-			case r.Status == "created":
-			case r.Error != nil && r.Error.Code == "import_timeout" && r.Line >= 2 && r.Line-2 < len(rows):
-				again = append(again, rows[r.Line-2])
-			default:
-				return d, nil, fmt.Errorf("import: line %d failed: %+v", r.Line, r.Error)
-			}
-		}
-		if res.Created+len(again) != len(rows) {
-			return d, nil, fmt.Errorf("import: %d created and %d timed out of %d rows", res.Created, len(again), len(rows))
-		}
-		return d, again, nil
+		lat = append(lat, d)
+		return res.timedOut(part)
 	}
 
 	progress("scenario %s: importing %d rows, %d per request…", name, len(rows), chunk)
 	profiled := env.profileService(ctx, name, time.Duration(len(rows)/8000+2)*time.Second)
 	defer func() { <-profiled }()
-	cpu0 := env.sample(ctx)
-	start := time.Now()
-	var lat []time.Duration
+	m := env.meter(ctx)
 	var retry []memberRow
 	for from := 0; from < len(rows); from += chunk {
-		d, again, err := post(rows[from:min(from+chunk, len(rows))])
+		again, err := post(rows[from:min(from+chunk, len(rows))])
 		if err != nil {
 			return result{}, err
 		}
-		lat, retry = append(lat, d), append(retry, again...)
-		progress("scenario %s: %d of %d rows (%s for this request)", name, min(from+chunk, len(rows)), len(rows), d.Round(time.Millisecond))
+		retry = append(retry, again...)
+		progress("scenario %s: %d of %d rows (%s for this request)", name, min(from+chunk, len(rows)), len(rows), lat[len(lat)-1].Round(time.Millisecond))
 	}
 	first, note := len(lat), ""
 	if len(retry) > 0 {
 		progress("scenario %s: %d rows ran out of the import's time budget; importing them again", name, len(retry))
 		for from := 0; from < len(retry); from += importChunk {
-			d, again, err := post(retry[from:min(from+importChunk, len(retry))])
+			again, err := post(retry[from:min(from+importChunk, len(retry))])
+			if err == nil && len(again) > 0 {
+				err = fmt.Errorf("import: %d rows timed out again in a %d-row request", len(again), importChunk)
+			}
 			if err != nil {
 				return result{}, err
 			}
-			if len(again) > 0 {
-				return result{}, fmt.Errorf("import: %d rows timed out again in a %d-row request", len(again), importChunk)
-			}
-			lat = append(lat, d)
 		}
 		note = fmt.Sprintf("%d of the rows did not fit in the first %d request(s)' 45 s budget (import_timeout) and took %d more of ≤%d rows",
 			len(retry), first, len(lat)-first, importChunk)
 	}
-	r := result{Requests: len(lat), Concurrency: 1, Elapsed: time.Since(start), Stats: computeStats(lat),
-		Items: len(rows), Unit: "rows", Note: note}
-	r.Use = env.sample(ctx).sub(cpu0)
-	r.Use.BenchAcquires = 0
-	r.Acquires = env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
+	r := result{Requests: len(lat), Concurrency: 1, Stats: computeStats(lat), Items: len(rows), Unit: "rows", Note: note}
+	m.finish(ctx, &r, false)
 	progress("scenario %s: %d rows in %s: %s", name, len(rows), r.Elapsed.Round(time.Millisecond), fmtRate(r.Throughput(), "rows"))
 	return r, nil
 }
@@ -205,28 +215,17 @@ func (e *benchEnv) profileService(ctx context.Context, name string, d time.Durat
 	}
 	go func() {
 		defer close(done)
-		err := func() error {
-			url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", e.adminURL, int(d.Seconds()))
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-			if err != nil {
-				return err
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return err
-			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(resp.Body)
-			if err != nil || resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("status %d: %v", resp.StatusCode, err)
-			}
-			return os.WriteFile(filepath.Join(dir, name+".pprof"), body, 0o644)
-		}()
+		path := filepath.Join(dir, name+".pprof")
+		url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", e.adminURL, int(d.Seconds()))
+		body, err := get(ctx, http.DefaultClient, url, "", http.StatusOK, "")
+		if err == nil {
+			err = os.WriteFile(path, body, 0o644)
+		}
 		if err != nil {
 			progress("profile %s: %v", name, err)
 			return
 		}
-		progress("profile %s: %s", name, filepath.Join(dir, name+".pprof"))
+		progress("profile %s: %s", name, path)
 	}()
 	return done
 }
@@ -244,7 +243,7 @@ func (e *benchEnv) settle(ctx context.Context) error {
 		return fmt.Errorf("settle: vacuum: %w", err)
 	}
 	idle, err := waitFor(ctx, 200*time.Millisecond, time.Minute, func() (bool, error) {
-		n, err := count(ctx, pool, `SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`)
+		n, err := scalar[int](ctx, pool, `SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`)
 		return n == 0, err
 	})
 	if err != nil {
@@ -301,87 +300,93 @@ func runRosterImport(ctx context.Context, env *benchEnv) (result, error) {
 	return r, nil
 }
 
-func runRosterPages(ctx context.Context, env *benchEnv) (result, error) {
-	return rosterPages(ctx, env, "roster-pages", 1)
-}
-
-// runRosterPages16 is roster-pages with -concurrency workers (16 by
-// default), the load the pages' ratio to their raw statements was first
-// measured at; roster-pages gives their p99 at one worker.
-func runRosterPages16(ctx context.Context, env *benchEnv) (result, error) {
-	return rosterPages(ctx, env, "roster-pages-16", env.concurrency)
-}
-
 // rosterPages reads every page of the roster team in order, passes times
-// after one unmeasured pass, with workers at once.
-func rosterPages(ctx context.Context, env *benchEnv, name string, workers int) (result, error) {
-	rt, err := env.rosterTeam(ctx)
-	if err != nil {
-		return result{}, err
-	}
-	if err := env.settle(ctx); err != nil {
-		return result{}, err
-	}
-	pages := (rt.members + pageLimit - 1) / pageLimit
-	passes := pagePasses
-	if n, err := strconv.Atoi(os.Getenv("BENCH_PAGE_PASSES")); err == nil && n > 0 {
-		passes = n // more passes: steadier CPU figures and a fuller profile
-	}
-	if workers > 1 {
-		passes *= 4 // the same pages go about four times faster: a run of comparable length
-	}
-	ring, err := newKeyRing(ctx, env, rt.teamID, rt.coachID, "bench-pages", (passes+1)*pages+1, requestBudget)
-	if err != nil {
-		return result{}, err
-	}
-	c, tr := loopbackClient(nil, 1)
-	defer tr.CloseIdleConnections()
-	url := func(offset int) string {
-		return fmt.Sprintf("%s/api/v1/members?limit=%d&offset=%d", env.publicURL, pageLimit, offset)
-	}
-
-	// One checked page first: the full decode agrees with the cheap checks below.
-	status, body, err := getBody(ctx, c, url(0), "Bearer "+ring.key())
-	if err != nil || status != http.StatusOK {
-		return result{}, fmt.Errorf("check page: %d %v: %.300s", status, err, body)
-	}
-	var pg client.ListBodyMember
-	if err := json.Unmarshal(body, &pg); err != nil {
-		return result{}, fmt.Errorf("check page: %w", err)
-	}
-	if want := min(pageLimit, rt.members); len(pg.Data) != want || pg.Pagination.HasMore != (want < rt.members) ||
-		strings.Count(string(body), `"phone":`) != want || len(pg.Data[want-1].GroupIds) != 1 {
-		return result{}, fmt.Errorf("check page: %d members, has_more %v; want %d of %d, each in a group", len(pg.Data), pg.Pagination.HasMore, want, rt.members)
-	}
-
-	var next atomic.Uint64
-	do := func(ctx context.Context) error {
-		offset := int((next.Add(1)-1)%uint64(pages)) * pageLimit
-		want := min(pageLimit, rt.members-offset)
-		status, body, err := getBody(ctx, c, url(offset), "Bearer "+ring.key())
+// after one unmeasured pass, with one worker or -concurrency workers.
+func rosterPages(name string, concurrent bool) func(context.Context, *benchEnv) (result, error) {
+	return func(ctx context.Context, env *benchEnv) (result, error) {
+		rt, err := env.rosterTeam(ctx)
 		if err != nil {
-			return err
+			return result{}, err
 		}
-		if status != http.StatusOK {
-			return fmt.Errorf("page at %d: status %d: %.200s", offset, status, body)
+		if err := env.settle(ctx); err != nil {
+			return result{}, err
 		}
-		more := strings.Contains(string(body), `"has_more":true`)
-		if n := strings.Count(string(body), `"phone":`); n != want || more != (offset+want < rt.members) {
-			return fmt.Errorf("page at %d: %d members, has_more %v; want %d", offset, n, more, want)
+		pages := ceilDiv(rt.members, pageLimit)
+		passes, workers := pagePasses, 1
+		if n, err := strconv.Atoi(os.Getenv("BENCH_PAGE_PASSES")); err == nil && n > 0 {
+			passes = n // more passes: steadier CPU figures and a fuller profile
 		}
-		return nil
+		if concurrent {
+			// The same pages go about four times faster: a run of comparable length.
+			passes, workers = passes*4, env.concurrency
+		}
+		ring, err := freshKeys(ctx, env, rt.teamID, rt.coachID, "bench-pages", (passes+1)*pages+1, requestBudget)
+		if err != nil {
+			return result{}, err
+		}
+		c := loopbackClient(nil, 1)
+		defer c.CloseIdleConnections()
+		url := func(offset int) string {
+			return fmt.Sprintf("%s/api/v1/members?limit=%d&offset=%d", env.publicURL, pageLimit, offset)
+		}
+
+		// One checked page first: the full decode agrees with the cheap checks below.
+		body, err := get(ctx, c, url(0), ring.authz(), http.StatusOK, "")
+		var pg client.ListBodyMember
+		if err == nil {
+			err = json.Unmarshal(body, &pg)
+		}
+		if err != nil {
+			return result{}, fmt.Errorf("check page: %w", err)
+		}
+		if want := min(pageLimit, rt.members); len(pg.Data) != want || pg.Pagination.HasMore != (want < rt.members) ||
+			strings.Count(string(body), `"phone":`) != want || len(pg.Data[want-1].GroupIds) != 1 {
+			return result{}, fmt.Errorf("check page: %d members, has_more %v; want %d of %d, each in a group", len(pg.Data), pg.Pagination.HasMore, want, rt.members)
+		}
+
+		var next atomic.Uint64
+		do := func(ctx context.Context) error {
+			offset := int((next.Add(1)-1)%uint64(pages)) * pageLimit
+			want := min(pageLimit, rt.members-offset)
+			body, err := get(ctx, c, url(offset), ring.authz(), http.StatusOK, "")
+			if err != nil {
+				return err
+			}
+			more := strings.Contains(string(body), `"has_more":true`)
+			if n := strings.Count(string(body), `"phone":`); n != want || more != (offset+want < rt.members) {
+				return fmt.Errorf("page at %d: %d members, has_more %v; want %d", offset, n, more, want)
+			}
+			return nil
+		}
+		profiled := env.profileService(ctx, name, time.Duration(passes*pages/150+2)*time.Second)
+		r, err := measureSpec(ctx, env, name, pages, loadSpec{Requests: passes * pages, Concurrency: workers, MaxDuration: env.maxDuration}, do)
+		<-profiled
+		if err != nil {
+			return result{}, err
+		}
+		r.Desc = fmt.Sprintf("HTTP `GET /members?limit=%d&offset=N` on the %d-member team: its %d pages in order, %d passes "+
+			"after one unmeasured pass, %d worker(s)", pageLimit, rt.members, pages, passes, workers)
+		r.Note = fmt.Sprintf("%d fresh keys", len(ring.keys))
+		r.Target, r.Met = "p99 < 25 ms", r.Stats.P99 < pageTarget
+		return r, nil
 	}
-	profiled := env.profileService(ctx, name, time.Duration(passes*pages/150+2)*time.Second)
-	r, err := measureSpec(ctx, env, name, pages, loadSpec{Requests: passes * pages, Concurrency: workers, MaxDuration: env.maxDuration}, do)
-	<-profiled
+}
+
+// timedCall sends a JSON request, times it to its answer, and decodes
+// the answer, which must have status want, into out.
+func timedCall(ctx context.Context, c *harness.Client, want int, method, path string, body, out any) (time.Duration, error) {
+	var resp *harness.Response
+	d, err := timed(func() (err error) {
+		resp, err = c.Do(ctx, method, path, body)
+		return err
+	})
 	if err != nil {
-		return result{}, err
+		return d, err
 	}
-	r.Desc = fmt.Sprintf("HTTP `GET /members?limit=%d&offset=N` on the %d-member team: its %d pages in order, %d passes "+
-		"after one unmeasured pass, %d worker(s)", pageLimit, rt.members, pages, passes, workers)
-	r.Note = fmt.Sprintf("%d fresh keys", ring.len())
-	r.Target, r.Met = "p99 < 25 ms", r.Stats.P99 < pageTarget
-	return r, nil
+	if resp.Status != want {
+		return d, fmt.Errorf("%s %s: status %d: %.300s", method, path, resp.Status, resp.Body)
+	}
+	return d, resp.JSON(out)
 }
 
 func runRosterOptOutBulk(ctx context.Context, env *benchEnv) (result, error) {
@@ -389,23 +394,22 @@ func runRosterOptOutBulk(ctx context.Context, env *benchEnv) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	const warmup = 1
-	if (warmup+bulkRuns)*bulkItems > len(rt.rows) {
-		return result{}, fmt.Errorf("roster-optout-bulk needs %d members (-members)", (warmup+bulkRuns)*bulkItems)
+	if (1+bulkRuns)*bulkItems > len(rt.rows) {
+		return result{}, fmt.Errorf("roster-optout-bulk needs %d members (-members)", (1+bulkRuns)*bulkItems)
 	}
 	// The heavy pool allows 10 a minute per key: a fresh key per request.
-	ring, err := newKeyRing(ctx, env, rt.teamID, rt.coachID, "bench-bulk", warmup+bulkRuns, 1)
+	ring, err := freshKeys(ctx, env, rt.teamID, rt.coachID, "bench-bulk", 1+bulkRuns, 1)
 	if err != nil {
 		return result{}, err
 	}
-	one := func(ctx context.Context, run int) (time.Duration, error) {
+	r, err := timedRuns(ctx, env, "roster-optout-bulk", 1, bulkRuns, bulkItems, "items", func(ctx context.Context, run int) (time.Duration, error) {
 		// Members run*500 … run*500+499: numbers no earlier run opted out.
 		var body client.BulkOptOutRequest
 		for i := range bulkItems {
 			body.Items = append(body.Items, client.Item{Phone: rt.rows[run*bulkItems+i].phone})
 		}
 		var res client.DataBodyListBulkResult
-		d, err := timedCall(ctx, env.api(ring.key()), http.MethodPost, "/opt-outs/bulk", body, &res)
+		d, err := timedCall(ctx, env.api(ring.key()), http.StatusOK, http.MethodPost, "/opt-outs/bulk", body, &res)
 		if err != nil {
 			return d, err
 		}
@@ -413,13 +417,12 @@ func runRosterOptOutBulk(ctx context.Context, env *benchEnv) (result, error) {
 			return d, fmt.Errorf("bulk opt-out: %d results for %d items", len(res.Data), bulkItems)
 		}
 		for i, it := range res.Data {
-			if it.Status != "opted_out" || len(it.MemberIds) != 1 {
+			if it.Status != client.BulkResultStatusOptedOut || len(it.MemberIds) != 1 {
 				return d, fmt.Errorf("bulk opt-out: item %d: %s with %d members, want opted_out with 1", i, it.Status, len(it.MemberIds))
 			}
 		}
 		return d, nil
-	}
-	r, err := timedRuns(ctx, env, "roster-optout-bulk", warmup, bulkRuns, bulkItems, "items", one)
+	})
 	if err != nil {
 		return result{}, err
 	}
@@ -429,33 +432,17 @@ func runRosterOptOutBulk(ctx context.Context, env *benchEnv) (result, error) {
 	return r, nil
 }
 
-// timedCall sends a JSON request, times it to its answer, and decodes a
-// 200 or 201 answer into out.
-func timedCall(ctx context.Context, c *harness.Client, method, path string, body, out any) (time.Duration, error) {
-	t0 := time.Now()
-	resp, err := c.Do(ctx, method, path, body)
-	d := time.Since(t0)
-	if err != nil {
-		return d, err
-	}
-	if resp.Status != http.StatusOK && resp.Status != http.StatusCreated {
-		return d, fmt.Errorf("%s %s: status %d: %.300s", method, path, resp.Status, resp.Body)
-	}
-	return d, resp.JSON(out)
-}
-
 func runRosterValidate(ctx context.Context, env *benchEnv) (result, error) {
 	rt, err := env.rosterTeam(ctx)
 	if err != nil {
 		return result{}, err
 	}
-	const warmup = 1
-	ring, err := newKeyRing(ctx, env, rt.teamID, rt.coachID, "bench-validate", warmup+validateRuns, heavyBudget)
+	invalid := []string{"12345", "+1202555", "not a number", "(000) 000-0000", "+44 20 7946 0958"}
+	ring, err := freshKeys(ctx, env, rt.teamID, rt.coachID, "bench-validate", 1+validateRuns, heavyBudget)
 	if err != nil {
 		return result{}, err
 	}
-	invalid := []string{"12345", "+1202555", "not a number", "(000) 000-0000", "+44 20 7946 0958"}
-	one := func(ctx context.Context, run int) (time.Duration, error) {
+	r, err := timedRuns(ctx, env, "roster-validate", 1, validateRuns, validateSize, "numbers", func(ctx context.Context, run int) (time.Duration, error) {
 		// 60 members (national format for every other one), 20 members that
 		// a bulk run opted out (when it ran), 15 numbers on no roster, 5 invalid.
 		var phones []string
@@ -474,60 +461,55 @@ func runRosterValidate(ctx context.Context, env *benchEnv) (result, error) {
 		}
 		phones = append(phones, invalid...)
 		var res client.DataBodyListCheck
-		d, err := timedCall(ctx, env.api(ring.key()), http.MethodPost, "/recipients/validate", client.ValidateRecipientsRequest{Phones: phones}, &res)
+		d, err := timedCall(ctx, env.api(ring.key()), http.StatusOK, http.MethodPost, "/recipients/validate", client.ValidateRecipientsRequest{Phones: phones}, &res)
 		if err != nil {
 			return d, err
 		}
 		valid, on := 0, 0
 		for _, c := range res.Data {
-			valid, on = valid+b2i(c.Valid), on+b2i(c.OnRoster)
+			if c.Valid {
+				valid++
+			}
+			if c.OnRoster {
+				on++
+			}
 		}
 		if len(res.Data) != validateSize || valid != validateSize-len(invalid) || on != 80 {
 			return d, fmt.Errorf("validate: %d results, %d valid, %d on the roster; want %d, %d, 80", len(res.Data), valid, on, validateSize, validateSize-len(invalid))
 		}
 		return d, nil
-	}
-	r, err := timedRuns(ctx, env, "roster-validate", warmup, validateRuns, validateSize, "numbers", one)
+	})
 	if err != nil {
 		return result{}, err
 	}
 	r.Desc = fmt.Sprintf("HTTP `POST /recipients/validate` with %d numbers: 60 members (half in national format), 20 members "+
 		"of the bulk runs' range (opted out when that row ran), 15 on no roster, 5 invalid; %d requests after one unmeasured", validateSize, validateRuns)
-	r.Note = fmt.Sprintf("%d fresh keys", ring.len())
+	r.Note = fmt.Sprintf("%d fresh keys", len(ring.keys))
 	return r, nil
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// rosterImportOne imports n new members into the roster team in one
+// importOne imports n new members of block into the roster team in one
 // request (at most 100,000, the most one import may carry).
-func rosterImportOne(name string, block, n int) func(context.Context, *benchEnv) (result, error) {
-	return func(ctx context.Context, env *benchEnv) (result, error) { return importOne(ctx, env, name, block, n) }
-}
-
-func importOne(ctx context.Context, env *benchEnv, name string, block, n int) (result, error) {
-	rt, err := env.rosterTeam(ctx)
-	if err != nil {
-		return result{}, err
+func importOne(name string, block, n int) func(context.Context, *benchEnv) (result, error) {
+	return func(ctx context.Context, env *benchEnv) (result, error) {
+		rt, err := env.rosterTeam(ctx)
+		if err != nil {
+			return result{}, err
+		}
+		before := rt.members + rt.extra
+		r, err := importRows(ctx, env, name, rt.teamID, teamRows(block, n, rosterGroups), n)
+		if err != nil {
+			return result{}, err
+		}
+		rt.extra += n
+		r.Desc = fmt.Sprintf("admin CSV import of %d new members in **one request**, into the team of %d members (rows as above)", n, before)
+		if n <= 5000 {
+			r.Target, r.Met = "one request (45 s budget)", r.Requests == 1
+		} else {
+			r.Target, r.Met = "≥ 20,000 rows/s, one request", r.Requests == 1 && r.Throughput() >= 20000
+		}
+		return r, nil
 	}
-	before := rt.members + rt.extra
-	r, err := importRows(ctx, env, name, rt.teamID, teamRows(block, n, rosterGroups), n)
-	if err != nil {
-		return result{}, err
-	}
-	rt.extra += n
-	r.Desc = fmt.Sprintf("admin CSV import of %d new members in **one request**, into the team of %d members (rows as above)", n, before)
-	if n <= 5000 {
-		r.Target, r.Met = "one request (45 s budget)", r.Requests == 1
-	} else {
-		r.Target, r.Met = "≥ 20,000 rows/s, one request", r.Requests == 1 && r.Throughput() >= 20000
-	}
-	return r, nil
 }
 
 func rosterBullets(meta reportMeta) []string {

@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"sync/atomic"
 	"time"
 
-	"github.com/teamtext/teamtext/client"
 	"github.com/teamtext/teamtext/platform/auth"
 )
 
@@ -23,24 +19,24 @@ type scenario struct {
 
 // scenarios is the registry, in run order.
 var scenarios = []scenario{
-	{name: "team-http", group: "foundation", api: true, desc: "HTTP `GET /api/v1/team`: auth gate, handler, huma, bun", run: runTeamHTTP},
+	{name: "team-http", group: "foundation", api: true, desc: "HTTP `GET /api/v1/team`: auth gate, handler, huma, bun", run: teamRow.run("team-http")},
 
 	// One worker, so latencies are what a request costs, not queueing.
-	{name: "access-healthz", group: "access", desc: "HTTP `GET /healthz`: no auth, no database (the HTTP floor)", run: runAccessHealthz},
-	{name: "access-nokey", group: "access", desc: "HTTP `GET /api/v1/team` without `Authorization` → 401 `unauthorized` (the per-address limiter's statement)", run: runUnauthenticated("access-nokey", "", auth.CodeUnauthorized)},
-	{name: "access-badkey", group: "access", desc: "HTTP `GET /api/v1/team` with a malformed bearer key → 401 `unauthorized`", run: runUnauthenticated("access-badkey", "Bearer not-a-teamtext-key", auth.CodeUnauthorized)},
-	{name: "access-unknownkey", group: "access", desc: "HTTP `GET /api/v1/team` with a well-formed unknown key → 401 `invalid_key` (key lookup, then the per-address limiter)", run: runUnauthenticated("access-unknownkey", "Bearer "+unknownKey, auth.CodeInvalidKey)},
-	{name: "access-team", group: "access", desc: "HTTP `GET /api/v1/team` with a valid key: the whole gate (key, owner, team, plan, card, 120/min limit), then the handler", run: runAccessTeam},
+	{name: "access-healthz", group: "access", desc: "HTTP `GET /healthz`: no auth, no database (the HTTP floor)", run: healthzRow.run("access-healthz")},
+	{name: "access-nokey", group: "access", desc: "HTTP `GET /api/v1/team` without `Authorization` → 401 `unauthorized` (the per-address limiter's statement)", run: unauthorized("", auth.CodeUnauthorized).run("access-nokey")},
+	{name: "access-badkey", group: "access", desc: "HTTP `GET /api/v1/team` with a malformed bearer key → 401 `unauthorized`", run: unauthorized("Bearer not-a-teamtext-key", auth.CodeUnauthorized).run("access-badkey")},
+	{name: "access-unknownkey", group: "access", desc: "HTTP `GET /api/v1/team` with a well-formed unknown key → 401 `invalid_key` (key lookup, then the per-address limiter)", run: unauthorized("Bearer "+unknownKey, auth.CodeInvalidKey).run("access-unknownkey")},
+	{name: "access-team", group: "access", desc: "HTTP `GET /api/v1/team` with a valid key: the whole gate (key, owner, team, plan, card, 120/min limit), then the handler", run: accessTeam.run("access-team")},
 
 	{name: "roster-import", group: "roster", desc: "admin CSV import of the team's members in requests of 1,000 rows (name, phone, role, one group each)", run: runRosterImport},
-	{name: "roster-pages", group: "roster", desc: "HTTP `GET /members?limit=200&offset=N`, every page in order", run: runRosterPages},
+	{name: "roster-pages", group: "roster", desc: "HTTP `GET /members?limit=200&offset=N`, every page in order", run: rosterPages("roster-pages", false)},
 	{name: "roster-optout-bulk", group: "roster", desc: "HTTP `POST /opt-outs/bulk` with 500 members' numbers not opted out before", run: runRosterOptOutBulk},
 	{name: "roster-validate", group: "roster", desc: "HTTP `POST /recipients/validate` with 100 numbers (on the roster, opted out, unknown, invalid)", run: runRosterValidate},
-	{name: "roster-import-5k", group: "roster", desc: "admin CSV import of 5,000 new members in one request", run: rosterImportOne("roster-import-5k", blockImport5k, 5000)},
-	{name: "roster-pages-16", group: "roster", desc: "roster-pages with -concurrency workers (issue 15's ratio was measured with 16)", run: runRosterPages16},
+	{name: "roster-import-5k", group: "roster", desc: "admin CSV import of 5,000 new members in one request", run: importOne("roster-import-5k", blockImport5k, 5000)},
+	{name: "roster-pages-16", group: "roster", desc: "roster-pages with -concurrency workers (issue 15's ratio was measured with 16)", run: rosterPages("roster-pages-16", true)},
 	// One request each, into the roster team.
-	{name: "roster-import-10k", group: "roster", desc: "admin CSV import of 10,000 new members in one request", run: rosterImportOne("roster-import-10k", blockImport10k, 10000)},
-	{name: "roster-import-100k", group: "roster", desc: "admin CSV import of 100,000 new members in one request", run: rosterImportOne("roster-import-100k", blockImport1e5, 100000)},
+	{name: "roster-import-10k", group: "roster", desc: "admin CSV import of 10,000 new members in one request", run: importOne("roster-import-10k", blockImport10k, 10000)},
+	{name: "roster-import-100k", group: "roster", desc: "admin CSV import of 100,000 new members in one request", run: importOne("roster-import-100k", blockImport1e5, 100000)},
 
 	{name: "msg-accept", group: "messaging", desc: "HTTP `POST /messages` to `families` (every member): time to the 201", run: runMsgAccept},
 	{name: "msg-deliver", group: "messaging", desc: "one send through the simulator, from the 201 to every delivery's final status", run: runMsgDeliver},
@@ -49,19 +45,39 @@ var scenarios = []scenario{
 	{name: "inbound-texts", group: "inbound15", desc: "inbound texts from the carrier's callback to `message.received` stored", run: shared(inboundFx, runInbound, func(r *inboundRun) result { return r.texts })},
 	{name: "inbound-backlog", group: "inbound15", desc: "filing alone: a staged backlog of texts to `message.received` stored", run: shared(inboundFx, runInbound, func(r *inboundRun) result { return r.backlog })},
 
-	{name: "webhooks-recover", group: "webhooks", api: true, desc: "HTTP `POST /webhooks/{id}/recover` of a webhook's 10,000 abandoned deliveries: one set-based UPDATE and the pump's River job, one transaction", run: runWebhooksRecover},
-	{name: "webhooks-throttle", group: "webhooks", desc: "recovered deliveries of the webhook throttled at `max_per_second` 50 reaching the receiver, one at a time, in order", run: runWebhooksThrottle},
-	{name: "webhooks-pump", group: "webhooks", desc: "recovered deliveries of an unthrottled webhook reaching the receiver: the pump's own pace, one at a time, in order", run: runWebhooksPump},
+	{name: "webhooks-recover", group: "webhooks", api: true, desc: "HTTP `POST /webhooks/{id}/recover` of a webhook's 10,000 abandoned deliveries: one set-based UPDATE and the pump's River job, one transaction", run: shared(webhooksFx, runWebhooks, func(r *webhooksRun) result { return r.recover })},
+	{name: "webhooks-throttle", group: "webhooks", desc: "recovered deliveries of the webhook throttled at `max_per_second` 50 reaching the receiver, one at a time, in order", run: shared(webhooksFx, runWebhooks, func(r *webhooksRun) result { return r.throttle })},
+	{name: "webhooks-pump", group: "webhooks", desc: "recovered deliveries of an unthrottled webhook reaching the receiver: the pump's own pace, one at a time, in order", run: shared(webhooksFx, runWebhooks, func(r *webhooksRun) result { return r.pump })},
 
 	// Last, since it leaves 1,000 teams behind.
 	{name: "engine-teams", group: "engine", api: true, desc: "1,000 teams sending at once, each number paced at 1 segment/s", run: shared(engineFx, runEngine, func(r *engineRun) result { return r.handover })},
 	{name: "engine-stop", group: "engine", desc: "STOP behind the 1,000 teams' backlog: callback to opt-out recorded", run: shared(engineFx, runEngine, func(r *engineRun) result { return r.stop })},
 }
 
-// measure warms up with env.warmup requests, then runs the measured load.
-func measure(ctx context.Context, env *benchEnv, name string, do func(ctx context.Context) error) (result, error) {
-	return measureSpec(ctx, env, name, env.warmup,
-		loadSpec{Requests: env.requests, Concurrency: env.concurrency, MaxDuration: env.maxDuration}, do)
+// meter reads what the processes used from its start on.
+type meter struct {
+	env   *benchEnv
+	cpu0  usage
+	start time.Time
+}
+
+func (e *benchEnv) meter(ctx context.Context) meter {
+	return meter{env: e, cpu0: e.sample(ctx), start: time.Now()}
+}
+
+// finish sets r's Use and its Acquires per unit over r.Elapsed, which it
+// sets to the time since the start when it is zero. Without bench the
+// bench's own acquires (its bookkeeping statements and polls) are left
+// out: they are not the service's work.
+func (m meter) finish(ctx context.Context, r *result, bench bool) {
+	if r.Elapsed == 0 {
+		r.Elapsed = time.Since(m.start)
+	}
+	r.Use = m.env.sample(ctx).sub(m.cpu0)
+	if !bench {
+		r.Use.BenchAcquires = 0
+	}
+	r.Acquires = m.env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
 }
 
 // measureSpec warms up with warmup requests, then runs spec.
@@ -77,38 +93,15 @@ func measureSpec(ctx context.Context, env *benchEnv, name string, warmup int, sp
 		}
 	}
 	progress("scenario %s: %d requests, %d workers…", name, spec.Requests, spec.Concurrency)
-	cpu0 := env.sample(ctx)
+	m := env.meter(ctx)
 	r, err := runLoad(ctx, spec, do)
 	if err != nil {
 		return result{}, err
 	}
-	r.Use = env.sample(ctx).sub(cpu0)
-	r.Acquires = env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
+	m.finish(ctx, &r, true)
 	progress("scenario %s: %d requests in %s: %.0f req/s, p50 %s, p99 %s, %d errors",
 		name, r.Requests, r.Elapsed.Round(time.Millisecond), r.Throughput(), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), r.Errors)
 	return r, nil
-}
-
-// runTeamHTTP loads GET /api/v1/team from -concurrency workers, their
-// requests round-robin over the team's keys (see keyPlan).
-func runTeamHTTP(ctx context.Context, env *benchEnv) (result, error) {
-	c, tr := loopbackClient(nil, env.concurrency)
-	defer tr.CloseIdleConnections()
-	url := env.publicURL + "/api/v1/team"
-	authz := make([]string, len(env.keys))
-	for i, k := range env.keys {
-		authz[i] = "Bearer " + k
-	}
-	var next atomic.Uint64
-	key := func() string { return authz[(next.Add(1)-1)%uint64(len(authz))] }
-
-	// One checked request first: the right team comes back.
-	status, body, err := getBody(ctx, c, url, key())
-	var team client.DataBodyTeam
-	if err != nil || status != http.StatusOK || json.Unmarshal(body, &team) != nil || team.Data.Id != env.teamID {
-		return result{}, fmt.Errorf("check request: status %d, %v: %.300s", status, err, body)
-	}
-	return measure(ctx, env, "team-http", func(ctx context.Context) error { return getExpect(ctx, c, url, key(), http.StatusOK, "") })
 }
 
 // timedRuns calls one warmup times unmeasured, then runs times measured,
@@ -125,8 +118,7 @@ func timedRuns(ctx context.Context, env *benchEnv, name string, warmup, runs, it
 		}
 	}
 	progress("scenario %s: %d runs…", name, runs)
-	cpu0 := env.sample(ctx)
-	start := time.Now()
+	m := env.meter(ctx)
 	lat := make([]time.Duration, 0, runs)
 	for i := range runs {
 		d, err := one(ctx, warmup+i)
@@ -135,14 +127,19 @@ func timedRuns(ctx context.Context, env *benchEnv, name string, warmup, runs, it
 		}
 		lat = append(lat, d)
 	}
-	r := result{Requests: runs, Concurrency: 1, Elapsed: time.Since(start), Stats: computeStats(lat)}
+	r := result{Requests: runs, Concurrency: 1, Elapsed: time.Since(m.start), Stats: computeStats(lat)}
 	if itemsPerRun > 0 {
 		r.Items, r.Unit = runs*itemsPerRun, unit
 	}
-	r.Use = env.sample(ctx).sub(cpu0)
-	r.Use.BenchAcquires = 0 // the bench's own bookkeeping statements, if any, are not the service's work
-	r.Acquires = env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
+	m.finish(ctx, &r, false)
 	progress("scenario %s: %d runs in %s: p50 %s, p99 %s, %s",
 		name, runs, r.Elapsed.Round(time.Millisecond), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), fmtRate(r.Throughput(), r.unit()))
 	return r, nil
+}
+
+// timed calls f and returns how long it took.
+func timed(f func() error) (time.Duration, error) {
+	t0 := time.Now()
+	err := f()
+	return time.Since(t0), err
 }

@@ -134,67 +134,49 @@ func runLoad(ctx context.Context, spec loadSpec, do func(ctx context.Context) er
 	if spec.Requests <= 0 || spec.Concurrency <= 0 {
 		return result{}, fmt.Errorf("requests (%d) and concurrency (%d) must be positive", spec.Requests, spec.Concurrency)
 	}
-	runCtx := ctx
-	cancel := func() {}
+	runCtx, cancel := context.WithCancel(ctx)
 	if spec.MaxDuration > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, spec.MaxDuration)
 	}
 	defer cancel()
-
 	var (
-		next     atomic.Int64
-		errCount atomic.Int64
-		firstErr atomic.Pointer[string]
-		wg       sync.WaitGroup
+		next atomic.Int64
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		r    = result{Concurrency: spec.Concurrency}
+		all  []time.Duration
 	)
-	perWorker := make([][]time.Duration, spec.Concurrency)
 	start := time.Now()
-	for w := range spec.Concurrency {
-		// Capped: a time-bounded run may ask for far more requests than it makes.
-		lat := make([]time.Duration, 0, min(spec.Requests/spec.Concurrency+1, 1<<16))
+	for range spec.Concurrency {
 		wg.Go(func() {
-			defer func() { perWorker[w] = lat }()
+			var lat []time.Duration
 			for runCtx.Err() == nil && next.Add(1) <= int64(spec.Requests) {
 				t0 := time.Now()
 				err := do(runCtx)
 				d := time.Since(t0)
 				if err != nil && runCtx.Err() != nil {
-					return // cut short by the deadline or ^C: not a server failure
+					break // cut short by the deadline or ^C: not a server failure
 				}
 				lat = append(lat, d)
 				if err != nil {
-					errCount.Add(1)
-					msg := err.Error()
-					firstErr.CompareAndSwap(nil, &msg)
+					mu.Lock()
+					if r.Errors++; r.FirstError == "" {
+						r.FirstError = err.Error()
+					}
+					mu.Unlock()
 				}
 			}
+			mu.Lock()
+			all = append(all, lat...)
+			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-
+	r.Elapsed = time.Since(start)
 	if err := ctx.Err(); err != nil {
 		return result{}, err // interrupted: no figures
 	}
-	var n int
-	for _, l := range perWorker {
-		n += len(l)
-	}
-	all := make([]time.Duration, 0, n)
-	for _, l := range perWorker {
-		all = append(all, l...)
-	}
-	r := result{
-		Requests:    len(all),
-		Concurrency: spec.Concurrency,
-		Errors:      int(errCount.Load()),
-		Elapsed:     elapsed,
-		Truncated:   len(all) < spec.Requests,
-		Stats:       computeStats(all),
-	}
-	if p := firstErr.Load(); p != nil {
-		r.FirstError = *p
-	}
+	r.Requests, r.Truncated, r.Stats = len(all), len(all) < spec.Requests, computeStats(all)
 	return r, nil
 }
 

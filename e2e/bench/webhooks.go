@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -51,21 +50,19 @@ func newHookSink() (*hookSink, error) {
 		return nil, err
 	}
 	s := &hookSink{dir: dir, got: map[string][]arrival{}}
-	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		at := time.Now()
-		body, _ := io.ReadAll(r.Body)
 		var env struct {
 			Data struct {
 				N int `json:"n"`
 			} `json:"data"`
 		}
-		_ = json.Unmarshal(body, &env)
+		_ = json.NewDecoder(r.Body).Decode(&env)
 		s.mu.Lock()
 		s.got[r.URL.Path] = append(s.got[r.URL.Path], arrival{at: at, n: env.Data.N})
 		s.mu.Unlock()
 		w.WriteHeader(http.StatusOK)
 	}))
-	s.srv.StartTLS()
 	s.pem = filepath.Join(dir, "receiver-ca.pem")
 	if err := os.WriteFile(s.pem, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw}), 0o600); err != nil {
 		s.close()
@@ -90,36 +87,37 @@ func (s *hookSink) arrivals(path string) []arrival {
 	return slices.Clone(s.got[path])
 }
 
-// recoverFixture is the webhooks of the scenarios, each with 10,000
-// abandoned deliveries (made by SQL, in the order of their data.n).
-type recoverFixture struct {
-	hooks []string // ids: recoverRuns recovered by the API runs, then the unthrottled one
-	since time.Time
-}
+// webhooksRun is what the group's three rows measured.
+type webhooksRun struct{ recover, throttle, pump result }
 
-func (e *benchEnv) recoverFixture(ctx context.Context) (*recoverFixture, error) {
-	return e.recoverFx.get(func() (*recoverFixture, error) {
-		if e.hooks == nil {
-			return nil, fmt.Errorf("no webhook receiver")
+func webhooksFx(e *benchEnv) *fixtureOnce[*webhooksRun] { return &e.webhooksFx }
+
+// runWebhooks makes the webhooks, each with 10,000 abandoned deliveries
+// (made by SQL, in the order of their data.n); recovers recoverRuns of
+// them through the API, the throttled one first, and measures its
+// arrivals; then recovers the unthrottled one and measures its arrivals.
+func runWebhooks(ctx context.Context, env *benchEnv) (*webhooksRun, error) {
+	if env.hooks == nil {
+		return nil, fmt.Errorf("no webhook receiver")
+	}
+	api := env.api(env.keys.keys[0])
+	since := time.Now().UTC().Add(-time.Hour)
+	var hooks []string // ids: recoverRuns recovered by the API runs, then the unthrottled one
+	for i := range recoverRuns + 1 {
+		body := client.NewBody{Url: ptr(fmt.Sprintf("%s/hook/%d", env.hooks.srv.URL, i)), Events: &[]string{"member.joined"}}
+		switch {
+		case i == 0:
+			body.MaxPerSecond = ptr[int64](throttleRate)
+		case i < recoverRuns:
+			body.MaxPerSecond = ptr[int64](slowRate)
 		}
-		pool := e.pool
-		api := e.api(e.keys[0])
-		fx := &recoverFixture{since: time.Now().UTC().Add(-time.Hour)}
-		for i := range recoverRuns + 1 {
-			body := client.NewBody{Url: ptr(fmt.Sprintf("%s/hook/%d", e.hooks.srv.URL, i)), Events: &[]string{"member.joined"}}
-			switch {
-			case i == 0:
-				body.MaxPerSecond = ptr[int64](throttleRate)
-			case i < recoverRuns:
-				body.MaxPerSecond = ptr[int64](slowRate)
-			}
-			var w client.CreatedWebhook
-			if err := api.Expect(ctx, http.StatusCreated, http.MethodPost, "/webhooks", body, &w); err != nil {
-				return nil, fmt.Errorf("create webhook: %w", err)
-			}
-			fx.hooks = append(fx.hooks, w.Id)
-			progress("webhooks: %d abandoned deliveries for webhook %d…", recoverDeliveries, i)
-			_, err := pool.Exec(ctx, `
+		var w client.CreatedWebhook
+		if err := api.Expect(ctx, http.StatusCreated, http.MethodPost, "/webhooks", body, &w); err != nil {
+			return nil, fmt.Errorf("create webhook: %w", err)
+		}
+		hooks = append(hooks, w.Id)
+		progress("webhooks: %d abandoned deliveries for webhook %d…", recoverDeliveries, i)
+		_, err := env.pool.Exec(ctx, `
 WITH ev AS (
     INSERT INTO webhook_events (id, team_id, type, created_at, body, skipped)
     SELECT $1::text || '_' || g, $2::text, 'member.joined', $3::timestamptz + g * interval '1 ms',
@@ -131,31 +129,21 @@ WITH ev AS (
 )
 INSERT INTO webhook_deliveries (id, team_id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
 SELECT 'dlv' || substr(id, 4), $2::text, id, $4::text, 'abandoned', 6, NULL, created_at, created_at FROM ev`,
-				fmt.Sprintf("evt_bench%d_%d", e.runID, i), e.teamID, fx.since.Add(time.Minute), w.Id, recoverDeliveries)
-			if err != nil {
-				return nil, fmt.Errorf("abandoned deliveries: %w", err)
-			}
+			fmt.Sprintf("evt_bench%d_%d", env.runID, i), env.teamID, since.Add(time.Minute), w.Id, recoverDeliveries)
+		if err != nil {
+			return nil, fmt.Errorf("abandoned deliveries: %w", err)
 		}
-		return fx, nil
-	})
-}
-
-// recover recovers webhook i of the fixture through the API.
-func (fx *recoverFixture) recover(ctx context.Context, env *benchEnv, i int) (client.WebhookRecovery, error) {
-	var out client.WebhookRecovery
-	err := env.api(env.keys[0]).Expect(ctx, http.StatusAccepted, http.MethodPost, "/webhooks/"+fx.hooks[i]+"/recover",
-		client.WebhookRecoverBody{Since: fx.since}, &out)
-	return out, err
-}
-
-func runWebhooksRecover(ctx context.Context, env *benchEnv) (result, error) {
-	fx, err := env.recoverFixture(ctx)
-	if err != nil {
-		return result{}, err
 	}
-	r, err := timedRuns(ctx, env, "webhooks-recover", 0, recoverRuns, recoverDeliveries, "delivery", func(ctx context.Context, i int) (time.Duration, error) {
+	recoverHook := func(i int) (out client.WebhookRecovery, err error) {
+		err = api.Expect(ctx, http.StatusAccepted, http.MethodPost, "/webhooks/"+hooks[i]+"/recover", client.WebhookRecoverBody{Since: since}, &out)
+		return out, err
+	}
+
+	var run webhooksRun
+	var err error
+	run.recover, err = timedRuns(ctx, env, "webhooks-recover", 0, recoverRuns, recoverDeliveries, "delivery", func(ctx context.Context, i int) (time.Duration, error) {
 		t0 := time.Now()
-		out, err := fx.recover(ctx, env, i)
+		out, err := recoverHook(i)
 		d := time.Since(t0)
 		if err == nil && out.Requeued != recoverDeliveries {
 			err = fmt.Errorf("requeued %d, want %d", out.Requeued, recoverDeliveries)
@@ -163,17 +151,37 @@ func runWebhooksRecover(ctx context.Context, env *benchEnv) (result, error) {
 		return d, err
 	})
 	if err != nil {
-		return result{}, err
+		return nil, err
 	}
-	r.Target, r.Met = "each < 2 s", r.Stats.Max < 2*time.Second
-	return r, nil
+	run.recover.Target, run.recover.Met = "each < 2 s", run.recover.Stats.Max < 2*time.Second
+
+	if run.throttle, err = rateRun(ctx, env, "webhooks-throttle", "/hook/0"); err != nil {
+		return nil, err
+	}
+	rate := run.throttle.Throughput()
+	run.throttle.Target = fmt.Sprintf("%d/s ± 10%%", throttleRate)
+	run.throttle.Met = rate >= throttleRate*0.9 && rate <= throttleRate*1.1
+
+	if _, err := recoverHook(recoverRuns); err != nil {
+		return nil, err
+	}
+	if run.pump, err = rateRun(ctx, env, "webhooks-pump", fmt.Sprintf("/hook/%d", recoverRuns)); err != nil {
+		return nil, err
+	}
+	// Stop the pumps: deleting a webhook drops its queue.
+	for _, id := range hooks {
+		if err := api.Expect(ctx, http.StatusOK, http.MethodDelete, "/webhooks/"+id, nil, nil); err != nil {
+			return nil, fmt.Errorf("delete webhook: %w", err)
+		}
+	}
+	return &run, nil
 }
 
 // rateRun measures the arrivals of path over rateWindow from its first,
 // and checks they came in their events' order, each once.
 func rateRun(ctx context.Context, env *benchEnv, name, path string) (result, error) {
 	progress("scenario %s: counting arrivals over %s…", name, rateWindow)
-	cpu0 := env.sample(ctx)
+	m := env.meter(ctx)
 	var as []arrival
 	done, err := waitFor(ctx, 200*time.Millisecond, rateWindow+time.Minute, func() (bool, error) {
 		as = env.hooks.arrivals(path)
@@ -204,51 +212,7 @@ func rateRun(ctx context.Context, env *benchEnv, name, path string) (result, err
 		}
 	}
 	r := result{Requests: in, Concurrency: 1, Elapsed: window, Stats: computeStats(gaps), Items: in, Unit: "delivery"}
-	r.Use = env.sample(ctx).sub(cpu0)
-	r.Use.BenchAcquires = 0
-	r.Acquires = env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
-	return r, nil
-}
-
-func runWebhooksThrottle(ctx context.Context, env *benchEnv) (result, error) {
-	fx, err := env.recoverFixture(ctx)
-	if err != nil {
-		return result{}, err
-	}
-	if len(env.hooks.arrivals("/hook/0")) == 0 {
-		// Alone (-scenario webhooks-throttle): recover the throttled webhook first.
-		if _, err := fx.recover(ctx, env, 0); err != nil {
-			return result{}, err
-		}
-	}
-	r, err := rateRun(ctx, env, "webhooks-throttle", "/hook/0")
-	if err != nil {
-		return result{}, err
-	}
-	rate := r.Throughput()
-	r.Target = fmt.Sprintf("%d/s ± 10%%", throttleRate)
-	r.Met = rate >= throttleRate*0.9 && rate <= throttleRate*1.1
-	return r, nil
-}
-
-func runWebhooksPump(ctx context.Context, env *benchEnv) (result, error) {
-	fx, err := env.recoverFixture(ctx)
-	if err != nil {
-		return result{}, err
-	}
-	if _, err := fx.recover(ctx, env, recoverRuns); err != nil {
-		return result{}, err
-	}
-	r, err := rateRun(ctx, env, "webhooks-pump", fmt.Sprintf("/hook/%d", recoverRuns))
-	if err != nil {
-		return result{}, err
-	}
-	// Stop the pumps: deleting a webhook drops its queue.
-	for _, id := range fx.hooks {
-		if err := env.api(env.keys[0]).Expect(ctx, http.StatusOK, http.MethodDelete, "/webhooks/"+id, nil, nil); err != nil {
-			return result{}, fmt.Errorf("delete webhook: %w", err)
-		}
-	}
+	m.finish(ctx, &r, false)
 	return r, nil
 }
 

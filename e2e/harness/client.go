@@ -146,15 +146,26 @@ func NewTeam(ctx context.Context, admin *Client, o TeamOptions) (*Fixture, error
 		map[string]any{"name": "Head Coach", "phone": "+12025550199", "role": "head_coach", "dashboard_login": true}, &coach); err != nil {
 		return nil, err
 	}
-	var key struct {
-		ID  string `json:"id"`
-		Key string `json:"key"`
-	}
-	if err := admin.Expect(ctx, http.StatusCreated, http.MethodPost, "/teams/"+team.ID+"/api-keys",
-		map[string]any{"member_id": coach.ID, "name": "e2e"}, &key); err != nil {
+	key, err := NewKey(ctx, admin, team.ID, coach.ID, "e2e")
+	if err != nil {
 		return nil, err
 	}
 	return &Fixture{TeamID: team.ID, CoachID: coach.ID, Key: key.Key, KeyID: key.ID}, nil
+}
+
+// APIKey is the admin API's answer to a new key: its id and its secret.
+type APIKey struct {
+	ID  string `json:"id"`
+	Key string `json:"key"`
+}
+
+// NewKey creates an API key of team teamID for member memberID (a head
+// coach) through the admin API.
+func NewKey(ctx context.Context, admin *Client, teamID, memberID, name string) (APIKey, error) {
+	var key APIKey
+	err := admin.Expect(ctx, http.StatusCreated, http.MethodPost, "/teams/"+teamID+"/api-keys",
+		map[string]any{"member_id": memberID, "name": name}, &key)
+	return key, err
 }
 
 // Expect sends a JSON request and fails unless the status is want; it decodes data into out.
