@@ -111,7 +111,7 @@ func TestAdminContract(t *testing.T) {
 		{method: "POST", path: "/clock/advance", body: fields{"seconds": 60}, status: 200},
 		{method: "DELETE", path: "/teams/{team}/api-keys/{key}", status: 200, check: func(t *testing.T, d map[string]any, _ map[string]string) { require.NotNil(t, d["revoked_at"]) }},
 		{method: "DELETE", path: "/teams/{team}/groups/{group}", status: 204},
-		// error_code is optional, with a default per outcome (issue 13's simulator).
+		// error_code is optional, with a default per outcome (the realistic simulator's).
 		{method: "PUT", path: "/simulator/outcomes", body: fields{"default": "delivered", "numbers": fields{"+12025550303": "unconfirmed"}}, status: 200},
 	}
 	for i, row := range rows { // in order: later rows use what earlier ones made

@@ -15,7 +15,7 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
-// BenchmarkDashboardPages: issue 26's figures, on a team of 10,000
+// BenchmarkDashboardPages: the dashboard's page figures, on a team of 10,000
 // families, one broadcast to all of them (10,000 deliveries) and 10,000
 // texts in the inbox. Each page is requested pageRuns times over loopback
 // by one signed-in client, one at a time, so the time is the server's

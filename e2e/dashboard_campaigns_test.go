@@ -19,7 +19,7 @@ import (
 	"github.com/teamtext/teamtext/e2e/browser"
 )
 
-// The dashboard's Campaigns and Analytics pages (issue 27, items 6 and 7).
+// The dashboard's Campaigns and Analytics pages.
 
 // act runs chromedp actions in tab, at most 20 seconds.
 func act(t *testing.T, tab context.Context, actions ...chromedp.Action[chromedp.Void]) {

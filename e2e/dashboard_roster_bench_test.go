@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// BenchmarkDashboardRoster: issue 27's figures.
+// BenchmarkDashboardRoster: the roster pages' and upload's figures.
 //   - The roster page on a team of 10,000 members in 20 groups: the first
 //     page, a search by name, and a search with a group filter, each
 //     requested pageRuns times one at a time over loopback (the server's

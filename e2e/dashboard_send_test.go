@@ -19,7 +19,7 @@ import (
 	"github.com/teamtext/teamtext/e2e/browser"
 )
 
-// The dashboard's daily work (issue 26): Compose with merge tags, a
+// The dashboard's daily work: Compose with merge tags, a
 // message's progress, approvals in two browsers, inbox replies, roles, and
 // pages a phone can use. Each flow drives headless Chromium.
 
@@ -341,7 +341,7 @@ func TestDashboardPhoneWidth(t *testing.T) {
 var assetRef = regexp.MustCompile(`(?:href|src)="(/app/assets/[^"]+)"`)
 
 // Every page of the daily work weighs at most 60 KB on first load, its
-// assets included (issue 26), on a team with messages and fifty texts in
+// assets included, on a team with messages and fifty texts in
 // the inbox.
 func TestDashboardPageWeight(t *testing.T) {
 	t.Parallel()

@@ -12,7 +12,7 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
-// Settings, Developers (issue 27, item 4): Create key with a Name shows
+// Settings, Developers: Create key with a Name shows
 // the key once; it opens the API (200) until Revoke (401). Both are in
 // the activity log with their actor. A coach has no Settings (403, no
 // link).
@@ -80,7 +80,7 @@ func TestDashboardKeys(t *testing.T) {
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 }
 
-// Templates (issue 27, item 6): a coach saves and deletes standard
+// Templates: a coach saves and deletes standard
 // templates but may not make an urgent-alert one (no such option, 403);
 // a head coach may, and only she sees it in Compose. A board member has
 // no Templates (403, no link).

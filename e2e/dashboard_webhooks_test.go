@@ -16,7 +16,7 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
-// Settings, Webhooks (issue 27, item 5), on a service that trusts an
+// Settings, Webhooks, on a service that trusts an
 // HTTPS receiver on loopback: a webhook turned off after 20 failed
 // deliveries in a row is turned on in a real browser by a team director,
 // who becomes its owner (spec §3); the next event reaches the receiver,

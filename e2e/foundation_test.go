@@ -376,7 +376,7 @@ func TestGracefulShutdown(t *testing.T) {
 }
 
 // An offset no list can handle is refused with the envelope, never a 500
-// (issue 31: ?offset=9223372036854775807 answered server_error); the
+// (?offset=9223372036854775807 once answered server_error); the
 // largest one allowed reads an empty last page.
 func TestHugeOffsets(t *testing.T) {
 	t.Parallel()

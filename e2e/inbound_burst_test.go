@@ -13,7 +13,7 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
-// TestInboundBurst (issue 15): 2,000 texts from 250 numbers (200 members
+// TestInboundBurst: 2,000 texts from 250 numbers (200 members
 // and 50 strangers, 8 texts each, the callbacks of one number one after
 // another, 16 numbers at a time), every fifth callback posted twice by the
 // carrier, and a STOP among them. Each text is filed exactly once, each

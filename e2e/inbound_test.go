@@ -498,7 +498,7 @@ func TestAnalyticsScriptedHistory(t *testing.T) {
 	requireCode(t, do(t, api, "GET", "/analytics?from=2026-13-01", nil), 400, "invalid_request")
 }
 
-// --- Benchmarks (issue 7). Each run does a fixed amount of work, once:
+// --- Benchmarks. Each run does a fixed amount of work, once:
 // go test ./e2e/ -run '^$' -bench 'AnalyticsYear|InboundIngestion' -benchtime 1x
 
 // percentiles returns p50, p90, p99 and max of ds.
@@ -615,7 +615,7 @@ SELECT $1, '+1310555' || lpad(i::text, 4, '0'), 'sms', $2::timestamptz - make_in
 		b.ReportMetric(float64(p99.Microseconds())/1000, fmt.Sprintf("p99-ms-%dw", workers))
 	}
 
-	// The dashboard's Analytics page for the same 366 days (issue 27: p99
+	// The dashboard's Analytics page for the same 366 days (goal: p99
 	// under 100 ms), one signed-in client, one request at a time: the same
 	// totals, plus the per-day table and chart.
 	var lead struct {

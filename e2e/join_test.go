@@ -16,7 +16,7 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
-// Joining a team by text and on its sign-up page (issue 28).
+// Joining a team by text and on its sign-up page.
 
 // joinTeam is a team with a number, its name, code and number.
 type joinTeamInfo struct {

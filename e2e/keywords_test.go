@@ -25,7 +25,7 @@ type teamKeyword struct {
 
 func keywordsPath(teamID string) string { return "/teams/" + teamID + "/keywords" }
 
-// TestTeamKeywordsAdmin (issue 28, item 4): add, list, get, change and
+// TestTeamKeywordsAdmin: add, list, get, change and
 // remove a team's keywords; a duplicate is 409, another team's id 404,
 // and every reserved word is refused with 400 invalid_request.
 func TestTeamKeywordsAdmin(t *testing.T) {
@@ -126,7 +126,7 @@ func TestTeamKeywordsAdmin(t *testing.T) {
 	require.Equal(t, "RIDES", list[0].Keyword)
 }
 
-// TestTeamKeywordAnswers (issue 28, item 4): a member texting a keyword
+// TestTeamKeywordAnswers: a member texting a keyword
 // (any case, with punctuation) gets its reply from the number texted and
 // joins the keyword's group, with every roster entry of their number; a
 // carrier's retry answers once; a number not on the roster gets the reply
@@ -197,7 +197,7 @@ func TestTeamKeywordAnswers(t *testing.T) {
 	require.Equal(t, 2, countRows(t, `SELECT count(*) FROM messaging_replies WHERE team_id = $1`, f.TeamID))
 }
 
-// TestDashboardKeywords (issue 28, item 4): Settings links Keywords; a
+// TestDashboardKeywords: Settings links Keywords; a
 // team director adds a keyword with a group, sees it listed, changes and
 // deletes it, each in the activity log; a coach may not open the page.
 func TestDashboardKeywords(t *testing.T) {

@@ -18,7 +18,7 @@ type tzMember struct {
 	TimeZone *string `json:"time_zone"`
 }
 
-// TestMemberTimeZone: a member's own time zone (issue 29, quiet hours) is
+// TestMemberTimeZone: a member's own time zone (for quiet hours) is
 // an optional addition to v1: set by POST /members, read back, left alone by
 // a PATCH without it, cleared by null or "", refused when unknown (400
 // invalid_request, nothing changed), set and cleared by the admin API, and

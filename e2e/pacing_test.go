@@ -16,7 +16,7 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
-// The delivery engine against the realistic simulator (issue 13): sending
+// The delivery engine against the realistic simulator: sending
 // numbers paced by plan, exact across nodes, fair between teams; STOP
 // reaching sends in flight; ingestion that never waits behind a backlog.
 

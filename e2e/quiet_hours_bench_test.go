@@ -12,7 +12,7 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
-// BenchmarkQuietHoursAccept: issue 29's goal, the accept (POST /messages)
+// BenchmarkQuietHoursAccept: quiet hours' cost, the accept (POST /messages)
 // of a 10,000-recipient broadcast with the team's quiet hours on against
 // the same send with them off, in the same run, taken in turns. The test
 // clock stands at 20:58:30 Eastern, the recipients are in four zones (2,500

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Quiet hours (issue 29), on the test clock with the realistic simulator
+// Quiet hours, on the test clock with the realistic simulator
 // at one segment a second.
 
 // zoneOf is the recipients' zones by area code, as libphonenumber maps them.

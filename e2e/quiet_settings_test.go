@@ -30,7 +30,7 @@ func quietOf(t *testing.T, r *harness.Response) quietHours {
 	return s.QuietHours
 }
 
-// Quiet hours, the team setting (issue 29, item 1): a team that never
+// Quiet hours, the team setting: a team that never
 // chose has 21:00–08:00 and follows QUIET_HOURS_DEFAULT (off in the
 // suite); PATCH changes any of enabled, start and end and keeps the rest;
 // a bad time or start == end is 400 invalid_request naming the field and

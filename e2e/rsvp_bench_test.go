@@ -15,7 +15,7 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
-// Performance of RSVP by reply (issue 28): filing poll answers beside
+// Performance of RSVP by reply: filing poll answers beside
 // plain texts, and reading a big poll's answers. Run one at a time with
 // -benchtime=1x; the figures are the lead's to record.
 
@@ -159,7 +159,7 @@ func (b *rsvpBench) text(t testing.TB, body func(i int) string) time.Duration {
 	return time.Since(start)
 }
 
-// BenchmarkRSVPInbound (issue 28): a plain broadcast to 10,000 numbers and
+// BenchmarkRSVPInbound: a plain broadcast to 10,000 numbers and
 // 10,000 plain texts from them, then a poll to them all and 10,000 answers
 // from the same numbers, in the same run (both after a broadcast, as in
 // life). Each is measured twice: through the carrier's callbacks, 16 at a
@@ -190,7 +190,7 @@ func BenchmarkRSVPInbound(b *testing.B) {
 	b.ReportMetric(rate(answersFiling)/rate(plainFiling), "filing-ratio")
 }
 
-// BenchmarkRSVPResponses (issue 28): GET /messages/{id}/responses on a
+// BenchmarkRSVPResponses: GET /messages/{id}/responses on a
 // 10,000-recipient poll that all 10,000 answered, pages of 50 across the
 // list, 8 at a time; the heavy pool allows 10 a minute per key, so the
 // requests are spread over enough keys. Target: p99 < 50 ms.

@@ -16,7 +16,7 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
-// RSVP by reply (issue 28, item 3).
+// RSVP by reply: polls, answers by text, tallies.
 
 // pollAnswers is GET /messages/{id}/responses.
 type pollAnswers struct {

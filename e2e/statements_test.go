@@ -52,7 +52,7 @@ func statementsOfRequest(t *testing.T, c *harness.Client, method, path string, b
 }
 
 // TestStatementsPerRequest holds the hot reads to their statement budget
-// (issue 15: GET /team ≤ 3, a members page ≤ 2): the gate reads the key
+// (the budget: GET /team ≤ 3, a members page ≤ 2): the gate reads the key
 // with its team, creator and account and checks the requests limit in one
 // statement; GET /team adds the credits used, a members page the page with
 // its group ids.

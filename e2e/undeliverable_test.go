@@ -17,7 +17,7 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
-// Issue 18: numbers that keep failing are suppressed, and a broadcast can
+// Numbers that keep failing are suppressed, and a broadcast can
 // be resent to its failed recipients.
 
 // marked is a member's undeliverable mark as the API shows it.

@@ -122,7 +122,7 @@ func memberOf(t *testing.T, r hookRequest) string {
 	return d.Member.ID
 }
 
-// TestWebhookRecover (issue 18): the receiver is down long enough (on the
+// TestWebhookRecover: the receiver is down long enough (on the
 // test clock) for the first events' deliveries to be abandoned after every
 // retry and, once the 20th failure in a row turns the webhook off, for the
 // later ones to be cancelled. Back up and turned on again, POST
@@ -307,7 +307,7 @@ func TestWebhookRecover(t *testing.T) {
 	require.Len(t, adminList, 8)
 }
 
-// TestWebhookThrottle (issue 18): with max_per_second N, a backlog of
+// TestWebhookThrottle: with max_per_second N, a backlog of
 // events reaches the receiver at N a second: over 30 s, counted by the
 // receiver's own clock, within 10% of 30·N. Waiting is not a failure:
 // every attempt succeeded and the failure count stays 0. Bad throttles are

@@ -10,7 +10,7 @@ import (
 	stripewebhook "github.com/stripe/stripe-go/v83/webhook"
 )
 
-// TestWebhookSecretRotation (issue 18): after POST
+// TestWebhookSecretRotation: after POST
 // /webhooks/{id}/rotate-secret, receivers verifying with Stripe's own
 // library — one holding only the old secret, one only the new — both
 // accept deliveries during the overlap; after it only the new secret does.

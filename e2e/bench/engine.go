@@ -28,8 +28,8 @@ const (
 	engineWorkers = 16   // concurrent API clients while sending
 	setupWorkers  = 4    // concurrent admin clients while setting up (imports are heavy: more only queue in Postgres)
 
-	enginePaceTarget = 0.95        // issue 13: every number at ≥ 95% of its pace, so ≥ 950 texts/s from 1,000 numbers
-	engineStopTarget = time.Second // issue 13: STOP to opt-out recorded, p99
+	enginePaceTarget = 0.95        // every number at ≥ 95% of its pace, so ≥ 950 texts/s from 1,000 numbers
+	engineStopTarget = time.Second // STOP to opt-out recorded, p99
 )
 
 // Blocks of the engine's numbers (see roster.go).

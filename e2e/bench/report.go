@@ -30,12 +30,12 @@ type section struct {
 
 var sections = map[string]section{
 	"foundation": {title: "Foundation: `GET /api/v1/team` under load"},
-	"access":     {title: "Access control and limits (issue 3): what auth and the rate limiter add to a request", bullets: accessBullets},
-	"roster":     {title: "Roster (issue 4): a large team's pages, bulk opt-outs, number checks, CSV import", bullets: rosterBullets},
-	"messaging":  {title: "Messaging (issue 6): accepting a send to a large team, delivering it, River's own pace", bullets: messagingBullets},
-	"inbound15":  {title: "Inbound ingestion (issue 15, item 6): carrier callbacks to `message.received` stored", bullets: inboundBullets},
-	"webhooks":   {title: "Webhook recovery and throttle (issue 18): re-queueing 10,000 abandoned deliveries, then delivering them in order", bullets: webhooksBullets},
-	"engine":     {title: "Delivery engine (issue 13): many teams at once, each number at its pace; STOP behind the backlog", bullets: engineBullets},
+	"access":     {title: "Access control and limits: what auth and the rate limiter add to a request", bullets: accessBullets},
+	"roster":     {title: "Roster: a large team's pages, bulk opt-outs, number checks, CSV import", bullets: rosterBullets},
+	"messaging":  {title: "Messaging: accepting a send to a large team, delivering it, River's own pace", bullets: messagingBullets},
+	"inbound15":  {title: "Inbound ingestion: carrier callbacks to `message.received` stored", bullets: inboundBullets},
+	"webhooks":   {title: "Webhook recovery and throttle: re-queueing 10,000 abandoned deliveries, then delivering them in order", bullets: webhooksBullets},
+	"engine":     {title: "Delivery engine: many teams at once, each number at its pace; STOP behind the backlog", bullets: engineBullets},
 }
 
 const fileHeader = `# Benchmarks

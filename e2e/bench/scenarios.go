@@ -33,7 +33,7 @@ var scenarios = []scenario{
 	{name: "roster-optout-bulk", group: "roster", desc: "HTTP `POST /opt-outs/bulk` with 500 members' numbers not opted out before", run: runRosterOptOutBulk},
 	{name: "roster-validate", group: "roster", desc: "HTTP `POST /recipients/validate` with 100 numbers (on the roster, opted out, unknown, invalid)", run: runRosterValidate},
 	{name: "roster-import-5k", group: "roster", desc: "admin CSV import of 5,000 new members in one request", run: importOne("roster-import-5k", blockImport5k, 5000)},
-	{name: "roster-pages-16", group: "roster", desc: "roster-pages with -concurrency workers (issue 15's ratio was measured with 16)", run: rosterPages("roster-pages-16", true)},
+	{name: "roster-pages-16", group: "roster", desc: "roster-pages with -concurrency workers (the raw-SQL ratio is measured with 16)", run: rosterPages("roster-pages-16", true)},
 	// One request each, into the roster team.
 	{name: "roster-import-10k", group: "roster", desc: "admin CSV import of 10,000 new members in one request", run: importOne("roster-import-10k", blockImport10k, 10000)},
 	{name: "roster-import-100k", group: "roster", desc: "admin CSV import of 100,000 new members in one request", run: importOne("roster-import-100k", blockImport1e5, 100000)},

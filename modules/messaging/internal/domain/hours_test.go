@@ -217,7 +217,7 @@ func TestPlanHeldEveningBroadcast(t *testing.T) {
 
 // BenchmarkPlan10k: planning 10,000 one-segment texts on a number at 100
 // a second, with quiet hours (four zones, at 20:55 Eastern, so most are
-// held) and without; issue 29's goal is the first at most 1.3 times the
+// held) and without; the goal is the first at most 1.3 times the
 // second. Run: go test ./modules/messaging/internal/domain/ -run '^$' -bench Plan10k
 func BenchmarkPlan10k(b *testing.B) {
 	ny := zone(b, "America/New_York")
