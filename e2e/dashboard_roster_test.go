@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The dashboard's roster pages: pages in a real browser.
+// The dashboard's roster pages in a real browser.
 
 var importPath = regexp.MustCompile(`^/app/roster/import/(imp_[A-Za-z0-9]+)$`)
 
