@@ -5,41 +5,65 @@ import (
 	"time"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
-	"github.com/teamtext/teamtext/platform/id"
-	"github.com/teamtext/teamtext/platform/idempotency"
 )
 
-// SendStore is the send use cases' store of messages, their deliveries and
-// Idempotency-Key records (the service's MessageStore and
-// IdempotencyStore): the repository's statements, unchanged, seen through
-// domain messages and deliveries.
-type SendStore struct{ repo *Repo }
-
-// NewSendStore returns the store.
-func NewSendStore(r *Repo) *SendStore { return &SendStore{repo: r} }
+// The send use cases' messages (the service's MessageStore and
+// IdempotencyStore are kept by the Repo itself): the repository's
+// statements seen through domain messages.
 
 // InsertMessage stores a message.
-func (s *SendStore) InsertMessage(ctx context.Context, m *domain.Message) error {
-	return s.repo.insertMessage(ctx, fromMessage(m))
+func (r *Repo) InsertMessage(ctx context.Context, m *domain.Message) error {
+	return r.insertMessage(ctx, fromMessage(m))
 }
 
-// Message loads a team's message, locked when forUpdate.
-func (s *SendStore) Message(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Message, error) {
-	m, err := s.repo.message(ctx, teamID, id, forUpdate)
-	if err != nil {
-		return nil, err
+// Message loads a team's message.
+func (r *Repo) Message(ctx context.Context, teamID, id string) (*domain.Message, error) {
+	m := new(messageRow)
+	if err := r.selectMessage(ctx, m, teamID, id).Scan(ctx); err != nil {
+		return nil, notFound(err, "select message")
 	}
 	return toMessage(m), nil
 }
 
-// UpdateMessage writes every column of m but its delivery counts.
-func (s *SendStore) UpdateMessage(ctx context.Context, m *domain.Message) error {
-	return s.repo.updateMessage(ctx, fromMessage(m))
+// LockMessage loads a team's message and locks its row (SELECT ... FOR
+// UPDATE) for the rest of the caller's transaction.
+func (r *Repo) LockMessage(ctx context.Context, teamID, id string) (*domain.Message, error) {
+	m := new(messageRow)
+	if err := r.selectMessage(ctx, m, teamID, id).For("UPDATE").Scan(ctx); err != nil {
+		return nil, notFound(err, "select message")
+	}
+	return toMessage(m), nil
+}
+
+// UpdateMessage loads a team's message locked, lets change alter it and
+// writes every column back but its delivery counts (which the deliveries'
+// statements move), in one transaction (the caller's, if ctx carries one).
+// When change fails nothing is written. It answers the message as written.
+func (r *Repo) UpdateMessage(ctx context.Context, teamID, id string, change func(*domain.Message) error) (*domain.Message, error) {
+	var out *domain.Message
+	err := r.db.Tx(ctx, func(ctx context.Context) error {
+		m, err := r.LockMessage(ctx, teamID, id)
+		if err != nil {
+			return err
+		}
+		if err := change(m); err != nil {
+			return err
+		}
+		if err := r.updateMessage(ctx, fromMessage(m)); err != nil {
+			return err
+		}
+		out = m
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Messages lists a team's messages, newest first, limit+1 rows.
-func (s *SendStore) Messages(ctx context.Context, teamID string, limit, offset int) ([]domain.Message, error) {
-	ms, err := s.repo.messages(ctx, teamID, "", limit, offset)
+func (r *Repo) Messages(ctx context.Context, teamID string, limit, offset int) ([]domain.Message, error) {
+	ms, err := r.messages(ctx, teamID, "", limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -47,59 +71,17 @@ func (s *SendStore) Messages(ctx context.Context, teamID string, limit, offset i
 }
 
 // Approvals lists a team's messages awaiting approval, oldest first, limit+1 rows.
-func (s *SendStore) Approvals(ctx context.Context, teamID string, limit, offset int) ([]domain.Message, error) {
-	ms, err := s.repo.approvals(ctx, teamID, limit, offset)
+func (r *Repo) Approvals(ctx context.Context, teamID string, limit, offset int) ([]domain.Message, error) {
+	ms, err := r.approvals(ctx, teamID, limit, offset)
 	if err != nil {
 		return nil, err
 	}
 	return toMessages(ms), nil
 }
 
-// ExpireApproval ends a message still awaiting approval.
-func (s *SendStore) ExpireApproval(ctx context.Context, messageID string, at time.Time) error {
-	return s.repo.ExpireApproval(ctx, messageID, at)
-}
-
-// LiveResend returns the id of a live resend of messageID, or "".
-func (s *SendStore) LiveResend(ctx context.Context, teamID, messageID string) (string, error) {
-	return s.repo.LiveResend(ctx, teamID, messageID)
-}
-
-// InsertQueued stores a message's queued deliveries and sets its counts
-// and estimated completion (Repo.InsertQueued).
-func (s *SendStore) InsertQueued(ctx context.Context, teamID, messageID string, at, done time.Time, ids id.Series, phones []string, memberIDs [][]string, texts []domain.Text, held []time.Time) error {
-	return s.repo.InsertQueued(ctx, teamID, messageID, at, done, ids, phones, memberIDs, texts, held)
-}
-
-// HeldQueued counts a message's texts still held at now (Repo.HeldQueued).
-func (s *SendStore) HeldQueued(ctx context.Context, messageID string, now time.Time) (int, error) {
-	return s.repo.HeldQueued(ctx, messageID, now)
-}
-
 // CountBroadcast adds a dispatched message to the analytics.
-func (s *SendStore) CountBroadcast(ctx context.Context, m *domain.Message, deliveries int, at time.Time) error {
-	return s.repo.countBroadcast(ctx, &messageRow{ID: m.ID, TeamID: m.TeamID}, deliveries, at)
-}
-
-// Deliveries lists a team's message's deliveries in position order,
-// limit+1 rows, or domain.ErrNotFound.
-func (s *SendStore) Deliveries(ctx context.Context, teamID, messageID, status string, limit, offset int) ([]domain.Delivery, error) {
-	return s.repo.Deliveries(ctx, teamID, messageID, status, limit, offset)
-}
-
-// FailedDeliveries returns a message's failed deliveries, in position order.
-func (s *SendStore) FailedDeliveries(ctx context.Context, messageID string) ([]domain.FailedDelivery, error) {
-	return s.repo.FailedDeliveries(ctx, messageID)
-}
-
-// ClaimIdempotencyKey claims an Idempotency-Key (Repo.ClaimIdempotencyKey).
-func (s *SendStore) ClaimIdempotencyKey(ctx context.Context, keyID, idemKey string, fingerprint []byte, now, expired time.Time) (*idempotency.Record, error) {
-	return s.repo.ClaimIdempotencyKey(ctx, keyID, idemKey, fingerprint, now, expired)
-}
-
-// StoreIdempotentAnswer records the answer of the request that claimed the key.
-func (s *SendStore) StoreIdempotentAnswer(ctx context.Context, keyID, idemKey string, answer []byte) error {
-	return s.repo.StoreIdempotentAnswer(ctx, keyID, idemKey, answer)
+func (r *Repo) CountBroadcast(ctx context.Context, m *domain.Message, deliveries int, at time.Time) error {
+	return r.countBroadcast(ctx, &messageRow{ID: m.ID, TeamID: m.TeamID}, deliveries, at)
 }
 
 func toMessage(r *messageRow) *domain.Message {
