@@ -100,9 +100,8 @@ var Module = fx.Module("messaging",
 		func(ob *outbound.Service) service.Planner { return ob },
 		func(d *db.DB) service.Transactor { return d },
 		func(j *jobs.Jobs) service.JobInserter { return j },
-		postgres.NewSendStore,
-		func(s *postgres.SendStore) service.MessageStore { return s },
-		func(s *postgres.SendStore) service.IdempotencyStore { return s },
+		func(r *postgres.Repo) service.MessageStore { return r },
+		func(r *postgres.Repo) service.IdempotencyStore { return r },
 		func(r *postgres.Repo) service.TemplateStore { return r },
 		func(r *postgres.Repo) service.ScheduledStore { return r },
 		func(c carrier.Carrier) domain.Classifier { return carrier.Classifier(c) }, // which failures a resend leaves out
@@ -243,7 +242,7 @@ func newInstruments(m *metrics.Metrics) instruments {
 }
 
 func newIngest(p ingestParams) *ingest.Service {
-	return ingest.New(p.DB, postgres.NewDeliveryStore(p.Repo), p.Events, p.Clock, p.Log.With("component", "ingest"), p.Ins.statusLag).
+	return ingest.New(p.DB, p.Repo, p.Events, p.Clock, p.Log.With("component", "ingest"), p.Ins.statusLag).
 		TrackNumbers(ingest.Numbers{Roster: p.Roster, Classify: carrier.Classifier(p.Carrier), MarkAfter: p.Config.UndeliverableAfter,
 			Marked: p.Ins.markedUndeliverable})
 }

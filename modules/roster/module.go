@@ -45,15 +45,22 @@ type serviceParams struct {
 }
 
 func newService(p serviceParams) *service.Service {
-	return service.New(p.DB, p.Repo, p.Billing, p.Events, p.Jobs, p.Clock, p.Log, p.KeyRevoked, p.OwnerInactive)
+	return service.New(p.DB, stores(p.Repo), p.Billing, p.Events, p.Jobs, p.Clock, p.Log, p.KeyRevoked, p.OwnerInactive)
 }
 
-// The repository is the service's and the directory's store.
-var (
-	_ service.Store          = (*postgres.Repo)(nil)
-	_ service.DirectoryStore = (*postgres.Repo)(nil)
-	_ service.SignInStore    = (*postgres.Repo)(nil)
-)
+// stores are the service's stores: the repository keeps them all.
+func stores(r *postgres.Repo) service.Stores {
+	return service.Stores{Teams: r, Members: r, Groups: r, Fields: r, Imports: r, OptOuts: r, Consent: r, Joins: r,
+		Directory: directoryStores(r)}
+}
+
+// directoryStores are the directory's stores: the repository keeps them all.
+func directoryStores(r *postgres.Repo) service.DirectoryStores {
+	return service.DirectoryStores{Teams: r, Members: r, Groups: r, Outcomes: r}
+}
+
+// The repository is the sign-in's store too.
+var _ service.SignInStore = (*postgres.Repo)(nil)
 
 // signInParams are the dashboard sign-in's collaborators.
 type signInParams struct {
@@ -79,7 +86,9 @@ func newWebJoin(s *service.Service, p signInParams) *service.WebJoin {
 		Log: p.Log.With("component", "join")}
 }
 
-func newDirectory(r *postgres.Repo) *service.Directory { return service.NewDirectory(r) }
+func newDirectory(r *postgres.Repo) *service.Directory {
+	return service.NewDirectory(directoryStores(r))
+}
 
 // Module wires the roster. Other modules join the "key_revoked" group with a
 // rosterapi.KeyRevokedListener to react to revocations.
@@ -91,11 +100,11 @@ var Module = fx.Module("roster",
 		newService,
 		fx.Annotate(newDirectory, fx.As(new(rosterapi.Teams)), fx.As(new(rosterapi.Members)), fx.As(new(rosterapi.Audience)), fx.As(new(rosterapi.Lookup)), fx.As(new(rosterapi.Stats))),
 		fx.Annotate(func(s *service.Service) rosterapi.OptOuts { return s }),
-		func(r *postgres.Repo) rosterapi.Deliverability { return service.NewDirectory(r) },
-		func(r *postgres.Repo) rosterapi.Groups { return service.NewDirectory(r) },
-		func(r *postgres.Repo) rosterapi.GroupMembers { return service.NewDirectory(r) },
-		func(r *postgres.Repo) rosterapi.MergeFields { return service.NewDirectory(r) },
-		func(r *postgres.Repo) rosterapi.Zones { return service.NewDirectory(r) },
+		func(r *postgres.Repo) rosterapi.Deliverability { return newDirectory(r) },
+		func(r *postgres.Repo) rosterapi.Groups { return newDirectory(r) },
+		func(r *postgres.Repo) rosterapi.GroupMembers { return newDirectory(r) },
+		func(r *postgres.Repo) rosterapi.MergeFields { return newDirectory(r) },
+		func(r *postgres.Repo) rosterapi.Zones { return newDirectory(r) },
 		fx.Annotate(func(s *service.Service) rosterapi.Keywords { return s }),
 		fx.Annotate(func(s *service.Service) rosterapi.Joining { return s }),
 		newWebJoin,

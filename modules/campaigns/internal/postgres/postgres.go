@@ -109,16 +109,10 @@ func (r *Repo) Insert(ctx context.Context, c domain.Campaign, steps []domain.Ste
 	return nil
 }
 
-// Campaign loads a team's campaign. forUpdate locks the row
-// (SELECT ... FOR UPDATE): every change of a campaign and every step run
-// takes this lock first, so they are serialised per campaign.
-func (r *Repo) Campaign(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Campaign, error) {
+// Campaign loads a team's campaign.
+func (r *Repo) Campaign(ctx context.Context, teamID, id string) (*domain.Campaign, error) {
 	c := new(campaignRow)
-	q := r.db.IDB(ctx).NewSelect().Model(c).Where("team_id = ? AND id = ?", teamID, id)
-	if forUpdate {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
+	if err := r.db.IDB(ctx).NewSelect().Model(c).Where("team_id = ? AND id = ?", teamID, id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select campaign")
 	}
 	out := toCampaign(c)
@@ -140,12 +134,38 @@ func (r *Repo) Campaigns(ctx context.Context, teamID string, limit, offset int) 
 	return out, nil
 }
 
-// UpdateCampaign writes every column of c.
-func (r *Repo) UpdateCampaign(ctx context.Context, c *domain.Campaign) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(fromCampaign(c)).WherePK().Where("team_id = ?", c.TeamID).Exec(ctx); err != nil {
-		return fmt.Errorf("update campaign: %w", err)
+// UpdateCampaign loads a team's campaign locked (SELECT ... FOR UPDATE),
+// lets change alter it and writes every column back, in one transaction
+// (the caller's, if ctx carries one, and it must when change does work of
+// its own that belongs with the campaign's). Every change of a campaign and
+// every step run goes through here, so they are serialised per campaign.
+// When change fails nothing is written, and when it leaves the campaign as
+// it was no statement is spent on writing it. It answers the campaign as
+// stored.
+func (r *Repo) UpdateCampaign(ctx context.Context, teamID, id string, change func(*domain.Campaign) error) (*domain.Campaign, error) {
+	var out *domain.Campaign
+	err := r.db.Tx(ctx, func(ctx context.Context) error {
+		row := new(campaignRow)
+		if err := r.db.IDB(ctx).NewSelect().Model(row).Where("team_id = ? AND id = ?", teamID, id).For("UPDATE").Scan(ctx); err != nil {
+			return notFound(err, "select campaign")
+		}
+		c := toCampaign(row)
+		before := c
+		if err := change(&c); err != nil {
+			return err
+		}
+		if c != before {
+			if _, err := r.db.IDB(ctx).NewUpdate().Model(fromCampaign(&c)).WherePK().Where("team_id = ?", teamID).Exec(ctx); err != nil {
+				return fmt.Errorf("update campaign: %w", err)
+			}
+		}
+		out = &c
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return out, nil
 }
 
 // Steps returns the steps of a team's campaigns, by campaign and position.

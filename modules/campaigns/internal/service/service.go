@@ -29,12 +29,15 @@ type Jobs interface {
 // domain.ErrNotFound for another team's id.
 type Store interface {
 	Insert(ctx context.Context, c domain.Campaign, steps []domain.Step) error
-	// Campaign reads one campaign; forUpdate locks it (SELECT … FOR UPDATE):
-	// every change and every step run takes this lock first.
-	Campaign(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Campaign, error)
+	// Campaign reads one campaign.
+	Campaign(ctx context.Context, teamID, id string) (*domain.Campaign, error)
 	// Campaigns lists a team's campaigns, newest first, limit+1 rows.
 	Campaigns(ctx context.Context, teamID string, limit, offset int) ([]domain.Campaign, error)
-	UpdateCampaign(ctx context.Context, c *domain.Campaign) error
+	// UpdateCampaign locks one campaign (SELECT … FOR UPDATE), lets change
+	// alter it and stores the result (nothing when change fails, no write
+	// when it changed nothing): every change and every step run goes
+	// through it, so they are serialised per campaign.
+	UpdateCampaign(ctx context.Context, teamID, id string, change func(*domain.Campaign) error) (*domain.Campaign, error)
 	// Steps are the steps of a team's campaigns, by campaign and position.
 	Steps(ctx context.Context, teamID string, campaignIDs ...string) ([]domain.Step, error)
 	Step(ctx context.Context, teamID, campaignID, id string) (*domain.Step, error)
@@ -250,11 +253,7 @@ func (s *Service) TeamCampaigns(ctx context.Context, teamID string, limit, offse
 // Campaign returns one of a team's campaigns with its steps (404 not_found
 // for another team's id).
 func (s *Service) Campaign(ctx context.Context, teamID, campaignID string) (*View, error) {
-	return s.view(ctx, teamID, campaignID, false)
-}
-
-func (s *Service) view(ctx context.Context, teamID, campaignID string, lock bool) (*View, error) {
-	c, err := s.d.Repo.Campaign(ctx, teamID, campaignID, lock)
+	c, err := s.d.Repo.Campaign(ctx, teamID, campaignID)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil, errCampaignNotFound
 	}
@@ -273,23 +272,31 @@ func (s *Service) view(ctx context.Context, teamID, campaignID string, lock bool
 func (s *Service) change(ctx context.Context, teamID, campaignID string, fn func(ctx context.Context, v *View, now time.Time) error) (*View, error) {
 	var out *View
 	err := s.d.DB.Tx(ctx, func(ctx context.Context) error {
-		v, err := s.view(ctx, teamID, campaignID, true)
+		_, err := s.d.Repo.UpdateCampaign(ctx, teamID, campaignID, func(c *domain.Campaign) error {
+			steps, err := s.d.Repo.Steps(ctx, teamID, campaignID)
+			if err != nil {
+				return err
+			}
+			v := &View{Campaign: *c, Steps: steps}
+			// Read the time only once the lock is held: a step that committed
+			// before us has an earlier sent_at than our paused_at/cancelled_at.
+			now := s.now()
+			// Every change starts a new generation: jobs scheduled before it
+			// do nothing from now on.
+			v.Campaign.Touch(now)
+			if err := fn(ctx, v, now); err != nil {
+				return err
+			}
+			*c = v.Campaign
+			return nil
+		})
+		if errors.Is(err, domain.ErrNotFound) {
+			return errCampaignNotFound
+		}
 		if err != nil {
 			return err
 		}
-		// Read the time only once the lock is held: a step that committed
-		// before us has an earlier sent_at than our paused_at/cancelled_at.
-		now := s.now()
-		// Every change starts a new generation: jobs scheduled before it
-		// do nothing from now on.
-		v.Campaign.Touch(now)
-		if err := fn(ctx, v, now); err != nil {
-			return err
-		}
-		if err := s.d.Repo.UpdateCampaign(ctx, &v.Campaign); err != nil {
-			return err
-		}
-		out, err = s.view(ctx, teamID, campaignID, false)
+		out, err = s.Campaign(ctx, teamID, campaignID)
 		return err
 	})
 	return out, err
@@ -371,58 +378,61 @@ func (s *Service) Resume(ctx context.Context, teamID, campaignID string, dashboa
 // everything back and River retries the job.
 func (s *Service) RunStep(ctx context.Context, a StepArgs) error {
 	return s.d.DB.Tx(ctx, func(ctx context.Context) error {
-		c, err := s.d.Repo.Campaign(ctx, a.TeamID, a.CampaignID, true)
+		_, err := s.d.Repo.UpdateCampaign(ctx, a.TeamID, a.CampaignID, func(c *domain.Campaign) error {
+			return s.runStep(ctx, c, a)
+		})
 		if errors.Is(err, domain.ErrNotFound) {
 			s.d.Log.Warn("campaign step for unknown campaign ignored", "campaign_id", a.CampaignID, "step_id", a.StepID)
 			return nil
 		}
-		if err != nil {
-			return err
-		}
-		if !c.Runs(a.Generation) {
-			return nil // paused, cancelled or completed, or a job of an earlier schedule
-		}
-		st, err := s.d.Repo.Step(ctx, a.TeamID, a.CampaignID, a.StepID)
-		if errors.Is(err, domain.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if st.Status != domain.StepPending {
-			return nil // already run (a retried job)
-		}
-		now := s.now()
-		var res messagingapi.SendResult
-		err = s.d.DB.Savepoint(ctx, "campaign_step", func(ctx context.Context) error {
-			var err error
-			res, err = s.d.Sender.Send(ctx, messagingapi.SendRequest{TeamID: c.TeamID, MemberID: c.CreatedBy, Source: "campaign",
-				Text: st.Text, TemplateID: st.TemplateID, Audience: c.Audience, GroupID: c.GroupID, Urgent: st.Urgent})
-			return err
-		})
-		if f, ok := refusal(err); ok {
-			st.Failed(f.Code, f.Message, now)
-			s.d.Log.Info("campaign step refused by messaging", "team_id", c.TeamID, "campaign_id", c.ID, "step_id", st.ID, "code", f.Code)
-		} else if err != nil {
-			return err
-		} else {
-			st.Sent(res.MessageID, now)
-			s.d.Log.Info("campaign step sent", "team_id", c.TeamID, "campaign_id", c.ID, "step_id", st.ID, "message_id", res.MessageID, "message_status", res.Status)
-		}
-		if err := s.d.Repo.UpdateStep(ctx, st); err != nil {
-			return err
-		}
-		n, err := s.d.Repo.CountPendingSteps(ctx, c.TeamID, c.ID)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			c.Complete(now)
-			c.UpdatedAt = now
-			return s.d.Repo.UpdateCampaign(ctx, c)
-		}
-		return nil
+		return err
 	})
+}
+
+// runStep is RunStep on its campaign c, locked in ctx's transaction.
+func (s *Service) runStep(ctx context.Context, c *domain.Campaign, a StepArgs) error {
+	if !c.Runs(a.Generation) {
+		return nil // paused, cancelled or completed, or a job of an earlier schedule
+	}
+	st, err := s.d.Repo.Step(ctx, a.TeamID, a.CampaignID, a.StepID)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if st.Status != domain.StepPending {
+		return nil // already run (a retried job)
+	}
+	now := s.now()
+	var res messagingapi.SendResult
+	err = s.d.DB.Savepoint(ctx, "campaign_step", func(ctx context.Context) error {
+		var err error
+		res, err = s.d.Sender.Send(ctx, messagingapi.SendRequest{TeamID: c.TeamID, MemberID: c.CreatedBy, Source: "campaign",
+			Text: st.Text, TemplateID: st.TemplateID, Audience: c.Audience, GroupID: c.GroupID, Urgent: st.Urgent})
+		return err
+	})
+	if f, ok := refusal(err); ok {
+		st.Failed(f.Code, f.Message, now)
+		s.d.Log.Info("campaign step refused by messaging", "team_id", c.TeamID, "campaign_id", c.ID, "step_id", st.ID, "code", f.Code)
+	} else if err != nil {
+		return err
+	} else {
+		st.Sent(res.MessageID, now)
+		s.d.Log.Info("campaign step sent", "team_id", c.TeamID, "campaign_id", c.ID, "step_id", st.ID, "message_id", res.MessageID, "message_status", res.Status)
+	}
+	if err := s.d.Repo.UpdateStep(ctx, st); err != nil {
+		return err
+	}
+	n, err := s.d.Repo.CountPendingSteps(ctx, c.TeamID, c.ID)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		c.Complete(now)
+		c.UpdatedAt = now
+	}
+	return nil
 }
 
 // refusal reports whether err is messaging refusing the send (a 4xx-kind

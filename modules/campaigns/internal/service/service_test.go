@@ -534,3 +534,41 @@ func TestCreateWithoutMember(t *testing.T) {
 	require.NoError(t, b.db.Bun.NewRaw(`SELECT member_id FROM test_sends WHERE text = ?`, "from the dashboard").Scan(context.Background(), &member))
 	require.Empty(t, member, "sent on no one's behalf")
 }
+
+// TestUpdateCampaignWritesOnlyAChange: the repository's update function
+// answers domain.ErrNotFound for another team's campaign, writes nothing
+// when the change fails, writes what a change made, and spends no
+// statement on a change that left the campaign as it was (a stale step
+// job's run).
+func TestUpdateCampaignWritesOnlyAChange(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	v := b.create(t, domain.StepInput{DelaySeconds: delay(3600), Text: "later"})
+	repo := postgres.NewRepo(b.db)
+	ctx := context.Background()
+
+	_, err := repo.UpdateCampaign(ctx, teamB, v.Campaign.ID, func(*domain.Campaign) error { return nil })
+	require.ErrorIs(t, err, domain.ErrNotFound)
+
+	refused := errors.New("refused")
+	_, err = repo.UpdateCampaign(ctx, teamA, v.Campaign.ID, func(c *domain.Campaign) error {
+		c.Name = "Changed"
+		return refused
+	})
+	require.ErrorIs(t, err, refused, "the change's error, as it is")
+	require.Equal(t, "Tryouts", b.get(t, v.Campaign.ID).Campaign.Name, "a failed change writes nothing")
+
+	uctx, unchanged := db.WithStatementCounter(ctx)
+	got, err := repo.UpdateCampaign(uctx, teamA, v.Campaign.ID, func(*domain.Campaign) error { return nil })
+	require.NoError(t, err)
+	require.Equal(t, v.Campaign.Name, got.Name)
+	cctx, changed := db.WithStatementCounter(ctx)
+	got, err = repo.UpdateCampaign(cctx, teamA, v.Campaign.ID, func(c *domain.Campaign) error {
+		c.Name = "Renamed"
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, "Renamed", got.Name, "the campaign as written")
+	require.Equal(t, "Renamed", b.get(t, v.Campaign.ID).Campaign.Name)
+	require.Equal(t, unchanged.Count()+1, changed.Count(), "the write is the one statement an unchanged campaign does without")
+}

@@ -65,7 +65,12 @@ func (m *memInbox) item(teamID, id string) (*domain.Inbound, error) {
 	return nil, fmt.Errorf("select inbox item: %w", domain.ErrNotFound)
 }
 
-func (m *memInbox) InboxItem(_ context.Context, teamID, id string, _ bool) (*domain.Inbound, error) {
+// LockInboxItem is InboxItem: the fake has one writer at a time.
+func (m *memInbox) LockInboxItem(ctx context.Context, teamID, id string) (*domain.Inbound, error) {
+	return m.InboxItem(ctx, teamID, id)
+}
+
+func (m *memInbox) InboxItem(_ context.Context, teamID, id string) (*domain.Inbound, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	in, err := m.item(teamID, id)

@@ -356,7 +356,7 @@ func TestAnalyticsCounters(t *testing.T) {
 		return d.Add(time.Duration(h) * time.Hour)
 	}
 	// Many writers of one team and day share a few shard rows.
-	sends, finals := postgres.NewSendStore(b.repo), postgres.NewDeliveryStore(b.repo)
+	sends, finals := b.repo, b.repo
 	for i := 0; i < 20; i++ {
 		m := &domain.Message{ID: "msg_" + strconv.Itoa(i), TeamID: b.team.ID}
 		require.NoError(t, sends.CountBroadcast(ctx, m, 10, day("2026-03-01", 23)))

@@ -175,7 +175,7 @@ func (s *Replies) Reply(ctx context.Context, r ReplyInput) (*domain.Inbound, err
 		if !canReply(staff) {
 			return fault.New(fault.Forbidden, fault.CodeForbidden, "only active staff (head coach, team director, coach, board member) can reply")
 		}
-		in, err := s.Inbox.InboxItem(ctx, r.TeamID, r.MessageID, true)
+		in, err := s.Inbox.LockInboxItem(ctx, r.TeamID, r.MessageID)
 		if errors.Is(err, domain.ErrNotFound) {
 			return errTextNotFound
 		}
@@ -224,7 +224,7 @@ func (s *Replies) Reply(ctx context.Context, r ReplyInput) (*domain.Inbound, err
 		if err := s.Inbox.SetLatestReply(ctx, r.TeamID, in.ID, rp); err != nil {
 			return err
 		}
-		out, err = s.Inbox.InboxItem(ctx, r.TeamID, in.ID, false)
+		out, err = s.Inbox.InboxItem(ctx, r.TeamID, in.ID)
 		return err
 	})
 	return out, err

@@ -90,7 +90,9 @@ type HoldStore interface {
 type InboxStore interface {
 	InboundMessages(ctx context.Context, teamID string, limit, offset int) ([]domain.Inbound, error)
 	Inbox(ctx context.Context, teamID string, f domain.InboxFilter, limit, offset int) ([]domain.Inbound, error)
-	InboxItem(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Inbound, error)
+	InboxItem(ctx context.Context, teamID, id string) (*domain.Inbound, error)
+	// LockInboxItem is InboxItem, locked for the rest of the transaction.
+	LockInboxItem(ctx context.Context, teamID, id string) (*domain.Inbound, error)
 	UnreadCount(ctx context.Context, teamID string) (int, error)
 	// MarkRead marks an inbox item read (domain.Inbound.MarkRead) and returns it.
 	MarkRead(ctx context.Context, teamID, id string, at time.Time) (*domain.Inbound, error)

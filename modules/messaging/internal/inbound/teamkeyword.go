@@ -45,13 +45,15 @@ type KeywordStore interface {
 	// TeamKeywords lists a team's keywords by keyword, limit+1 rows.
 	TeamKeywords(ctx context.Context, teamID string, limit, offset int) ([]domain.TeamKeyword, error)
 	CountTeamKeywords(ctx context.Context, teamID string) (int, error)
-	TeamKeyword(ctx context.Context, teamID, id string, forUpdate bool) (*domain.TeamKeyword, error)
+	TeamKeyword(ctx context.Context, teamID, id string) (*domain.TeamKeyword, error)
 	// KeywordTaken reports whether another keyword than exceptID has word.
 	KeywordTaken(ctx context.Context, teamID, word, exceptID string) (bool, error)
 	// LockTeamKeywords serialises a team's keyword changes (the transaction's).
 	LockTeamKeywords(ctx context.Context, teamID string) error
 	InsertTeamKeyword(ctx context.Context, k *domain.TeamKeyword) error
-	UpdateTeamKeyword(ctx context.Context, k *domain.TeamKeyword) error
+	// UpdateTeamKeyword locks one of a team's keywords, lets change alter
+	// it and writes it back (nothing when change fails).
+	UpdateTeamKeyword(ctx context.Context, teamID, id string, change func(*domain.TeamKeyword) error) (*domain.TeamKeyword, error)
 	DeleteTeamKeyword(ctx context.Context, teamID, id string) (bool, error)
 	// MatchTeamKeywords returns the keywords among words, in one statement.
 	MatchTeamKeywords(ctx context.Context, words []domain.TeamWord) ([]domain.TeamKeyword, error)
@@ -124,11 +126,7 @@ func (s *TeamKeywords) Keyword(ctx context.Context, teamID, id string) (*domain.
 	if _, err := s.Teams.Team(ctx, teamID); err != nil {
 		return nil, err
 	}
-	return s.keyword(ctx, teamID, id, false)
-}
-
-func (s *TeamKeywords) keyword(ctx context.Context, teamID, id string, forUpdate bool) (*domain.TeamKeyword, error) {
-	k, err := s.Store.TeamKeyword(ctx, teamID, id, forUpdate)
+	k, err := s.Store.TeamKeyword(ctx, teamID, id)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil, errKeywordNotFound
 	}
@@ -188,29 +186,33 @@ func (s *TeamKeywords) UpdateKeyword(ctx context.Context, teamID, id string, p K
 		if err := s.Store.LockTeamKeywords(ctx, teamID); err != nil {
 			return err
 		}
-		k, err := s.keyword(ctx, teamID, id, true)
+		found := false
+		k, err := s.Store.UpdateTeamKeyword(ctx, teamID, id, func(k *domain.TeamKeyword) error {
+			found = true
+			in := KeywordInput{Keyword: k.Keyword, Reply: k.Reply, GroupID: k.GroupID}
+			if p.Keyword != nil {
+				in.Keyword = *p.Keyword
+			}
+			if p.Reply != nil {
+				in.Reply = *p.Reply
+			}
+			if p.GroupID != nil {
+				in.GroupID = *p.GroupID
+			}
+			f, err := s.check(ctx, team, in)
+			if err != nil {
+				return err
+			}
+			if err := s.unique(ctx, teamID, f.Keyword, k.ID); err != nil {
+				return err
+			}
+			k.Keyword, k.Reply, k.GroupID, k.UpdatedAt = f.Keyword, f.Reply, f.GroupID, s.Clock.Now().UTC()
+			return nil
+		})
+		if !found && errors.Is(err, domain.ErrNotFound) {
+			return errKeywordNotFound
+		}
 		if err != nil {
-			return err
-		}
-		in := KeywordInput{Keyword: k.Keyword, Reply: k.Reply, GroupID: k.GroupID}
-		if p.Keyword != nil {
-			in.Keyword = *p.Keyword
-		}
-		if p.Reply != nil {
-			in.Reply = *p.Reply
-		}
-		if p.GroupID != nil {
-			in.GroupID = *p.GroupID
-		}
-		f, err := s.check(ctx, team, in)
-		if err != nil {
-			return err
-		}
-		if err := s.unique(ctx, teamID, f.Keyword, k.ID); err != nil {
-			return err
-		}
-		k.Keyword, k.Reply, k.GroupID, k.UpdatedAt = f.Keyword, f.Reply, f.GroupID, s.Clock.Now().UTC()
-		if err := s.Store.UpdateTeamKeyword(ctx, k); err != nil {
 			return err
 		}
 		out = k

@@ -133,7 +133,7 @@ func build(t testing.TB, d *db.DB) *bundle {
 	require.NoError(t, r.AddTeam(context.Background(), team))
 	c := &texts{clk: clk, paced: true, busy: map[string]bool{}}
 	repo := postgres.NewRepo(d, nil)
-	in := ingest.New(d, postgres.NewDeliveryStore(repo), published{}, clk, log, nil)
+	in := ingest.New(d, repo, published{}, clk, log, nil)
 	svc := outbound.New(outbound.Deps{DB: d, Store: postgres.NewOutboundStore(d, repo), Jobs: j, Clock: clk, Carrier: c,
 		Teams: r, Lookup: r, OptOuts: r, Ingest: in, Log: log, DefaultPace: 1})
 	return &bundle{db: d, repo: repo, svc: svc, roster: r, carrier: c, clock: clk, team: team}
@@ -154,7 +154,7 @@ func (b *bundle) sendAs(t testing.TB, team rosterapi.Team, phones []string, urge
 		Encoding: "GSM-7", Segments: 1, Recipients: len(phones), Urgent: urgent, Status: domain.StatusQueued, CreatedAt: b.clock.Now()}
 	var done time.Time
 	err := b.db.Tx(ctx, func(ctx context.Context) error {
-		if err := postgres.NewSendStore(b.repo).InsertMessage(ctx, m); err != nil {
+		if err := b.repo.InsertMessage(ctx, m); err != nil {
 			return err
 		}
 		planned, err := b.svc.Plan(ctx, outbound.SendPlan{Team: team, MessageID: m.ID, Phones: phones, Segments: 1, Urgent: urgent})

@@ -31,7 +31,7 @@ func TestStatusMovesFollowTheDomain(t *testing.T) {
 	ctx := context.Background()
 	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
 	repo := postgres.NewRepo(d, nil)
-	send, dlv, out := postgres.NewSendStore(repo), postgres.NewDeliveryStore(repo), postgres.NewOutboundStore(d, repo)
+	send, dlv, out := repo, repo, postgres.NewOutboundStore(d, repo)
 
 	msgs := []string{"msg_1", "msg_2"}
 	model := map[string]*domain.Delivery{} // id → the domain's view
@@ -130,7 +130,7 @@ func TestStatusMovesFollowTheDomain(t *testing.T) {
 				require.True(t, w.UpdatedAt.Equal(g.UpdatedAt), msg+" "+g.ID)
 				tally[w.Status]++
 			}
-			got, err := send.Message(ctx, "team_1", m, false)
+			got, err := send.Message(ctx, "team_1", m)
 			require.NoError(t, err)
 			require.Equal(t, map[string]int{domain.DeliveryQueued: tally[domain.DeliveryQueued], domain.DeliverySent: tally[domain.DeliverySent],
 				domain.DeliveryDelivered: tally[domain.DeliveryDelivered], domain.DeliveryFailed: tally[domain.DeliveryFailed],

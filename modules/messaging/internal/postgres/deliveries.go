@@ -11,33 +11,30 @@ import (
 	"github.com/teamtext/teamtext/platform/db"
 )
 
-// DeliveryStore is status ingestion's store (ingest.Store): the
-// repository's delivery statements, seen through domain deliveries.
-type DeliveryStore struct{ repo *Repo }
-
-// NewDeliveryStore returns the store.
-func NewDeliveryStore(r *Repo) *DeliveryStore { return &DeliveryStore{repo: r} }
+// Status ingestion's deliveries (ingest.Store is kept by the Repo
+// itself): the repository's delivery statements seen through domain
+// deliveries.
 
 // LockDeliveries loads and locks deliveries by id, in id order.
-func (s *DeliveryStore) LockDeliveries(ctx context.Context, ids []string) ([]domain.Delivery, error) {
-	ds, err := s.repo.lockDeliveries(ctx, ids)
+func (r *Repo) LockDeliveries(ctx context.Context, ids []string) ([]domain.Delivery, error) {
+	ds, err := r.lockDeliveries(ctx, ids)
 	return toDomainDeliveries(ds), err
 }
 
 // PendingDeliveries loads and locks a message's deliveries without a final status.
-func (s *DeliveryStore) PendingDeliveries(ctx context.Context, messageID string) ([]domain.Delivery, error) {
-	ds, err := s.repo.pendingDeliveries(ctx, messageID)
+func (r *Repo) PendingDeliveries(ctx context.Context, messageID string) ([]domain.Delivery, error) {
+	ds, err := r.pendingDeliveries(ctx, messageID)
 	return toDomainDeliveries(ds), err
 }
 
 // UpdateDeliveries writes the deliveries' status columns and moves their messages' counts.
-func (s *DeliveryStore) UpdateDeliveries(ctx context.Context, ds []domain.Delivery, from []string) error {
-	return s.repo.updateDeliveries(ctx, fromDomainDeliveries(ds), from)
+func (r *Repo) UpdateDeliveries(ctx context.Context, ds []domain.Delivery, from []string) error {
+	return r.updateDeliveries(ctx, fromDomainDeliveries(ds), from)
 }
 
 // CountFinals adds newly final deliveries to the analytics.
-func (s *DeliveryStore) CountFinals(ctx context.Context, ds []domain.Delivery) error {
-	return s.repo.countFinals(ctx, fromDomainDeliveries(ds))
+func (r *Repo) CountFinals(ctx context.Context, ds []domain.Delivery) error {
+	return r.countFinals(ctx, fromDomainDeliveries(ds))
 }
 
 func toDomainDeliveries(ds []deliveryRow) []domain.Delivery {

@@ -129,18 +129,30 @@ func (r *Repo) Inbox(ctx context.Context, teamID string, f domain.InboxFilter, l
 }
 
 // InboxItem loads one of a team's inbox items (ErrNotFound for held,
-// keyword and other teams' texts), optionally locked.
-func (r *Repo) InboxItem(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Inbound, error) {
+// keyword and other teams' texts).
+func (r *Repo) InboxItem(ctx context.Context, teamID, id string) (*domain.Inbound, error) {
 	in := new(inboundRow)
-	q := r.db.IDB(ctx).NewSelect().Model(in).Where(inboxWhere, teamID).Where("i.id = ?", id)
-	if forUpdate {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
+	if err := r.selectInboxItem(ctx, in, teamID, id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select inbox item")
 	}
 	out := in.toDomain()
 	return &out, nil
+}
+
+// LockInboxItem is InboxItem with the item locked (SELECT ... FOR UPDATE)
+// for the rest of the caller's transaction.
+func (r *Repo) LockInboxItem(ctx context.Context, teamID, id string) (*domain.Inbound, error) {
+	in := new(inboundRow)
+	if err := r.selectInboxItem(ctx, in, teamID, id).For("UPDATE").Scan(ctx); err != nil {
+		return nil, notFound(err, "select inbox item")
+	}
+	out := in.toDomain()
+	return &out, nil
+}
+
+// selectInboxItem is the statement that reads one of a team's inbox items into in.
+func (r *Repo) selectInboxItem(ctx context.Context, in *inboundRow, teamID, id string) *bun.SelectQuery {
+	return r.db.IDB(ctx).NewSelect().Model(in).Where(inboxWhere, teamID).Where("i.id = ?", id)
 }
 
 // UnreadCount counts a team's unread inbox items.

@@ -46,7 +46,7 @@ func TestInboundRoundTrip(t *testing.T) {
 	})
 	require.Empty(t, stored, "a carrier retry is not stored twice")
 
-	got, err := r.InboxItem(ctx, "team_1", "inb_1", false)
+	got, err := r.InboxItem(ctx, "team_1", "inb_1")
 	require.NoError(t, err)
 	require.Equal(t, texts[0], utcInbound(*got))
 	all, err := r.InboundMessages(ctx, "team_1", 10, 0)
@@ -54,10 +54,10 @@ func TestInboundRoundTrip(t *testing.T) {
 	require.Len(t, all, 2, "held texts are not listed")
 	require.Equal(t, texts[1], utcInbound(all[0]), "newest first; the keyword kept")
 	for _, id := range []string{"inb_2", "inb_3"} {
-		_, err = r.InboxItem(ctx, "team_1", id, false)
+		_, err = r.InboxItem(ctx, "team_1", id)
 		require.ErrorIs(t, err, domain.ErrNotFound, id)
 	}
-	_, err = r.InboxItem(ctx, "team_2", "inb_1", false)
+	_, err = r.InboxItem(ctx, "team_2", "inb_1")
 	require.ErrorIs(t, err, domain.ErrNotFound)
 	_, err = r.MarkRead(ctx, "team_1", "inb_2", at)
 	require.ErrorIs(t, err, domain.ErrNotFound)
@@ -79,7 +79,7 @@ func TestInboundRoundTrip(t *testing.T) {
 		}
 		return r.SetLatestReply(ctx, "team_1", "inb_1", second)
 	})
-	got, err = r.InboxItem(ctx, "team_1", "inb_1", false)
+	got, err = r.InboxItem(ctx, "team_1", "inb_1")
 	require.NoError(t, err)
 	want := texts[0]
 	want.MarkRead(read)

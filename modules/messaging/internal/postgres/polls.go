@@ -217,18 +217,3 @@ ORDER BY k.received_at DESC, k.member_id`, messageID, limit+1, offset)
 	}
 	return out, nil
 }
-
-// RecordPollRecipients notes a dispatched poll's numbers (Repo.RecordPollRecipients).
-func (s *SendStore) RecordPollRecipients(ctx context.Context, teamID, messageID string, at, until time.Time, entries int) error {
-	return s.repo.RecordPollRecipients(ctx, teamID, messageID, at, until, entries)
-}
-
-// PollTallies counts a poll's answers and recipients (Repo.PollTallies).
-func (s *SendStore) PollTallies(ctx context.Context, messageID string) (map[string]int, int, error) {
-	return s.repo.PollTallies(ctx, messageID)
-}
-
-// Responses is a page of a poll's answers (Repo.Responses).
-func (s *SendStore) Responses(ctx context.Context, messageID string, limit, offset int) ([]domain.Response, error) {
-	return s.repo.Responses(ctx, messageID, limit, offset)
-}

@@ -23,7 +23,7 @@ func TestPollStore(t *testing.T) {
 	ctx := context.Background()
 	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
 	r := postgres.NewRepo(d, nil)
-	s := postgres.NewSendStore(r)
+	s := r
 	const p1, p2 = "+15550000001", "+15550000002"
 	until := at.Add(7 * 24 * time.Hour)
 	poll := func(msgID string, sent time.Time) domain.Message {
@@ -41,7 +41,7 @@ func TestPollStore(t *testing.T) {
 		}
 		return s.RecordPollRecipients(ctx, "team_1", m.ID, at, until, 3)
 	})
-	got, err := s.Message(ctx, "team_1", m.ID, false)
+	got, err := s.Message(ctx, "team_1", m.ID)
 	require.NoError(t, err)
 	require.Equal(t, []string{"YES", "NO", "MAYBE"}, got.ReplyOptions)
 	require.True(t, got.ReplyUntil.Equal(until))

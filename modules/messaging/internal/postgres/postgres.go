@@ -129,17 +129,9 @@ func (r *Repo) insertMessage(ctx context.Context, m *messageRow) error {
 	return nil
 }
 
-// message loads a team's message.
-func (r *Repo) message(ctx context.Context, teamID, id string, forUpdate bool) (*messageRow, error) {
-	m := new(messageRow)
-	q := r.db.IDB(ctx).NewSelect().Model(m).Where("team_id = ? AND id = ?", teamID, id)
-	if forUpdate {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
-		return nil, notFound(err, "select message")
-	}
-	return m, nil
+// selectMessage is the statement that reads a team's message into m.
+func (r *Repo) selectMessage(ctx context.Context, m *messageRow, teamID, id string) *bun.SelectQuery {
+	return r.db.IDB(ctx).NewSelect().Model(m).Where("team_id = ? AND id = ?", teamID, id)
 }
 
 // messageByID loads a message by id alone (workers, which carry the id).

@@ -41,25 +41,50 @@ func (r *Repo) InsertScheduled(ctx context.Context, s *domain.Scheduled) error {
 	return nil
 }
 
-// Scheduled loads a scheduled send by id (and team, if given), locked.
+// Scheduled loads a scheduled send by id (and team, if given).
 func (r *Repo) Scheduled(ctx context.Context, teamID, id string) (*domain.Scheduled, error) {
 	s := new(scheduledRow)
-	q := r.db.IDB(ctx).NewSelect().Model(s).Where("id = ?", id)
-	if teamID != "" {
-		q = q.Where("team_id = ?", teamID)
-	}
-	if err := q.For("UPDATE").Scan(ctx); err != nil {
+	if err := r.selectScheduled(ctx, s, teamID, id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select scheduled")
 	}
 	return toScheduled(s), nil
 }
 
-// UpdateScheduled writes every column of s.
-func (r *Repo) UpdateScheduled(ctx context.Context, s *domain.Scheduled) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(fromScheduled(s)).WherePK().Exec(ctx); err != nil {
-		return fmt.Errorf("update scheduled: %w", err)
+// selectScheduled is the statement that reads a scheduled send by id (and
+// team, if given) into s.
+func (r *Repo) selectScheduled(ctx context.Context, s *scheduledRow, teamID, id string) *bun.SelectQuery {
+	q := r.db.IDB(ctx).NewSelect().Model(s).Where("id = ?", id)
+	if teamID != "" {
+		q = q.Where("team_id = ?", teamID)
 	}
-	return nil
+	return q
+}
+
+// UpdateScheduled loads a scheduled send by id (and team, if given)
+// locked, lets change alter it and writes every column back, in one
+// transaction (the caller's, if ctx carries one). When change fails
+// nothing is written. It answers the scheduled send as written.
+func (r *Repo) UpdateScheduled(ctx context.Context, teamID, id string, change func(*domain.Scheduled) error) (*domain.Scheduled, error) {
+	var out *domain.Scheduled
+	err := r.db.Tx(ctx, func(ctx context.Context) error {
+		row := new(scheduledRow)
+		if err := r.selectScheduled(ctx, row, teamID, id).For("UPDATE").Scan(ctx); err != nil {
+			return notFound(err, "select scheduled")
+		}
+		s := toScheduled(row)
+		if err := change(s); err != nil {
+			return err
+		}
+		if _, err := r.db.IDB(ctx).NewUpdate().Model(fromScheduled(s)).WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("update scheduled: %w", err)
+		}
+		out = s
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // PendingScheduled lists a team's pending scheduled sends, soonest first, limit+1 rows.

@@ -28,13 +28,12 @@ func inTx(t *testing.T, d *db.DB, fn func(ctx context.Context) error) {
 
 // TestStoreContract holds the repository to the suite the send use
 // cases' in-memory store is held to: templates, scheduled sends, messages
-// and their deliveries, as the module wires them (the Repo, and the
-// SendStore over it).
+// and their deliveries, as the module wires them (the Repo for all).
 func TestStoreContract(t *testing.T) {
 	t.Parallel()
 	storetest.Exercise(t, func(t *testing.T) storetest.Harness {
 		d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
 		r := postgres.NewRepo(d, nil)
-		return storetest.Harness{Stores: storetest.Stores{TemplateStore: r, ScheduledStore: r, MessageStore: postgres.NewSendStore(r)}, Tx: d}
+		return storetest.Harness{Stores: storetest.Stores{TemplateStore: r, ScheduledStore: r, MessageStore: r}, Tx: d}
 	})
 }

@@ -60,18 +60,19 @@ func (r *Repo) CountTeamKeywords(ctx context.Context, teamID string) (int, error
 }
 
 // TeamKeyword loads one of a team's keywords (domain.ErrNotFound for
-// another team's id), locked when forUpdate.
-func (r *Repo) TeamKeyword(ctx context.Context, teamID, id string, forUpdate bool) (*domain.TeamKeyword, error) {
+// another team's id).
+func (r *Repo) TeamKeyword(ctx context.Context, teamID, id string) (*domain.TeamKeyword, error) {
 	k := new(keywordRow)
-	q := r.db.IDB(ctx).NewSelect().Model(k).Where("team_id = ? AND id = ?", teamID, id)
-	if forUpdate {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
+	if err := r.selectTeamKeyword(ctx, k, teamID, id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select keyword")
 	}
 	out := k.toDomain()
 	return &out, nil
+}
+
+// selectTeamKeyword is the statement that reads one of a team's keywords into k.
+func (r *Repo) selectTeamKeyword(ctx context.Context, k *keywordRow, teamID, id string) *bun.SelectQuery {
+	return r.db.IDB(ctx).NewSelect().Model(k).Where("team_id = ? AND id = ?", teamID, id)
 }
 
 // KeywordTaken reports whether the team has the keyword word on another
@@ -101,12 +102,31 @@ func (r *Repo) InsertTeamKeyword(ctx context.Context, k *domain.TeamKeyword) err
 	return nil
 }
 
-// UpdateTeamKeyword writes every column of k.
-func (r *Repo) UpdateTeamKeyword(ctx context.Context, k *domain.TeamKeyword) error {
-	if _, err := r.db.IDB(ctx).NewUpdate().Model(toKeywordRow(k)).WherePK().Exec(ctx); err != nil {
-		return fmt.Errorf("update keyword: %w", err)
+// UpdateTeamKeyword loads one of a team's keywords locked, lets change
+// alter it and writes every column back, in one transaction (the
+// caller's, if ctx carries one). When change fails nothing is written. It
+// answers the keyword as written.
+func (r *Repo) UpdateTeamKeyword(ctx context.Context, teamID, id string, change func(*domain.TeamKeyword) error) (*domain.TeamKeyword, error) {
+	var out *domain.TeamKeyword
+	err := r.db.Tx(ctx, func(ctx context.Context) error {
+		row := new(keywordRow)
+		if err := r.selectTeamKeyword(ctx, row, teamID, id).For("UPDATE").Scan(ctx); err != nil {
+			return notFound(err, "select keyword")
+		}
+		k := row.toDomain()
+		if err := change(&k); err != nil {
+			return err
+		}
+		if _, err := r.db.IDB(ctx).NewUpdate().Model(toKeywordRow(&k)).WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("update keyword: %w", err)
+		}
+		out = &k
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return out, nil
 }
 
 // DeleteTeamKeyword deletes one of a team's keywords; false when it had none with id.

@@ -42,7 +42,7 @@ func TestTeamKeywordsStore(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, n)
 
-	_, err = r.TeamKeyword(ctx, "team_1", "kwd_3", false)
+	_, err = r.TeamKeyword(ctx, "team_1", "kwd_3")
 	require.True(t, errors.Is(err, domain.ErrNotFound), "another team's id: %v", err)
 	taken, err := r.KeywordTaken(ctx, "team_1", "SCHEDULE", "")
 	require.NoError(t, err)
@@ -55,14 +55,13 @@ func TestTeamKeywordsStore(t *testing.T) {
 		if err := r.LockTeamKeywords(ctx, "team_1"); err != nil {
 			return err
 		}
-		k, err := r.TeamKeyword(ctx, "team_1", "kwd_2", true)
-		if err != nil {
-			return err
-		}
-		k.Keyword, k.GroupID, k.UpdatedAt = "FIELD", "grp_2", at.Add(1)
-		return r.UpdateTeamKeyword(ctx, k)
+		_, err := r.UpdateTeamKeyword(ctx, "team_1", "kwd_2", func(k *domain.TeamKeyword) error {
+			k.Keyword, k.GroupID, k.UpdatedAt = "FIELD", "grp_2", at.Add(1)
+			return nil
+		})
+		return err
 	})
-	got, err := r.TeamKeyword(ctx, "team_1", "kwd_2", false)
+	got, err := r.TeamKeyword(ctx, "team_1", "kwd_2")
 	require.NoError(t, err)
 	require.Equal(t, "FIELD", got.Keyword)
 	require.Equal(t, "grp_2", got.GroupID)
@@ -85,7 +84,7 @@ func TestTeamKeywordsStore(t *testing.T) {
 	ok, err = r.DeleteTeamKeyword(ctx, "team_1", "kwd_1")
 	require.NoError(t, err)
 	require.True(t, ok)
-	_, err = r.TeamKeyword(ctx, "team_1", "kwd_1", false)
+	_, err = r.TeamKeyword(ctx, "team_1", "kwd_1")
 	require.True(t, errors.Is(err, domain.ErrNotFound))
 
 	// Replies to a batch's keyword texts, in one statement.

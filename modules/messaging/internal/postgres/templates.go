@@ -46,20 +46,45 @@ func (r *Repo) CountTemplates(ctx context.Context, teamID string) (int, error) {
 	return int(n), nil
 }
 
-// Template loads a team's template; deleted ones only when withDeleted.
-func (r *Repo) Template(ctx context.Context, teamID, id string, withDeleted, forUpdate bool) (*domain.Template, error) {
+// Template loads a team's live (not deleted) template.
+func (r *Repo) Template(ctx context.Context, teamID, id string) (*domain.Template, error) {
 	t := new(templateRow)
-	q := r.db.IDB(ctx).NewSelect().Model(t).Where("team_id = ? AND id = ?", teamID, id)
-	if !withDeleted {
-		q = q.Where("deleted_at IS NULL")
-	}
-	if forUpdate {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
+	if err := r.selectTemplate(ctx, t, teamID, id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select template")
 	}
 	return toTemplate(t), nil
+}
+
+// selectTemplate is the statement that reads a team's live template into t.
+func (r *Repo) selectTemplate(ctx context.Context, t *templateRow, teamID, id string) *bun.SelectQuery {
+	return r.db.IDB(ctx).NewSelect().Model(t).Where("team_id = ? AND id = ?", teamID, id).Where("deleted_at IS NULL")
+}
+
+// UpdateTemplate loads a team's live template locked, lets change alter
+// it and writes every column back, in one transaction (the caller's, if
+// ctx carries one). When change fails nothing is written. It answers the
+// template as written.
+func (r *Repo) UpdateTemplate(ctx context.Context, teamID, id string, change func(*domain.Template) error) (*domain.Template, error) {
+	var out *domain.Template
+	err := r.db.Tx(ctx, func(ctx context.Context) error {
+		row := new(templateRow)
+		if err := r.selectTemplate(ctx, row, teamID, id).For("UPDATE").Scan(ctx); err != nil {
+			return notFound(err, "select template")
+		}
+		t := toTemplate(row)
+		if err := change(t); err != nil {
+			return err
+		}
+		if err := r.WriteTemplate(ctx, t); err != nil {
+			return err
+		}
+		out = t
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // TemplateByName loads a team's template by name (deleted included), locked.
@@ -79,8 +104,9 @@ func (r *Repo) InsertTemplate(ctx context.Context, t *domain.Template) error {
 	return nil
 }
 
-// UpdateTemplate writes every column of t.
-func (r *Repo) UpdateTemplate(ctx context.Context, t *domain.Template) error {
+// WriteTemplate writes every column of t, a template the caller holds
+// locked (TemplateByName).
+func (r *Repo) WriteTemplate(ctx context.Context, t *domain.Template) error {
 	if _, err := r.db.IDB(ctx).NewUpdate().Model(fromTemplate(t)).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("update template: %w", err)
 	}

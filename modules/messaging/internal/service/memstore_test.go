@@ -119,12 +119,28 @@ func (m *memStore) CountTemplates(_ context.Context, teamID string) (int, error)
 	return n, nil
 }
 
-func (m *memStore) Template(_ context.Context, teamID, id string, withDeleted, _ bool) (*domain.Template, error) {
+func (m *memStore) Template(_ context.Context, teamID, id string) (*domain.Template, error) {
 	t, ok := m.templates[id]
-	if !ok || t.TeamID != teamID || !withDeleted && !t.Live() {
+	if !ok || t.TeamID != teamID || !t.Live() {
 		return nil, domain.ErrNotFound
 	}
 	return &t, nil
+}
+
+// UpdateTemplate changes a copy of a live template and writes it back
+// only when change succeeds.
+func (m *memStore) UpdateTemplate(ctx context.Context, teamID, id string, change func(*domain.Template) error) (*domain.Template, error) {
+	t, err := m.Template(ctx, teamID, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(t); err != nil {
+		return nil, err
+	}
+	if err := m.WriteTemplate(ctx, t); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 func (m *memStore) TemplateByName(_ context.Context, teamID, name string) (*domain.Template, error) {
@@ -155,7 +171,7 @@ func (m *memStore) InsertTemplate(_ context.Context, t *domain.Template) error {
 	return nil
 }
 
-func (m *memStore) UpdateTemplate(_ context.Context, t *domain.Template) error {
+func (m *memStore) WriteTemplate(_ context.Context, t *domain.Template) error {
 	if m.nameTaken(t) {
 		return fmt.Errorf("update template %s: name taken", t.ID)
 	}
@@ -196,11 +212,18 @@ func (m *memStore) Scheduled(_ context.Context, teamID, id string) (*domain.Sche
 	return &s, nil
 }
 
-func (m *memStore) UpdateScheduled(_ context.Context, s *domain.Scheduled) error {
-	if _, ok := m.scheduled[s.ID]; ok {
-		m.scheduled[s.ID] = asStored(*s)
+// UpdateScheduled changes a copy of a scheduled send and writes it back
+// only when change succeeds.
+func (m *memStore) UpdateScheduled(ctx context.Context, teamID, id string, change func(*domain.Scheduled) error) (*domain.Scheduled, error) {
+	s, err := m.Scheduled(ctx, teamID, id)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if err := change(s); err != nil {
+		return nil, err
+	}
+	m.scheduled[s.ID] = asStored(*s)
+	return s, nil
 }
 
 func (m *memStore) PendingScheduled(_ context.Context, teamID string, limit, offset int) ([]domain.Scheduled, error) {
@@ -234,7 +257,7 @@ func (m *memStore) InsertMessage(_ context.Context, msg *domain.Message) error {
 	return nil
 }
 
-func (m *memStore) Message(_ context.Context, teamID, id string, _ bool) (*domain.Message, error) {
+func (m *memStore) Message(_ context.Context, teamID, id string) (*domain.Message, error) {
 	msg, ok := m.messages[id]
 	if !ok || msg.TeamID != teamID {
 		return nil, domain.ErrNotFound
@@ -242,19 +265,29 @@ func (m *memStore) Message(_ context.Context, teamID, id string, _ bool) (*domai
 	return &msg, nil
 }
 
-// UpdateMessage writes every field but the delivery counts, which only
+// LockMessage is Message: the store has one writer at a time.
+func (m *memStore) LockMessage(ctx context.Context, teamID, id string) (*domain.Message, error) {
+	return m.Message(ctx, teamID, id)
+}
+
+// UpdateMessage changes a copy of a message and, only when change
+// succeeds, writes every field back but the delivery counts, which only
 // the statements that move deliveries keep.
-func (m *memStore) UpdateMessage(_ context.Context, msg *domain.Message) error {
-	old, ok := m.messages[msg.ID]
-	if !ok {
-		return nil
+func (m *memStore) UpdateMessage(ctx context.Context, teamID, id string, change func(*domain.Message) error) (*domain.Message, error) {
+	msg, err := m.Message(ctx, teamID, id)
+	if err != nil {
+		return nil, err
+	}
+	old := *msg
+	if err := change(msg); err != nil {
+		return nil, err
 	}
 	stored := *msg
 	stored.QueuedCount, stored.SentCount, stored.DeliveredCount = old.QueuedCount, old.SentCount, old.DeliveredCount
 	stored.FailedCount, stored.UnconfirmedCount, stored.SkippedCount = old.FailedCount, old.UnconfirmedCount, old.SkippedCount
 	stored.HeldNow = 0
 	m.messages[msg.ID] = stored
-	return nil
+	return msg, nil
 }
 
 // teamMessages are the team's messages that keep, ordered by cmp.

@@ -20,7 +20,7 @@ type PollResults struct {
 // PollResponses reads a team's poll's answers; another team's message, or
 // none, is 404.
 func (s *Service) PollResponses(ctx context.Context, teamID, messageID string, limit, offset int) (*PollResults, error) {
-	m, err := s.MessageStore.Message(ctx, teamID, messageID, false)
+	m, err := s.MessageStore.Message(ctx, teamID, messageID)
 	if err != nil {
 		return nil, mapNotFound(err, errMessageNotFound)
 	}

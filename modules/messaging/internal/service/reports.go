@@ -14,7 +14,7 @@ func (s *Service) Messages(ctx context.Context, teamID string, limit, offset int
 
 // Message returns one message, delivery counts included.
 func (s *Service) Message(ctx context.Context, teamID, messageID string) (*domain.Message, error) {
-	m, err := s.MessageStore.Message(ctx, teamID, messageID, false)
+	m, err := s.MessageStore.Message(ctx, teamID, messageID)
 	if err != nil {
 		return nil, mapNotFound(err, errMessageNotFound)
 	}
@@ -45,13 +45,9 @@ func (s *Service) ScheduledList(ctx context.Context, teamID string, limit, offse
 // series ends. Cancelling one that is no longer pending gives 404.
 func (s *Service) CancelScheduled(ctx context.Context, teamID, scheduledID string) error {
 	return s.DB.Tx(ctx, func(ctx context.Context) error {
-		sch, err := s.ScheduledStore.Scheduled(ctx, teamID, scheduledID)
-		if err != nil {
-			return mapNotFound(err, errScheduledNotFound)
-		}
-		if err := sch.Cancel(s.Clock.Now().UTC()); err != nil {
-			return err
-		}
-		return s.ScheduledStore.UpdateScheduled(ctx, sch)
+		_, err := s.ScheduledStore.UpdateScheduled(ctx, teamID, scheduledID, func(sch *domain.Scheduled) error {
+			return sch.Cancel(s.Clock.Now().UTC())
+		})
+		return mapNotFound(err, errScheduledNotFound)
 	})
 }

@@ -30,7 +30,7 @@ func (s *Service) Resend(ctx context.Context, snd Sender, messageID, only string
 	}
 	var out *Outcome
 	err := s.DB.Tx(ctx, func(ctx context.Context) error {
-		orig, err := s.MessageStore.Message(ctx, snd.TeamID, messageID, true) // locked: one resend at a time
+		orig, err := s.MessageStore.LockMessage(ctx, snd.TeamID, messageID) // locked: one resend at a time
 		if err != nil {
 			return mapNotFound(err, errMessageNotFound)
 		}

@@ -131,7 +131,7 @@ func (s *Service) prepare(ctx context.Context, snd Sender, in SendInput, resolve
 	case in.Text != "" && in.TemplateID != "":
 		return nil, fault.Invalidf("send text or template_id, not both")
 	case in.TemplateID != "":
-		t, err := s.TemplateStore.Template(ctx, snd.TeamID, in.TemplateID, false, false)
+		t, err := s.TemplateStore.Template(ctx, snd.TeamID, in.TemplateID)
 		if err != nil {
 			return nil, mapNotFound(err, errTemplateNotFound)
 		}

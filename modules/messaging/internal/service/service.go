@@ -73,9 +73,12 @@ type Transactor interface {
 // id and return domain.ErrNotFound for another team's message.
 type MessageStore interface {
 	InsertMessage(ctx context.Context, m *domain.Message) error
-	Message(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Message, error)
-	// UpdateMessage writes every field of m but its delivery counts.
-	UpdateMessage(ctx context.Context, m *domain.Message) error
+	Message(ctx context.Context, teamID, id string) (*domain.Message, error)
+	// LockMessage reads a message locked for the rest of the transaction.
+	LockMessage(ctx context.Context, teamID, id string) (*domain.Message, error)
+	// UpdateMessage locks a message, lets change alter it and writes every
+	// field back but its delivery counts (nothing when change fails).
+	UpdateMessage(ctx context.Context, teamID, id string, change func(*domain.Message) error) (*domain.Message, error)
 	// Messages and Approvals return limit+1 rows: newest first, and the
 	// messages awaiting approval oldest first.
 	Messages(ctx context.Context, teamID string, limit, offset int) ([]domain.Message, error)
@@ -122,10 +125,16 @@ type IdempotencyStore = idempotency.Store
 type TemplateStore interface {
 	Templates(ctx context.Context, teamID string, limit, offset int) ([]domain.Template, error)
 	CountTemplates(ctx context.Context, teamID string) (int, error)
-	Template(ctx context.Context, teamID, id string, withDeleted, forUpdate bool) (*domain.Template, error)
+	// Template reads a live template.
+	Template(ctx context.Context, teamID, id string) (*domain.Template, error)
+	// TemplateByName reads a template by name, deleted or not, locked.
 	TemplateByName(ctx context.Context, teamID, name string) (*domain.Template, error)
 	InsertTemplate(ctx context.Context, t *domain.Template) error
-	UpdateTemplate(ctx context.Context, t *domain.Template) error
+	// UpdateTemplate locks a live template, lets change alter it and
+	// writes it back (nothing when change fails).
+	UpdateTemplate(ctx context.Context, teamID, id string, change func(*domain.Template) error) (*domain.Template, error)
+	// WriteTemplate writes every field of a template read with TemplateByName.
+	WriteTemplate(ctx context.Context, t *domain.Template) error
 	LockTemplates(ctx context.Context, teamID string) error
 }
 
@@ -133,8 +142,12 @@ type TemplateStore interface {
 // and the pending limit read and change them in the caller's transaction.
 type ScheduledStore interface {
 	InsertScheduled(ctx context.Context, s *domain.Scheduled) error
+	// Scheduled reads a scheduled send by id (and team, unless teamID is "").
 	Scheduled(ctx context.Context, teamID, id string) (*domain.Scheduled, error)
-	UpdateScheduled(ctx context.Context, s *domain.Scheduled) error
+	// UpdateScheduled locks a scheduled send (by id, and team unless
+	// teamID is ""), lets change alter it and writes it back (nothing when
+	// change fails).
+	UpdateScheduled(ctx context.Context, teamID, id string, change func(*domain.Scheduled) error) (*domain.Scheduled, error)
 	PendingScheduled(ctx context.Context, teamID string, limit, offset int) ([]domain.Scheduled, error)
 	CountPendingScheduled(ctx context.Context, teamID string) (int, error)
 }

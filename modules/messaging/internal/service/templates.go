@@ -15,7 +15,7 @@ func (s *Service) Templates(ctx context.Context, teamID string, limit, offset in
 
 // Template returns one live template.
 func (s *Service) Template(ctx context.Context, teamID, templateID string) (*domain.Template, error) {
-	t, err := s.TemplateStore.Template(ctx, teamID, templateID, false, false)
+	t, err := s.TemplateStore.Template(ctx, teamID, templateID)
 	return t, mapNotFound(err, errTemplateNotFound)
 }
 
@@ -52,7 +52,7 @@ func (s *Service) CreateTemplate(ctx context.Context, teamID, name, body, messag
 		if existing != nil {
 			existing.Restore(f, now)
 			out, restored = existing, true
-			return s.TemplateStore.UpdateTemplate(ctx, existing)
+			return s.TemplateStore.WriteTemplate(ctx, existing)
 		}
 		t := domain.NewTemplate(id.New("tpl"), teamID, f, now)
 		out = &t
@@ -84,32 +84,31 @@ func (s *Service) ChangeTemplate(ctx context.Context, teamID, templateID string,
 		if err := s.TemplateStore.LockTemplates(ctx, teamID); err != nil {
 			return err
 		}
-		t, err := s.TemplateStore.Template(ctx, teamID, templateID, false, true)
-		if err != nil {
-			return mapNotFound(err, errTemplateNotFound)
-		}
-		f, err := t.Change(c)
-		if err != nil {
-			return err
-		}
-		if f.Name != t.Name {
-			other, err := s.templateByName(ctx, teamID, f.Name)
+		t, err := s.TemplateStore.UpdateTemplate(ctx, teamID, templateID, func(t *domain.Template) error {
+			f, err := t.Change(c)
 			if err != nil {
 				return err
 			}
-			if other != nil && other.ID != t.ID {
-				if err := domain.NameTaken(other); err != nil {
+			if f.Name != t.Name {
+				other, err := s.templateByName(ctx, teamID, f.Name)
+				if err != nil {
 					return err
 				}
-				other.SetAside()
-				if err := s.TemplateStore.UpdateTemplate(ctx, other); err != nil {
-					return err
+				if other != nil && other.ID != t.ID {
+					if err := domain.NameTaken(other); err != nil {
+						return err
+					}
+					other.SetAside()
+					if err := s.TemplateStore.WriteTemplate(ctx, other); err != nil {
+						return err
+					}
 				}
 			}
-		}
-		t.Apply(f, s.Clock.Now().UTC())
+			t.Apply(f, s.Clock.Now().UTC())
+			return nil
+		})
 		out = t
-		return s.TemplateStore.UpdateTemplate(ctx, t)
+		return mapNotFound(err, errTemplateNotFound)
 	})
 	return out, err
 }
@@ -117,13 +116,9 @@ func (s *Service) ChangeTemplate(ctx context.Context, teamID, templateID string,
 // DeleteTemplate deletes a template (kept, so its name can restore it).
 func (s *Service) DeleteTemplate(ctx context.Context, teamID, templateID string, dashboard bool) error {
 	return s.DB.Tx(ctx, func(ctx context.Context) error {
-		t, err := s.TemplateStore.Template(ctx, teamID, templateID, false, true)
-		if err != nil {
-			return mapNotFound(err, errTemplateNotFound)
-		}
-		if err := t.Delete(dashboard, s.Clock.Now().UTC()); err != nil {
-			return err
-		}
-		return s.TemplateStore.UpdateTemplate(ctx, t)
+		_, err := s.TemplateStore.UpdateTemplate(ctx, teamID, templateID, func(t *domain.Template) error {
+			return t.Delete(dashboard, s.Clock.Now().UTC())
+		})
+		return mapNotFound(err, errTemplateNotFound)
 	})
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
-	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
 )
@@ -21,7 +20,7 @@ func TestLookupsForInboundBatches(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := server.Migrated(t, postgres.Migrations())
-	dir := service.NewDirectory(postgres.NewRepo(d))
+	dir := directory(postgres.NewRepo(d))
 	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	_, err := d.Pool.Exec(ctx, `INSERT INTO roster_teams (id, name, code, number, time_zone, created_at) VALUES
   ('team_a', 'A', 'a', '+12025550100', 'UTC', $1), ('team_b', 'B', 'b', '+12025550200', 'UTC', $1)`, at)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
+	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
 )
@@ -17,6 +18,11 @@ import (
 var server *dbtest.Server
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &server)) }
+
+// directory is the roster's directory on repo, as the module wires it.
+func directory(repo *postgres.Repo) *service.Directory {
+	return service.NewDirectory(service.DirectoryStores{Teams: repo, Members: repo, Groups: repo, Outcomes: repo})
+}
 
 // TestGroupIDsPlanUsesIndex: on a 10,001-member team with two groups per
 // member and fresh statistics, a page's group ids are read through the

@@ -171,12 +171,23 @@ func (r *Repo) InsertMember(ctx context.Context, m *domain.Member) error {
 	return nil
 }
 
-// Member loads a team's member (not deleted); forUpdate locks the row.
-func (r *Repo) Member(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Member, error) {
+// Member loads a team's member (not deleted).
+func (r *Repo) Member(ctx context.Context, teamID, id string) (*domain.Member, error) {
+	return r.member(ctx, teamID, id, "")
+}
+
+// LockMember loads a team's member (not deleted) and locks its row
+// (SELECT ... FOR UPDATE) for the rest of the caller's transaction.
+func (r *Repo) LockMember(ctx context.Context, teamID, id string) (*domain.Member, error) {
+	return r.member(ctx, teamID, id, "UPDATE")
+}
+
+// member is Member, with lock as the SELECT's FOR clause ("" for none).
+func (r *Repo) member(ctx context.Context, teamID, id, lock string) (*domain.Member, error) {
 	m := new(memberRow)
 	q := r.db.IDB(ctx).NewSelect().Model(m).Where("team_id = ? AND id = ? AND deleted_at IS NULL", teamID, id)
-	if forUpdate {
-		q = q.For("UPDATE")
+	if lock != "" {
+		q = q.For(lock)
 	}
 	if err := q.Scan(ctx); err != nil {
 		return nil, notFound(err, "select member")
@@ -190,7 +201,7 @@ func (r *Repo) Member(ctx context.Context, teamID, id string, forUpdate bool) (*
 // leaves the row as it was) and writes every column back. It answers the
 // member as written.
 func (r *Repo) UpdateMember(ctx context.Context, teamID, id string, change func(*domain.Member) error) (*domain.Member, error) {
-	m, err := r.Member(ctx, teamID, id, true)
+	m, err := r.LockMember(ctx, teamID, id)
 	if err != nil {
 		return nil, err
 	}

@@ -197,11 +197,22 @@ func searchDigits(s string) string {
 }
 
 // MembersByPhone returns a team's (not deleted) entries with phone, oldest first.
-func (r *Repo) MembersByPhone(ctx context.Context, teamID, phone string, forUpdate bool) ([]domain.Member, error) {
+func (r *Repo) MembersByPhone(ctx context.Context, teamID, phone string) ([]domain.Member, error) {
+	return r.membersByPhone(ctx, teamID, phone, "")
+}
+
+// LockMembersByPhone is MembersByPhone with the entries' rows locked
+// (SELECT ... FOR UPDATE) for the rest of the caller's transaction.
+func (r *Repo) LockMembersByPhone(ctx context.Context, teamID, phone string) ([]domain.Member, error) {
+	return r.membersByPhone(ctx, teamID, phone, "UPDATE")
+}
+
+// membersByPhone is MembersByPhone, with lock as the SELECT's FOR clause ("" for none).
+func (r *Repo) membersByPhone(ctx context.Context, teamID, phone, lock string) ([]domain.Member, error) {
 	var ms []memberRow
 	q := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND phone = ? AND deleted_at IS NULL", teamID, phone).OrderExpr("created_at, id")
-	if forUpdate {
-		q = q.For("UPDATE")
+	if lock != "" {
+		q = q.For(lock)
 	}
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("members by phone: %w", err)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
-	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
 
@@ -23,7 +22,7 @@ func TestMemberTimeZones(t *testing.T) {
 	ctx := context.Background()
 	d := server.Migrated(t, postgres.Migrations())
 	repo := postgres.NewRepo(d)
-	var zones rosterapi.Zones = service.NewDirectory(repo)
+	var zones rosterapi.Zones = directory(repo)
 	at := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
 	_, err := d.Pool.Exec(ctx, `INSERT INTO roster_teams (id, name, code, number, time_zone, created_at) VALUES
   ('team_tz', 'TZ', 'tz', '+12025550110', 'America/New_York', $1), ('team_tz2', 'TZ2', 'tz2', '+12025550120', 'UTC', $1)`, at)
@@ -77,10 +76,10 @@ func TestMemberTimeZones(t *testing.T) {
 	require.Equal(t, map[string]string{c1: "America/Phoenix"}, got)
 
 	// Every read of members carries it.
-	m, err := repo.Member(ctx, "team_tz", "mem_c1", false)
+	m, err := repo.Member(ctx, "team_tz", "mem_c1")
 	require.NoError(t, err)
 	require.Equal(t, "America/Phoenix", m.TimeZone)
-	ms, err := repo.MembersByPhone(ctx, "team_tz", r, false)
+	ms, err := repo.MembersByPhone(ctx, "team_tz", r)
 	require.NoError(t, err)
 	require.Len(t, ms, 1)
 	require.Equal(t, "America/Anchorage", ms[0].TimeZone)

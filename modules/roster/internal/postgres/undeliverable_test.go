@@ -29,7 +29,7 @@ func undeliverableSetup(t *testing.T) (*service.Directory, *postgres.Repo, *db.D
 		}
 		return n, since != nil
 	}
-	return service.NewDirectory(repo), repo, d, streak
+	return directory(repo), repo, d, streak
 }
 
 var at0 = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
@@ -131,7 +131,7 @@ func audience(t *testing.T, d *db.DB, repo *postgres.Repo, teamID string) []rost
 func TestNoteOutcomesConcurrently(t *testing.T) {
 	t.Parallel()
 	d := server.Migrated(t, postgres.Migrations())
-	dir := service.NewDirectory(postgres.NewRepo(d))
+	dir := directory(postgres.NewRepo(d))
 	ctx := context.Background()
 	const workers, rounds, phones = 6, 10, 12
 	var wg sync.WaitGroup

@@ -64,7 +64,7 @@ func (AnalyzeMembersArgs) InsertOpts() river.InsertOpts {
 // group memberships. A failure is returned for River to retry (its attempt
 // logs a WARN with this error); the imports' rows stay committed either way.
 func (s *Service) AnalyzeMembers(ctx context.Context, _ AnalyzeMembersArgs) error {
-	if err := s.repo.AnalyzeMembers(ctx); err != nil {
+	if err := s.st.Imports.AnalyzeMembers(ctx); err != nil {
 		return fmt.Errorf("roster statistics not refreshed (members pages may be slow until autovacuum analyzes the tables): %w", err)
 	}
 	return nil

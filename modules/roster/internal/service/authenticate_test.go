@@ -58,7 +58,7 @@ func TestAuthenticateCountsOnlyWhatMayAct(t *testing.T) {
 	j, err := jobs.New(d, clk, log, jobs.Options{})
 	require.NoError(t, err)
 	rec := &recorder{}
-	svc := service.New(d, repo, accountsTable{}, rec, j, clk, log,
+	svc := service.New(d, storesOf(repo), accountsTable{}, rec, j, clk, log,
 		[]rosterapi.KeyRevokedListener{rec}, []rosterapi.OwnerInactiveListener{rec})
 	limiter := ratelimit.New(d.Pool, clk)
 	require.NoError(t, repo.InsertTeam(ctx, &domain.Team{ID: teamA, Name: "A", Code: "code-a", TimeZone: "America/New_York", CreatedAt: t0}))

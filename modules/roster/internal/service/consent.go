@@ -89,7 +89,7 @@ func (s *Service) Keyword(ctx context.Context, k rosterapi.KeywordText) (bool, e
 		return s.optIn(ctx, k.TeamID, k.Phone, ref)
 	case "help":
 		err := s.db.Tx(ctx, func(ctx context.Context) error {
-			return s.repo.InsertConsentEvents(ctx, []domain.ConsentEvent{
+			return s.st.Consent.InsertConsentEvents(ctx, []domain.ConsentEvent{
 				historyRow(k.TeamID, k.Phone, domain.HistoryHelp, domain.ChannelSMS, false, ref, s.clock.Now().UTC())})
 		})
 		return false, err
@@ -107,11 +107,11 @@ type ConsentView struct {
 // MemberConsent returns a member's consent and a page of the history of
 // their number, oldest first.
 func (s *Service) MemberConsent(ctx context.Context, teamID, memberID string, limit, offset int) (*ConsentView, error) {
-	m, err := s.repo.Member(ctx, teamID, memberID, false)
+	m, err := s.st.Members.Member(ctx, teamID, memberID)
 	if err != nil {
 		return nil, mapNotFound(err, errMemberNotFound)
 	}
-	h, err := s.repo.ConsentHistory(ctx, teamID, m.Phone, limit, offset)
+	h, err := s.st.Consent.ConsentHistory(ctx, teamID, m.Phone, limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ type ConsentExport struct {
 
 // ExportConsent reads the export for a number given in any US format.
 func (s *Service) ExportConsent(ctx context.Context, teamID, raw string) (*ConsentExport, error) {
-	if _, err := s.repo.Team(ctx, teamID); err != nil {
+	if _, err := s.st.Teams.Team(ctx, teamID); err != nil {
 		return nil, mapNotFound(err, errTeamNotFound)
 	}
 	if raw == "" {
@@ -141,15 +141,15 @@ func (s *Service) ExportConsent(ctx context.Context, teamID, raw string) (*Conse
 		return nil, err
 	}
 	out := &ConsentExport{Phone: phone}
-	if out.Members, err = s.repo.MembersOnRecordByPhone(ctx, teamID, phone); err != nil {
+	if out.Members, err = s.st.Consent.MembersOnRecordByPhone(ctx, teamID, phone); err != nil {
 		return nil, err
 	}
-	opted, err := s.repo.OptedOutPhones(ctx, teamID, []string{phone})
+	opted, err := s.st.OptOuts.OptedOutPhones(ctx, teamID, []string{phone})
 	if err != nil {
 		return nil, err
 	}
 	out.OptedOut = opted[phone]
-	if out.History, err = s.repo.ConsentHistory(ctx, teamID, phone, -1, 0); err != nil {
+	if out.History, err = s.st.Consent.ConsentHistory(ctx, teamID, phone, -1, 0); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -33,8 +33,8 @@ func TestContract(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		svc := service.New(d, repo, billingtest.New(clk), &recorder{}, j, clk, log, nil, nil)
-		return rostertest.Harness{Roster: wired{Directory: service.NewDirectory(repo), svc: svc}, Seed: seeder{repo}, Clock: clk}
+		svc := service.New(d, storesOf(repo), billingtest.New(clk), &recorder{}, j, clk, log, nil, nil)
+		return rostertest.Harness{Roster: wired{Directory: service.NewDirectory(directoryOf(repo)), svc: svc}, Seed: seeder{repo}, Clock: clk}
 	})
 }
 

@@ -13,14 +13,14 @@ import (
 // Directory answers rosterapi.Teams straight from the repository. It is
 // separate from Service so that modules the Service depends on (the event
 // publisher) can read teams without an import cycle in the wiring.
-type Directory struct{ repo DirectoryStore }
+type Directory struct{ st DirectoryStores }
 
 // NewDirectory returns the team directory.
-func NewDirectory(repo DirectoryStore) *Directory { return &Directory{repo: repo} }
+func NewDirectory(st DirectoryStores) *Directory { return &Directory{st: st} }
 
 // Team implements rosterapi.Teams.
 func (d *Directory) Team(ctx context.Context, teamID string) (rosterapi.Team, error) {
-	t, err := d.repo.Team(ctx, teamID)
+	t, err := d.st.Teams.Team(ctx, teamID)
 	if err != nil {
 		return rosterapi.Team{}, mapNotFound(err, errTeamNotFound)
 	}
@@ -29,7 +29,7 @@ func (d *Directory) Team(ctx context.Context, teamID string) (rosterapi.Team, er
 
 // TeamsByID implements rosterapi.Teams.
 func (d *Directory) TeamsByID(ctx context.Context, teamIDs []string) (map[string]rosterapi.Team, error) {
-	ts, err := d.repo.TeamsByID(ctx, teamIDs)
+	ts, err := d.st.Teams.TeamsByID(ctx, teamIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (d *Directory) TeamsByID(ctx context.Context, teamIDs []string) (map[string
 
 // Member implements rosterapi.Members.
 func (d *Directory) Member(ctx context.Context, teamID, memberID string) (rosterapi.Member, error) {
-	m, err := d.repo.Member(ctx, teamID, memberID, false)
+	m, err := d.st.Members.Member(ctx, teamID, memberID)
 	if err != nil {
 		return rosterapi.Member{}, mapNotFound(err, errMemberNotFound)
 	}
@@ -51,7 +51,7 @@ func (d *Directory) Member(ctx context.Context, teamID, memberID string) (roster
 
 // KeyOwners implements rosterapi.Members.
 func (d *Directory) KeyOwners(ctx context.Context, teamID string) ([]rosterapi.Member, error) {
-	ms, err := d.repo.MembersByRole(ctx, teamID, rosterapi.RoleHeadCoach, rosterapi.RoleTeamDirector)
+	ms, err := d.st.Members.MembersByRole(ctx, teamID, rosterapi.RoleHeadCoach, rosterapi.RoleTeamDirector)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (d *Directory) Recipients(ctx context.Context, teamID, audience, groupID st
 		if groupID == "" {
 			return nil, fault.New(fault.Invalid, domain.CodeInvalidGroup, "audience group needs group_id")
 		}
-		if _, err := d.repo.Group(ctx, teamID, groupID); err != nil {
+		if _, err := d.st.Groups.Group(ctx, teamID, groupID); err != nil {
 			if errors.Is(err, domain.ErrNotFound) {
 				return nil, fault.New(fault.Invalid, domain.CodeInvalidGroup, "group_id is not a group of this team")
 			}
@@ -88,12 +88,12 @@ func (d *Directory) Recipients(ctx context.Context, teamID, audience, groupID st
 	} else if groupID != "" {
 		return nil, fault.New(fault.Invalid, domain.CodeInvalidGroup, "group_id goes with audience group only")
 	}
-	return d.repo.Audience(ctx, teamID, roles, groupID)
+	return d.st.Members.Audience(ctx, teamID, roles, groupID)
 }
 
 // TeamByNumber implements rosterapi.Lookup.
 func (d *Directory) TeamByNumber(ctx context.Context, e164 string) (rosterapi.Team, error) {
-	t, err := d.repo.TeamByNumber(ctx, e164)
+	t, err := d.st.Teams.TeamByNumber(ctx, e164)
 	if err != nil {
 		return rosterapi.Team{}, mapNotFound(err, errTeamNotFound)
 	}
@@ -102,7 +102,7 @@ func (d *Directory) TeamByNumber(ctx context.Context, e164 string) (rosterapi.Te
 
 // MembersByPhone implements rosterapi.Lookup.
 func (d *Directory) MembersByPhone(ctx context.Context, teamID, phone string) ([]rosterapi.Member, error) {
-	ms, err := d.repo.MembersByPhone(ctx, teamID, phone, false)
+	ms, err := d.st.Members.MembersByPhone(ctx, teamID, phone)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (d *Directory) MembersByPhone(ctx context.Context, teamID, phone string) ([
 
 // TeamsByNumbers implements rosterapi.Lookup.
 func (d *Directory) TeamsByNumbers(ctx context.Context, e164s []string) (map[string]rosterapi.Team, error) {
-	ts, err := d.repo.TeamsByNumbers(ctx, e164s)
+	ts, err := d.st.Teams.TeamsByNumbers(ctx, e164s)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (d *Directory) MembersByTeamPhones(ctx context.Context, pairs []rosterapi.T
 	for i, p := range pairs {
 		teams[i], phones[i] = p.TeamID, p.Phone
 	}
-	ms, err := d.repo.MembersByTeamPhones(ctx, teams, phones)
+	ms, err := d.st.Members.MembersByTeamPhones(ctx, teams, phones)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (d *Directory) MembersByTeamPhones(ctx context.Context, pairs []rosterapi.T
 
 // CustomFieldKeys implements rosterapi.Lookup.
 func (d *Directory) CustomFieldKeys(ctx context.Context, teamID string) (map[string]bool, error) {
-	fs, err := d.repo.CustomFields(ctx, teamID)
+	fs, err := d.st.Groups.CustomFields(ctx, teamID)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func (d *Directory) OptedOutAmong(ctx context.Context, pairs []rosterapi.TeamPho
 	for i, p := range pairs {
 		teams[i], phones[i] = p.TeamID, p.Phone
 	}
-	got, err := d.repo.OptedOutAmong(ctx, teams, phones)
+	got, err := d.st.Members.OptedOutAmong(ctx, teams, phones)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func (d *Directory) OptedOutAmong(ctx context.Context, pairs []rosterapi.TeamPho
 
 // IsOptedOut implements rosterapi.OptOuts.
 func (d *Directory) IsOptedOut(ctx context.Context, teamID, phone string) (bool, error) {
-	_, err := d.repo.OptOut(ctx, teamID, phone)
+	_, err := d.st.Members.OptOut(ctx, teamID, phone)
 	if errors.Is(err, domain.ErrNotFound) {
 		return false, nil
 	}
@@ -191,5 +191,5 @@ func (d *Directory) IsOptedOut(ctx context.Context, teamID, phone string) (bool,
 
 // TimeZones implements rosterapi.Zones.
 func (d *Directory) TimeZones(ctx context.Context, teamID string, phones []string) (map[string]string, error) {
-	return d.repo.TimeZones(ctx, teamID, phones)
+	return d.st.Teams.TimeZones(ctx, teamID, phones)
 }

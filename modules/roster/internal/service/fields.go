@@ -13,7 +13,7 @@ var errFieldNotFound = fault.NotFoundf("custom field not found")
 
 // CustomFields lists a team's fields.
 func (s *Service) CustomFields(ctx context.Context, teamID string) ([]domain.CustomField, error) {
-	return s.repo.CustomFields(ctx, teamID)
+	return s.st.Fields.CustomFields(ctx, teamID)
 }
 
 // CreateCustomField adds a field: at most 20 per team (field_limit); a
@@ -28,10 +28,10 @@ func (s *Service) CreateCustomField(ctx context.Context, teamID, label, key stri
 	}
 	f := &domain.CustomField{ID: id.New("fld"), TeamID: teamID, Label: label, Key: key, Private: private, CreatedAt: s.clock.Now().UTC()}
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
-		if err := s.repo.LockTeam(ctx, teamID); err != nil {
+		if err := s.st.Teams.LockTeam(ctx, teamID); err != nil {
 			return err
 		}
-		existing, err := s.repo.CustomFields(ctx, teamID)
+		existing, err := s.st.Fields.CustomFields(ctx, teamID)
 		if err != nil {
 			return err
 		}
@@ -43,7 +43,7 @@ func (s *Service) CreateCustomField(ctx context.Context, teamID, label, key stri
 		if len(existing) >= domain.FieldLimit {
 			return fault.Newf(fault.Conflict, domain.CodeFieldLimit, "a team can have at most %d custom fields", domain.FieldLimit)
 		}
-		return s.repo.InsertCustomField(ctx, f)
+		return s.st.Fields.InsertCustomField(ctx, f)
 	})
 	return f, err
 }
@@ -60,11 +60,11 @@ type FieldChange struct {
 func (s *Service) ChangeCustomField(ctx context.Context, teamID, fieldID string, c FieldChange, dashboard bool) (*domain.CustomField, error) {
 	var f *domain.CustomField
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		if err := s.repo.LockTeam(ctx, teamID); err != nil {
+		if err := s.st.Teams.LockTeam(ctx, teamID); err != nil {
 			return err
 		}
 		var err error
-		if f, err = s.repo.CustomField(ctx, teamID, fieldID); err != nil {
+		if f, err = s.st.Fields.CustomField(ctx, teamID, fieldID); err != nil {
 			return mapNotFound(err, errFieldNotFound)
 		}
 		if c.Private != nil && !*c.Private && f.Private && !dashboard {
@@ -75,7 +75,7 @@ func (s *Service) ChangeCustomField(ctx context.Context, teamID, fieldID string,
 			if err != nil {
 				return err
 			}
-			others, err := s.repo.CustomFields(ctx, teamID)
+			others, err := s.st.Fields.CustomFields(ctx, teamID)
 			if err != nil {
 				return err
 			}
@@ -89,7 +89,7 @@ func (s *Service) ChangeCustomField(ctx context.Context, teamID, fieldID string,
 		if c.Private != nil {
 			f.Private = *c.Private
 		}
-		return s.repo.UpdateCustomField(ctx, f)
+		return s.st.Fields.UpdateCustomField(ctx, f)
 	})
 	return f, err
 }
@@ -98,31 +98,31 @@ func (s *Service) ChangeCustomField(ctx context.Context, teamID, fieldID string,
 // be deleted only from the dashboard (private_field_locked).
 func (s *Service) DeleteCustomField(ctx context.Context, teamID, fieldID string, dashboard bool) error {
 	return s.db.Tx(ctx, func(ctx context.Context) error {
-		f, err := s.repo.CustomField(ctx, teamID, fieldID)
+		f, err := s.st.Fields.CustomField(ctx, teamID, fieldID)
 		if err != nil {
 			return mapNotFound(err, errFieldNotFound)
 		}
 		if f.Private && !dashboard {
 			return fault.New(fault.Forbidden, domain.CodePrivateFieldLocked, "a private field can be deleted only in the dashboard")
 		}
-		return s.repo.DeleteCustomField(ctx, f)
+		return s.st.Fields.DeleteCustomField(ctx, f)
 	})
 }
 
 // MemberValues returns a member's values by key; private fields are never returned.
 func (s *Service) MemberValues(ctx context.Context, teamID, memberID string) (map[string]string, error) {
-	if _, err := s.repo.Member(ctx, teamID, memberID, false); err != nil {
+	if _, err := s.st.Members.Member(ctx, teamID, memberID); err != nil {
 		return nil, mapNotFound(err, errMemberNotFound)
 	}
 	return s.publicValues(ctx, teamID, memberID)
 }
 
 func (s *Service) publicValues(ctx context.Context, teamID, memberID string) (map[string]string, error) {
-	fields, err := s.repo.CustomFields(ctx, teamID)
+	fields, err := s.st.Fields.CustomFields(ctx, teamID)
 	if err != nil {
 		return nil, err
 	}
-	vals, err := s.repo.CustomValues(ctx, memberID)
+	vals, err := s.st.Fields.CustomValues(ctx, memberID)
 	if err != nil {
 		return nil, err
 	}
@@ -141,14 +141,14 @@ func (s *Service) publicValues(ctx context.Context, teamID, memberID string) (ma
 func (s *Service) SetMemberValues(ctx context.Context, teamID, memberID string, values map[string]string) (map[string]string, error) {
 	var out map[string]string
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		m, err := s.st.Members.LockMember(ctx, teamID, memberID)
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
 		if m.Protected() {
 			return domain.ErrProtected()
 		}
-		fields, err := s.repo.CustomFields(ctx, teamID)
+		fields, err := s.st.Fields.CustomFields(ctx, teamID)
 		if err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func (s *Service) SetMemberValues(ctx context.Context, teamID, memberID string, 
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if err := s.repo.SetCustomValue(ctx, memberID, byKey[k].ID, values[k]); err != nil {
+			if err := s.st.Fields.SetCustomValue(ctx, memberID, byKey[k].ID, values[k]); err != nil {
 				return err
 			}
 		}

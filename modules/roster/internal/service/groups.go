@@ -14,7 +14,7 @@ const maxGroupChoices = 500
 
 // GroupChoices implements rosterapi.Groups.
 func (d *Directory) GroupChoices(ctx context.Context, teamID string) ([]rosterapi.GroupChoice, error) {
-	gs, err := d.repo.Groups(ctx, teamID, maxGroupChoices, 0)
+	gs, err := d.st.Groups.Groups(ctx, teamID, maxGroupChoices, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +30,7 @@ func (d *Directory) IsGroup(ctx context.Context, teamID, groupID string) (bool, 
 	if groupID == "" {
 		return false, nil
 	}
-	_, err := d.repo.Group(ctx, teamID, groupID)
+	_, err := d.st.Groups.Group(ctx, teamID, groupID)
 	if errors.Is(err, domain.ErrNotFound) {
 		return false, nil
 	}
@@ -42,7 +42,7 @@ func (d *Directory) JoinGroups(ctx context.Context, joins []rosterapi.GroupJoin)
 	if len(joins) == 0 {
 		return 0, nil
 	}
-	return d.repo.JoinGroups(ctx, joins)
+	return d.st.Groups.JoinGroups(ctx, joins)
 }
 
 // FieldValues implements rosterapi.MergeFields.
@@ -50,5 +50,5 @@ func (d *Directory) FieldValues(ctx context.Context, teamID string, keys []strin
 	if len(keys) == 0 {
 		return map[string]map[string]string{}, nil
 	}
-	return d.repo.FieldValues(ctx, teamID, keys)
+	return d.st.Groups.FieldValues(ctx, teamID, keys)
 }

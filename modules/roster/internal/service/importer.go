@@ -163,10 +163,10 @@ func (s *Service) importMembers(ctx context.Context, teamID string, data []byte,
 	if o.budget > 0 {
 		stopAt = time.Now().Add(o.budget)
 	}
-	if _, err := s.repo.Team(ctx, teamID); err != nil {
+	if _, err := s.st.Teams.Team(ctx, teamID); err != nil {
 		return nil, mapNotFound(err, errTeamNotFound)
 	}
-	fields, err := s.repo.CustomFields(ctx, teamID)
+	fields, err := s.st.Fields.CustomFields(ctx, teamID)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
@@ -402,12 +402,12 @@ func (s *Service) importChunk(ctx context.Context, teamID string, j *importJob) 
 			groupIDs = append(groupIDs, chunk[i].groups...)
 		}
 		phones, groupIDs = dedupe(phones), dedupe(groupIDs)
-		err := s.repo.LockPhones(ctx, teamID, phones)
+		err := s.st.Members.LockPhones(ctx, teamID, phones)
 		locked()
 		if err != nil {
 			return err
 		}
-		st, err := s.repo.ImportState(ctx, teamID, phones, groupIDs)
+		st, err := s.st.Imports.ImportState(ctx, teamID, phones, groupIDs)
 		if err != nil {
 			return err
 		}
@@ -450,10 +450,10 @@ func (s *Service) importChunk(ctx context.Context, teamID string, j *importJob) 
 			out[i].Status, out[i].MemberID = ImportCreated, m.ID
 		}
 		if len(members) > 0 {
-			if err := s.repo.CopyMembers(ctx, teamID, members, groups, values); err != nil {
+			if err := s.st.Imports.CopyMembers(ctx, teamID, members, groups, values); err != nil {
 				return err
 			}
-			if err := s.repo.InsertConsentEvents(ctx, history); err != nil {
+			if err := s.st.Consent.InsertConsentEvents(ctx, history); err != nil {
 				return err
 			}
 			if err := events.PublishAll(ctx, s.events, teamID, evs); err != nil {
@@ -516,13 +516,13 @@ func (s *Service) importRow(ctx context.Context, teamID string, p *importPlan) (
 				return err
 			}
 			for _, g := range groups {
-				if err := s.repo.AddToGroup(ctx, teamID, g, m.ID); err != nil {
+				if err := s.st.Groups.AddToGroup(ctx, teamID, g, m.ID); err != nil {
 					return err
 				}
 			}
 		}
 		for _, v := range p.values {
-			if err := s.repo.SetCustomValue(ctx, m.ID, v.fieldID, v.value); err != nil {
+			if err := s.st.Fields.SetCustomValue(ctx, m.ID, v.fieldID, v.value); err != nil {
 				return err
 			}
 		}
@@ -563,7 +563,7 @@ func (s *Service) groupIndex(ctx context.Context, teamID string) (importGroups, 
 	const page = 500
 	idx := importGroups{byID: map[string]string{}, byName: map[string]string{}}
 	for offset := 0; ; offset += page {
-		gs, err := s.repo.Groups(ctx, teamID, page, offset)
+		gs, err := s.st.Groups.Groups(ctx, teamID, page, offset)
 		if err != nil {
 			return idx, err
 		}

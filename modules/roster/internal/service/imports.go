@@ -55,7 +55,7 @@ func (s *Service) StartImport(ctx context.Context, teamID, memberID, fileName st
 	if len(data) > ImportMaxBytes {
 		return nil, fault.Invalidf("the file is larger than 16 MiB; split it into several imports")
 	}
-	fields, err := s.repo.CustomFields(ctx, teamID)
+	fields, err := s.st.Fields.CustomFields(ctx, teamID)
 	if err != nil {
 		return nil, fmt.Errorf("start import: %w", err)
 	}
@@ -69,7 +69,7 @@ func (s *Service) StartImport(ctx context.Context, teamID, memberID, fileName st
 	im := &domain.Import{ID: id.New("imp"), TeamID: teamID, MemberID: memberID, FileName: fileName, File: data,
 		Status: domain.ImportQueued, TotalRows: len(sheet.rows), CreatedAt: s.clock.Now().UTC()}
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
-		if err := s.repo.InsertImport(ctx, im); err != nil {
+		if err := s.st.Imports.InsertImport(ctx, im); err != nil {
 			return err
 		}
 		_, err := s.jobs.Insert(ctx, ImportMembersArgs{ImportID: im.ID}, nil)
@@ -85,7 +85,7 @@ func (s *Service) StartImport(ctx context.Context, teamID, memberID, fileName st
 // RunImport is the job: it imports the stored file, recording progress as
 // each chunk of rows settles, then the totals and the rejected rows.
 func (s *Service) RunImport(ctx context.Context, a ImportMembersArgs) error {
-	im, err := s.repo.StartImport(ctx, a.ImportID)
+	im, err := s.st.Imports.StartImport(ctx, a.ImportID)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil // finished already (a duplicate attempt), or gone
 	}
@@ -93,7 +93,7 @@ func (s *Service) RunImport(ctx context.Context, a ImportMembersArgs) error {
 		return err
 	}
 	progress := func(done int) {
-		if err := s.repo.ImportProgress(ctx, im.ID, done); err != nil {
+		if err := s.st.Imports.ImportProgress(ctx, im.ID, done); err != nil {
 			s.log.Warn("import progress not recorded", "import_id", im.ID, "err", err)
 		}
 	}
@@ -104,7 +104,7 @@ func (s *Service) RunImport(ctx context.Context, a ImportMembersArgs) error {
 		// The file was sound when uploaded but is not now (a custom field
 		// it names was deleted meanwhile): nothing was imported.
 		im.Status, im.Error = domain.ImportFailed, f.Message
-		return s.repo.FinishImport(ctx, im, nil)
+		return s.st.Imports.FinishImport(ctx, im, nil)
 	}
 	if err != nil {
 		return err // River retries; rows already written answer member_exists
@@ -120,7 +120,7 @@ func (s *Service) RunImport(ctx context.Context, a ImportMembersArgs) error {
 		}
 		im.Rejected = append(im.Rejected, domain.RejectedRow{Line: r.Line, Code: r.Err.Code, Message: r.Err.Message})
 	}
-	return s.repo.FinishImport(ctx, im, rejected)
+	return s.st.Imports.FinishImport(ctx, im, rejected)
 }
 
 // rejectedCSV is the rejected rows as a CSV file to fix and import again:
@@ -154,17 +154,17 @@ var errImportNotFound = fault.NotFoundf("import not found")
 
 // Import is one of a team's browser imports.
 func (s *Service) Import(ctx context.Context, teamID, importID string) (*domain.Import, error) {
-	im, err := s.repo.Import(ctx, teamID, importID)
+	im, err := s.st.Imports.Import(ctx, teamID, importID)
 	return im, mapNotFound(err, errImportNotFound)
 }
 
 // Imports are a team's latest browser imports, newest first.
 func (s *Service) Imports(ctx context.Context, teamID string, limit int) ([]domain.Import, error) {
-	return s.repo.Imports(ctx, teamID, limit)
+	return s.st.Imports.Imports(ctx, teamID, limit)
 }
 
 // RejectedRows is an import's rejected rows as CSV (empty when none).
 func (s *Service) RejectedRows(ctx context.Context, teamID, importID string) ([]byte, error) {
-	b, err := s.repo.RejectedCSV(ctx, teamID, importID)
+	b, err := s.st.Imports.RejectedCSV(ctx, teamID, importID)
 	return b, mapNotFound(err, errImportNotFound)
 }

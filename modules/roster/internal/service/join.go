@@ -79,7 +79,7 @@ func (s *Service) Join(ctx context.Context, texts []rosterapi.JoinText) ([]roste
 				kwTeams, kwPhones = append(kwTeams, p.TeamID), append(kwPhones, p.Phone)
 			}
 		}
-		convs, err := s.repo.OpenConversations(ctx, teams, phones)
+		convs, err := s.st.Joins.OpenConversations(ctx, teams, phones)
 		if err != nil {
 			return err
 		}
@@ -89,7 +89,7 @@ func (s *Service) Join(ctx context.Context, texts []rosterapi.JoinText) ([]roste
 		}
 		opted := map[teamPhone]bool{}
 		if len(kwTeams) > 0 {
-			pairs, err := s.repo.OptedOutAmong(ctx, kwTeams, kwPhones)
+			pairs, err := s.st.OptOuts.OptedOutAmong(ctx, kwTeams, kwPhones)
 			if err != nil {
 				return err
 			}
@@ -173,13 +173,13 @@ func (s *Service) joinKeyword(ctx context.Context, t rosterapi.JoinText, p teamP
 	case c != nil: // a keyword again: the latest says the role
 		c.Role, c.Keyword, c.UpdatedAt = role, kw, now
 		a.Reply = domain.JoinAskName(t.Team.Name, role)
-		return a, s.repo.UpdateConversation(ctx, c)
+		return a, s.st.Joins.UpdateConversation(ctx, c)
 	}
 	if _, err := domain.ValidPhone("phone", p.Phone); err != nil {
 		return keywordAnswer{}, nil // a short code or a foreign sender cannot join: not a step
 	}
 	c = domain.NewConversation(id.New("jcv"), p.TeamID, p.Phone, kw, t.MessageID, role, now)
-	fresh, err := s.repo.InsertConversation(ctx, c)
+	fresh, err := s.st.Joins.InsertConversation(ctx, c)
 	if err != nil {
 		return a, err
 	}
@@ -196,7 +196,7 @@ func (s *Service) closeConversation(ctx context.Context, c *domain.Conversation,
 	if err := c.Close(state, now); err != nil {
 		return err
 	}
-	return s.repo.UpdateConversation(ctx, c)
+	return s.st.Joins.UpdateConversation(ctx, c)
 }
 
 // joinByText adds the member a conversation's name text names, and closes
@@ -225,7 +225,7 @@ func (s *Service) joinByText(ctx context.Context, t rosterapi.JoinText, c *domai
 	if err := c.Joined(t.MessageID, m.ID, now); err != nil {
 		return "", err
 	}
-	if err := s.repo.UpdateConversation(ctx, c); err != nil {
+	if err := s.st.Joins.UpdateConversation(ctx, c); err != nil {
 		return "", err
 	}
 	s.log.Info("joined by text", "team_id", t.Team.ID, "member_id", m.ID, "status", m.Status)
@@ -249,12 +249,12 @@ func (s *Service) addJoiner(ctx context.Context, teamID, ph, name string, role r
 	if err := s.checkNewEntry(ctx, teamID, m.Phone, m.Name, ""); err != nil {
 		return nil, err
 	}
-	if err := s.repo.InsertMember(ctx, m); err != nil {
+	if err := s.st.Members.InsertMember(ctx, m); err != nil {
 		return nil, err
 	}
 	ev := consentGiven(m, channel, consent, now)
 	ev.MessageID = optional(messageID)
-	if err := s.repo.InsertConsentEvents(ctx, []domain.ConsentEvent{ev}); err != nil {
+	if err := s.st.Consent.InsertConsentEvents(ctx, []domain.ConsentEvent{ev}); err != nil {
 		return nil, err
 	}
 	if m.Joined() {
@@ -268,7 +268,7 @@ func (s *Service) addJoiner(ctx context.Context, teamID, ph, name string, role r
 // stopJoining ends a number's open sign-up conversation (STOP), in the
 // caller's transaction.
 func (s *Service) stopJoining(ctx context.Context, teamID, ph string) error {
-	return s.repo.StopConversation(ctx, teamID, ph, s.clock.Now().UTC())
+	return s.st.Joins.StopConversation(ctx, teamID, ph, s.clock.Now().UTC())
 }
 
 // Web sign-up throttles: codes per phone and per client address in any 10
@@ -301,7 +301,7 @@ var errWrongJoinCode = fault.New(fault.Invalid, fault.CodeInvalidRequest, "That 
 // Team is the sign-up page's team, by its code (404 for no team, or a
 // disabled or locked one).
 func (w *WebJoin) Team(ctx context.Context, code string) (*domain.Team, error) {
-	t, err := w.Roster.repo.TeamByCode(ctx, code)
+	t, err := w.Roster.st.Joins.TeamByCode(ctx, code)
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil, errNoTeam
 	}
@@ -360,7 +360,7 @@ func (w *WebJoin) SignUp(ctx context.Context, teamCode, name, rawPhone, rawRole 
 	}
 	err = w.Roster.db.Tx(ctx, func(ctx context.Context) error {
 		now := w.Clock.Now().UTC()
-		listed, err := w.Roster.repo.MembersByPhone(ctx, t.ID, ph, false)
+		listed, err := w.Roster.st.Members.MembersByPhone(ctx, t.ID, ph)
 		if err != nil {
 			return err
 		}
@@ -369,7 +369,7 @@ func (w *WebJoin) SignUp(ctx context.Context, teamCode, name, rawPhone, rawRole 
 			return w.Texter.SendText(ctx, messagingapi.Text{TeamID: t.ID, To: ph, Body: domain.JoinAlreadyListed(t.Name)})
 		}
 		code, rec := domain.NewJoinCode(id.New("jcd"), t.ID, ph, name, role, clientIP, now)
-		if err := w.Roster.repo.InsertJoinCode(ctx, &rec); err != nil {
+		if err := w.Roster.st.Joins.InsertJoinCode(ctx, &rec); err != nil {
 			return err
 		}
 		// An opted-out number is not texted (SendText skips it): it must
@@ -398,7 +398,7 @@ func (w *WebJoin) Confirm(ctx context.Context, teamCode, rawPhone, code string) 
 	wrong := false
 	err = w.Roster.db.Tx(ctx, func(ctx context.Context) error {
 		now := w.Clock.Now().UTC()
-		c, err := w.Roster.repo.LatestJoinCode(ctx, t.ID, ph)
+		c, err := w.Roster.st.Joins.LatestJoinCode(ctx, t.ID, ph)
 		if errors.Is(err, domain.ErrNotFound) {
 			wrong = true
 			return nil
@@ -407,7 +407,7 @@ func (w *WebJoin) Confirm(ctx context.Context, teamCode, rawPhone, code string) 
 			return err
 		}
 		ok := c.Try(code, now)
-		if err := w.Roster.repo.UpdateJoinCode(ctx, c); err != nil { // the attempt counts, right or wrong
+		if err := w.Roster.st.Joins.UpdateJoinCode(ctx, c); err != nil { // the attempt counts, right or wrong
 			return err
 		}
 		if !ok {

@@ -41,7 +41,7 @@ func (s *Service) ListMembers(ctx context.Context, teamID string, f domain.Membe
 	default:
 		return nil, fault.Invalidf("status must be pending, active or opted_out")
 	}
-	ms, groups, marks, err := s.repo.MemberPage(ctx, teamID, f)
+	ms, groups, marks, err := s.st.Members.MemberPage(ctx, teamID, f)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func (s *Service) withGroups(ctx context.Context, ms []domain.Member) ([]MemberV
 	for i := range ms {
 		ids[i] = ms[i].ID
 	}
-	groups, err := s.repo.GroupIDs(ctx, ids)
+	groups, err := s.st.Members.GroupIDs(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (s *Service) withGroups(ctx context.Context, ms []domain.Member) ([]MemberV
 
 // GetMember returns one member with groups.
 func (s *Service) GetMember(ctx context.Context, teamID, memberID string) (*MemberView, error) {
-	m, err := s.repo.Member(ctx, teamID, memberID, false)
+	m, err := s.st.Members.Member(ctx, teamID, memberID)
 	if err != nil {
 		return nil, mapNotFound(err, errMemberNotFound)
 	}
@@ -99,7 +99,7 @@ func (s *Service) view(ctx context.Context, m *domain.Member) (*MemberView, erro
 
 func (s *Service) checkGroups(ctx context.Context, teamID string, ids []string) ([]string, error) {
 	uniq := dedupe(ids)
-	n, err := s.repo.CountGroups(ctx, teamID, uniq)
+	n, err := s.st.Groups.CountGroups(ctx, teamID, uniq)
 	if err != nil {
 		return nil, err
 	}
@@ -127,15 +127,15 @@ func dedupe(ids []string) []string {
 // name is the same person (member_exists, or staff_member_protected when
 // that person is staff or has a login). except skips one member (a PATCH).
 func (s *Service) checkNewEntry(ctx context.Context, teamID, phone, name, except string) error {
-	if err := s.repo.LockPhone(ctx, teamID, phone); err != nil {
+	if err := s.st.Members.LockPhone(ctx, teamID, phone); err != nil {
 		return err
 	}
-	if _, err := s.repo.OptOut(ctx, teamID, phone); err == nil {
+	if _, err := s.st.OptOuts.OptOut(ctx, teamID, phone); err == nil {
 		return fault.New(fault.Conflict, domain.CodeOptedOut, "this number opted out (texted STOP or was recorded); the API cannot add it")
 	} else if !errors.Is(err, domain.ErrNotFound) {
 		return err
 	}
-	same, err := s.repo.MembersByPhone(ctx, teamID, phone, false)
+	same, err := s.st.Members.MembersByPhone(ctx, teamID, phone)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ type MemberChange struct {
 func (s *Service) ChangeMember(ctx context.Context, teamID, memberID string, c MemberChange) (*MemberView, error) {
 	var out *MemberView
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.repo.UpdateMember(ctx, teamID, memberID, func(m *domain.Member) error {
+		m, err := s.st.Members.UpdateMember(ctx, teamID, memberID, func(m *domain.Member) error {
 			if m.Protected() {
 				return domain.ErrProtected()
 			}
@@ -216,7 +216,7 @@ func (s *Service) ChangeMember(ctx context.Context, teamID, memberID string, c M
 			if err != nil {
 				return err
 			}
-			if err := s.repo.SetGroups(ctx, teamID, m.ID, groups); err != nil {
+			if err := s.st.Members.SetGroups(ctx, teamID, m.ID, groups); err != nil {
 				return err
 			}
 		}
@@ -230,7 +230,7 @@ func (s *Service) ChangeMember(ctx context.Context, teamID, memberID string, c M
 // record (hidden from lists; the opt-out stays); others are deleted.
 func (s *Service) RemoveMember(ctx context.Context, teamID, memberID string) error {
 	return s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.repo.Member(ctx, teamID, memberID, true)
+		m, err := s.st.Members.LockMember(ctx, teamID, memberID)
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
@@ -239,25 +239,25 @@ func (s *Service) RemoveMember(ctx context.Context, teamID, memberID string) err
 			return err
 		}
 		if kept {
-			return s.repo.WriteMember(ctx, m)
+			return s.st.Members.WriteMember(ctx, m)
 		}
-		return s.repo.DeleteMember(ctx, m)
+		return s.st.Members.DeleteMember(ctx, m)
 	})
 }
 
 // Groups lists a team's groups (limit+1 rows).
 func (s *Service) Groups(ctx context.Context, teamID string, limit, offset int) ([]domain.Group, error) {
-	return s.repo.Groups(ctx, teamID, limit, offset)
+	return s.st.Groups.Groups(ctx, teamID, limit, offset)
 }
 
 // checkGroupChange applies the rules of a change to a group's members
 // through the API, in its transaction: the group and the member are the
 // team's (the member locked), and the member is not protected.
 func (s *Service) checkGroupChange(ctx context.Context, teamID, groupID, memberID string) error {
-	if _, err := s.repo.Group(ctx, teamID, groupID); err != nil {
+	if _, err := s.st.Groups.Group(ctx, teamID, groupID); err != nil {
 		return mapNotFound(err, errGroupNotFound)
 	}
-	m, err := s.repo.Member(ctx, teamID, memberID, true)
+	m, err := s.st.Members.LockMember(ctx, teamID, memberID)
 	if err != nil {
 		return mapNotFound(err, errMemberNotFound)
 	}
@@ -273,7 +273,7 @@ func (s *Service) AddToGroup(ctx context.Context, teamID, groupID, memberID stri
 		if err := s.checkGroupChange(ctx, teamID, groupID, memberID); err != nil {
 			return err
 		}
-		return s.repo.AddToGroup(ctx, teamID, groupID, memberID)
+		return s.st.Groups.AddToGroup(ctx, teamID, groupID, memberID)
 	})
 	if err != nil {
 		return nil, err
@@ -287,7 +287,7 @@ func (s *Service) RemoveFromGroup(ctx context.Context, teamID, groupID, memberID
 		if err := s.checkGroupChange(ctx, teamID, groupID, memberID); err != nil {
 			return err
 		}
-		removed, err := s.repo.RemoveFromGroup(ctx, groupID, memberID)
+		removed, err := s.st.Groups.RemoveFromGroup(ctx, groupID, memberID)
 		if err != nil {
 			return err
 		}
@@ -306,10 +306,10 @@ func (s *Service) CreateGroup(ctx context.Context, teamID, name string) (*domain
 	}
 	g := &domain.Group{ID: id.New("grp"), TeamID: teamID, Name: name, CreatedAt: s.clock.Now().UTC()}
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
-		if _, err := s.repo.Team(ctx, teamID); err != nil {
+		if _, err := s.st.Teams.Team(ctx, teamID); err != nil {
 			return mapNotFound(err, errTeamNotFound)
 		}
-		if err := s.repo.InsertGroup(ctx, g); err != nil {
+		if err := s.st.Groups.InsertGroup(ctx, g); err != nil {
 			if errors.Is(err, domain.ErrGroupNameTaken) {
 				return fault.New(fault.Conflict, fault.CodeConflict, "a group with this name exists")
 			}
@@ -328,11 +328,11 @@ func (s *Service) RenameGroup(ctx context.Context, teamID, groupID, name string)
 	}
 	var g *domain.Group
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
-		if g, err = s.repo.Group(ctx, teamID, groupID); err != nil {
+		if g, err = s.st.Groups.Group(ctx, teamID, groupID); err != nil {
 			return mapNotFound(err, errGroupNotFound)
 		}
 		g.Name = name
-		if err := s.repo.UpdateGroup(ctx, g); err != nil {
+		if err := s.st.Groups.UpdateGroup(ctx, g); err != nil {
 			if errors.Is(err, domain.ErrGroupNameTaken) {
 				return fault.New(fault.Conflict, fault.CodeConflict, "a group with this name exists")
 			}
@@ -346,10 +346,10 @@ func (s *Service) RenameGroup(ctx context.Context, teamID, groupID, name string)
 // DeleteGroup deletes a group (members stay on the roster).
 func (s *Service) DeleteGroup(ctx context.Context, teamID, groupID string) error {
 	return s.db.Tx(ctx, func(ctx context.Context) error {
-		g, err := s.repo.Group(ctx, teamID, groupID)
+		g, err := s.st.Groups.Group(ctx, teamID, groupID)
 		if err != nil {
 			return mapNotFound(err, errGroupNotFound)
 		}
-		return s.repo.DeleteGroup(ctx, g)
+		return s.st.Groups.DeleteGroup(ctx, g)
 	})
 }

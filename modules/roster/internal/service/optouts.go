@@ -43,10 +43,10 @@ func (s *Service) OptOut(ctx context.Context, teamID, phone, source string, allo
 func (s *Service) optOut(ctx context.Context, teamID, phone, source string, allowStaff bool, ref consentRef) (*OptOutResult, error) {
 	var out *OptOutResult
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		if err := s.repo.LockPhone(ctx, teamID, phone); err != nil {
+		if err := s.st.Members.LockPhone(ctx, teamID, phone); err != nil {
 			return err
 		}
-		entries, err := s.repo.MembersByPhone(ctx, teamID, phone, true)
+		entries, err := s.st.OptOuts.LockMembersByPhone(ctx, teamID, phone)
 		if err != nil {
 			return err
 		}
@@ -59,20 +59,20 @@ func (s *Service) optOut(ctx context.Context, teamID, phone, source string, allo
 		}
 		now := s.clock.Now().UTC()
 		rec := &domain.OptOut{TeamID: teamID, Phone: phone, Source: source, CreatedAt: now}
-		isNew, err := s.repo.InsertOptOut(ctx, rec)
+		isNew, err := s.st.OptOuts.InsertOptOut(ctx, rec)
 		if err != nil {
 			return err
 		}
 		if !isNew {
-			if rec, err = s.repo.OptOut(ctx, teamID, phone); err != nil {
+			if rec, err = s.st.OptOuts.OptOut(ctx, teamID, phone); err != nil {
 				return err
 			}
 		}
-		if err := s.repo.InsertConsentEvents(ctx, []domain.ConsentEvent{
+		if err := s.st.Consent.InsertConsentEvents(ctx, []domain.ConsentEvent{
 			historyRow(teamID, phone, domain.HistoryOptOut, optOutChannel(source), isNew, ref, now)}); err != nil {
 			return err
 		}
-		changed, err := s.repo.SetStatusByPhone(ctx, teamID, phone, domain.StatusOptedOut, now)
+		changed, err := s.st.OptOuts.SetStatusByPhone(ctx, teamID, phone, domain.StatusOptedOut, now)
 		if err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ func (s *Service) RecordOptOut(ctx context.Context, teamID, phone, memberID, sou
 
 // OptOutMember opts out the number of one member (POST /opt-outs with member_id).
 func (s *Service) OptOutMember(ctx context.Context, teamID, memberID, source string) (*OptOutResult, error) {
-	m, err := s.repo.Member(ctx, teamID, memberID, false)
+	m, err := s.st.Members.Member(ctx, teamID, memberID)
 	if err != nil {
 		return nil, mapNotFound(err, errMemberNotFound)
 	}
@@ -122,22 +122,22 @@ func (s *Service) OptIn(ctx context.Context, teamID, phone string) (bool, error)
 func (s *Service) optIn(ctx context.Context, teamID, phone string, ref consentRef) (bool, error) {
 	var was bool
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		if err := s.repo.LockPhone(ctx, teamID, phone); err != nil {
+		if err := s.st.Members.LockPhone(ctx, teamID, phone); err != nil {
 			return err
 		}
 		var err error
-		if was, err = s.repo.DeleteOptOut(ctx, teamID, phone); err != nil {
+		if was, err = s.st.OptOuts.DeleteOptOut(ctx, teamID, phone); err != nil {
 			return err
 		}
 		now := s.clock.Now().UTC()
-		if err := s.repo.InsertConsentEvents(ctx, []domain.ConsentEvent{
+		if err := s.st.Consent.InsertConsentEvents(ctx, []domain.ConsentEvent{
 			historyRow(teamID, phone, domain.HistoryOptIn, domain.ChannelSMS, was, ref, now)}); err != nil {
 			return err
 		}
 		if !was {
 			return nil
 		}
-		changed, err := s.repo.SetStatusByPhone(ctx, teamID, phone, domain.StatusActive, now)
+		changed, err := s.st.OptOuts.SetStatusByPhone(ctx, teamID, phone, domain.StatusActive, now)
 		if err != nil {
 			return err
 		}
@@ -154,7 +154,7 @@ func (s *Service) optIn(ctx context.Context, teamID, phone string, ref consentRe
 // OptOuts lists a team's opt-outs, newest first (limit+1 rows), with the
 // roster entries of each number, those removed from the roster included.
 func (s *Service) OptOuts(ctx context.Context, teamID string, limit, offset int) ([]OptOutResult, error) {
-	recs, err := s.repo.OptOuts(ctx, teamID, limit, offset)
+	recs, err := s.st.OptOuts.OptOuts(ctx, teamID, limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (s *Service) OptOuts(ctx context.Context, teamID string, limit, offset int)
 	}
 	// Removed members stay listed (spec §3: kept on record so the opt-out
 	// stays), marked as removed.
-	ms, err := s.repo.MembersOnRecordByPhones(ctx, teamID, phones)
+	ms, err := s.st.OptOuts.MembersOnRecordByPhones(ctx, teamID, phones)
 	if err != nil {
 		return nil, err
 	}
@@ -213,10 +213,10 @@ func (s *Service) BulkOptOut(ctx context.Context, teamID string, phones []string
 		}
 	}
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		if err := s.repo.LockPhones(ctx, teamID, distinct); err != nil {
+		if err := s.st.Members.LockPhones(ctx, teamID, distinct); err != nil {
 			return err
 		}
-		entries, err := s.repo.MembersByPhones(ctx, teamID, distinct)
+		entries, err := s.st.OptOuts.MembersByPhones(ctx, teamID, distinct)
 		if err != nil {
 			return err
 		}
@@ -235,7 +235,7 @@ func (s *Service) BulkOptOut(ctx context.Context, teamID string, phones []string
 			}
 		}
 		now := s.clock.Now().UTC()
-		isNew, err := s.repo.InsertOptOuts(ctx, teamID, eligible, SourceAPI, now)
+		isNew, err := s.st.OptOuts.InsertOptOuts(ctx, teamID, eligible, SourceAPI, now)
 		if err != nil {
 			return err
 		}
@@ -243,10 +243,10 @@ func (s *Service) BulkOptOut(ctx context.Context, teamID string, phones []string
 		for i, p := range eligible {
 			history[i] = historyRow(teamID, p, domain.HistoryOptOut, domain.ChannelAPI, isNew[p], consentRef{}, now)
 		}
-		if err := s.repo.InsertConsentEvents(ctx, history); err != nil {
+		if err := s.st.Consent.InsertConsentEvents(ctx, history); err != nil {
 			return err
 		}
-		changed, err := s.repo.SetStatusByPhones(ctx, teamID, eligible, domain.StatusOptedOut, now)
+		changed, err := s.st.OptOuts.SetStatusByPhones(ctx, teamID, eligible, domain.StatusOptedOut, now)
 		if err != nil {
 			return err
 		}
@@ -304,15 +304,15 @@ func (s *Service) Validate(ctx context.Context, teamID string, inputs []string) 
 			phones = append(phones, p)
 		}
 	}
-	ms, err := s.repo.MembersByPhones(ctx, teamID, phones)
+	ms, err := s.st.OptOuts.MembersByPhones(ctx, teamID, phones)
 	if err != nil {
 		return nil, err
 	}
-	opted, err := s.repo.OptedOutPhones(ctx, teamID, phones)
+	opted, err := s.st.OptOuts.OptedOutPhones(ctx, teamID, phones)
 	if err != nil {
 		return nil, err
 	}
-	marks, err := s.repo.UndeliverableSince(ctx, teamID, phones)
+	marks, err := s.st.OptOuts.UndeliverableSince(ctx, teamID, phones)
 	if err != nil {
 		return nil, err
 	}
@@ -364,12 +364,12 @@ func (s *Service) OptInBySMS(ctx context.Context, teamID, phone string) (bool, e
 
 // OptedOutAmong implements rosterapi.OptOuts.
 func (s *Service) OptedOutAmong(ctx context.Context, pairs []rosterapi.TeamPhone) ([]rosterapi.TeamPhone, error) {
-	return NewDirectory(s.repo).OptedOutAmong(ctx, pairs)
+	return NewDirectory(s.st.Directory).OptedOutAmong(ctx, pairs)
 }
 
 // IsOptedOut implements rosterapi.OptOuts.
 func (s *Service) IsOptedOut(ctx context.Context, teamID, phone string) (bool, error) {
-	return NewDirectory(s.repo).IsOptedOut(ctx, teamID, phone)
+	return NewDirectory(s.st.Directory).IsOptedOut(ctx, teamID, phone)
 }
 
 // errStaffNumber refuses to opt out a number that staff or a member with a

@@ -26,7 +26,7 @@ import (
 // Service is the roster's application layer.
 type Service struct {
 	db        *db.DB
-	repo      Store
+	st        Stores
 	billing   billingapi.Accounts
 	events    events.Publisher
 	jobs      JobInserter // the statistics refresh after a large import
@@ -40,10 +40,10 @@ type Service struct {
 }
 
 // New builds the service.
-func New(d *db.DB, repo Store, billing billingapi.Accounts, pub events.Publisher, jobs JobInserter, clk clock.Clock, log *slog.Logger,
+func New(d *db.DB, st Stores, billing billingapi.Accounts, pub events.Publisher, jobs JobInserter, clk clock.Clock, log *slog.Logger,
 	listeners []rosterapi.KeyRevokedListener, inactive []rosterapi.OwnerInactiveListener) *Service {
-	return &Service{db: d, repo: repo, billing: billing, events: pub, jobs: jobs, clock: clk, log: log, listeners: listeners, inactive: inactive,
-		keyAuthSQL: repo.KeyAuthSQL(billing.AccessSQL("k.team_id")), apiPlans: billingapi.APIPlans()}
+	return &Service{db: d, st: st, billing: billing, events: pub, jobs: jobs, clock: clk, log: log, listeners: listeners, inactive: inactive,
+		keyAuthSQL: st.Teams.KeyAuthSQL(billing.AccessSQL("k.team_id")), apiPlans: billingapi.APIPlans()}
 }
 
 var (
@@ -102,7 +102,7 @@ func (s *Service) CreateTeam(ctx context.Context, in NewTeam) (*TeamView, error)
 		return nil, fault.Invalidf("trial_credits must not be negative")
 	}
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
-		if err := s.repo.InsertTeam(ctx, t); err != nil {
+		if err := s.st.Teams.InsertTeam(ctx, t); err != nil {
 			return uniqueTeam(err)
 		}
 		return s.billing.Open(ctx, t.ID, billingapi.Settings{Plan: in.Plan, CardOnFile: in.CardOnFile, Trial: in.Trial, TrialCredits: in.TrialCredits})
@@ -126,7 +126,7 @@ func uniqueTeam(err error) error {
 
 // TeamView loads a team with its account.
 func (s *Service) TeamView(ctx context.Context, teamID string) (*TeamView, error) {
-	t, err := s.repo.Team(ctx, teamID)
+	t, err := s.st.Teams.Team(ctx, teamID)
 	if err != nil {
 		return nil, mapNotFound(err, errTeamNotFound)
 	}
@@ -171,7 +171,7 @@ func (s *Service) PatchTeam(ctx context.Context, teamID string, p TeamPatch) (*T
 		return nil, fault.Invalidf("trial_credits must not be negative")
 	}
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		t, err := s.repo.Team(ctx, teamID)
+		t, err := s.st.Teams.Team(ctx, teamID)
 		if err != nil {
 			return mapNotFound(err, errTeamNotFound)
 		}
@@ -184,7 +184,7 @@ func (s *Service) PatchTeam(ctx context.Context, teamID string, p TeamPatch) (*T
 		setBool(&t.JoinApprovalRequired, p.JoinApprovalRequired)
 		setBool(&t.Disabled, p.Disabled)
 		setBool(&t.Locked, p.Locked)
-		if err := s.repo.UpdateTeam(ctx, t); err != nil {
+		if err := s.st.Teams.UpdateTeam(ctx, t); err != nil {
 			return err
 		}
 		return s.billing.Update(ctx, teamID, p.Billing)
@@ -283,7 +283,7 @@ func (s *Service) addMember(ctx context.Context, teamID string, in NewMember, o 
 	var groups []string
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
 		if o.Dashboard {
-			if _, err := s.repo.Team(ctx, teamID); err != nil {
+			if _, err := s.st.Teams.Team(ctx, teamID); err != nil {
 				return mapNotFound(err, errTeamNotFound)
 			}
 		}
@@ -296,14 +296,14 @@ func (s *Service) addMember(ctx context.Context, teamID string, in NewMember, o 
 		if err := s.checkNewEntry(ctx, teamID, m.Phone, m.Name, ""); err != nil {
 			return err
 		}
-		if err := s.repo.InsertMember(ctx, m); err != nil {
+		if err := s.st.Members.InsertMember(ctx, m); err != nil {
 			return err
 		}
-		if err := s.repo.InsertConsentEvents(ctx, []domain.ConsentEvent{consentGiven(m, o.Channel, consent, now)}); err != nil {
+		if err := s.st.Consent.InsertConsentEvents(ctx, []domain.ConsentEvent{consentGiven(m, o.Channel, consent, now)}); err != nil {
 			return err
 		}
 		if len(groups) > 0 {
-			if err := s.repo.SetGroups(ctx, teamID, m.ID, groups); err != nil {
+			if err := s.st.Members.SetGroups(ctx, teamID, m.ID, groups); err != nil {
 				return err
 			}
 		}
@@ -335,7 +335,7 @@ func (s *Service) PatchMember(ctx context.Context, teamID, memberID string, p Me
 	var out *domain.Member
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
 		wasOwner := false
-		m, err := s.repo.UpdateMember(ctx, teamID, memberID, func(m *domain.Member) error {
+		m, err := s.st.Members.UpdateMember(ctx, teamID, memberID, func(m *domain.Member) error {
 			wasOwner = m.KeyOwner()
 			if p.Role != nil {
 				var err error
@@ -379,7 +379,7 @@ func (s *Service) PatchMember(ctx context.Context, teamID, memberID string, p Me
 }
 
 func (s *Service) revokeMemberKeys(ctx context.Context, m *domain.Member, reason string) error {
-	keys, err := s.repo.RevokeMemberKeys(ctx, m.TeamID, m.ID, reason, s.clock.Now().UTC())
+	keys, err := s.st.Teams.RevokeMemberKeys(ctx, m.TeamID, m.ID, reason, s.clock.Now().UTC())
 	if err != nil {
 		return err
 	}
@@ -404,7 +404,7 @@ func (s *Service) notifyRevoked(ctx context.Context, ev rosterapi.KeyRevoked) er
 func (s *Service) ApproveMember(ctx context.Context, teamID, memberID string) (*domain.Member, error) {
 	var out *domain.Member
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.repo.UpdateMember(ctx, teamID, memberID, func(m *domain.Member) error {
+		m, err := s.st.Members.UpdateMember(ctx, teamID, memberID, func(m *domain.Member) error {
 			return m.Approve(s.clock.Now().UTC())
 		})
 		if err != nil {
@@ -466,14 +466,14 @@ func (s *Service) CreateKey(ctx context.Context, teamID, memberID, name string) 
 	}
 	k := domain.APIKey{ID: id.New("key"), TeamID: teamID, MemberID: memberID, Name: name, Lookup: lookup, Hash: hash, CreatedAt: s.clock.Now().UTC()}
 	err = s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.repo.Member(ctx, teamID, memberID, false)
+		m, err := s.st.Members.Member(ctx, teamID, memberID)
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
 		if !m.KeyOwner() || m.Status != domain.StatusActive {
 			return fault.New(fault.Forbidden, fault.CodeForbidden, "only an active head coach or team director who may send broadcasts can create API keys")
 		}
-		return s.repo.InsertKey(ctx, &k)
+		return s.st.Teams.InsertKey(ctx, &k)
 	})
 	if err != nil {
 		return nil, err
@@ -483,10 +483,10 @@ func (s *Service) CreateKey(ctx context.Context, teamID, memberID, name string) 
 
 // Keys lists a team's keys (never their values), limit+1 rows.
 func (s *Service) Keys(ctx context.Context, teamID string, limit, offset int) ([]domain.APIKey, error) {
-	if _, err := s.repo.Team(ctx, teamID); err != nil {
+	if _, err := s.st.Teams.Team(ctx, teamID); err != nil {
 		return nil, mapNotFound(err, errTeamNotFound)
 	}
-	return s.repo.Keys(ctx, teamID, limit, offset)
+	return s.st.Teams.Keys(ctx, teamID, limit, offset)
 }
 
 // RevokeKey revokes a key in the dashboard, on any plan. Revoking a revoked
@@ -494,7 +494,7 @@ func (s *Service) Keys(ctx context.Context, teamID string, limit, offset int) ([
 func (s *Service) RevokeKey(ctx context.Context, teamID, keyID string) (*domain.APIKey, error) {
 	var out *domain.APIKey
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		k, err := s.repo.Key(ctx, teamID, keyID)
+		k, err := s.st.Teams.Key(ctx, teamID, keyID)
 		if err != nil {
 			return mapNotFound(err, errKeyNotFound)
 		}
@@ -504,7 +504,7 @@ func (s *Service) RevokeKey(ctx context.Context, teamID, keyID string) (*domain.
 		}
 		now := s.clock.Now().UTC()
 		k.RevokedAt, k.RevokedReason = &now, "revoked"
-		if err := s.repo.RevokeKey(ctx, k); err != nil {
+		if err := s.st.Teams.RevokeKey(ctx, k); err != nil {
 			return err
 		}
 		return s.notifyRevoked(ctx, rosterapi.KeyRevoked{TeamID: teamID, KeyID: k.ID, MemberID: k.MemberID, Reason: "revoked"})
@@ -526,7 +526,7 @@ func (s *Service) Authenticate(ctx context.Context, key string, adm auth.Admissi
 	if !adm.AnyPlan {
 		q.APIPlans = s.apiPlans
 	}
-	a, err := s.repo.KeyAuth(ctx, s.keyAuthSQL, q)
+	a, err := s.st.Teams.KeyAuth(ctx, s.keyAuthSQL, q)
 	if errors.Is(err, domain.ErrNotFound) {
 		auth.SameHash(hash, dummyHash)
 		return auth.Principal{}, nil, auth.ErrInvalidKey

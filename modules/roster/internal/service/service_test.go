@@ -37,6 +37,17 @@ var srv *dbtest.Server
 
 func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &srv)) }
 
+// storesOf are the service's stores, all kept by r as the module wires them.
+func storesOf(r *postgres.Repo) service.Stores {
+	return service.Stores{Teams: r, Members: r, Groups: r, Fields: r, Imports: r, OptOuts: r, Consent: r, Joins: r,
+		Directory: directoryOf(r)}
+}
+
+// directoryOf are the directory's stores, all kept by r.
+func directoryOf(r *postgres.Repo) service.DirectoryStores {
+	return service.DirectoryStores{Teams: r, Members: r, Groups: r, Outcomes: r}
+}
+
 const teamA, teamB = "team_a", "team_b"
 
 var t0 = time.Date(2026, 11, 24, 18, 0, 0, 0, time.UTC)
@@ -101,7 +112,7 @@ func setup(t *testing.T) (context.Context, *bundle) {
 	clk := clock.NewFake(t0)
 	j, err := jobs.New(d, clk, log, jobs.Options{})
 	require.NoError(t, err)
-	svc := service.New(d, repo, billingtest.New(clk), rec, j, clk, log,
+	svc := service.New(d, storesOf(repo), billingtest.New(clk), rec, j, clk, log,
 		[]rosterapi.KeyRevokedListener{rec}, []rosterapi.OwnerInactiveListener{rec})
 	_, err = jobs.NewRunner(j, []jobs.Registration{worker.Registration(svc)}, metrics.New(), jobs.Options{})
 	require.NoError(t, err)
@@ -468,8 +479,8 @@ func TestImportAfterARunningRefreshQueuesAnother(t *testing.T) {
 		{ID: rs[2].ID, State: "available", After: follower}}, rs)
 }
 
-// failingAnalyze is the roster's store whose ANALYZE fails.
-type failingAnalyze struct{ service.Store }
+// failingAnalyze is the roster's import store whose ANALYZE fails.
+type failingAnalyze struct{ service.ImportStore }
 
 func (failingAnalyze) AnalyzeMembers(context.Context) error {
 	return errors.New("canceling statement due to lock timeout")
@@ -484,7 +495,9 @@ func TestFailedRefreshIsRetried(t *testing.T) {
 	b.importPlayers(t, 1000, 1000)
 	job := rivertest.RequireInserted(ctx, t, riverpgxv5.New(b.d.Pool), service.AnalyzeMembersArgs{}, nil)
 
-	svc := service.New(b.d, failingAnalyze{b.repo}, billingtest.New(clock.NewFake(t0)), b.rec, b.jobs, clock.NewFake(t0), slog.New(slog.DiscardHandler), nil, nil)
+	st := storesOf(b.repo)
+	st.Imports = failingAnalyze{b.repo}
+	svc := service.New(b.d, st, billingtest.New(clock.NewFake(t0)), b.rec, b.jobs, clock.NewFake(t0), slog.New(slog.DiscardHandler), nil, nil)
 	res, err := b.work(t, svc, job.JobRow)
 	require.ErrorContains(t, err, "lock timeout")
 	require.ErrorContains(t, err, "roster statistics not refreshed")

@@ -46,14 +46,14 @@ func (d *Directory) NoteOutcomes(ctx context.Context, outcomes []rosterapi.Numbe
 			fails = append(fails, domain.Failure{TeamID: o.TeamID, Phone: o.Phone, Failures: o.Failures, LastCode: o.LastCode, At: o.At})
 		}
 	}
-	if err := d.repo.ClearStreaks(ctx, resetTeams, resetPhones); err != nil {
+	if err := d.st.Outcomes.ClearStreaks(ctx, resetTeams, resetPhones); err != nil {
 		return nil, err
 	}
 	added := make(map[key]int, len(fails))
 	for _, f := range fails {
 		added[key{f.TeamID, f.Phone}] = f.Failures
 	}
-	rows, err := d.repo.NoteFailures(ctx, fails, markAfter)
+	rows, err := d.st.Outcomes.NoteFailures(ctx, fails, markAfter)
 	if err != nil {
 		return nil, err
 	}
@@ -72,11 +72,11 @@ func (d *Directory) NoteOutcomes(ctx context.Context, outcomes []rosterapi.Numbe
 func (s *Service) ClearMemberUndeliverable(ctx context.Context, teamID, memberID string) (*MemberView, error) {
 	var out *MemberView
 	err := s.db.Tx(ctx, func(ctx context.Context) error {
-		m, err := s.repo.Member(ctx, teamID, memberID, false)
+		m, err := s.st.Members.Member(ctx, teamID, memberID)
 		if err != nil {
 			return mapNotFound(err, errMemberNotFound)
 		}
-		if _, err := s.repo.ClearUndeliverable(ctx, teamID, m.Phone); err != nil {
+		if _, err := s.st.OptOuts.ClearUndeliverable(ctx, teamID, m.Phone); err != nil {
 			return err
 		}
 		out, err = s.view(ctx, m)
@@ -88,7 +88,7 @@ func (s *Service) ClearMemberUndeliverable(ctx context.Context, teamID, memberID
 // UndeliverableSince returns since when each of phones is undeliverable on
 // the team (absent: it is not).
 func (s *Service) UndeliverableSince(ctx context.Context, teamID string, phones ...string) (map[string]time.Time, error) {
-	return s.repo.UndeliverableSince(ctx, teamID, phones)
+	return s.st.OptOuts.UndeliverableSince(ctx, teamID, phones)
 }
 
 // withUndeliverable sets the views' mark from the team's undeliverable numbers.
@@ -100,7 +100,7 @@ func (s *Service) withUndeliverable(ctx context.Context, teamID string, vs []Mem
 	for i := range vs {
 		phones[i] = vs[i].Phone
 	}
-	marks, err := s.repo.UndeliverableSince(ctx, teamID, phones)
+	marks, err := s.st.OptOuts.UndeliverableSince(ctx, teamID, phones)
 	if err != nil {
 		return err
 	}

@@ -237,17 +237,28 @@ func (r *Repo) Webhooks(ctx context.Context, teamID string, limit, offset int) (
 	return toWebhooks(ws), nil
 }
 
-// Webhook loads one of a team's webhooks; forUpdate locks the row.
-func (r *Repo) Webhook(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Webhook, error) {
+// Webhook loads one of a team's webhooks.
+func (r *Repo) Webhook(ctx context.Context, teamID, id string) (*domain.Webhook, error) {
 	w := new(webhookRow)
-	q := r.db.IDB(ctx).NewSelect().Model(w).Where("team_id = ? AND id = ?", teamID, id)
-	if forUpdate {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
+	if err := r.selectWebhook(ctx, w, teamID, id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select webhook")
 	}
 	return toWebhook(w), nil
+}
+
+// LockWebhook is Webhook with the row locked (SELECT ... FOR UPDATE) for
+// the rest of the caller's transaction.
+func (r *Repo) LockWebhook(ctx context.Context, teamID, id string) (*domain.Webhook, error) {
+	w := new(webhookRow)
+	if err := r.selectWebhook(ctx, w, teamID, id).For("UPDATE").Scan(ctx); err != nil {
+		return nil, notFound(err, "select webhook")
+	}
+	return toWebhook(w), nil
+}
+
+// selectWebhook is the statement that reads one of a team's webhooks into w.
+func (r *Repo) selectWebhook(ctx context.Context, w *webhookRow, teamID, id string) *bun.SelectQuery {
+	return r.db.IDB(ctx).NewSelect().Model(w).Where("team_id = ? AND id = ?", teamID, id)
 }
 
 // DeleteWebhook deletes one of a team's webhooks with its deliveries (and
@@ -311,7 +322,7 @@ func (r *Repo) UpdateWebhook(ctx context.Context, teamID, id string, change func
 	if _, err := db.MustTx(ctx); err != nil {
 		return nil, fmt.Errorf("update webhook: %w", err)
 	}
-	w, err := r.Webhook(ctx, teamID, id, true)
+	w, err := r.LockWebhook(ctx, teamID, id)
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func TestSuccessBatchJudgesDuplicatesInTurn(t *testing.T) {
 	as, err := e.Repo.Attempts(ctx, team, c.Webhook.ID, 50, 0)
 	require.NoError(t, err)
 	require.Len(t, as, 2)
-	w, err := e.Repo.Webhook(ctx, team, c.Webhook.ID, false)
+	w, err := e.Repo.Webhook(ctx, team, c.Webhook.ID)
 	require.NoError(t, err)
 	require.Zero(t, w.ConsecutiveFailures)
 

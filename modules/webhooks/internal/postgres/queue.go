@@ -92,17 +92,18 @@ func (r *Repo) AttemptsOf(ctx context.Context, teamID string, deliveryIDs []stri
 	return out, nil
 }
 
-// Delivery loads one of a webhook's deliveries (for the team); forUpdate locks it.
-func (r *Repo) Delivery(ctx context.Context, teamID, webhookID, id string, forUpdate bool) (*domain.Delivery, error) {
+// Delivery loads one of a webhook's deliveries (for the team).
+func (r *Repo) Delivery(ctx context.Context, teamID, webhookID, id string) (*domain.Delivery, error) {
 	d := new(deliveryRow)
-	q := r.db.IDB(ctx).NewSelect().Model(d).Where("team_id = ? AND webhook_id = ? AND id = ?", teamID, webhookID, id)
-	if forUpdate {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
+	if err := r.selectDelivery(ctx, d, teamID, webhookID, id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select delivery")
 	}
 	return toDelivery(d), nil
+}
+
+// selectDelivery is the statement that reads one of a webhook's deliveries (for the team) into d.
+func (r *Repo) selectDelivery(ctx context.Context, d *deliveryRow, teamID, webhookID, id string) *bun.SelectQuery {
+	return r.db.IDB(ctx).NewSelect().Model(d).Where("team_id = ? AND webhook_id = ? AND id = ?", teamID, webhookID, id)
 }
 
 // UpdateDelivery loads one of a webhook's deliveries locked, lets change
@@ -113,15 +114,16 @@ func (r *Repo) UpdateDelivery(ctx context.Context, teamID, webhookID, id string,
 	if _, err := db.MustTx(ctx); err != nil {
 		return nil, fmt.Errorf("update delivery: %w", err)
 	}
-	d, err := r.Delivery(ctx, teamID, webhookID, id, true)
-	if err != nil {
-		return nil, err
+	locked := new(deliveryRow)
+	if err := r.selectDelivery(ctx, locked, teamID, webhookID, id).For("UPDATE").Scan(ctx); err != nil {
+		return nil, notFound(err, "select delivery")
 	}
+	d := toDelivery(locked)
 	if err := change(d); err != nil {
 		return nil, err
 	}
 	row := fromDelivery(d)
-	err = r.db.IDB(ctx).NewUpdate().Model(&row).
+	err := r.db.IDB(ctx).NewUpdate().Model(&row).
 		Column("state", "attempts", "round_from", "next_attempt_at", "queued", "updated_at").
 		Where("team_id = ? AND id = ?", teamID, id).Returning("*").Scan(ctx)
 	if err != nil {

@@ -91,9 +91,9 @@ func (r *ruleEnv) set(t *testing.T, enabled bool, failures int, state string, at
 func (r *ruleEnv) load(t *testing.T) (*domain.Webhook, *domain.Delivery) {
 	t.Helper()
 	ctx := context.Background()
-	w, err := r.e.Repo.Webhook(ctx, r.team, r.webhook, false)
+	w, err := r.e.Repo.Webhook(ctx, r.team, r.webhook)
 	require.NoError(t, err)
-	d, err := r.e.Repo.Delivery(ctx, r.team, r.webhook, r.delivery.ID, false)
+	d, err := r.e.Repo.Delivery(ctx, r.team, r.webhook, r.delivery.ID)
 	require.NoError(t, err)
 	return w, d
 }
@@ -475,7 +475,7 @@ func TestFanOutFollowsTheDomain(t *testing.T) {
 	ctx := context.Background()
 	other, _ := r.e.Team("team_b", billingapi.PlanBusiness)
 	// The ruleEnv's own webhook subscribes to member.joined, on.
-	own, err := r.e.Repo.Webhook(ctx, r.team, r.webhook, false)
+	own, err := r.e.Repo.Webhook(ctx, r.team, r.webhook)
 	require.NoError(t, err)
 	hooks := append(randomWebhooks(t, rnd, r, r.team, 12, []string{"m1"}), *own)
 	slices.SortFunc(hooks, func(a, b domain.Webhook) int {
@@ -607,7 +607,7 @@ func TestDisableOwnedFollowsTheDomain(t *testing.T) {
 	slices.Sort(got)
 	require.Equal(t, want, got, "owner %s", owner)
 	for _, w := range hooks {
-		g, err := r.e.Repo.Webhook(ctx, r.team, w.ID, false)
+		g, err := r.e.Repo.Webhook(ctx, r.team, w.ID)
 		require.NoError(t, err)
 		require.Equal(t, w.Enabled, g.Enabled, w.ID)
 		require.Equal(t, w.DisabledReason, g.DisabledReason, w.ID)

@@ -66,7 +66,7 @@ func (s *Service) SetThrottle(ctx context.Context, teamID, webhookID, memberID s
 // Deliveries lists a webhook's deliveries, newest first (limit+1 rows),
 // of one API status ("" all), each with its attempts.
 func (s *Service) Deliveries(ctx context.Context, teamID, webhookID, status string, limit, offset int) ([]domain.Listed, error) {
-	if _, err := s.Repo.Webhook(ctx, teamID, webhookID, false); err != nil {
+	if _, err := s.Repo.Webhook(ctx, teamID, webhookID); err != nil {
 		return nil, mapNotFound(err)
 	}
 	ds, err := s.Repo.Deliveries(ctx, teamID, webhookID, status, limit, offset)
@@ -98,7 +98,7 @@ func (s *Service) Retry(ctx context.Context, teamID, webhookID, deliveryID, memb
 	}
 	var out *domain.Delivery
 	err := s.DB.Tx(ctx, func(ctx context.Context) error {
-		w, err := s.Repo.Webhook(ctx, teamID, webhookID, false)
+		w, err := s.Repo.Webhook(ctx, teamID, webhookID)
 		if err != nil {
 			return mapNotFound(err)
 		}
@@ -151,7 +151,7 @@ func (s *Service) Recover(ctx context.Context, teamID, webhookID, memberID strin
 	}
 	var n int
 	err := s.DB.Tx(ctx, func(ctx context.Context) error {
-		w, err := s.Repo.Webhook(ctx, teamID, webhookID, false)
+		w, err := s.Repo.Webhook(ctx, teamID, webhookID)
 		if err != nil {
 			return mapNotFound(err)
 		}

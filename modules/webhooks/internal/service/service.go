@@ -64,8 +64,10 @@ type WebhookStore interface {
 	InsertWebhook(ctx context.Context, w *domain.Webhook) error
 	// Webhooks lists a team's webhooks, oldest first, limit+1 rows.
 	Webhooks(ctx context.Context, teamID string, limit, offset int) ([]domain.Webhook, error)
-	// Webhook reads one; forUpdate locks it.
-	Webhook(ctx context.Context, teamID, id string, forUpdate bool) (*domain.Webhook, error)
+	// Webhook reads one.
+	Webhook(ctx context.Context, teamID, id string) (*domain.Webhook, error)
+	// LockWebhook reads one locked for the rest of the transaction.
+	LockWebhook(ctx context.Context, teamID, id string) (*domain.Webhook, error)
 	// UpdateWebhook locks one, lets change alter it and stores the result
 	// (nothing when change fails).
 	UpdateWebhook(ctx context.Context, teamID, id string, change func(*domain.Webhook) error) (*domain.Webhook, error)
@@ -281,7 +283,7 @@ func (s *Service) Webhooks(ctx context.Context, teamID string, limit, offset int
 
 // Webhook returns one of a team's webhooks.
 func (s *Service) Webhook(ctx context.Context, teamID, webhookID string) (*domain.Webhook, error) {
-	w, err := s.Repo.Webhook(ctx, teamID, webhookID, false)
+	w, err := s.Repo.Webhook(ctx, teamID, webhookID)
 	return w, mapNotFound(err)
 }
 
@@ -378,7 +380,7 @@ func (s *Service) SendTest(ctx context.Context, teamID, webhookID, message strin
 	}
 	var out TestSent
 	err := s.DB.Tx(ctx, func(ctx context.Context) error {
-		w, err := s.Repo.Webhook(ctx, teamID, webhookID, true)
+		w, err := s.Repo.LockWebhook(ctx, teamID, webhookID)
 		if err != nil {
 			return mapNotFound(err)
 		}
@@ -404,7 +406,7 @@ func (s *Service) SendTest(ctx context.Context, teamID, webhookID, message strin
 
 // Attempts lists a webhook's attempts, newest first (limit+1 rows).
 func (s *Service) Attempts(ctx context.Context, teamID, webhookID string, limit, offset int) ([]domain.Attempt, error) {
-	if _, err := s.Repo.Webhook(ctx, teamID, webhookID, false); err != nil {
+	if _, err := s.Repo.Webhook(ctx, teamID, webhookID); err != nil {
 		return nil, mapNotFound(err)
 	}
 	return s.Repo.Attempts(ctx, teamID, webhookID, limit, offset)

@@ -8,6 +8,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -48,36 +49,60 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 	}
 
 	// Every field of a template survives the store and back; another
-	// team's id and a deleted template (unless asked for) are not found.
+	// team's id and a deleted template are not found by id, and a deleted
+	// one is by name. An update whose change fails writes nothing.
 	t.Run("TemplateRoundTrip", func(t *testing.T) {
 		t.Parallel()
 		ctx, h := setup(t)
 		tpl := domain.Template{ID: "tpl_1", TeamID: "team_1", Name: "Practice", Body: "See you at 5", MessageType: domain.TypeReminder,
 			CreatedAt: at, UpdatedAt: at.Add(time.Second)}
 		require.NoError(t, h.InsertTemplate(ctx, &tpl))
-		got, err := h.Template(ctx, "team_1", "tpl_1", false, false)
+		got, err := h.Template(ctx, "team_1", "tpl_1")
 		require.NoError(t, err)
 		require.Equal(t, tpl, utcTemplate(*got))
 		byName, err := h.TemplateByName(ctx, "team_1", "PRACTICE")
 		require.NoError(t, err)
 		require.Equal(t, tpl, utcTemplate(*byName), "names are matched without case")
 
-		_, err = h.Template(ctx, "team_2", "tpl_1", false, false)
+		_, err = h.Template(ctx, "team_2", "tpl_1")
 		require.ErrorIs(t, err, domain.ErrNotFound)
 		_, err = h.TemplateByName(ctx, "team_2", "Practice")
 		require.ErrorIs(t, err, domain.ErrNotFound)
 
-		deleted := at.Add(time.Minute)
-		tpl.DeletedAt, tpl.Name = &deleted, "Old"
-		require.NoError(t, h.UpdateTemplate(ctx, &tpl))
-		_, err = h.Template(ctx, "team_1", "tpl_1", false, false)
-		require.ErrorIs(t, err, domain.ErrNotFound)
-		got, err = h.Template(ctx, "team_1", "tpl_1", true, false)
+		refused := errors.New("refused")
+		_, err = h.UpdateTemplate(ctx, "team_1", "tpl_1", func(t *domain.Template) error {
+			t.Name = "Changed"
+			return refused
+		})
+		require.ErrorIs(t, err, refused, "the change's error, as it is")
+		got, err = h.Template(ctx, "team_1", "tpl_1")
 		require.NoError(t, err)
-		require.Equal(t, tpl, utcTemplate(*got))
+		require.Equal(t, tpl, utcTemplate(*got), "a refused change writes nothing")
+		_, err = h.UpdateTemplate(ctx, "team_2", "tpl_1", func(*domain.Template) error { return nil })
+		require.ErrorIs(t, err, domain.ErrNotFound)
+
+		deleted := at.Add(time.Minute)
+		got, err = h.UpdateTemplate(ctx, "team_1", "tpl_1", func(t *domain.Template) error {
+			t.DeletedAt, t.Name = &deleted, "Old"
+			return nil
+		})
+		require.NoError(t, err)
+		tpl.DeletedAt, tpl.Name = &deleted, "Old"
+		require.Equal(t, tpl, utcTemplate(*got), "the template as written")
+		_, err = h.Template(ctx, "team_1", "tpl_1")
+		require.ErrorIs(t, err, domain.ErrNotFound)
+		_, err = h.UpdateTemplate(ctx, "team_1", "tpl_1", func(*domain.Template) error { return nil })
+		require.ErrorIs(t, err, domain.ErrNotFound, "a deleted template is not updated by id")
 		byName, err = h.TemplateByName(ctx, "team_1", "old")
 		require.NoError(t, err, "a deleted template is found by name")
 		require.Equal(t, tpl, utcTemplate(*byName))
+		byName.Name, byName.DeletedAt = "Restored", nil
+		require.NoError(t, h.WriteTemplate(ctx, byName))
+		got, err = h.Template(ctx, "team_1", "tpl_1")
+		require.NoError(t, err, "written back live")
+		require.Equal(t, "Restored", got.Name)
+		byName.Name, byName.DeletedAt = "Old", &deleted
+		require.NoError(t, h.WriteTemplate(ctx, byName))
 		n, err := h.CountTemplates(ctx, "team_1")
 		require.NoError(t, err)
 		require.Zero(t, n)
@@ -96,7 +121,7 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 		require.Error(t, h.InsertTemplate(ctx, &twin), "a second template of the team with a name, in any case")
 		twin.TeamID = "team_2"
 		require.NoError(t, h.InsertTemplate(ctx, &twin), "another team's names are its own")
-		got, err := h.Template(ctx, "team_1", "tpl_1", false, false)
+		got, err := h.Template(ctx, "team_1", "tpl_1")
 		require.NoError(t, err)
 		require.Equal(t, "Practice", got.Name, "the refused inserts changed nothing")
 	})
@@ -152,7 +177,15 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 
 		s.Started(at.Add(time.Hour))
 		s.Stop("no_sender")
-		require.NoError(t, h.UpdateScheduled(ctx, &s))
+		updated, err := h.UpdateScheduled(ctx, "team_1", "sch_1", func(x *domain.Scheduled) error {
+			x.Started(at.Add(time.Hour))
+			x.Stop("no_sender")
+			return nil
+		})
+		require.NoError(t, err)
+		require.Equal(t, s.Status, updated.Status, "the send as written")
+		_, err = h.UpdateScheduled(ctx, "team_2", "sch_1", func(*domain.Scheduled) error { return nil })
+		require.ErrorIs(t, err, domain.ErrNotFound)
 		inTx(t, h, func(ctx context.Context) error {
 			var err error
 			got, err = h.Scheduled(ctx, "", "sch_1")
@@ -224,21 +257,27 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 			return h.InsertQueued(ctx, "team_1", "msg_1", at, done, series, []string{"+15550000001", "+15550000002"},
 				[][]string{{"mem_a", "mem_b"}, {"mem_c"}}, nil, []time.Time{{}, done})
 		})
-		got, err := h.Message(ctx, "team_1", "msg_1", false)
+		got, err := h.Message(ctx, "team_1", "msg_1")
 		require.NoError(t, err)
 		want := m
 		want.QueuedCount, want.EstimatedCompletion, want.HeldForQuietHours = 2, &done, 1
 		require.Equal(t, want, utcMessage(*got))
-		_, err = h.Message(ctx, "team_2", "msg_1", false)
+		_, err = h.Message(ctx, "team_2", "msg_1")
 		require.ErrorIs(t, err, domain.ErrNotFound)
-		_, err = h.Message(ctx, "team_1", "msg_none", false)
+		_, err = h.Message(ctx, "team_1", "msg_none")
 		require.ErrorIs(t, err, domain.ErrNotFound)
 		require.Error(t, h.InsertMessage(ctx, &m), "a second message with an id")
 
 		decided = at.Add(time.Hour)
-		got.DecidedAt, got.DecidedBy, got.QueuedCount, got.FailedCount, got.HeldNow = &decided, "mem_co", 99, 5, 4
-		require.NoError(t, h.UpdateMessage(ctx, got))
-		again, err := h.Message(ctx, "team_1", "msg_1", false)
+		_, err = h.UpdateMessage(ctx, "team_2", "msg_1", func(*domain.Message) error { return nil })
+		require.ErrorIs(t, err, domain.ErrNotFound)
+		written, err := h.UpdateMessage(ctx, "team_1", "msg_1", func(m *domain.Message) error {
+			m.DecidedAt, m.DecidedBy, m.QueuedCount, m.FailedCount, m.HeldNow = &decided, "mem_co", 99, 5, 4
+			return nil
+		})
+		require.NoError(t, err)
+		require.Equal(t, "mem_co", written.DecidedBy, "the message as written")
+		again, err := h.Message(ctx, "team_1", "msg_1")
 		require.NoError(t, err)
 		require.Equal(t, 2, again.QueuedCount, "UpdateMessage leaves the counts to the statements")
 		require.Zero(t, again.FailedCount)
@@ -312,13 +351,13 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 			if err := h.InsertQueued(ctx, "team_1", "msg_1", at, done, id.NewSeries("dlv"), nil, nil, nil, nil); err != nil {
 				return err
 			}
-			got, err := h.Message(ctx, "team_1", "msg_1", false)
+			got, err := h.Message(ctx, "team_1", "msg_1")
 			require.NoError(t, err)
 			require.Nil(t, got.EstimatedCompletion, "no phones: nothing written")
 			return h.InsertQueued(ctx, "team_1", "msg_1", at, done, id.NewSeries("dlv"), []string{"+15550000001"}, [][]string{{"mem_a"}},
 				[]domain.Text{{Body: "Hi Ava", Segments: 1}}, nil)
 		})
-		got, err := h.Message(ctx, "team_1", "msg_1", false)
+		got, err := h.Message(ctx, "team_1", "msg_1")
 		require.NoError(t, err)
 		require.Equal(t, []any{1, 0}, []any{got.QueuedCount, got.HeldForQuietHours})
 		require.True(t, got.EstimatedCompletion.Equal(done))
@@ -347,11 +386,11 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 		expiry := at.Add(time.Hour)
 		require.NoError(t, h.ExpireApproval(ctx, "msg_a", expiry))
 		require.NoError(t, h.ExpireApproval(ctx, "msg_b", expiry)) // not awaiting approval: left as it is
-		a, err := h.Message(ctx, "team_1", "msg_a", false)
+		a, err := h.Message(ctx, "team_1", "msg_a")
 		require.NoError(t, err)
 		require.Equal(t, domain.StatusExpired, a.Status)
 		require.True(t, a.DecidedAt.Equal(expiry))
-		b, err := h.Message(ctx, "team_1", "msg_b", false)
+		b, err := h.Message(ctx, "team_1", "msg_b")
 		require.NoError(t, err)
 		require.Equal(t, domain.StatusQueued, b.Status)
 		require.Nil(t, b.DecidedAt)
