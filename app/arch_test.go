@@ -165,7 +165,7 @@ var (
 var tablePosition = map[string]bool{"from": true, "join": true, "into": true, "update": true, "table": true,
 	"references": true, "exists": true, "only": true}
 
-// checkTree applies the three rules of issue 17 to the tree at root (a
+// checkTree applies the module-boundary rules to the tree at root (a
 // checkout: root/modules/<m>/...):
 //
 //   - a contract package (modules/<m>/<m>api) imports only the standard
