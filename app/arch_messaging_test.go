@@ -17,7 +17,7 @@ import (
 // In messaging, storage is behind the domain on both sides, so a use case
 // can be read and tested without SQL: below modules/messaging/internal only the postgres package
 // imports it; the use cases, handlers and views see domain types and store
-// interfaces. The module's wiring (module.go, deps.go) provides the store.
+// interfaces. The module's wiring (module.go) provides the store.
 // Test files may import it (a dbtest set-up builds the real store).
 const messagingPostgres = modulePath + "/modules/messaging/internal/postgres"
 

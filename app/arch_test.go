@@ -131,6 +131,9 @@ func TestArchitectureRulesCatchPlanted(t *testing.T) {
 		`fakes: modules/alpha/alphaapi/alphatest/alphatest.go: alphatest imports github.com/stretchr/testify/require (a fake imports only the standard library, contracts, other fakes and platform)`,
 		`fakes: modules/alpha/alphaapi/alphatest/alphatest.go: alphatest imports github.com/teamtext/teamtext/modules/alpha/internal/domain (a fake imports only the standard library, contracts, other fakes and platform)`,
 		`fakes: modules/beta/internal/service/service.go: imports github.com/teamtext/teamtext/modules/alpha/alphaapi/alphatest (a fake: only test files and other fakes import it)`,
+		`wiring: modules/beta/internal/service/deps.go: imports go.uber.org/fx (only the module's root package, its wiring, imports fx)`,
+		`wiring: modules/beta/internal/service/service_test.go: imports go.uber.org/fx/fxtest (only the module's root package, its wiring, imports fx)`,
+		`wiring: modules/beta/fxhelp/fxhelp.go: imports go.uber.org/fx (only the module's root package, its wiring, imports fx)`,
 	}, rep.violations)
 
 	clean, err := checkTree("testdata/archclean", map[string]bool{"alpha": true})
@@ -150,6 +153,9 @@ type archReport struct {
 // 17, item 1): in them only internal/postgres imports bun. Add a module
 // when its rows stop travelling above its postgres package.
 var bunConfined = map[string]bool{"billing": true, "campaigns": true, "messaging": true, "roster": true, "webhooks": true}
+
+// fxPath is the wiring library: only a module's root package imports it.
+const fxPath = "go.uber.org/fx"
 
 // domainForbidden are the imports a domain package may not have (a path
 // and everything below it).
@@ -192,6 +198,12 @@ var tablePosition = map[string]bool{"from": true, "join": true, "into": true, "u
 //     files) imports internal/postgres: the use cases and adapters see
 //     storage through the stores they declare, the module's root package
 //     wires the repository in.
+//
+//   - only a module's root package (modules/<m>/*.go: module.go, its
+//     wiring) imports go.uber.org/fx: use cases, adapters and their tests
+//     declare plain Deps structs and constructors, and the fx.In
+//     parameter structs that fill them live in module.go. (app/, the
+//     composition root, is not under modules/ and imports fx freely.)
 //
 // A module's table prefix is the common prefix of the tables its .sql files
 // create (roster_, messaging_, billing_, webhook, campaign).
@@ -305,6 +317,9 @@ func (rep *archReport) checkGo(m, rel, path string, tables map[string]map[string
 		}
 		if bunConfined && aboveStorage && p == modulePath+"/modules/"+m+"/internal/postgres" {
 			rep.violations = append(rep.violations, fmt.Sprintf("storage: %s: imports %s (in %s only the module's wiring reaches internal/postgres)", rel, p, m))
+		}
+		if (p == fxPath || strings.HasPrefix(p, fxPath+"/")) && dir != "modules/"+m {
+			rep.violations = append(rep.violations, fmt.Sprintf("wiring: %s: imports %s (only the module's root package, its wiring, imports fx)", rel, p))
 		}
 		if isDomain {
 			for _, bad := range domainForbidden {

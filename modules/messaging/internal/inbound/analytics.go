@@ -5,8 +5,6 @@ import (
 	"math"
 	"time"
 
-	"go.uber.org/fx"
-
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
@@ -87,17 +85,16 @@ func Rate(delivered, deliveries int64) float64 {
 // AnalyticsDeps are the analytics' collaborators: messaging's counters
 // and roster's counts.
 type AnalyticsDeps struct {
-	fx.In
 	Counters Counters
 	Stats    rosterapi.Stats
 	Clock    clock.Clock
 }
 
 // Analytics answers GET /analytics.
-type Analytics struct{ *AnalyticsDeps }
+type Analytics struct{ AnalyticsDeps }
 
 // NewAnalytics returns the analytics.
-func NewAnalytics(d AnalyticsDeps) *Analytics { return &Analytics{AnalyticsDeps: &d} }
+func NewAnalytics(d AnalyticsDeps) *Analytics { return &Analytics{AnalyticsDeps: d} }
 
 // Totals totals a team's activity over the UTC days from..to.
 func (s *Analytics) Totals(ctx context.Context, teamID, from, to string) (*Totals, error) {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"go.uber.org/fx"
-
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/platform/clock"
@@ -17,7 +15,6 @@ import (
 // ReleaserDeps are the releaser's collaborators (the event publisher
 // excepted: see Releaser).
 type ReleaserDeps struct {
-	fx.In
 	Tx    Transactor
 	Store HoldStore
 	Clock clock.Clock
@@ -30,14 +27,14 @@ type ReleaserDeps struct {
 // webhooks event log) reads billing accounts, and billing takes the
 // listeners. The publisher is bound once at start-up with Bind instead.
 type Releaser struct {
-	d      *ReleaserDeps
+	d      ReleaserDeps
 	events events.Publisher
 }
 
 var _ billingapi.PaymentListener = (*Releaser)(nil)
 
 // NewReleaser returns a releaser; call Bind before it is used.
-func NewReleaser(d ReleaserDeps) *Releaser { return &Releaser{d: &d} }
+func NewReleaser(d ReleaserDeps) *Releaser { return &Releaser{d: d} }
 
 // Bind sets the event publisher. It is called once while the application
 // is assembled, before any request or job runs.

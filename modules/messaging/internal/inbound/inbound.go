@@ -43,8 +43,6 @@ import (
 	"context"
 	"log/slog"
 
-	"go.uber.org/fx"
-
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
@@ -67,19 +65,18 @@ const (
 )
 
 // Deps are filing's collaborators (ingestion and keywords): the one list
-// of them, filled from the application graph (fx.In) or written out by a
-// test. The inbox, replies, analytics and the releaser have their own.
+// of them, filled by the module's wiring or written out by a test. The
+// inbox, replies, analytics and the releaser have their own.
 type Deps struct {
-	fx.In
 	Tx    Transactor
 	Store FilingStore
 	// Help answers a HELP text (*Replies).
 	Help  HelpReplier
 	Clock clock.Clock
 	// Lookup finds a team by any of its sending numbers, its own or one
-	// added to it (the module's "numbers" lookup, not roster's alone), and
+	// added to it (outbound.NumberLookup, not roster's alone), and
 	// the roster entries of a batch's senders.
-	Lookup  rosterapi.Lookup `name:"numbers"`
+	Lookup  rosterapi.Lookup
 	Billing billingapi.Accounts
 	Events  events.Publisher
 	Log     *slog.Logger
@@ -94,8 +91,8 @@ type Deps struct {
 	TeamKeywords KeywordAnswerer
 	// Joining signs numbers up by text (roster); Answers queues its
 	// answers (*Replies). Either nil: the step claims nothing.
-	Joining rosterapi.Joining `optional:"true"`
-	Answers Answerer          `optional:"true"`
+	Joining rosterapi.Joining
+	Answers Answerer
 }
 
 // Answerer queues the service's automatic answer to a text it acted on
@@ -109,12 +106,10 @@ type HelpReplier interface {
 	QueueHelp(ctx context.Context, team rosterapi.Team, in *domain.Inbound) error
 }
 
-// Service files inbound texts and carries out their keywords. It holds its
-// Deps by pointer: fx refuses a pointer to a struct that embeds fx.In by
-// value, and the graph hands out *Service.
-type Service struct{ *Deps }
+// Service files inbound texts and carries out their keywords.
+type Service struct{ Deps }
 
 // New returns the filing service.
-func New(d Deps) *Service { return &Service{Deps: &d} }
+func New(d Deps) *Service { return &Service{Deps: d} }
 
 var errTextNotFound = fault.NotFoundf("inbound text not found in the inbox")

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"go.uber.org/fx"
-
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/platform/clock"
 )
@@ -17,18 +15,15 @@ import (
 
 // InboxDeps are the inbox's collaborators.
 type InboxDeps struct {
-	fx.In
 	Store InboxStore
 	Clock clock.Clock
 }
 
 // Inbox runs the inbox use cases: listing, unread counts, marking read.
-// Like every capability here it holds its Deps by pointer: fx refuses a
-// result that embeds fx.In by value.
-type Inbox struct{ *InboxDeps }
+type Inbox struct{ InboxDeps }
 
 // NewInbox returns the inbox.
-func NewInbox(d InboxDeps) *Inbox { return &Inbox{InboxDeps: &d} }
+func NewInbox(d InboxDeps) *Inbox { return &Inbox{InboxDeps: d} }
 
 // InboundMessages lists a team's visible texts, newest first (limit+1 rows).
 func (b *Inbox) InboundMessages(ctx context.Context, teamID string, limit, offset int) ([]domain.Inbound, error) {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 
 	"github.com/riverqueue/river"
-	"go.uber.org/fx"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
@@ -35,7 +34,6 @@ func (ReplyArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: 
 // ReplyDeps are the replies' collaborators: staff replies, HELP answers,
 // the team's HELP text, and the job that hands a reply to the carrier.
 type ReplyDeps struct {
-	fx.In
 	Tx    Transactor
 	Jobs  Inserter
 	Store ReplyStore
@@ -45,7 +43,7 @@ type ReplyDeps struct {
 	Teams   rosterapi.Teams
 	Members rosterapi.Members
 	// Lookup knows the team's custom fields (merge tags are refused).
-	Lookup  rosterapi.Lookup `name:"numbers"`
+	Lookup  rosterapi.Lookup
 	OptOuts rosterapi.OptOuts
 	Billing billingapi.Accounts
 	Carrier carrier.Carrier
@@ -54,7 +52,7 @@ type ReplyDeps struct {
 
 // Replies runs the reply use cases: texts to one person in answer to an
 // inbound text, and the team's HELP text.
-type Replies struct{ *ReplyDeps }
+type Replies struct{ ReplyDeps }
 
 var (
 	_ HelpReplier = (*Replies)(nil)
@@ -62,7 +60,7 @@ var (
 )
 
 // NewReplies returns the replies.
-func NewReplies(d ReplyDeps) *Replies { return &Replies{ReplyDeps: &d} }
+func NewReplies(d ReplyDeps) *Replies { return &Replies{ReplyDeps: d} }
 
 // Settings are a team's messaging settings.
 type Settings struct {

@@ -13,8 +13,8 @@ import (
 
 // The stores the inbound capabilities need, declared here (the consumer's
 // side), one per capability, each in domain types, and implemented by
-// the module's postgres package (its Repo satisfies them all; deps.go provides
-// it as each). Every method joins the transaction carried by ctx; a read
+// the module's postgres package (its Repo satisfies them all; module.go
+// passes it as each). Every method joins the transaction carried by ctx; a read
 // by id answers domain.ErrNotFound (wrapped) for another team's id.
 
 // Transactor runs fn in a transaction carried by its ctx (*db.DB); a

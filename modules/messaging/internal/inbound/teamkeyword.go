@@ -7,7 +7,6 @@ import (
 	"log/slog"
 
 	"github.com/riverqueue/river"
-	"go.uber.org/fx"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
@@ -76,7 +75,6 @@ type KeywordAnswerer interface {
 
 // KeywordDeps are the team keywords' collaborators.
 type KeywordDeps struct {
-	fx.In
 	Tx      Transactor
 	Store   KeywordStore
 	Jobs    ManyInserter
@@ -89,12 +87,12 @@ type KeywordDeps struct {
 
 // TeamKeywords keeps a team's keywords (the admin API and the dashboard's
 // Settings › Keywords) and answers the texts that are one (Answer).
-type TeamKeywords struct{ *KeywordDeps }
+type TeamKeywords struct{ KeywordDeps }
 
 var _ KeywordAnswerer = (*TeamKeywords)(nil)
 
 // NewTeamKeywords returns the team keywords.
-func NewTeamKeywords(d KeywordDeps) *TeamKeywords { return &TeamKeywords{KeywordDeps: &d} }
+func NewTeamKeywords(d KeywordDeps) *TeamKeywords { return &TeamKeywords{KeywordDeps: d} }
 
 // KeywordInput is a new keyword as given; GroupID "" is none.
 type KeywordInput struct {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
-	"go.uber.org/fx"
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
@@ -23,15 +22,14 @@ import (
 	"github.com/teamtext/teamtext/platform/idempotency"
 )
 
-// Deps are the service's collaborators: the one list of them, filled from
-// the application graph (fx.In) or written out by a test.
+// Deps are the service's collaborators: the one list of them, filled by
+// the module's wiring or written out by a test.
 type Deps struct {
-	fx.In
 	// DB runs use cases in one transaction (*db.DB).
 	DB Transactor
-	// MessageStore keeps messages and their deliveries (postgres.SendStore).
+	// MessageStore keeps messages and their deliveries (postgres.Repo).
 	MessageStore MessageStore
-	// IdempotencyStore keeps Idempotency-Key records (postgres.SendStore).
+	// IdempotencyStore keeps Idempotency-Key records (postgres.Repo).
 	IdempotencyStore IdempotencyStore
 	// TemplateStore keeps the team's saved templates (postgres.Repo).
 	TemplateStore TemplateStore
@@ -158,13 +156,11 @@ type Planner interface {
 	Completion(ctx context.Context, team rosterapi.Team, phones []string, segments int, urgent bool) (outbound.Estimate, error)
 }
 
-// Service is messaging's application layer. It holds its Deps by pointer:
-// fx refuses a pointer to a struct that embeds fx.In by value, and the
-// graph hands out *Service.
-type Service struct{ *Deps }
+// Service is messaging's application layer.
+type Service struct{ Deps }
 
 // New builds the service.
-func New(d Deps) *Service { return &Service{Deps: &d} }
+func New(d Deps) *Service { return &Service{Deps: d} }
 
 var (
 	errMessageNotFound   = fault.NotFoundf("message not found")

@@ -7,8 +7,6 @@ import (
 	"context"
 	"time"
 
-	"go.uber.org/fx"
-
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
@@ -33,7 +31,6 @@ type Transactor interface {
 
 // Deps are the service's collaborators.
 type Deps struct {
-	fx.In
 	Tx     Transactor
 	Store  Store
 	Teams  rosterapi.Teams

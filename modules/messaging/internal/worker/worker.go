@@ -15,8 +15,22 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/config"
 	"github.com/teamtext/teamtext/platform/jobs"
 )
+
+// pumpPoll is how often the engine's and status queues look for jobs that
+// came due without a notification (the simulator's report pump, snoozed).
+const pumpPoll = 50 * time.Millisecond
+
+// Queues are messaging's River queues, sized by cfg.
+func Queues(cfg config.Config) []jobs.Queue {
+	return []jobs.Queue{
+		{Name: outbound.Queue, MaxWorkers: cfg.OutboundWorkers, FetchPollInterval: pumpPoll},
+		{Name: carrier.StatusQueue, MaxWorkers: cfg.StatusWorkers, FetchPollInterval: pumpPoll},
+		{Name: inbound.Queue, MaxWorkers: cfg.InboundWorkers},
+	}
+}
 
 // use adapts a use case taking the job's arguments to a River worker.
 func use[T river.JobArgs](f func(context.Context, T) error) river.Worker[T] {

@@ -1,0 +1,38 @@
+package ingest
+
+import (
+	"context"
+
+	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
+	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/text"
+)
+
+// Sink is how carrier adapters hand messaging their callbacks: each
+// only enqueues its ingestion job, in its own transaction.
+type Sink struct {
+	DB    *db.DB
+	Jobs  *jobs.Jobs
+	Stage inbound.Stager // inbound texts are staged (inbound.Enqueue)
+}
+
+var _ carrier.Sink = Sink{}
+
+// Report and Receive keep what the carrier sent as Postgres can store it
+// (text.Storable): a carrier's text is kept, not refused, and a NUL in it
+// must not fail the callback forever (the carrier would retry it).
+func (s Sink) Report(ctx context.Context, a carrier.StatusArgs) error {
+	a.ProviderMessageID, a.CarrierStatus = text.Storable(a.ProviderMessageID), text.Storable(a.CarrierStatus)
+	a.ErrorCode, a.ErrorMessage = text.Storable(a.ErrorCode), text.Storable(a.ErrorMessage)
+	return s.DB.Tx(ctx, func(ctx context.Context) error {
+		_, err := s.Jobs.Insert(ctx, a, nil)
+		return err
+	})
+}
+
+func (s Sink) Receive(ctx context.Context, t carrier.InboundText) error {
+	return inbound.Enqueue(ctx, s.Stage, inbound.Args{From: t.From, To: t.To, Body: text.Storable(t.Body),
+		ProviderMessageID: text.Storable(t.ProviderMessageID), ReceivedAt: t.ReceivedAt})
+}
