@@ -165,7 +165,7 @@ func register(pub httpapi.Public, adm httpapi.Admin, shell *web.Shell, s parts, 
 		sim, simulated = s.Simulator, &inbound.Simulated{Carrier: s.Simulator, DB: p.DB, Inbound: s.Inbound, Clock: p.Clock}
 	}
 	msghttp.Register(pub.API, adm.API, msghttp.Services{Send: s.Send, Simulated: simulated, Inbox: s.Inbox, Replies: s.Replies, Analytics: s.Analytics,
-		Numbers: s.Numbers, Settings: s.Settings, Keywords: s.Keywords, Simulator: sim, DB: p.DB, Accounts: s.Accounts})
+		Numbers: s.Numbers, Settings: settings.NewEditor(p.DB, s.Settings, s.Replies), Keywords: s.Keywords, Simulator: sim, Accounts: s.Accounts})
 	return msgweb.Register(shell, msgweb.Services{Send: s.Send, Inbox: s.Inbox, Replies: s.Replies, Billing: p.Billing, Groups: groups,
 		Numbers: s.Numbers, Analytics: s.Analytics, Settings: s.Settings, Keywords: s.Keywords})
 }

@@ -47,9 +47,10 @@ type QuietHoursPatch struct {
 }
 
 // settingsOut renders a team's messaging settings.
-func settingsOut(s *inbound.Settings, q settings.Quiet, failover bool) *httpapi.DataOutput[Settings] {
-	return httpapi.Data(Settings{HelpText: s.HelpText, HelpTextDefault: s.HelpTextDefault, QuietHours: QuietHours{Enabled: q.Enabled,
-		EnabledDefault: q.EnabledDefault, Start: q.Start.String(), End: q.End.String()}, CarrierFailover: failover})
+func settingsOut(a settings.All) *httpapi.DataOutput[Settings] {
+	q := a.Quiet
+	return httpapi.Data(Settings{HelpText: a.Help.HelpText, HelpTextDefault: a.Help.HelpTextDefault, QuietHours: QuietHours{Enabled: q.Enabled,
+		EnabledDefault: q.EnabledDefault, Start: q.Start.String(), End: q.End.String()}, CarrierFailover: a.CarrierFailover})
 }
 
 // adminSimulatorInbound serves admin-simulator-inbound.
@@ -92,19 +93,11 @@ func (h *handler) adminInboxReply(ctx context.Context, in *struct {
 func (h *handler) adminGetMessagingSettings(ctx context.Context, in *struct {
 	TeamID string `path:"team_id"`
 }) (*httpapi.DataOutput[Settings], error) {
-	s, err := h.replies.Settings(ctx, in.TeamID)
+	a, err := h.settings.All(ctx, in.TeamID)
 	if err != nil {
 		return nil, err
 	}
-	q, err := h.settings.Quiet(ctx, in.TeamID)
-	if err != nil {
-		return nil, err
-	}
-	f, err := h.settings.CarrierFailover(ctx, in.TeamID)
-	if err != nil {
-		return nil, err
-	}
-	return settingsOut(s, q, f), nil
+	return settingsOut(a), nil
 }
 
 // adminPatchMessagingSettings serves admin-patch-messaging-settings: the
@@ -117,34 +110,13 @@ func (h *handler) adminPatchMessagingSettings(ctx context.Context, in *struct {
 		CarrierFailover *bool            `json:"carrier_failover,omitempty" required:"false" doc:"Turn failover between the team's carrier accounts on or off."`
 	}
 }) (*httpapi.DataOutput[Settings], error) {
-	var (
-		s *inbound.Settings
-		q settings.Quiet
-		f bool
-	)
-	err := h.db.Tx(ctx, func(ctx context.Context) error {
-		var err error
-		if p := in.Body.QuietHours; p != nil {
-			if _, err = h.settings.SetQuietHours(ctx, in.TeamID, settings.QuietHoursPatch{Enabled: p.Enabled, Start: p.Start, End: p.End}); err != nil {
-				return err
-			}
-		}
-		if on := in.Body.CarrierFailover; on != nil {
-			if err = h.settings.SetCarrierFailover(ctx, in.TeamID, *on); err != nil {
-				return err
-			}
-		}
-		if s, err = h.replies.SetHelpText(ctx, in.TeamID, in.Body.HelpText); err != nil {
-			return err
-		}
-		if q, err = h.settings.Quiet(ctx, in.TeamID); err != nil {
-			return err
-		}
-		f, err = h.settings.CarrierFailover(ctx, in.TeamID)
-		return err
-	})
+	p := settings.Patch{HelpText: in.Body.HelpText, CarrierFailover: in.Body.CarrierFailover}
+	if q := in.Body.QuietHours; q != nil {
+		p.QuietHours = &settings.QuietHoursPatch{Enabled: q.Enabled, Start: q.Start, End: q.End}
+	}
+	a, err := h.settings.Change(ctx, in.TeamID, p)
 	if err != nil {
 		return nil, err
 	}
-	return settingsOut(s, q, f), nil
+	return settingsOut(a), nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
 	"github.com/teamtext/teamtext/modules/messaging/internal/settings"
 	"github.com/teamtext/teamtext/platform/auth"
-	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/httpapi"
 )
 
@@ -26,7 +25,7 @@ import (
 // approvals, urgent templates, simulator, sending numbers, inbound).
 func Register(api, admin huma.API, s Services) {
 	h := &handler{svc: s.Send, simulated: s.Simulated, inbox: s.Inbox, replies: s.Replies, analytics: s.Analytics, numbers: s.Numbers,
-		settings: s.Settings, keywords: s.Keywords, sim: s.Simulator, db: s.DB, accounts: s.Accounts}
+		settings: s.Settings, keywords: s.Keywords, sim: s.Simulator, accounts: s.Accounts}
 	tmpl, msgs, sched, inb := []string{"Templates"}, []string{"Messages"}, []string{"Scheduled"}, []string{"Inbound texts"}
 	approvals, simTags, numbers, settingsTags := []string{"Approvals"}, []string{"Simulator"}, []string{"Sending numbers"}, []string{"Messaging settings"}
 
@@ -99,11 +98,10 @@ type Services struct {
 	Replies   *inbound.Replies
 	Analytics *inbound.Analytics
 	Numbers   *outbound.Service
-	Settings  *settings.Service     // quiet hours, in the messaging settings
+	Settings  *settings.Editor      // the messaging settings: HELP answer, quiet hours, failover
 	Keywords  *inbound.TeamKeywords // the team's own keywords
 	Simulator *simulator.Simulator  // nil unless CARRIER=simulator: its operations answer 409
 	Accounts  *accounts.Service     // carrier accounts
-	DB        *db.DB                // messaging settings: several fields changed in one transaction
 }
 
 // handler serves both APIs. The public handlers act on the key's team:
@@ -119,10 +117,9 @@ type handler struct {
 	replies   *inbound.Replies
 	analytics *inbound.Analytics
 	numbers   *outbound.Service
-	settings  *settings.Service
+	settings  *settings.Editor
 	keywords  *inbound.TeamKeywords
 	sim       *simulator.Simulator
-	db        *db.DB
 	accounts  *accounts.Service
 }
 
