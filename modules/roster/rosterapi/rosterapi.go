@@ -155,11 +155,6 @@ func AudienceRoles(audience string) (roles []Role, ok bool) {
 	return nil, false
 }
 
-// CodeInvalidGroup is Audience.Recipients' refusal (400) of a group_id
-// that is missing for audience group, not a group of the team, or given
-// with another audience.
-const CodeInvalidGroup = "invalid_group"
-
 // Audience resolves a send's audience. "all": every member; "staff": head
 // coaches, team directors, coaches and board members; "families": athletes
 // and guardians; "group": the members of groupID. Only active members are

@@ -107,7 +107,7 @@ type KeywordPatch struct {
 
 var (
 	errKeywordNotFound = fault.NotFoundf("keyword not found")
-	errInvalidGroup    = fault.New(fault.Invalid, "invalid_group", "group_id is not a group of this team")
+	errInvalidGroup    = fault.New(fault.Invalid, rosterapi.CodeInvalidGroup, "group_id is not a group of this team")
 )
 
 // Keywords lists a team's keywords by keyword, limit+1 rows; 404 for an

@@ -92,7 +92,7 @@ func (s *Service) AddNumber(ctx context.Context, teamID string, in NumberInput) 
 			return err
 		}
 		if in.Number == nil {
-			return fault.New(fault.Invalid, "invalid_phone", "number is required")
+			return fault.New(fault.Invalid, fault.CodeInvalidPhone, "number is required")
 		}
 		n := Number{ID: id.New("num"), TeamID: teamID}
 		if err := s.setFields(ctx, &n, in); err != nil {

@@ -331,11 +331,11 @@ func checkAudience(audience, groupID string) error {
 	switch audience {
 	case "all", "staff", "families":
 		if groupID != "" {
-			return fault.New(fault.Invalid, "invalid_group", "group_id goes with audience group only")
+			return fault.New(fault.Invalid, rosterapi.CodeInvalidGroup, "group_id goes with audience group only")
 		}
 	case "group":
 		if groupID == "" {
-			return fault.New(fault.Invalid, "invalid_group", "audience group needs group_id")
+			return fault.New(fault.Invalid, rosterapi.CodeInvalidGroup, "audience group needs group_id")
 		}
 	default:
 		return fault.Invalidf("audience must be all, staff, families or group")

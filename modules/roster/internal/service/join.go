@@ -355,7 +355,7 @@ func (w *WebJoin) SignUp(ctx context.Context, teamCode, name, rawPhone, rawRole 
 			return "", err
 		}
 		if !d.Allowed {
-			return "", fault.New(fault.RateLimited, "rate_limited", "Too many sign-ups were asked for. Wait a few minutes, then try again.")
+			return "", fault.New(fault.RateLimited, fault.CodeRateLimited, "Too many sign-ups were asked for. Wait a few minutes, then try again.")
 		}
 	}
 	err = w.Roster.db.Tx(ctx, func(ctx context.Context) error {

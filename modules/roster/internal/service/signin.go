@@ -88,7 +88,7 @@ func (s *SignIn) RequestCode(ctx context.Context, typed, clientIP string) error 
 			return err
 		}
 		if !d.Allowed {
-			return fault.New(fault.RateLimited, "rate_limited", "Too many codes were asked for. Wait a few minutes, then try again.")
+			return fault.New(fault.RateLimited, fault.CodeRateLimited, "Too many codes were asked for. Wait a few minutes, then try again.")
 		}
 	}
 	return s.DB.Tx(ctx, func(ctx context.Context) error {

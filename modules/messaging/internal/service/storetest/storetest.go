@@ -151,7 +151,7 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 		requireJSONEq(t, s.Request, got.Request)
 
 		s.Started(at.Add(time.Hour))
-		s.Stop("no_sender")
+		s.Stop(domain.CodeNoSender)
 		require.NoError(t, h.UpdateScheduled(ctx, &s))
 		inTx(t, h, func(ctx context.Context) error {
 			var err error
@@ -188,7 +188,7 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 			{"sch_0", "team_1", 0, false}, {"sch_x", "team_1", time.Minute, true}, {"sch_y", "team_2", time.Minute, false}} {
 			s := domain.NewScheduled(c.id, c.team, "", "mem_1", []byte(`{}`), at.Add(c.in), nil, at)
 			if c.stopped {
-				s.Stop("no_sender")
+				s.Stop(domain.CodeNoSender)
 			}
 			require.NoError(t, h.InsertScheduled(ctx, &s))
 		}
