@@ -12,10 +12,10 @@ import (
 type SendRequest struct {
 	TeamID     string
 	MemberID   string // the staff member it acts for
-	Source     string // e.g. "campaign"
+	Source     Source // e.g. SourceCampaign
 	Text       string // or TemplateID
 	TemplateID string
-	Audience   string // all, staff, families, group
+	Audience   Audience
 	GroupID    string
 	Urgent     bool // urgent alerts: allowed for dashboard-made campaigns
 }
@@ -23,7 +23,7 @@ type SendRequest struct {
 // SendResult is what the send produced.
 type SendResult struct {
 	MessageID string
-	Status    string // queued, pending_approval
+	Status    MessageStatus // queued or pending_approval
 }
 
 // Sender sends a broadcast now, inside the caller's transaction (carried by

@@ -5,6 +5,8 @@ package rosterapi
 import (
 	"context"
 	"time"
+
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 )
 
 // Role is a member's role on the roster.
@@ -140,16 +142,17 @@ type Recipient struct {
 	Undeliverable bool
 }
 
-// AudienceRoles maps a send audience to roles: "all" is everyone, "staff"
-// the staff roles, "families" athletes and guardians, "group" everyone in
-// the group. ok is false for an unknown audience.
-func AudienceRoles(audience string) (roles []Role, ok bool) {
+// AudienceRoles maps a send audience (read by messagingapi.ParseAudience)
+// to roles: all is everyone (nil), staff the staff roles, families
+// athletes and guardians, group everyone in the group (nil). ok is false
+// for an unknown audience.
+func AudienceRoles(audience messagingapi.Audience) (roles []Role, ok bool) {
 	switch audience {
-	case "all", "group":
+	case messagingapi.AudienceAll, messagingapi.AudienceGroup:
 		return nil, true
-	case "staff":
+	case messagingapi.AudienceStaff:
 		return []Role{RoleHeadCoach, RoleTeamDirector, RoleCoach, RoleBoardMember}, true
-	case "families":
+	case messagingapi.AudienceFamilies:
 		return []Role{RoleAthlete, RoleGuardian}, true
 	}
 	return nil, false

@@ -31,13 +31,14 @@ const (
 	CodeTrialLimit           = billingapi.CodeTrialLimit
 )
 
-// Message statuses.
+// Message statuses (messagingapi.MessageStatus's, as the strings a
+// Message holds).
 const (
-	StatusPendingApproval = "pending_approval"
-	StatusQueued          = "queued"
-	StatusSent            = "sent"     // every delivery handed to the carrier
-	StatusRejected        = "rejected" // approval rejected: never sent
-	StatusExpired         = "expired"  // approval not given in time: never sent
+	StatusPendingApproval = string(messagingapi.MessagePendingApproval)
+	StatusQueued          = string(messagingapi.MessageQueued)
+	StatusSent            = string(messagingapi.MessageSent)     // every delivery handed to the carrier
+	StatusRejected        = string(messagingapi.MessageRejected) // approval rejected: never sent
+	StatusExpired         = string(messagingapi.MessageExpired)  // approval not given in time: never sent
 )
 
 // Delivery statuses. queued and sent are on the way; the rest are final.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
 )
@@ -82,7 +83,7 @@ func (s *Service) recipients(ctx context.Context, teamID, audience, groupID, res
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.Audience.Recipients(ctx, teamID, "all", "")
+	all, err := s.Audience.Recipients(ctx, teamID, string(messagingapi.AudienceAll), "")
 	if err != nil {
 		return nil, err
 	}

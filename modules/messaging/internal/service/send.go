@@ -13,6 +13,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/ingest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
@@ -328,17 +329,15 @@ func (s *Service) checkSender(ctx context.Context, snd *Sender) (approver bool, 
 }
 
 func checkAudience(audience, groupID string) error {
-	switch audience {
-	case "all", "staff", "families":
-		if groupID != "" {
-			return fault.New(fault.Invalid, rosterapi.CodeInvalidGroup, "group_id goes with audience group only")
-		}
-	case "group":
-		if groupID == "" {
-			return fault.New(fault.Invalid, rosterapi.CodeInvalidGroup, "audience group needs group_id")
-		}
-	default:
-		return fault.Invalidf("audience must be all, staff, families or group")
+	a, err := messagingapi.ParseAudience(audience)
+	if err != nil {
+		return fault.Invalidf("%v", err)
+	}
+	if a == messagingapi.AudienceGroup && groupID == "" {
+		return fault.New(fault.Invalid, rosterapi.CodeInvalidGroup, "audience group needs group_id")
+	}
+	if a != messagingapi.AudienceGroup && groupID != "" {
+		return fault.New(fault.Invalid, rosterapi.CodeInvalidGroup, "group_id goes with audience group only")
 	}
 	return nil
 }

@@ -192,9 +192,3 @@ func SameName(a, b string) bool {
 func Protected(role rosterapi.Role, dashboardLogin bool) bool {
 	return role.IsStaff() || dashboardLogin
 }
-
-// AudienceRoles maps a send audience to roles (rosterapi.AudienceRoles,
-// the one rule).
-func AudienceRoles(audience string) (roles []rosterapi.Role, ok bool) {
-	return rosterapi.AudienceRoles(audience)
-}

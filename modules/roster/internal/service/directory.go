@@ -7,6 +7,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/platform/fault"
 
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 )
 
@@ -71,11 +72,12 @@ func MemberAPI(m *domain.Member) rosterapi.Member {
 
 // Recipients implements rosterapi.Audience.
 func (d *Directory) Recipients(ctx context.Context, teamID, audience, groupID string) ([]rosterapi.Recipient, error) {
-	roles, ok := domain.AudienceRoles(audience)
-	if !ok {
-		return nil, fault.Invalidf("audience must be all, staff, families or group")
+	a, err := messagingapi.ParseAudience(audience)
+	if err != nil {
+		return nil, fault.Invalidf("%v", err)
 	}
-	if audience == "group" {
+	roles, _ := rosterapi.AudienceRoles(a)
+	if a == messagingapi.AudienceGroup {
 		if groupID == "" {
 			return nil, fault.New(fault.Invalid, domain.CodeInvalidGroup, "audience group needs group_id")
 		}

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/fault"
@@ -311,13 +312,14 @@ func (r *Roster) CustomFieldKeys(_ context.Context, teamID string) (map[string]b
 // Recipients implements rosterapi.Audience: the active, unblocked entries
 // of the audience whose number is not opted out, oldest first.
 func (r *Roster) Recipients(_ context.Context, teamID, audience, groupID string) ([]rosterapi.Recipient, error) {
-	roles, ok := rosterapi.AudienceRoles(audience)
-	if !ok {
-		return nil, fault.Invalidf("audience must be all, staff, families or group")
+	a, err := messagingapi.ParseAudience(audience)
+	if err != nil {
+		return nil, fault.Invalidf("%v", err)
 	}
+	roles, _ := rosterapi.AudienceRoles(a)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if audience == "group" {
+	if a == messagingapi.AudienceGroup {
 		if groupID == "" {
 			return nil, fault.New(fault.Invalid, rosterapi.CodeInvalidGroup, "audience group needs group_id")
 		}
