@@ -6,6 +6,8 @@ package messagingapi
 import (
 	"context"
 	"time"
+
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // SendRequest is one broadcast asked for by another module.
@@ -36,7 +38,7 @@ type Sender interface {
 // Text is one text the service sends one person on a team's behalf.
 type Text struct {
 	TeamID string
-	To     string // E.164
+	To     phone.Number
 	Body   string
 }
 

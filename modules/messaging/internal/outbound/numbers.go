@@ -62,7 +62,7 @@ func (s *Service) teamNumbers(ctx context.Context, team rosterapi.Team, write bo
 		return s.withPace(ns), nil
 	}
 	now := s.Clock.Now().UTC()
-	p := Number{ID: id.New("num"), TeamID: team.ID, Number: team.Number, Kind: domain.KindLongCode, Primary: true,
+	p := Number{ID: id.New("num"), TeamID: team.ID, Number: string(team.Number), Kind: domain.KindLongCode, Primary: true,
 		CreatedAt: team.CreatedAt.UTC(), UpdatedAt: now}
 	if !write {
 		return s.withPace(append([]Number{p}, ns...)), nil

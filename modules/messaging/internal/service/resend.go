@@ -89,7 +89,7 @@ func (s *Service) recipients(ctx context.Context, teamID, audience, groupID, res
 	}
 	out := all[:0]
 	for _, r := range all {
-		if phones[r.Phone] {
+		if phones[string(r.Phone)] {
 			out = append(out, r)
 		}
 	}
@@ -103,7 +103,7 @@ func deliverable(rs []rosterapi.Recipient) ([]rosterapi.Recipient, int) {
 	out := rs[:0:0]
 	for _, r := range rs {
 		if r.Undeliverable {
-			skipped[r.Phone] = true
+			skipped[string(r.Phone)] = true
 			continue
 		}
 		out = append(out, r)

@@ -278,8 +278,8 @@ func (s *Service) texts(ctx context.Context, p *Plan, rs []rosterapi.Recipient) 
 	}
 	first := make(map[string]rosterapi.Recipient, len(p.Phones))
 	for _, r := range rs {
-		if _, ok := first[r.Phone]; !ok {
-			first[r.Phone] = r
+		if _, ok := first[string(r.Phone)]; !ok {
+			first[string(r.Phone)] = r
 		}
 	}
 	p.Texts, p.Credits, p.Segments, p.Encoding = make([]domain.Text, len(p.Phones)), 0, 0, domain.GSM7
@@ -349,10 +349,10 @@ func dedupe(rs []rosterapi.Recipient) ([]string, map[string][]string) {
 	byPhone := map[string][]string{}
 	var phones []string
 	for _, r := range rs {
-		if _, ok := byPhone[r.Phone]; !ok {
-			phones = append(phones, r.Phone)
+		if _, ok := byPhone[string(r.Phone)]; !ok {
+			phones = append(phones, string(r.Phone))
 		}
-		byPhone[r.Phone] = append(byPhone[r.Phone], r.MemberID)
+		byPhone[string(r.Phone)] = append(byPhone[string(r.Phone)], r.MemberID)
 	}
 	for _, ids := range byPhone {
 		sort.Strings(ids)
