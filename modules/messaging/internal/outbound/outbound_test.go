@@ -185,7 +185,7 @@ func TestNumbersPrimaryAndAdded(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ns, 1)
 	require.True(t, ns[0].Primary)
-	require.Equal(t, b.team.Number, ns[0].Number)
+	require.Equal(t, string(b.team.Number), ns[0].Number)
 	require.Equal(t, domain.Pace(1), ns[0].Schedule.Pace, "the default throughput")
 	got, err := b.svc.Number(ctx, b.team.ID, ns[0].ID)
 	require.NoError(t, err)
