@@ -115,8 +115,8 @@ func TestArchitectureRulesCatchPlanted(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"alpha": "alpha_", "beta": "beta"}, rep.prefixes)
 	require.ElementsMatch(t, []string{
-		`contract: modules/alpha/alphaapi/api.go: alphaapi imports github.com/uptrace/bun (only the standard library and other <m>api packages)`,
-		`contract: modules/alpha/alphaapi/api.go: alphaapi imports github.com/teamtext/teamtext/platform/db (only the standard library and other <m>api packages)`,
+		`contract: modules/alpha/alphaapi/api.go: alphaapi imports github.com/uptrace/bun (only the standard library, other <m>api packages and the shared vocabulary types)`,
+		`contract: modules/alpha/alphaapi/api.go: alphaapi imports github.com/teamtext/teamtext/platform/db (only the standard library, other <m>api packages and the shared vocabulary types)`,
 		`domain: modules/alpha/internal/domain/domain.go: imports net/http (a domain package imports no River, bun or net/http)`,
 		`domain: modules/beta/internal/domain/domain.go: imports github.com/riverqueue/river (a domain package imports no River, bun or net/http)`,
 		`domain: modules/beta/internal/domain/domain_test.go: imports github.com/uptrace/bun/dialect/pgdialect (a domain package imports no River, bun or net/http)`,
@@ -157,6 +157,11 @@ var bunConfined = map[string]bool{"billing": true, "campaigns": true, "messaging
 // fxPath is the wiring library: only a module's root package imports it.
 const fxPath = "go.uber.org/fx"
 
+// contractVocabulary are the platform packages a contract may import: value
+// types of the spec's vocabulary that contracts' fields are made of (an
+// E.164 phone.Number), with no I/O and no dependency on any module.
+var contractVocabulary = map[string]bool{modulePath + "/platform/phone": true}
+
 // domainForbidden are the imports a domain package may not have (a path
 // and everything below it).
 var domainForbidden = []string{"github.com/riverqueue/river", "github.com/uptrace/bun", "net/http"}
@@ -175,7 +180,7 @@ var tablePosition = map[string]bool{"from": true, "join": true, "into": true, "u
 // checkout: root/modules/<m>/...):
 //
 //   - a contract package (modules/<m>/<m>api) imports only the standard
-//     library and other contract packages;
+//     library, other contract packages and contractVocabulary;
 //
 //   - a domain package (any .../domain directory of a module) imports no
 //     River, bun or net/http;
@@ -302,8 +307,8 @@ func (rep *archReport) checkGo(m, rel, path string, tables map[string]map[string
 		if err != nil {
 			return fmt.Errorf("%s: import %s: %w", rel, imp.Path.Value, err)
 		}
-		if isContract && !isStandard(p) && !isContractPath(p) {
-			rep.violations = append(rep.violations, fmt.Sprintf("contract: %s: %sapi imports %s (only the standard library and other <m>api packages)", rel, m, p))
+		if isContract && !isStandard(p) && !isContractPath(p) && !contractVocabulary[p] {
+			rep.violations = append(rep.violations, fmt.Sprintf("contract: %s: %sapi imports %s (only the standard library, other <m>api packages and the shared vocabulary types)", rel, m, p))
 		}
 		if isFake && !isStandard(p) && !isContractPath(p) && !isFakesPath(p) && !strings.HasPrefix(p, modulePath+"/platform/") {
 			rep.violations = append(rep.violations, fmt.Sprintf("fakes: %s: %s imports %s (a fake imports only the standard library, contracts, other fakes and platform)",

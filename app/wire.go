@@ -308,13 +308,13 @@ func addHealth(mux *http.ServeMux, d *db.DB, drain *draining) {
 	ready := false
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if drain.Load() {
-			httpapi.WriteError(w, r, httpapi.NewError(http.StatusServiceUnavailable, "not_ready", "shutting down"))
+			httpapi.WriteError(w, r, httpapi.NewError(http.StatusServiceUnavailable, httpapi.CodeNotReady, "shutting down"))
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 		defer cancel()
 		if err := d.Pool.Ping(ctx); err != nil {
-			httpapi.WriteError(w, r, httpapi.NewError(http.StatusServiceUnavailable, "not_ready", "database unreachable"))
+			httpapi.WriteError(w, r, httpapi.NewError(http.StatusServiceUnavailable, httpapi.CodeNotReady, "database unreachable"))
 			return
 		}
 		mu.Lock()
@@ -326,7 +326,7 @@ func addHealth(mux *http.ServeMux, d *db.DB, drain *draining) {
 				if err != nil {
 					msg = "cannot read migration state; run teamtext migrate"
 				}
-				httpapi.WriteError(w, r, httpapi.NewError(http.StatusServiceUnavailable, "not_ready", msg))
+				httpapi.WriteError(w, r, httpapi.NewError(http.StatusServiceUnavailable, httpapi.CodeNotReady, msg))
 				return
 			}
 			ready = true
@@ -349,7 +349,7 @@ func addPostman(mux *http.ServeMux, api huma.API, base string) {
 			body, genErr = postman.FromOpenAPI(doc, postman.Options{Name: "Team Texting Service API v1", BaseURL: base + "/api/v1"})
 		})
 		if genErr != nil {
-			httpapi.WriteError(w, r, httpapi.FromFault(&fault.Error{Kind: fault.Internal, Code: "server_error", Err: genErr}))
+			httpapi.WriteError(w, r, httpapi.FromFault(&fault.Error{Kind: fault.Internal, Code: fault.CodeServerError, Err: genErr}))
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

@@ -88,7 +88,7 @@ type Admission struct {
 
 // Codes of spec §5.
 const (
-	CodeUnauthorized = "unauthorized"
+	CodeUnauthorized = fault.CodeUnauthorized
 	CodeInvalidKey   = "invalid_key"
 )
 

@@ -17,7 +17,7 @@ import (
 const (
 	CodePlanRequired = "plan_required"
 	CodeCardRequired = "card_required"
-	CodeRateLimited  = "rate_limited"
+	CodeRateLimited  = fault.CodeRateLimited
 )
 
 // The spec's limits (§8).

@@ -80,13 +80,19 @@ func As(err error) (*Error, bool) {
 	return nil, false
 }
 
-// Common codes used across modules (spec §7).
+// Common codes used across modules and platform packages (spec §7). Every
+// error code is declared once, as a constant: these, the HTTP edge's own
+// in platform/httpapi, the gates' in platform/auth, and each module's in
+// its contract package (<m>api); app's TestErrorCodesDeclaredOnce holds it.
 const (
 	CodeInvalidRequest = "invalid_request"
 	CodeNotFound       = "not_found"
 	CodeConflict       = "conflict"
 	CodeForbidden      = "forbidden"
 	CodeServerError    = "server_error"
+	CodeUnauthorized   = "unauthorized"
+	CodeRateLimited    = "rate_limited"
+	CodeInvalidPhone   = "invalid_phone" // a person's or a team's number that is not a valid US number
 )
 
 // NotFoundf is the spec's 404 not_found for a named thing.

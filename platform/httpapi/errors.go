@@ -116,18 +116,30 @@ func FromFault(f *fault.Error) *Error {
 	return e
 }
 
+// The HTTP edge's own error codes (spec §7): answers the framework, the
+// router and the body guards give before any use case runs.
+const (
+	CodeBadRequest           = "bad_request"
+	CodeInvalidJSON          = "invalid_json"
+	CodeUnknownField         = "unknown_field"
+	CodeMethodNotAllowed     = "method_not_allowed"
+	CodePayloadTooLarge      = "payload_too_large"
+	CodeUnsupportedMediaType = "unsupported_media_type"
+	CodeNotReady             = "not_ready" // 503 from the readiness probe
+)
+
 // statusCodes are the codes for statuses that come from the framework rather
 // than from a use case.
 var statusCodes = map[int]string{
 	http.StatusBadRequest:            fault.CodeInvalidRequest,
-	http.StatusUnauthorized:          "unauthorized",
+	http.StatusUnauthorized:          fault.CodeUnauthorized,
 	http.StatusForbidden:             fault.CodeForbidden,
 	http.StatusNotFound:              fault.CodeNotFound,
-	http.StatusMethodNotAllowed:      "method_not_allowed",
+	http.StatusMethodNotAllowed:      CodeMethodNotAllowed,
 	http.StatusConflict:              fault.CodeConflict,
-	http.StatusRequestEntityTooLarge: "payload_too_large",
-	http.StatusUnsupportedMediaType:  "unsupported_media_type",
-	http.StatusTooManyRequests:       "rate_limited",
+	http.StatusRequestEntityTooLarge: CodePayloadTooLarge,
+	http.StatusUnsupportedMediaType:  CodeUnsupportedMediaType,
+	http.StatusTooManyRequests:       fault.CodeRateLimited,
 }
 
 func internal(cause error) *Error {
@@ -159,12 +171,12 @@ func Convert(status int, msg string, errs ...error) *Error {
 	case status == http.StatusUnprocessableEntity || status == http.StatusBadRequest && msg == "validation failed" && !isBodyParse(details):
 		for _, d := range details {
 			if strings.Contains(d.Message, "unexpected property") {
-				return NewError(http.StatusBadRequest, "unknown_field", "unknown field "+fieldName(d.Location))
+				return NewError(http.StatusBadRequest, CodeUnknownField, "unknown field "+fieldName(d.Location))
 			}
 		}
 		return NewError(http.StatusBadRequest, fault.CodeInvalidRequest, describe(details, msg))
 	case status == http.StatusBadRequest && isBodyParse(details):
-		return NewError(http.StatusBadRequest, "invalid_json", "request body is not valid JSON")
+		return NewError(http.StatusBadRequest, CodeInvalidJSON, "request body is not valid JSON")
 	case status >= 500:
 		return internal(errors.Join(append([]error{errors.New(msg)}, errs...)...))
 	}

@@ -41,7 +41,7 @@ func Guard(api huma.API) func(huma.Context, func(huma.Context)) {
 		if e == nil && op != nil && op.RequestBody != nil && op.RequestBody.Content["application/json"] != nil {
 			var err error
 			if body, err = io.ReadAll(ctx.BodyReader()); err != nil {
-				e = NewError(http.StatusBadRequest, "bad_request", "could not read request body")
+				e = NewError(http.StatusBadRequest, CodeBadRequest, "could not read request body")
 			} else {
 				e = checkBody(reg, op.RequestBody.Content["application/json"].Schema, body)
 			}
@@ -123,11 +123,11 @@ func checkBody(reg huma.Registry, schema *huma.Schema, body []byte) *Error {
 		return nil
 	}
 	if !utf8.Valid(body) {
-		return NewError(http.StatusBadRequest, "invalid_json", "request body is not valid UTF-8")
+		return NewError(http.StatusBadRequest, CodeInvalidJSON, "request body is not valid UTF-8")
 	}
 	s := scanJSON(body)
 	if s.loneSurrogate {
-		return NewError(http.StatusBadRequest, "invalid_json", `request body holds an unpaired surrogate escape (\uD800 to \uDFFF), which is not text`)
+		return NewError(http.StatusBadRequest, CodeInvalidJSON, `request body holds an unpaired surrogate escape (\uD800 to \uDFFF), which is not text`)
 	}
 	if s.nul {
 		return fault400(`request body holds a NUL character (\u0000), which text fields cannot store`)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/metrics"
 )
 
@@ -96,10 +97,10 @@ func Edge(mux *http.ServeMux, o EdgeOptions) http.Handler {
 				if allow := cw.header.Get("Allow"); allow != "" {
 					rw.Header().Set("Allow", allow)
 				}
-				WriteError(rw, r, NewError(http.StatusMethodNotAllowed, "method_not_allowed", "method "+r.Method+" is not supported on this path"))
+				WriteError(rw, r, NewError(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method "+r.Method+" is not supported on this path"))
 				return
 			}
-			WriteError(rw, r, NewError(http.StatusNotFound, "not_found", "no such path"))
+			WriteError(rw, r, NewError(http.StatusNotFound, fault.CodeNotFound, "no such path"))
 			return
 		}
 		if e := guardBody(r, o, pattern); e != nil {
@@ -164,15 +165,15 @@ func guardBody(r *http.Request, o EdgeOptions, pattern string) *Error {
 		limit = l
 	}
 	if r.ContentLength > limit {
-		return NewError(http.StatusRequestEntityTooLarge, "payload_too_large", fmt.Sprintf("request body exceeds %d bytes", limit))
+		return NewError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, fmt.Sprintf("request body exceeds %d bytes", limit))
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	_ = r.Body.Close()
 	if err != nil {
-		return NewError(http.StatusBadRequest, "bad_request", "could not read request body")
+		return NewError(http.StatusBadRequest, CodeBadRequest, "could not read request body")
 	}
 	if int64(len(body)) > limit {
-		return NewError(http.StatusRequestEntityTooLarge, "payload_too_large", fmt.Sprintf("request body exceeds %d bytes", limit))
+		return NewError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, fmt.Sprintf("request body exceeds %d bytes", limit))
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
@@ -191,7 +192,7 @@ func guardBody(r *http.Request, o EdgeOptions, pattern string) *Error {
 			}
 		}
 	}
-	return NewError(http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be "+joinOr(allowed))
+	return NewError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "Content-Type must be "+joinOr(allowed))
 }
 
 func joinOr(s []string) string {

@@ -168,8 +168,14 @@ type Accounts interface {
 	WithCredits(ctx context.Context, acc Account) (Account, error)
 }
 
-// CodeTrialLimit is the refusal when a trial send exceeds the remaining trial credits.
-const CodeTrialLimit = "trial_limit"
+// Billing's refusals of a send (spec §7), declared here only.
+const (
+	// CodePaymentRequired: the team's payment is overdue, or it has no
+	// plan that may send.
+	CodePaymentRequired = "payment_required"
+	// CodeTrialLimit: a trial send exceeds the remaining trial credits.
+	CodeTrialLimit = "trial_limit"
+)
 
 // PaymentListener is told, in the changing transaction, when an overdue
 // renewal is paid (payment_state overdue -> ok). Messaging releases the

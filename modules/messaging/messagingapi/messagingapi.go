@@ -6,16 +6,18 @@ package messagingapi
 import (
 	"context"
 	"time"
+
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // SendRequest is one broadcast asked for by another module.
 type SendRequest struct {
 	TeamID     string
 	MemberID   string // the staff member it acts for
-	Source     string // e.g. "campaign"
+	Source     Source // e.g. SourceCampaign
 	Text       string // or TemplateID
 	TemplateID string
-	Audience   string // all, staff, families, group
+	Audience   Audience
 	GroupID    string
 	Urgent     bool // urgent alerts: allowed for dashboard-made campaigns
 }
@@ -23,7 +25,7 @@ type SendRequest struct {
 // SendResult is what the send produced.
 type SendResult struct {
 	MessageID string
-	Status    string // queued, pending_approval
+	Status    MessageStatus // queued or pending_approval
 }
 
 // Sender sends a broadcast now, inside the caller's transaction (carried by
@@ -36,7 +38,7 @@ type Sender interface {
 // Text is one text the service sends one person on a team's behalf.
 type Text struct {
 	TeamID string
-	To     string // E.164
+	To     phone.Number
 	Body   string
 }
 

@@ -1,6 +1,10 @@
 package rosterapi
 
-import "context"
+import (
+	"context"
+
+	"github.com/teamtext/teamtext/platform/phone"
+)
 
 // GroupChoice is a group as a picker shows it.
 type GroupChoice struct {
@@ -25,7 +29,7 @@ type MergeFields interface {
 type GroupJoin struct {
 	TeamID  string
 	GroupID string
-	Phone   string // E.164
+	Phone   phone.Number
 }
 
 // GroupMembers lets other modules put roster entries in groups: a member

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // JoinKeywords are the words that sign a number up to a team by text,
@@ -46,8 +48,8 @@ func MatchJoinKeyword(body, teamCode string) (role Role, keyword string, ok bool
 // name a sign-up conversation asked for).
 type JoinText struct {
 	Team      Team
-	Phone     string // the sender, E.164
-	MessageID string // the inbound text's id: each step of a conversation keys on it
+	Phone     phone.Number // the sender
+	MessageID string       // the inbound text's id: each step of a conversation keys on it
 	Body      string
 	MemberID  string    // the roster entry the text was matched to; "" when none
 	At        time.Time // when the carrier received it

@@ -5,6 +5,9 @@ package rosterapi
 import (
 	"context"
 	"time"
+
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // Role is a member's role on the roster.
@@ -49,8 +52,8 @@ type Team struct {
 	ID               string
 	Name             string
 	Code             string
-	Number           string // E.164 team phone number; empty if none
-	TimeZone         string // IANA name
+	Number           phone.Number // the team's phone number; empty if none
+	TimeZone         string       // IANA name
 	ApprovalRequired bool
 	// JoinApprovalRequired: people who join by text or on the web are
 	// pending until approved (else active at once).
@@ -90,7 +93,7 @@ type Member struct {
 	ID                string
 	TeamID            string
 	Name              string
-	Phone             string // E.164
+	Phone             phone.Number
 	Email             string
 	Role              Role
 	Status            string // pending, active, opted_out
@@ -132,7 +135,7 @@ type OwnerInactiveListener interface {
 // Recipient is one roster entry a broadcast goes to.
 type Recipient struct {
 	MemberID string
-	Phone    string // E.164
+	Phone    phone.Number
 	Name     string
 	Role     Role
 	// Undeliverable: the number is marked undeliverable (see
@@ -140,25 +143,21 @@ type Recipient struct {
 	Undeliverable bool
 }
 
-// AudienceRoles maps a send audience to roles: "all" is everyone, "staff"
-// the staff roles, "families" athletes and guardians, "group" everyone in
-// the group. ok is false for an unknown audience.
-func AudienceRoles(audience string) (roles []Role, ok bool) {
+// AudienceRoles maps a send audience (read by messagingapi.ParseAudience)
+// to roles: all is everyone (nil), staff the staff roles, families
+// athletes and guardians, group everyone in the group (nil). ok is false
+// for an unknown audience.
+func AudienceRoles(audience messagingapi.Audience) (roles []Role, ok bool) {
 	switch audience {
-	case "all", "group":
+	case messagingapi.AudienceAll, messagingapi.AudienceGroup:
 		return nil, true
-	case "staff":
+	case messagingapi.AudienceStaff:
 		return []Role{RoleHeadCoach, RoleTeamDirector, RoleCoach, RoleBoardMember}, true
-	case "families":
+	case messagingapi.AudienceFamilies:
 		return []Role{RoleAthlete, RoleGuardian}, true
 	}
 	return nil, false
 }
-
-// CodeInvalidGroup is Audience.Recipients' refusal (400) of a group_id
-// that is missing for audience group, not a group of the team, or given
-// with another audience.
-const CodeInvalidGroup = "invalid_group"
 
 // Audience resolves a send's audience. "all": every member; "staff": head
 // coaches, team directors, coaches and board members; "families": athletes
@@ -201,7 +200,7 @@ type OptOuts interface {
 // TeamPhone is a phone number (E.164) on a team.
 type TeamPhone struct {
 	TeamID string
-	Phone  string
+	Phone  phone.Number
 }
 
 // Stats counts roster facts for messaging's analytics (GET /analytics).
@@ -221,7 +220,7 @@ type Stats interface {
 // number...), the last with LastCode.
 type NumberOutcome struct {
 	TeamID   string
-	Phone    string // E.164
+	Phone    phone.Number
 	Reset    bool
 	Failures int
 	LastCode string
@@ -243,12 +242,12 @@ type Deliverability interface {
 // consent history keeps it.
 type KeywordText struct {
 	TeamID    string
-	Phone     string    // the sender, E.164
-	Keyword   string    // "stop", "start" or "help"
-	Body      string    // the text as received, kept as the record's evidence
-	MessageID string    // the inbound text's id
-	MemberID  string    // the roster entry the text was matched to; "" when none
-	At        time.Time // when the carrier received it
+	Phone     phone.Number // the sender
+	Keyword   string       // "stop", "start" or "help"
+	Body      string       // the text as received, kept as the record's evidence
+	MessageID string       // the inbound text's id
+	MemberID  string       // the roster entry the text was matched to; "" when none
+	At        time.Time    // when the carrier received it
 }
 
 // Keywords is how inbound keyword texts reach the roster. Keyword runs in

@@ -10,13 +10,14 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/teamtext/teamtext/modules/campaigns/campaignsapi"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/text"
 )
 
 // CodeCampaignState is the spec's 409 for an action the campaign's status
 // does not allow (§7).
-const CodeCampaignState = "campaign_state"
+const CodeCampaignState = campaignsapi.CodeCampaignState
 
 // Campaign statuses.
 //

@@ -408,8 +408,8 @@ func (s *Service) runStep(ctx context.Context, c *domain.Campaign, a StepArgs) e
 	var res messagingapi.SendResult
 	err = s.d.DB.Savepoint(ctx, "campaign_step", func(ctx context.Context) error {
 		var err error
-		res, err = s.d.Sender.Send(ctx, messagingapi.SendRequest{TeamID: c.TeamID, MemberID: c.CreatedBy, Source: "campaign",
-			Text: st.Text, TemplateID: st.TemplateID, Audience: c.Audience, GroupID: c.GroupID, Urgent: st.Urgent})
+		res, err = s.d.Sender.Send(ctx, messagingapi.SendRequest{TeamID: c.TeamID, MemberID: c.CreatedBy, Source: messagingapi.SourceCampaign,
+			Text: st.Text, TemplateID: st.TemplateID, Audience: messagingapi.Audience(c.Audience), GroupID: c.GroupID, Urgent: st.Urgent})
 		return err
 	})
 	if f, ok := refusal(err); ok {

@@ -54,7 +54,7 @@ type campaignForm struct {
 }
 
 func blankForm() campaignForm {
-	f := campaignForm{Audience: "all"}
+	f := campaignForm{Audience: string(messagingapi.AudienceAll)}
 	for i := 1; i <= formSteps; i++ {
 		f.Steps = append(f.Steps, stepForm{N: i})
 	}
@@ -78,7 +78,7 @@ func readForm(r *http.Request) campaignForm {
 func (f campaignForm) input(v *web.Viewer, urgentTemplates map[string]bool) (service.NewCampaign, error) {
 	in := service.NewCampaign{TeamID: v.TeamID, MemberID: v.MemberID, Dashboard: true, Name: f.Name, Audience: f.Audience}
 	if g, ok := strings.CutPrefix(f.Audience, "group:"); ok {
-		in.Audience, in.GroupID = "group", g
+		in.Audience, in.GroupID = string(messagingapi.AudienceGroup), g
 	}
 	loc, err := time.LoadLocation(v.TimeZone)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/fault"
 )
 
 // Callbacks routes carriers' callbacks to the handler of the account they
@@ -68,7 +69,7 @@ func (c *Callbacks) Routes() map[string]http.Handler {
 }
 
 func refuse(w http.ResponseWriter) {
-	carrierhttp.WriteError(w, http.StatusForbidden, "forbidden", "not a callback of a carrier account of this service")
+	carrierhttp.WriteError(w, http.StatusForbidden, fault.CodeForbidden, "not a callback of a carrier account of this service")
 }
 
 // byPath serves callbacks naming their account in the path.
@@ -101,7 +102,7 @@ func (c *Callbacks) twilio(inbound bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, carrierhttp.MaxCallbackBytes)
 		if err := r.ParseForm(); err != nil {
-			carrierhttp.WriteError(w, http.StatusBadRequest, "invalid_request", "the body is not a form")
+			carrierhttp.WriteError(w, http.StatusBadRequest, fault.CodeInvalidRequest, "the body is not a form")
 			return
 		}
 		sid := r.PostForm.Get("AccountSid")

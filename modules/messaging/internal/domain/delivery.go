@@ -1,6 +1,10 @@
 package domain
 
-import "time"
+import (
+	"time"
+
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+)
 
 // Delivery is one recipient's text as the status rules see it. Its status
 // moves only forward, through Apply: queued → sent → a final status
@@ -43,7 +47,7 @@ const (
 	// CodeOptedOut is the error_code of a delivery whose recipient opted out
 	// (STOP, or an opt-out recorded through the API) after the send was
 	// accepted and before the text's turn to be handed to the carrier.
-	CodeOptedOut = "opted_out"
+	CodeOptedOut = rosterapi.CodeOptedOut
 	// CarrierNotSent is the carrier_status of such a delivery: the carrier
 	// never saw it.
 	CarrierNotSent = "not_sent"

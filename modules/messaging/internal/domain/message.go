@@ -8,32 +8,37 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/teamtext/teamtext/modules/billing/billingapi"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
-// Error codes owned by messaging (spec §7).
+// The error codes of messaging's rules (spec §7) under the names its code
+// uses; each is declared once, in messagingapi or, for billing's refusals,
+// in billingapi.
 const (
-	CodeInvalidScheduledFor  = "invalid_scheduled_for"
-	CodeInvalidRepeat        = "invalid_repeat"
-	CodeMergeTagsUnsupported = "merge_tags_unsupported"
-	CodePrivateField         = "private_field"
-	CodeUrgentNotAllowed     = "urgent_not_allowed"
-	CodeTemplateExists       = "template_exists"
-	CodeTemplateLimit        = "template_limit"
-	CodeTemplateProtected    = "template_protected"
-	CodeScheduledLimit       = "scheduled_limit_reached"
-	CodeNoSender             = "no_sender"
-	CodePaymentRequired      = "payment_required"
-	CodeTrialLimit           = "trial_limit"
+	CodeInvalidScheduledFor  = messagingapi.CodeInvalidScheduledFor
+	CodeInvalidRepeat        = messagingapi.CodeInvalidRepeat
+	CodeMergeTagsUnsupported = messagingapi.CodeMergeTagsUnsupported
+	CodePrivateField         = messagingapi.CodePrivateField
+	CodeUrgentNotAllowed     = messagingapi.CodeUrgentNotAllowed
+	CodeTemplateExists       = messagingapi.CodeTemplateExists
+	CodeTemplateLimit        = messagingapi.CodeTemplateLimit
+	CodeTemplateProtected    = messagingapi.CodeTemplateProtected
+	CodeScheduledLimit       = messagingapi.CodeScheduledLimit
+	CodeNoSender             = messagingapi.CodeNoSender
+	CodePaymentRequired      = billingapi.CodePaymentRequired
+	CodeTrialLimit           = billingapi.CodeTrialLimit
 )
 
-// Message statuses.
+// Message statuses (messagingapi.MessageStatus's, as the strings a
+// Message holds).
 const (
-	StatusPendingApproval = "pending_approval"
-	StatusQueued          = "queued"
-	StatusSent            = "sent"     // every delivery handed to the carrier
-	StatusRejected        = "rejected" // approval rejected: never sent
-	StatusExpired         = "expired"  // approval not given in time: never sent
+	StatusPendingApproval = string(messagingapi.MessagePendingApproval)
+	StatusQueued          = string(messagingapi.MessageQueued)
+	StatusSent            = string(messagingapi.MessageSent)     // every delivery handed to the carrier
+	StatusRejected        = string(messagingapi.MessageRejected) // approval rejected: never sent
+	StatusExpired         = string(messagingapi.MessageExpired)  // approval not given in time: never sent
 )
 
 // Delivery statuses. queued and sent are on the way; the rest are final.

@@ -38,13 +38,13 @@ var shortCode = regexp.MustCompile(`^[1-9][0-9]{4,5}$`)
 func ParseSendingNumber(k NumberKind, s string) (string, error) {
 	if k == KindShortCode {
 		if !shortCode.MatchString(s) {
-			return "", fault.New(fault.Invalid, "invalid_phone", "a short code is 5 or 6 digits")
+			return "", fault.New(fault.Invalid, fault.CodeInvalidPhone, "a short code is 5 or 6 digits")
 		}
 		return s, nil
 	}
 	n, err := phone.Parse(s)
 	if err != nil {
-		return "", fault.New(fault.Invalid, "invalid_phone", "number must be a valid US phone number")
+		return "", fault.New(fault.Invalid, fault.CodeInvalidPhone, "number must be a valid US phone number")
 	}
 	return n.String(), nil
 }

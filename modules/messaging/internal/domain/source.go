@@ -1,16 +1,17 @@
 package domain
 
-// Source is where a send came from. Every source goes through the one
-// send use case; the source decides only who may approve it away and
-// whether it may be urgent.
-type Source string
+import "github.com/teamtext/teamtext/modules/messaging/messagingapi"
 
-// The sources of a send.
+// Source is where a send came from: the contract's type, under the name
+// messaging's rules use.
+type Source = messagingapi.Source
+
+// The sources of a send (messagingapi's).
 const (
-	SourceAPI       Source = "api"       // POST /messages and /messages/{id}/resend with a key
-	SourceDashboard Source = "dashboard" // Compose and Resend to failed in the staff dashboard
-	SourceSchedule  Source = "schedule"  // an occurrence of a scheduled send or weekly series
-	SourceCampaign  Source = "campaign"  // a campaign step, through messagingapi
+	SourceAPI       = messagingapi.SourceAPI
+	SourceDashboard = messagingapi.SourceDashboard
+	SourceSchedule  = messagingapi.SourceSchedule
+	SourceCampaign  = messagingapi.SourceCampaign
 )
 
 // NeedsApproval is the team's approval policy applied to one send. Urgent

@@ -161,7 +161,7 @@ func (s *Service) File(ctx context.Context, as []Args) error {
 			}
 			known = append(known, a)
 			teamIDs = append(teamIDs, t.ID)
-			pairs = append(pairs, rosterapi.TeamPhone{TeamID: t.ID, Phone: a.From})
+			pairs = append(pairs, rosterapi.TeamPhone{TeamID: t.ID, Phone: phone.Number(a.From)})
 		}
 		if len(known) == 0 {
 			return nil

@@ -127,7 +127,7 @@ func TestFileNextSetsAsideATextThatFails(t *testing.T) {
 	svc, b := setup(t)
 	poison := sameLane(t, parent)
 	b.roster.FailKeywords(func(k rosterapi.KeywordText) error {
-		if k.Phone == poison {
+		if string(k.Phone) == poison {
 			return errors.New("roster refused the keyword")
 		}
 		return nil

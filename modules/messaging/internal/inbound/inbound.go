@@ -59,7 +59,7 @@ const Queue = "inbound"
 
 // Error codes of the inbound use cases (spec §7).
 const (
-	CodeOptedOut        = "opted_out"
+	CodeOptedOut        = domain.CodeOptedOut
 	CodeNoSender        = domain.CodeNoSender
 	CodePaymentRequired = domain.CodePaymentRequired
 )

@@ -16,6 +16,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 func TestReceive(t *testing.T) {
@@ -380,7 +381,7 @@ func TestAnalyticsCounters(t *testing.T) {
 	require.NoError(t, b.repo.CountReceived(ctx, &domain.Inbound{ID: "inb_1", TeamID: b.team.ID, ReceivedAt: day("2026-03-02", 12)}))
 	// Three entries joined and one number opted out in the range.
 	for i, p := range []string{"+12025550131", "+12025550132", "+12025550133"} {
-		require.NoError(t, b.roster.AddMember(ctx, rosterapi.Member{ID: "mem_new" + strconv.Itoa(i), TeamID: b.team.ID, Name: "New", Phone: p,
+		require.NoError(t, b.roster.AddMember(ctx, rosterapi.Member{ID: "mem_new" + strconv.Itoa(i), TeamID: b.team.ID, Name: "New", Phone: phone.Number(p),
 			Role: rosterapi.RoleAthlete, Status: "active", CreatedAt: day("2026-03-01", 9+i)}))
 	}
 	b.rosterClock.Set(day("2026-03-02", 8))

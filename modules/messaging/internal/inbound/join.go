@@ -6,6 +6,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // joins is the sign-up-by-text step: the roster's Joining acts
@@ -35,7 +36,7 @@ func (s *Service) joins(ctx context.Context, teams map[string]rosterapi.Team, in
 				continue
 			}
 		}
-		texts = append(texts, rosterapi.JoinText{Team: team, Phone: in.FromPhone, MessageID: in.ID, Body: in.Body, MemberID: in.Member.ID,
+		texts = append(texts, rosterapi.JoinText{Team: team, Phone: phone.Number(in.FromPhone), MessageID: in.ID, Body: in.Body, MemberID: in.Member.ID,
 			At: in.ReceivedAt})
 		of = append(of, in)
 	}

@@ -51,7 +51,7 @@ func newRoster(t testing.TB, clk clock.Clock, teams []rosterapi.Team, members ..
 func calls(r *rostertest.Roster) []string {
 	var out []string
 	for _, k := range r.KeywordTexts() {
-		out = append(out, k.Keyword+" "+k.Phone)
+		out = append(out, k.Keyword+" "+string(k.Phone))
 	}
 	return out
 }

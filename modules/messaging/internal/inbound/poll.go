@@ -9,6 +9,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // Answers to polls (RSVP by reply): the last two-way step.
@@ -95,7 +96,7 @@ func (s *Service) responses(ctx context.Context, _ map[string]rosterapi.Team, in
 			continue
 		}
 		answers = append(answers, answer{in: in, poll: polls[i], option: opt})
-		if k := (rosterapi.TeamPhone{TeamID: in.TeamID, Phone: in.FromPhone}); !seen[k] {
+		if k := (rosterapi.TeamPhone{TeamID: in.TeamID, Phone: phone.Number(in.FromPhone)}); !seen[k] {
 			seen[k] = true
 			pairs = append(pairs, k)
 		}
@@ -117,13 +118,13 @@ func (s *Service) responses(ctx context.Context, _ map[string]rosterapi.Team, in
 			recipient[id] = true
 		}
 		any := false
-		for _, e := range entries[rosterapi.TeamPhone{TeamID: a.in.TeamID, Phone: a.in.FromPhone}] {
+		for _, e := range entries[rosterapi.TeamPhone{TeamID: a.in.TeamID, Phone: phone.Number(a.in.FromPhone)}] {
 			if !recipient[e.ID] {
 				continue
 			}
 			any = true
 			r := domain.Response{MessageID: a.poll.MessageID, TeamID: a.in.TeamID, Option: a.option, InboundID: a.in.ID, ReceivedAt: a.in.ReceivedAt,
-				Member: domain.ResponseMember{ID: e.ID, Name: e.Name, Phone: e.Phone, Email: e.Email, Role: string(e.Role), Status: e.Status,
+				Member: domain.ResponseMember{ID: e.ID, Name: e.Name, Phone: string(e.Phone), Email: e.Email, Role: string(e.Role), Status: e.Status,
 					IsBlocked: e.IsBlocked, CreatedAt: e.CreatedAt}}
 			k := [2]string{r.MessageID, e.ID}
 			if j, ok := at[k]; ok {

@@ -15,6 +15,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/rosterapi/rostertest"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // pollFiling is memFiling with one open poll for every number in polled,
@@ -82,12 +83,12 @@ func TestPollStepStatements(t *testing.T) {
 			var as []inbound.Args
 			for i := range n {
 				ph := fmt.Sprintf("+1303555%04d", i)
-				require.NoError(t, r.AddMember(context.Background(), rosterapi.Member{ID: fmt.Sprint("mem_", i), TeamID: "team_1", Name: "A", Phone: ph, Role: rosterapi.RoleAthlete, Status: "active", CreatedAt: base}))
+				require.NoError(t, r.AddMember(context.Background(), rosterapi.Member{ID: fmt.Sprint("mem_", i), TeamID: "team_1", Name: "A", Phone: phone.Number(ph), Role: rosterapi.RoleAthlete, Status: "active", CreatedAt: base}))
 				recipients := []string{fmt.Sprint("mem_", i)}
 				if i == 0 { // a parent of two athletes, and an entry added after the poll
 					for _, m := range []rosterapi.Member{
-						{ID: "mem_twin", TeamID: "team_1", Name: "B", Phone: ph, Role: rosterapi.RoleAthlete, Status: "active", CreatedAt: base},
-						{ID: "mem_new", TeamID: "team_1", Name: "C", Phone: ph, Role: rosterapi.RoleGuardian, Status: "active", CreatedAt: base},
+						{ID: "mem_twin", TeamID: "team_1", Name: "B", Phone: phone.Number(ph), Role: rosterapi.RoleAthlete, Status: "active", CreatedAt: base},
+						{ID: "mem_new", TeamID: "team_1", Name: "C", Phone: phone.Number(ph), Role: rosterapi.RoleGuardian, Status: "active", CreatedAt: base},
 					} {
 						require.NoError(t, r.AddMember(context.Background(), m))
 					}

@@ -102,7 +102,7 @@ func (s *Service) act(ctx context.Context, team rosterapi.Team, in *domain.Inbou
 	if kw == "" {
 		return nil
 	}
-	changed, err := s.Keywords.Keyword(ctx, rosterapi.KeywordText{TeamID: team.ID, Phone: in.FromPhone, Keyword: string(kw),
+	changed, err := s.Keywords.Keyword(ctx, rosterapi.KeywordText{TeamID: team.ID, Phone: phone.Number(in.FromPhone), Keyword: string(kw),
 		Body: in.Body, MessageID: in.ID, MemberID: in.Member.ID, At: in.ReceivedAt})
 	if err != nil {
 		return fmt.Errorf("inbound %s: %w", kw, err)

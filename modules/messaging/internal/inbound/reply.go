@@ -123,11 +123,11 @@ func (s *Replies) QueueAnswer(ctx context.Context, in *domain.Inbound, kind, bod
 // number. Like a HELP answer it is not a broadcast: not charged, sent
 // while a renewal is overdue; a number that texted STOP is not texted.
 func (s *Replies) SendText(ctx context.Context, r messagingapi.Text) error {
-	opted, err := s.OptOuts.IsOptedOut(ctx, r.TeamID, r.To)
+	opted, err := s.OptOuts.IsOptedOut(ctx, r.TeamID, string(r.To))
 	if err != nil || opted {
 		return err
 	}
-	return s.queue(ctx, domain.NewServiceText(id.New("rpl"), r.TeamID, r.To, r.Body, s.Clock.Now().UTC()))
+	return s.queue(ctx, domain.NewServiceText(id.New("rpl"), r.TeamID, string(r.To), r.Body, s.Clock.Now().UTC()))
 }
 
 func (s *Replies) queue(ctx context.Context, rp *domain.Reply) error {
@@ -253,7 +253,7 @@ func (s *Replies) SendReply(ctx context.Context, a ReplyArgs) error {
 		rp.Fail(CodeNoSender)
 		return s.Store.UpdateReply(ctx, rp)
 	}
-	rc, err := s.Carrier.Send(ctx, carrier.Message{DeliveryID: rp.ID, TeamID: rp.TeamID, From: team.Number, To: rp.ToPhone,
+	rc, err := s.Carrier.Send(ctx, carrier.Message{DeliveryID: rp.ID, TeamID: rp.TeamID, From: string(team.Number), To: rp.ToPhone,
 		Body: rp.Body, Segments: rp.Segments})
 	if pe, ok := carrier.IsPermanent(err); ok {
 		s.Log.Warn("reply refused by the carrier", "reply_id", rp.ID, "to", phone.Mask(rp.ToPhone), "code", pe.Code)

@@ -54,11 +54,11 @@ type Simulated struct {
 func (s *Simulated) Receive(ctx context.Context, t SimulatedText) (Args, error) {
 	from, err := phone.Parse(t.From)
 	if err != nil {
-		return Args{}, fault.New(fault.Invalid, "invalid_phone", "from is not a valid US phone number")
+		return Args{}, fault.New(fault.Invalid, fault.CodeInvalidPhone, "from is not a valid US phone number")
 	}
 	to, err := phone.Parse(t.To)
 	if err != nil {
-		return Args{}, fault.New(fault.Invalid, "invalid_phone", "to is not a valid US phone number")
+		return Args{}, fault.New(fault.Invalid, fault.CodeInvalidPhone, "to is not a valid US phone number")
 	}
 	if utf8.RuneCountInString(t.Body) > MaxSimulatedBody {
 		return Args{}, fault.Invalidf("body must be at most %d characters", MaxSimulatedBody)

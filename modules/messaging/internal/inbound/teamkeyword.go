@@ -107,7 +107,7 @@ type KeywordPatch struct {
 
 var (
 	errKeywordNotFound = fault.NotFoundf("keyword not found")
-	errInvalidGroup    = fault.New(fault.Invalid, "invalid_group", "group_id is not a group of this team")
+	errInvalidGroup    = fault.New(fault.Invalid, rosterapi.CodeInvalidGroup, "group_id is not a group of this team")
 )
 
 // Keywords lists a team's keywords by keyword, limit+1 rows; 404 for an
@@ -307,7 +307,7 @@ func (s *TeamKeywords) Answer(ctx context.Context, teams map[string]rosterapi.Te
 		}
 		claimed[in.ID] = true
 		matches = append(matches, match{in, k})
-		pairs = append(pairs, rosterapi.TeamPhone{TeamID: in.TeamID, Phone: in.FromPhone})
+		pairs = append(pairs, rosterapi.TeamPhone{TeamID: in.TeamID, Phone: phone.Number(in.FromPhone)})
 	}
 	out, err := s.OptOuts.OptedOutAmong(ctx, pairs)
 	if err != nil {
@@ -322,7 +322,7 @@ func (s *TeamKeywords) Answer(ctx context.Context, teams map[string]rosterapi.Te
 	var jobs []river.InsertManyParams
 	var joins []rosterapi.GroupJoin
 	for _, m := range matches {
-		if opted[rosterapi.TeamPhone{TeamID: m.in.TeamID, Phone: m.in.FromPhone}] {
+		if opted[rosterapi.TeamPhone{TeamID: m.in.TeamID, Phone: phone.Number(m.in.FromPhone)}] {
 			s.Log.Info("team keyword from an opted-out number: not answered", "team_id", m.in.TeamID, "keyword", m.k.Keyword,
 				"from", phone.Mask(m.in.FromPhone))
 			continue
@@ -331,7 +331,7 @@ func (s *TeamKeywords) Answer(ctx context.Context, teams map[string]rosterapi.Te
 		replies = append(replies, rp)
 		jobs = append(jobs, river.InsertManyParams{Args: ReplyArgs{TeamID: rp.TeamID, ReplyID: rp.ID}})
 		if m.k.GroupID != "" && m.in.Member.ID != "" {
-			joins = append(joins, rosterapi.GroupJoin{TeamID: m.in.TeamID, GroupID: m.k.GroupID, Phone: m.in.FromPhone})
+			joins = append(joins, rosterapi.GroupJoin{TeamID: m.in.TeamID, GroupID: m.k.GroupID, Phone: phone.Number(m.in.FromPhone)})
 		}
 		s.Log.Info("team keyword answered", "team_id", m.in.TeamID, "keyword", m.k.Keyword, "from", phone.Mask(m.in.FromPhone),
 			"group_id", m.k.GroupID, "member", m.in.Member.ID != "")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // heardFrom clears the undeliverable mark of the numbers that texted their
@@ -19,7 +20,7 @@ func (s *Service) heardFrom(ctx context.Context, ins []domain.Inbound) error {
 	}
 	outs := make([]rosterapi.NumberOutcome, len(ins))
 	for i := range ins {
-		outs[i] = rosterapi.NumberOutcome{TeamID: ins[i].TeamID, Phone: ins[i].FromPhone, Reset: true, At: ins[i].ReceivedAt}
+		outs[i] = rosterapi.NumberOutcome{TeamID: ins[i].TeamID, Phone: phone.Number(ins[i].FromPhone), Reset: true, At: ins[i].ReceivedAt}
 	}
 	if _, err := s.Deliverability.NoteOutcomes(ctx, outs, 0); err != nil {
 		return fmt.Errorf("inbound: clear undeliverable: %w", err)

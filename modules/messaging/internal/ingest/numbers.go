@@ -9,6 +9,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // Numbers is what ingestion tells the roster about the numbers texted,
@@ -73,7 +74,7 @@ func (s *Service) noteNumbers(ctx context.Context, words []finalWord) error {
 		if at.IsZero() {
 			at = now
 		}
-		outs = append(outs, rosterapi.NumberOutcome{TeamID: k.team, Phone: k.phone, Reset: st.Reset, Failures: st.Failures,
+		outs = append(outs, rosterapi.NumberOutcome{TeamID: k.team, Phone: phone.Number(k.phone), Reset: st.Reset, Failures: st.Failures,
 			LastCode: st.LastCode, At: at.UTC()})
 	}
 	marked, err := n.Roster.NoteOutcomes(ctx, outs, n.MarkAfter)

@@ -191,7 +191,7 @@ func (s *Service) dropOptedOut(ctx context.Context, texts []outgoing) (keep, ski
 	pairs := make([]rosterapi.TeamPhone, 0, len(texts))
 	seen := map[rosterapi.TeamPhone]bool{}
 	for _, t := range texts {
-		p := rosterapi.TeamPhone{TeamID: t.TeamID, Phone: t.Phone}
+		p := rosterapi.TeamPhone{TeamID: t.TeamID, Phone: phone.Number(t.Phone)}
 		if !seen[p] {
 			seen[p] = true
 			pairs = append(pairs, p)
@@ -209,7 +209,7 @@ func (s *Service) dropOptedOut(ctx context.Context, texts []outgoing) (keep, ski
 		gone[p] = true
 	}
 	for _, t := range texts {
-		if gone[rosterapi.TeamPhone{TeamID: t.TeamID, Phone: t.Phone}] {
+		if gone[rosterapi.TeamPhone{TeamID: t.TeamID, Phone: phone.Number(t.Phone)}] {
 			skipped = append(skipped, t)
 		} else {
 			keep = append(keep, t)

@@ -62,7 +62,7 @@ func (s *Service) teamNumbers(ctx context.Context, team rosterapi.Team, write bo
 		return s.withPace(ns), nil
 	}
 	now := s.Clock.Now().UTC()
-	p := Number{ID: id.New("num"), TeamID: team.ID, Number: team.Number, Kind: domain.KindLongCode, Primary: true,
+	p := Number{ID: id.New("num"), TeamID: team.ID, Number: string(team.Number), Kind: domain.KindLongCode, Primary: true,
 		CreatedAt: team.CreatedAt.UTC(), UpdatedAt: now}
 	if !write {
 		return s.withPace(append([]Number{p}, ns...)), nil
@@ -92,7 +92,7 @@ func (s *Service) AddNumber(ctx context.Context, teamID string, in NumberInput) 
 			return err
 		}
 		if in.Number == nil {
-			return fault.New(fault.Invalid, "invalid_phone", "number is required")
+			return fault.New(fault.Invalid, fault.CodeInvalidPhone, "number is required")
 		}
 		n := Number{ID: id.New("num"), TeamID: teamID}
 		if err := s.setFields(ctx, &n, in); err != nil {

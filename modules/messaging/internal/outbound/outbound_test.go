@@ -185,7 +185,7 @@ func TestNumbersPrimaryAndAdded(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ns, 1)
 	require.True(t, ns[0].Primary)
-	require.Equal(t, b.team.Number, ns[0].Number)
+	require.Equal(t, string(b.team.Number), ns[0].Number)
 	require.Equal(t, domain.Pace(1), ns[0].Schedule.Pace, "the default throughput")
 	got, err := b.svc.Number(ctx, b.team.ID, ns[0].ID)
 	require.NoError(t, err)
@@ -197,7 +197,8 @@ func TestNumbersPrimaryAndAdded(t *testing.T) {
 	require.Equal(t, domain.Pace(3), added.Schedule.Pace)
 	_, err = b.svc.AddNumber(ctx, b.team.ID, outbound.NumberInput{Number: &v})
 	requireFault(t, err, fault.Conflict, "conflict")
-	_, err = b.svc.AddNumber(ctx, b.team.ID, outbound.NumberInput{Number: &b.team.Number})
+	teamNumber := string(b.team.Number)
+	_, err = b.svc.AddNumber(ctx, b.team.ID, outbound.NumberInput{Number: &teamNumber})
 	requireFault(t, err, fault.Conflict, "conflict")
 	requireFault(t, b.svc.RemoveNumber(ctx, b.team.ID, ns[0].ID), fault.Conflict, "conflict")
 	requireFault(t, b.svc.RemoveNumber(ctx, "team_other", added.ID), fault.NotFound, "not_found")
@@ -376,7 +377,7 @@ func TestBusyCarrierHoldsTheNumberBack(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	b.carrier.busy[b.team.Number] = true
+	b.carrier.busy[string(b.team.Number)] = true
 	b.send(t, phones(2, 0))
 	start := time.Now()
 	_, err := b.svc.Pass(ctx)
@@ -388,7 +389,7 @@ func TestBusyCarrierHoldsTheNumberBack(t *testing.T) {
 	held := ns[0].NextAt.Sub(t0.Add(7 * time.Second))
 	require.True(t, held >= 0 && held <= elapsed, "held back for Retry-After from the call's end: %s past t0+7s, the pass took %s", held, elapsed)
 	require.Equal(t, 2, countQueued(t, b.db))
-	b.carrier.busy[b.team.Number] = false
+	b.carrier.busy[string(b.team.Number)] = false
 	b.pumpUntil(t, t0.Add(time.Minute), func(int) time.Duration { return 0 })
 	require.Len(t, b.carrier.all(), 2)
 	require.GreaterOrEqual(t, b.carrier.all()[0].at, t0.Add(7*time.Second))

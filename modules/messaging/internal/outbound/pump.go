@@ -223,7 +223,7 @@ func (s *Service) Fanout(ctx context.Context, a FanoutArgs) error {
 			if err != nil {
 				return err
 			}
-			sender = team.Number
+			sender = string(team.Number)
 		}
 		out := make([]outgoing, len(texts))
 		for i, t := range texts {

@@ -156,7 +156,7 @@ func (r *Repo) LatestGroupsTo(ctx context.Context, pairs []rosterapi.TeamPhone) 
 	}
 	teams, phones := make([]string, len(pairs)), make([]string, len(pairs))
 	for i, p := range pairs {
-		teams[i], phones[i] = p.TeamID, p.Phone
+		teams[i], phones[i] = p.TeamID, string(p.Phone)
 	}
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		rows, err := q.Query(ctx, `SELECT l.team_id, l.phone, l.group_id FROM messaging_latest_broadcasts l

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
@@ -15,12 +16,20 @@ func NewContract(s *Service) *Contract { return &Contract{svc: s} }
 
 // Send implements messagingapi.Sender.
 func (c *Contract) Send(ctx context.Context, r messagingapi.SendRequest) (messagingapi.SendResult, error) {
-	snd := Sender{TeamID: r.TeamID, MemberID: r.MemberID, Source: domain.Source(r.Source), AllowUrgent: r.Urgent}
-	out, err := c.svc.Send(ctx, snd, SendInput{Text: r.Text, TemplateID: r.TemplateID, Audience: r.Audience, GroupID: r.GroupID, Urgent: r.Urgent})
+	src, err := messagingapi.ParseSource(string(r.Source))
+	if err != nil {
+		return messagingapi.SendResult{}, fmt.Errorf("send for another module: %w", err)
+	}
+	snd := Sender{TeamID: r.TeamID, MemberID: r.MemberID, Source: src, AllowUrgent: r.Urgent}
+	out, err := c.svc.Send(ctx, snd, SendInput{Text: r.Text, TemplateID: r.TemplateID, Audience: string(r.Audience), GroupID: r.GroupID, Urgent: r.Urgent})
 	if err != nil {
 		return messagingapi.SendResult{}, err
 	}
-	return messagingapi.SendResult{MessageID: out.Message.ID, Status: out.Message.Status}, nil
+	status, err := messagingapi.ParseMessageStatus(out.Message.Status)
+	if err != nil {
+		return messagingapi.SendResult{}, fmt.Errorf("send %s: %w", out.Message.ID, err)
+	}
+	return messagingapi.SendResult{MessageID: out.Message.ID, Status: status}, nil
 }
 
 // TemplateChoices implements messagingapi.Templates.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
 )
@@ -82,13 +83,13 @@ func (s *Service) recipients(ctx context.Context, teamID, audience, groupID, res
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.Audience.Recipients(ctx, teamID, "all", "")
+	all, err := s.Audience.Recipients(ctx, teamID, string(messagingapi.AudienceAll), "")
 	if err != nil {
 		return nil, err
 	}
 	out := all[:0]
 	for _, r := range all {
-		if phones[r.Phone] {
+		if phones[string(r.Phone)] {
 			out = append(out, r)
 		}
 	}
@@ -102,7 +103,7 @@ func deliverable(rs []rosterapi.Recipient) ([]rosterapi.Recipient, int) {
 	out := rs[:0:0]
 	for _, r := range rs {
 		if r.Undeliverable {
-			skipped[r.Phone] = true
+			skipped[string(r.Phone)] = true
 			continue
 		}
 		out = append(out, r)

@@ -13,6 +13,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/ingest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/outbound"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
@@ -277,8 +278,8 @@ func (s *Service) texts(ctx context.Context, p *Plan, rs []rosterapi.Recipient) 
 	}
 	first := make(map[string]rosterapi.Recipient, len(p.Phones))
 	for _, r := range rs {
-		if _, ok := first[r.Phone]; !ok {
-			first[r.Phone] = r
+		if _, ok := first[string(r.Phone)]; !ok {
+			first[string(r.Phone)] = r
 		}
 	}
 	p.Texts, p.Credits, p.Segments, p.Encoding = make([]domain.Text, len(p.Phones)), 0, 0, domain.GSM7
@@ -328,17 +329,15 @@ func (s *Service) checkSender(ctx context.Context, snd *Sender) (approver bool, 
 }
 
 func checkAudience(audience, groupID string) error {
-	switch audience {
-	case "all", "staff", "families":
-		if groupID != "" {
-			return fault.New(fault.Invalid, "invalid_group", "group_id goes with audience group only")
-		}
-	case "group":
-		if groupID == "" {
-			return fault.New(fault.Invalid, "invalid_group", "audience group needs group_id")
-		}
-	default:
-		return fault.Invalidf("audience must be all, staff, families or group")
+	a, err := messagingapi.ParseAudience(audience)
+	if err != nil {
+		return fault.Invalidf("%v", err)
+	}
+	if a == messagingapi.AudienceGroup && groupID == "" {
+		return fault.New(fault.Invalid, rosterapi.CodeInvalidGroup, "audience group needs group_id")
+	}
+	if a != messagingapi.AudienceGroup && groupID != "" {
+		return fault.New(fault.Invalid, rosterapi.CodeInvalidGroup, "group_id goes with audience group only")
 	}
 	return nil
 }
@@ -350,10 +349,10 @@ func dedupe(rs []rosterapi.Recipient) ([]string, map[string][]string) {
 	byPhone := map[string][]string{}
 	var phones []string
 	for _, r := range rs {
-		if _, ok := byPhone[r.Phone]; !ok {
-			phones = append(phones, r.Phone)
+		if _, ok := byPhone[string(r.Phone)]; !ok {
+			phones = append(phones, string(r.Phone))
 		}
-		byPhone[r.Phone] = append(byPhone[r.Phone], r.MemberID)
+		byPhone[string(r.Phone)] = append(byPhone[string(r.Phone)], r.MemberID)
 	}
 	for _, ids := range byPhone {
 		sort.Strings(ids)

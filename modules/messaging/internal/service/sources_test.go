@@ -70,7 +70,7 @@ var sources = map[domain.Source]sendFrom{
 		err := memTx{w.store}.Tx(context.Background(), func(ctx context.Context) error {
 			var err error
 			res, err = service.NewContract(w.svc).Send(ctx, messagingapi.SendRequest{TeamID: "team_1", MemberID: "mem_hc",
-				Source: string(domain.SourceCampaign), Text: practice.Text, Audience: practice.Audience})
+				Source: domain.SourceCampaign, Text: practice.Text, Audience: messagingapi.Audience(practice.Audience)})
 			return err
 		})
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/service"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/web"
@@ -58,7 +59,7 @@ func (f composeForm) input(zone string) (service.SendInput, error) {
 	in := service.SendInput{Text: f.Text, TemplateID: f.TemplateID, Audience: f.Audience, Urgent: f.Urgent, MergeTags: true,
 		ReplyOptions: replyWords(f.ReplyOptions)}
 	if g, ok := strings.CutPrefix(f.Audience, "group:"); ok {
-		in.Audience, in.GroupID = "group", g
+		in.Audience, in.GroupID = string(messagingapi.AudienceGroup), g
 	}
 	if f.Text != "" && f.TemplateID != "" {
 		return in, fault.Invalidf("Choose a template or write a message, not both.")
@@ -126,7 +127,7 @@ func (c composeView) Button() string {
 func (h *handler) composeView(ctx context.Context, v *web.Viewer, f composeForm) (composeView, error) {
 	cv := composeView{Form: f, Urgent: v.May(perm(rosterapi.PermUrgent))}
 	if cv.Form.Audience == "" {
-		cv.Form.Audience = "all"
+		cv.Form.Audience = string(messagingapi.AudienceAll)
 	}
 	ts, err := h.svc.Send.Templates(ctx, v.TeamID, 200, 0)
 	if err != nil {

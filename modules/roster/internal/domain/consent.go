@@ -6,20 +6,19 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
-// Consent sources: how a member agreed to receive the team's texts.
+// Consent sources: how a member agreed to receive the team's texts
+// (rosterapi.ConsentSource's, as the strings a Consent holds).
 const (
-	ConsentDashboard = "dashboard"  // added by staff in the dashboard (admin API)
-	ConsentAPI       = "api"        // added through the public API
-	ConsentImport    = "import"     // added by a roster import
-	ConsentKeyword   = "keyword"    // texted a join keyword
-	ConsentWebSignup = "web_signup" // signed up on a web form
+	ConsentDashboard = string(rosterapi.ConsentDashboard)
+	ConsentAPI       = string(rosterapi.ConsentAPI)
+	ConsentImport    = string(rosterapi.ConsentImport)
+	ConsentKeyword   = string(rosterapi.ConsentKeyword)
+	ConsentWebSignup = string(rosterapi.ConsentWebSignup)
 )
-
-// ConsentSources lists every known source, in the order the API documents them.
-var ConsentSources = []string{ConsentDashboard, ConsentAPI, ConsentImport, ConsentKeyword, ConsentWebSignup}
 
 // Consent history kinds.
 const (
@@ -76,8 +75,8 @@ func ValidConsent(in ConsentInput, defaultSource string, now time.Time) (Consent
 	if c.Source == "" {
 		c.Source = defaultSource
 	}
-	if !KnownConsentSource(c.Source) {
-		return Consent{}, fault.Invalidf("consent.source must be one of %s", strings.Join(ConsentSources, ", "))
+	if _, err := rosterapi.ParseConsentSource(c.Source); err != nil {
+		return Consent{}, fault.Invalidf("%v", err)
 	}
 	if in.At != nil {
 		at := in.At.UTC()
@@ -114,14 +113,11 @@ func ValidEvidence(s string) (string, error) {
 	return s, nil
 }
 
-// KnownConsentSource reports whether s is one of ConsentSources.
+// KnownConsentSource reports whether s is a consent source
+// (rosterapi.ParseConsentSource).
 func KnownConsentSource(s string) bool {
-	for _, k := range ConsentSources {
-		if s == k {
-			return true
-		}
-	}
-	return false
+	_, err := rosterapi.ParseConsentSource(s)
+	return err == nil
 }
 
 // TruncateText cuts s to at most n characters, never inside a character:

@@ -15,20 +15,21 @@ import (
 	"github.com/teamtext/teamtext/platform/text"
 )
 
-// Error codes owned by the roster (spec §7).
+// The roster's error codes (spec §7) under the names its code uses; each
+// is declared once, in rosterapi (invalid_phone, shared, in fault).
 const (
-	CodeInvalidPhone         = "invalid_phone"
-	CodeInvalidEmail         = "invalid_email"
-	CodeInvalidRole          = "invalid_role"
-	CodeRoleNotAllowed       = "role_not_allowed"
-	CodeReadOnlyField        = "read_only_field"
-	CodeStaffMemberProtected = "staff_member_protected"
-	CodeMemberExists         = "member_exists"
-	CodeOptedOut             = "opted_out"
-	CodeSenderBlocked        = "sender_blocked"
-	CodeTeamDisabled         = "team_disabled"
-	CodeTeamLocked           = "team_locked"
-	CodeKeyOwnerInactive     = "key_owner_inactive"
+	CodeInvalidPhone         = fault.CodeInvalidPhone
+	CodeInvalidEmail         = rosterapi.CodeInvalidEmail
+	CodeInvalidRole          = rosterapi.CodeInvalidRole
+	CodeRoleNotAllowed       = rosterapi.CodeRoleNotAllowed
+	CodeReadOnlyField        = rosterapi.CodeReadOnlyField
+	CodeStaffMemberProtected = rosterapi.CodeStaffMemberProtected
+	CodeMemberExists         = rosterapi.CodeMemberExists
+	CodeOptedOut             = rosterapi.CodeOptedOut
+	CodeSenderBlocked        = rosterapi.CodeSenderBlocked
+	CodeTeamDisabled         = rosterapi.CodeTeamDisabled
+	CodeTeamLocked           = rosterapi.CodeTeamLocked
+	CodeKeyOwnerInactive     = rosterapi.CodeKeyOwnerInactive
 )
 
 // Member statuses: pending (awaiting approval in the dashboard), active, opted_out.
@@ -135,13 +136,13 @@ func KeyOwnerActive(role rosterapi.Role, canSendBroadcasts bool) bool {
 	return role.CanOwnKeys() && canSendBroadcasts
 }
 
-// More roster error codes (spec §7).
+// More roster error codes (spec §7), declared in rosterapi.
 const (
 	CodeInvalidGroup       = rosterapi.CodeInvalidGroup
-	CodeFieldExists        = "field_exists"
-	CodeFieldLimit         = "field_limit"
-	CodePrivateFieldLocked = "private_field_locked"
-	CodeOptedOutMember     = "opted_out_member"
+	CodeFieldExists        = rosterapi.CodeFieldExists
+	CodeFieldLimit         = rosterapi.CodeFieldLimit
+	CodePrivateFieldLocked = rosterapi.CodePrivateFieldLocked
+	CodeOptedOutMember     = rosterapi.CodeOptedOutMember
 )
 
 // FieldLimit is the most custom fields a team may have (spec §8).
@@ -190,10 +191,4 @@ func SameName(a, b string) bool {
 // anyone with a dashboard login (spec §1 rule 5).
 func Protected(role rosterapi.Role, dashboardLogin bool) bool {
 	return role.IsStaff() || dashboardLogin
-}
-
-// AudienceRoles maps a send audience to roles (rosterapi.AudienceRoles,
-// the one rule).
-func AudienceRoles(audience string) (roles []rosterapi.Role, ok bool) {
-	return rosterapi.AudienceRoles(audience)
 }

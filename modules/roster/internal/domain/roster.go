@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // Group is a team's named set of members, usable as a send audience (created in the dashboard).
@@ -95,6 +96,6 @@ type OptOut struct {
 
 // API converts to the contract type.
 func (t *Team) API() rosterapi.Team {
-	return rosterapi.Team{ID: t.ID, Name: t.Name, Code: t.Code, Number: t.Number, TimeZone: t.TimeZone,
+	return rosterapi.Team{ID: t.ID, Name: t.Name, Code: t.Code, Number: phone.Number(t.Number), TimeZone: t.TimeZone,
 		ApprovalRequired: t.ApprovalRequired, JoinApprovalRequired: t.JoinApprovalRequired, Disabled: t.Disabled, Locked: t.Locked, CreatedAt: t.CreatedAt}
 }

@@ -114,7 +114,7 @@ ANALYZE roster_teams, roster_groups, roster_members, roster_group_members, roste
 		require.NoError(t, err)
 		var out []string
 		for _, r := range rs {
-			out = append(out, r.MemberID+":"+string(r.Role)+":"+r.Phone+":"+r.Name)
+			out = append(out, r.MemberID+":"+string(r.Role)+":"+string(r.Phone)+":"+r.Name)
 		}
 		return out
 	}

@@ -384,7 +384,7 @@ ON CONFLICT DO NOTHING`
 func (r *Repo) JoinGroups(ctx context.Context, joins []rosterapi.GroupJoin) (int, error) {
 	teams, groups, phones := make([]string, len(joins)), make([]string, len(joins)), make([]string, len(joins))
 	for i, j := range joins {
-		teams[i], groups[i], phones[i] = j.TeamID, j.GroupID, j.Phone
+		teams[i], groups[i], phones[i] = j.TeamID, j.GroupID, string(j.Phone)
 	}
 	res, err := r.db.SQL(ctx).ExecContext(ctx, JoinGroupsSQL, teams, groups, phones)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 func undeliverableSetup(t *testing.T) (*service.Directory, *postgres.Repo, *db.DB, func(teamID, phone string) (int, bool)) {
@@ -34,8 +35,8 @@ func undeliverableSetup(t *testing.T) (*service.Directory, *postgres.Repo, *db.D
 
 var at0 = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 
-func fail(team, phone string, n int) rosterapi.NumberOutcome {
-	return rosterapi.NumberOutcome{TeamID: team, Phone: phone, Failures: n, LastCode: "30006", At: at0}
+func fail(team, num string, n int) rosterapi.NumberOutcome {
+	return rosterapi.NumberOutcome{TeamID: team, Phone: phone.Number(num), Failures: n, LastCode: "30006", At: at0}
 }
 
 // TestNoteOutcomesMarksAtThreshold: the streak grows across calls, the

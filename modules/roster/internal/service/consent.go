@@ -76,21 +76,21 @@ func (s *Service) Keyword(ctx context.Context, k rosterapi.KeywordText) (bool, e
 		evidence: domain.TruncateText(k.Body, keywordEvidenceMax)}
 	switch k.Keyword {
 	case "stop":
-		r, err := s.optOut(ctx, k.TeamID, k.Phone, SourceSMS, true, ref)
+		r, err := s.optOut(ctx, k.TeamID, string(k.Phone), SourceSMS, true, ref)
 		if err != nil {
 			return false, err
 		}
 		// STOP ends a sign-up by text half-way.
-		if err := s.stopJoining(ctx, k.TeamID, k.Phone); err != nil {
+		if err := s.stopJoining(ctx, k.TeamID, string(k.Phone)); err != nil {
 			return false, err
 		}
 		return r.New, nil
 	case "start":
-		return s.optIn(ctx, k.TeamID, k.Phone, ref)
+		return s.optIn(ctx, k.TeamID, string(k.Phone), ref)
 	case "help":
 		err := s.db.Tx(ctx, func(ctx context.Context) error {
 			return s.st.Consent.InsertConsentEvents(ctx, []domain.ConsentEvent{
-				historyRow(k.TeamID, k.Phone, domain.HistoryHelp, domain.ChannelSMS, false, ref, s.clock.Now().UTC())})
+				historyRow(k.TeamID, string(k.Phone), domain.HistoryHelp, domain.ChannelSMS, false, ref, s.clock.Now().UTC())})
 		})
 		return false, err
 	}

@@ -60,13 +60,13 @@ func (w wired) Keyword(ctx context.Context, k rosterapi.KeywordText) (bool, erro
 type seeder struct{ repo *postgres.Repo }
 
 func (s seeder) AddTeam(ctx context.Context, t rosterapi.Team) error {
-	return s.repo.InsertTeam(ctx, &domain.Team{ID: t.ID, Name: t.Name, Code: t.Code, Number: t.Number, TimeZone: t.TimeZone,
+	return s.repo.InsertTeam(ctx, &domain.Team{ID: t.ID, Name: t.Name, Code: t.Code, Number: string(t.Number), TimeZone: t.TimeZone,
 		ApprovalRequired: t.ApprovalRequired, JoinApprovalRequired: t.JoinApprovalRequired, Disabled: t.Disabled, Locked: t.Locked,
 		CreatedAt: t.CreatedAt})
 }
 
 func (s seeder) AddMember(ctx context.Context, m rosterapi.Member) error {
-	return s.repo.InsertMember(ctx, &domain.Member{ID: m.ID, TeamID: m.TeamID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: m.Role,
+	return s.repo.InsertMember(ctx, &domain.Member{ID: m.ID, TeamID: m.TeamID, Name: m.Name, Phone: string(m.Phone), Email: m.Email, Role: m.Role,
 		Status: m.Status, IsBlocked: m.IsBlocked, DashboardLogin: m.DashboardLogin, CanSendBroadcasts: m.CanSendBroadcasts,
 		CreatedAt: m.CreatedAt, UpdatedAt: m.CreatedAt})
 }

@@ -7,7 +7,9 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/platform/fault"
 
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // Directory answers rosterapi.Teams straight from the repository. It is
@@ -64,18 +66,19 @@ func (d *Directory) KeyOwners(ctx context.Context, teamID string) ([]rosterapi.M
 
 // MemberAPI converts a row to the contract type.
 func MemberAPI(m *domain.Member) rosterapi.Member {
-	return rosterapi.Member{ID: m.ID, TeamID: m.TeamID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: m.Role,
+	return rosterapi.Member{ID: m.ID, TeamID: m.TeamID, Name: m.Name, Phone: phone.Number(m.Phone), Email: m.Email, Role: m.Role,
 		Status: m.Status, IsBlocked: m.IsBlocked, DashboardLogin: m.DashboardLogin, CanSendBroadcasts: m.CanSendBroadcasts,
 		CreatedAt: m.CreatedAt}
 }
 
 // Recipients implements rosterapi.Audience.
 func (d *Directory) Recipients(ctx context.Context, teamID, audience, groupID string) ([]rosterapi.Recipient, error) {
-	roles, ok := domain.AudienceRoles(audience)
-	if !ok {
-		return nil, fault.Invalidf("audience must be all, staff, families or group")
+	a, err := messagingapi.ParseAudience(audience)
+	if err != nil {
+		return nil, fault.Invalidf("%v", err)
 	}
-	if audience == "group" {
+	roles, _ := rosterapi.AudienceRoles(a)
+	if a == messagingapi.AudienceGroup {
 		if groupID == "" {
 			return nil, fault.New(fault.Invalid, domain.CodeInvalidGroup, "audience group needs group_id")
 		}
@@ -134,14 +137,14 @@ func (d *Directory) MembersByTeamPhones(ctx context.Context, pairs []rosterapi.T
 	}
 	teams, phones := make([]string, len(pairs)), make([]string, len(pairs))
 	for i, p := range pairs {
-		teams[i], phones[i] = p.TeamID, p.Phone
+		teams[i], phones[i] = p.TeamID, string(p.Phone)
 	}
 	ms, err := d.st.Members.MembersByTeamPhones(ctx, teams, phones)
 	if err != nil {
 		return nil, err
 	}
 	for i := range ms {
-		k := rosterapi.TeamPhone{TeamID: ms[i].TeamID, Phone: ms[i].Phone}
+		k := rosterapi.TeamPhone{TeamID: ms[i].TeamID, Phone: phone.Number(ms[i].Phone)}
 		out[k] = append(out[k], MemberAPI(&ms[i]))
 	}
 	return out, nil
@@ -167,7 +170,7 @@ func (d *Directory) OptedOutAmong(ctx context.Context, pairs []rosterapi.TeamPho
 	}
 	teams, phones := make([]string, len(pairs)), make([]string, len(pairs))
 	for i, p := range pairs {
-		teams[i], phones[i] = p.TeamID, p.Phone
+		teams[i], phones[i] = p.TeamID, string(p.Phone)
 	}
 	got, err := d.st.Members.OptedOutAmong(ctx, teams, phones)
 	if err != nil {
@@ -175,7 +178,7 @@ func (d *Directory) OptedOutAmong(ctx context.Context, pairs []rosterapi.TeamPho
 	}
 	out := make([]rosterapi.TeamPhone, len(got))
 	for i, g := range got {
-		out[i] = rosterapi.TeamPhone{TeamID: g[0], Phone: g[1]}
+		out[i] = rosterapi.TeamPhone{TeamID: g[0], Phone: phone.Number(g[1])}
 	}
 	return out, nil
 }

@@ -73,10 +73,10 @@ func (s *Service) Join(ctx context.Context, texts []rosterapi.JoinText) ([]roste
 			p := teamPhone{TeamID: t.Team.ID, Phone: t.Phone}
 			if !seen[p] {
 				seen[p] = true
-				teams, phones = append(teams, p.TeamID), append(phones, p.Phone)
+				teams, phones = append(teams, p.TeamID), append(phones, string(p.Phone))
 			}
 			if _, _, ok := domain.MatchJoinKeyword(t.Body, t.Team.Code); ok {
-				kwTeams, kwPhones = append(kwTeams, p.TeamID), append(kwPhones, p.Phone)
+				kwTeams, kwPhones = append(kwTeams, p.TeamID), append(kwPhones, string(p.Phone))
 			}
 		}
 		convs, err := s.st.Joins.OpenConversations(ctx, teams, phones)
@@ -85,7 +85,7 @@ func (s *Service) Join(ctx context.Context, texts []rosterapi.JoinText) ([]roste
 		}
 		open := make(map[teamPhone]*domain.Conversation, len(convs))
 		for i := range convs {
-			open[teamPhone{TeamID: convs[i].TeamID, Phone: convs[i].Phone}] = &convs[i]
+			open[teamPhone{TeamID: convs[i].TeamID, Phone: phone.Number(convs[i].Phone)}] = &convs[i]
 		}
 		opted := map[teamPhone]bool{}
 		if len(kwTeams) > 0 {
@@ -94,7 +94,7 @@ func (s *Service) Join(ctx context.Context, texts []rosterapi.JoinText) ([]roste
 				return err
 			}
 			for _, p := range pairs {
-				opted[teamPhone{TeamID: p[0], Phone: p[1]}] = true
+				opted[teamPhone{TeamID: p[0], Phone: phone.Number(p[1])}] = true
 			}
 		}
 		listed := map[teamPhone]bool{} // joined in this batch
@@ -175,10 +175,10 @@ func (s *Service) joinKeyword(ctx context.Context, t rosterapi.JoinText, p teamP
 		a.Reply = domain.JoinAskName(t.Team.Name, role)
 		return a, s.st.Joins.UpdateConversation(ctx, c)
 	}
-	if _, err := domain.ValidPhone("phone", p.Phone); err != nil {
+	if _, err := domain.ValidPhone("phone", string(p.Phone)); err != nil {
 		return keywordAnswer{}, nil // a short code or a foreign sender cannot join: not a step
 	}
-	c = domain.NewConversation(id.New("jcv"), p.TeamID, p.Phone, kw, t.MessageID, role, now)
+	c = domain.NewConversation(id.New("jcv"), p.TeamID, string(p.Phone), kw, t.MessageID, role, now)
 	fresh, err := s.st.Joins.InsertConversation(ctx, c)
 	if err != nil {
 		return a, err
@@ -188,7 +188,7 @@ func (s *Service) joinKeyword(ctx context.Context, t rosterapi.JoinText, p teamP
 	}
 	a.opened = c
 	a.Reply = domain.JoinAskName(t.Team.Name, role)
-	s.log.Info("sign-up by text started", "team_id", p.TeamID, "from", phone.Mask(p.Phone), "keyword", kw)
+	s.log.Info("sign-up by text started", "team_id", p.TeamID, "from", phone.Mask(string(p.Phone)), "keyword", kw)
 	return a, nil
 }
 
@@ -203,11 +203,11 @@ func (s *Service) closeConversation(ctx context.Context, c *domain.Conversation,
 // the conversation; it answers the text.
 func (s *Service) joinByText(ctx context.Context, t rosterapi.JoinText, c *domain.Conversation, name string, now time.Time) (string, error) {
 	consent := domain.Consent{Source: domain.ConsentKeyword, At: t.At.UTC().Truncate(time.Microsecond),
-		Evidence: domain.JoinKeywordEvidence(c, t.Team.Number, t.MessageID, t.Body)}
+		Evidence: domain.JoinKeywordEvidence(c, string(t.Team.Number), t.MessageID, t.Body)}
 	if consent.At.IsZero() {
 		consent.At = now.Truncate(time.Microsecond)
 	}
-	m, err := s.addJoiner(ctx, t.Team.ID, t.Phone, name, c.Role, t.Team.JoinApprovalRequired, consent, domain.ChannelSMS, t.MessageID)
+	m, err := s.addJoiner(ctx, t.Team.ID, string(t.Phone), name, c.Role, t.Team.JoinApprovalRequired, consent, domain.ChannelSMS, t.MessageID)
 	if f, ok := fault.As(err); ok && f.Kind != fault.Internal {
 		// Already listed under this name (or opted out meanwhile): the
 		// conversation ends without a member.
@@ -355,7 +355,7 @@ func (w *WebJoin) SignUp(ctx context.Context, teamCode, name, rawPhone, rawRole 
 			return "", err
 		}
 		if !d.Allowed {
-			return "", fault.New(fault.RateLimited, "rate_limited", "Too many sign-ups were asked for. Wait a few minutes, then try again.")
+			return "", fault.New(fault.RateLimited, fault.CodeRateLimited, "Too many sign-ups were asked for. Wait a few minutes, then try again.")
 		}
 	}
 	err = w.Roster.db.Tx(ctx, func(ctx context.Context) error {
@@ -366,7 +366,7 @@ func (w *WebJoin) SignUp(ctx context.Context, teamCode, name, rawPhone, rawRole 
 		}
 		if len(listed) > 0 {
 			w.Log.Info("web sign-up of a number on the roster", "team_id", t.ID, "to", phone.Mask(ph))
-			return w.Texter.SendText(ctx, messagingapi.Text{TeamID: t.ID, To: ph, Body: domain.JoinAlreadyListed(t.Name)})
+			return w.Texter.SendText(ctx, messagingapi.Text{TeamID: t.ID, To: phone.Number(ph), Body: domain.JoinAlreadyListed(t.Name)})
 		}
 		code, rec := domain.NewJoinCode(id.New("jcd"), t.ID, ph, name, role, clientIP, now)
 		if err := w.Roster.st.Joins.InsertJoinCode(ctx, &rec); err != nil {
@@ -374,7 +374,7 @@ func (w *WebJoin) SignUp(ctx context.Context, teamCode, name, rawPhone, rawRole 
 		}
 		// An opted-out number is not texted (SendText skips it): it must
 		// text START first.
-		return w.Texter.SendText(ctx, messagingapi.Text{TeamID: t.ID, To: ph, Body: domain.JoinCodeText(t.Name, code)})
+		return w.Texter.SendText(ctx, messagingapi.Text{TeamID: t.ID, To: phone.Number(ph), Body: domain.JoinCodeText(t.Name, code)})
 	})
 	if err != nil {
 		return "", err

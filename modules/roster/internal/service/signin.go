@@ -88,7 +88,7 @@ func (s *SignIn) RequestCode(ctx context.Context, typed, clientIP string) error 
 			return err
 		}
 		if !d.Allowed {
-			return fault.New(fault.RateLimited, "rate_limited", "Too many codes were asked for. Wait a few minutes, then try again.")
+			return fault.New(fault.RateLimited, fault.CodeRateLimited, "Too many codes were asked for. Wait a few minutes, then try again.")
 		}
 	}
 	return s.DB.Tx(ctx, func(ctx context.Context) error {
@@ -110,7 +110,7 @@ func (s *SignIn) RequestCode(ctx context.Context, typed, clientIP string) error 
 			return s.Mailer.Mail(ctx, webhooksapi.Mail{TeamID: l.Team.ID, MemberID: l.Member.ID, To: ident.Value,
 				Subject: "Your teamtext sign-in code", Body: body})
 		}
-		if err := s.Texter.SendText(ctx, messagingapi.Text{TeamID: l.Team.ID, To: ident.Value, Body: body}); err != nil {
+		if err := s.Texter.SendText(ctx, messagingapi.Text{TeamID: l.Team.ID, To: phone.Number(ident.Value), Body: body}); err != nil {
 			return err
 		}
 		s.Log.Info("dashboard sign-in code sent", "team_id", l.Team.ID, "member_id", l.Member.ID, "to", phone.Mask(ident.Value))
@@ -287,7 +287,7 @@ func (s *SignIn) Invite(ctx context.Context, team domain.Team, m domain.Member, 
 		return s.Mailer.Mail(ctx, webhooksapi.Mail{TeamID: team.ID, MemberID: m.ID, To: m.Email,
 			Subject: "You're invited to " + team.Name + " on teamtext", Body: body})
 	}
-	if err := s.Texter.SendText(ctx, messagingapi.Text{TeamID: team.ID, To: m.Phone, Body: body}); err != nil {
+	if err := s.Texter.SendText(ctx, messagingapi.Text{TeamID: team.ID, To: phone.Number(m.Phone), Body: body}); err != nil {
 		return fmt.Errorf("invite: %w", err)
 	}
 	s.Log.Info("dashboard invitation sent", "team_id", team.ID, "member_id", m.ID, "to", phone.Mask(m.Phone))

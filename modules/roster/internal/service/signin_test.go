@@ -18,6 +18,7 @@ import (
 	"github.com/teamtext/teamtext/modules/webhooks/webhooksapi"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/phone"
 	"github.com/teamtext/teamtext/platform/ratelimit"
 )
 
@@ -98,7 +99,7 @@ func TestSignInByText(t *testing.T) {
 
 	require.NoError(t, b.signIn.RequestCode(ctx, "(202) 555-0150", "192.0.2.1"))
 	require.Len(t, b.out.texts, 1)
-	require.Equal(t, "+12025550150", b.out.texts[0].To)
+	require.Equal(t, phone.Number("+12025550150"), b.out.texts[0].To)
 	s, err := b.signIn.Verify(ctx, "202.555.0150", b.out.lastCode(t), "tok-1")
 	require.NoError(t, err)
 	v, err := b.signIn.Resolve(ctx, s.Token)

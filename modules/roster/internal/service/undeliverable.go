@@ -6,6 +6,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // Numbers that keep failing: the roster keeps, per team and
@@ -19,7 +20,7 @@ func (d *Directory) NoteOutcomes(ctx context.Context, outcomes []rosterapi.Numbe
 	merged := make(map[key]rosterapi.NumberOutcome, len(outcomes))
 	var order []key
 	for _, o := range outcomes { // one row per number: a later outcome folds into an earlier one
-		k := key{o.TeamID, o.Phone}
+		k := key{o.TeamID, string(o.Phone)}
 		cur, ok := merged[k]
 		if !ok {
 			order = append(order, k)
@@ -40,10 +41,10 @@ func (d *Directory) NoteOutcomes(ctx context.Context, outcomes []rosterapi.Numbe
 	for _, k := range order {
 		o := merged[k]
 		if o.Reset {
-			resetTeams, resetPhones = append(resetTeams, o.TeamID), append(resetPhones, o.Phone)
+			resetTeams, resetPhones = append(resetTeams, o.TeamID), append(resetPhones, string(o.Phone))
 		}
 		if o.Failures > 0 {
-			fails = append(fails, domain.Failure{TeamID: o.TeamID, Phone: o.Phone, Failures: o.Failures, LastCode: o.LastCode, At: o.At})
+			fails = append(fails, domain.Failure{TeamID: o.TeamID, Phone: string(o.Phone), Failures: o.Failures, LastCode: o.LastCode, At: o.At})
 		}
 	}
 	if err := d.st.Outcomes.ClearStreaks(ctx, resetTeams, resetPhones); err != nil {
@@ -60,7 +61,7 @@ func (d *Directory) NoteOutcomes(ctx context.Context, outcomes []rosterapi.Numbe
 	var marked []rosterapi.TeamPhone
 	for _, r := range rows {
 		if r.Since != nil && r.Failures-added[key{r.TeamID, r.Phone}] < markAfter {
-			marked = append(marked, rosterapi.TeamPhone{TeamID: r.TeamID, Phone: r.Phone})
+			marked = append(marked, rosterapi.TeamPhone{TeamID: r.TeamID, Phone: phone.Number(r.Phone)})
 		}
 	}
 	return marked, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/teamtext/teamtext/platform/check"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // Harness is one roster under the suite: the fake, or the module on
@@ -319,7 +320,7 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 		among, err := h.Roster.OptedOutAmong(ctx, []rosterapi.TeamPhone{{TeamID: teamA, Phone: athletePhone},
 			{TeamID: teamB, Phone: parentPhone}, {TeamID: teamA, Phone: parentPhone}, {TeamID: teamA, Phone: strangerPhone}})
 		check.NoError(t, err)
-		slices.SortFunc(among, func(a, b rosterapi.TeamPhone) int { return strings.Compare(a.Phone, b.Phone) })
+		slices.SortFunc(among, func(a, b rosterapi.TeamPhone) int { return strings.Compare(string(a.Phone), string(b.Phone)) })
 		check.Equal(t, among, []rosterapi.TeamPhone{{TeamID: teamA, Phone: parentPhone}, {TeamID: teamA, Phone: strangerPhone}},
 			"the opted-out pairs, of any teams")
 		among, err = h.Roster.OptedOutAmong(ctx, nil)
@@ -344,8 +345,8 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Run("Keywords", func(t *testing.T) {
 		t.Parallel()
 		ctx, h, _ := setup(t)
-		kw := func(word, phone string) (bool, error) {
-			return h.Roster.Keyword(ctx, rosterapi.KeywordText{TeamID: teamA, Phone: phone, Keyword: word, Body: word, MessageID: "inb_" + word,
+		kw := func(word, num string) (bool, error) {
+			return h.Roster.Keyword(ctx, rosterapi.KeywordText{TeamID: teamA, Phone: phone.Number(num), Keyword: word, Body: word, MessageID: "inb_" + word,
 				MemberID: "mem_athlete", At: t0})
 		}
 		for _, c := range []struct {

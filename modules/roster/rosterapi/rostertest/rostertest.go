@@ -18,9 +18,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // Contracts are the roster contracts the fake implements: what Exercise
@@ -217,7 +219,7 @@ func (r *Roster) TeamByNumber(_ context.Context, e164 string) (rosterapi.Team, e
 // teamByNumber finds the team with number e164; r.mu is held.
 func (r *Roster) teamByNumber(e164 string) (rosterapi.Team, bool) {
 	for _, t := range r.teams {
-		if e164 != "" && t.Number == e164 {
+		if e164 != "" && string(t.Number) == e164 {
 			return t, true
 		}
 	}
@@ -275,10 +277,10 @@ func (r *Roster) KeyOwners(_ context.Context, teamID string) ([]rosterapi.Member
 }
 
 // MembersByPhone implements rosterapi.Lookup.
-func (r *Roster) MembersByPhone(_ context.Context, teamID, phone string) ([]rosterapi.Member, error) {
+func (r *Roster) MembersByPhone(_ context.Context, teamID, e164 string) ([]rosterapi.Member, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.entries(teamID, func(m rosterapi.Member) bool { return m.Phone == phone }), nil
+	return r.entries(teamID, func(m rosterapi.Member) bool { return string(m.Phone) == e164 }), nil
 }
 
 // MembersByTeamPhones implements rosterapi.Lookup.
@@ -311,13 +313,14 @@ func (r *Roster) CustomFieldKeys(_ context.Context, teamID string) (map[string]b
 // Recipients implements rosterapi.Audience: the active, unblocked entries
 // of the audience whose number is not opted out, oldest first.
 func (r *Roster) Recipients(_ context.Context, teamID, audience, groupID string) ([]rosterapi.Recipient, error) {
-	roles, ok := rosterapi.AudienceRoles(audience)
-	if !ok {
-		return nil, fault.Invalidf("audience must be all, staff, families or group")
+	a, err := messagingapi.ParseAudience(audience)
+	if err != nil {
+		return nil, fault.Invalidf("%v", err)
 	}
+	roles, _ := rosterapi.AudienceRoles(a)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if audience == "group" {
+	if a == messagingapi.AudienceGroup {
 		if groupID == "" {
 			return nil, fault.New(fault.Invalid, rosterapi.CodeInvalidGroup, "audience group needs group_id")
 		}
@@ -340,41 +343,41 @@ func (r *Roster) Recipients(_ context.Context, teamID, audience, groupID string)
 }
 
 // OptOutBySMS implements rosterapi.OptOuts.
-func (r *Roster) OptOutBySMS(_ context.Context, teamID, phone string) error {
+func (r *Roster) OptOutBySMS(_ context.Context, teamID, e164 string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.optOut(teamID, phone)
+	r.optOut(teamID, e164)
 	return nil
 }
 
 // optOut records the number's opt-out (once) and makes its entries
 // opted_out; it reports whether the record is new. r.mu is held.
-func (r *Roster) optOut(teamID, phone string) bool {
-	p := rosterapi.TeamPhone{TeamID: teamID, Phone: phone}
+func (r *Roster) optOut(teamID, e164 string) bool {
+	p := rosterapi.TeamPhone{TeamID: teamID, Phone: phone.Number(e164)}
 	_, was := r.optOuts[p]
 	if !was {
 		r.optOuts[p] = r.clock.Now().UTC()
 	}
-	r.setStatus(teamID, phone, "opted_out")
+	r.setStatus(teamID, e164, "opted_out")
 	return !was
 }
 
 // optIn removes the number's opt-out and, when there was one, makes its
 // entries active; it reports whether there was one. r.mu is held.
-func (r *Roster) optIn(teamID, phone string) bool {
-	p := rosterapi.TeamPhone{TeamID: teamID, Phone: phone}
+func (r *Roster) optIn(teamID, e164 string) bool {
+	p := rosterapi.TeamPhone{TeamID: teamID, Phone: phone.Number(e164)}
 	if _, was := r.optOuts[p]; !was {
 		return false
 	}
 	delete(r.optOuts, p)
-	r.setStatus(teamID, phone, "active")
+	r.setStatus(teamID, e164, "active")
 	return true
 }
 
-// setStatus sets the status of the team's entries with phone; r.mu is held.
-func (r *Roster) setStatus(teamID, phone, status string) {
+// setStatus sets the status of the team's entries with e164; r.mu is held.
+func (r *Roster) setStatus(teamID, e164, status string) {
 	for id, m := range r.members {
-		if m.TeamID == teamID && m.Phone == phone {
+		if m.TeamID == teamID && string(m.Phone) == e164 {
 			m.Status = status
 			r.members[id] = m
 		}
@@ -382,17 +385,17 @@ func (r *Roster) setStatus(teamID, phone, status string) {
 }
 
 // OptInBySMS implements rosterapi.OptOuts.
-func (r *Roster) OptInBySMS(_ context.Context, teamID, phone string) (bool, error) {
+func (r *Roster) OptInBySMS(_ context.Context, teamID, e164 string) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.optIn(teamID, phone), nil
+	return r.optIn(teamID, e164), nil
 }
 
 // IsOptedOut implements rosterapi.OptOuts.
-func (r *Roster) IsOptedOut(_ context.Context, teamID, phone string) (bool, error) {
+func (r *Roster) IsOptedOut(_ context.Context, teamID, e164 string) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	_, ok := r.optOuts[rosterapi.TeamPhone{TeamID: teamID, Phone: phone}]
+	_, ok := r.optOuts[rosterapi.TeamPhone{TeamID: teamID, Phone: phone.Number(e164)}]
 	return ok, nil
 }
 
@@ -422,9 +425,9 @@ func (r *Roster) Keyword(_ context.Context, k rosterapi.KeywordText) (bool, erro
 	var changed bool
 	switch k.Keyword {
 	case "stop":
-		changed = r.optOut(k.TeamID, k.Phone)
+		changed = r.optOut(k.TeamID, string(k.Phone))
 	case "start":
-		changed = r.optIn(k.TeamID, k.Phone)
+		changed = r.optIn(k.TeamID, string(k.Phone))
 	case "help":
 	default:
 		return false, fmt.Errorf("consent: unknown keyword %q", k.Keyword)

@@ -15,18 +15,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamtext/teamtext/modules/webhooks/webhooksapi"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
 )
 
-// Error codes owned by the webhooks module (spec §6, §7). The spec leaves
-// the statuses of the first four open; ours are 400, 400, 400 and 409.
+// The webhooks module's error codes (spec §6, §7) under the names its code
+// uses; each is declared once, in webhooksapi, with its status.
 const (
-	CodeBlockedURL    = "blocked_url"    // 400: the URL points at a private or special address
-	CodeInvalidURL    = "invalid_url"    // 400: not an https URL, or a host that cannot exist
-	CodeInvalidEvents = "invalid_events" // 400: empty, unknown, or webhook.test
-	CodeWebhookLimit  = "webhook_limit"  // 409: the team already has MaxPerTeam webhooks
-	CodeDNSBusy       = "dns_busy"       // 503: the host name cannot be resolved at once
+	CodeBlockedURL    = webhooksapi.CodeBlockedURL
+	CodeInvalidURL    = webhooksapi.CodeInvalidURL
+	CodeInvalidEvents = webhooksapi.CodeInvalidEvents
+	CodeWebhookLimit  = webhooksapi.CodeWebhookLimit
+	CodeDNSBusy       = webhooksapi.CodeDNSBusy
 )
 
 // MaxPerTeam is the spec's limit of webhooks per team (§8).

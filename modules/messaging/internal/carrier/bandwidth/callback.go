@@ -10,6 +10,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carrierhttp"
 	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
@@ -51,18 +52,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	okPass := subtle.ConstantTimeCompare([]byte(pass), h.pass)
 	if !ok || okUser&okPass != 1 {
 		h.log.Warn("bandwidth callback refused: bad credentials", "path", r.URL.Path)
-		carrierhttp.WriteError(w, http.StatusForbidden, "forbidden", "missing or wrong callback credentials")
+		carrierhttp.WriteError(w, http.StatusForbidden, fault.CodeForbidden, "missing or wrong callback credentials")
 		return
 	}
 	var evs []Event
 	if err := json.Unmarshal(body, &evs); err != nil {
-		carrierhttp.WriteError(w, http.StatusBadRequest, "invalid_request", "the body is not an array of Bandwidth events")
+		carrierhttp.WriteError(w, http.StatusBadRequest, fault.CodeInvalidRequest, "the body is not an array of Bandwidth events")
 		return
 	}
 	for i := range evs {
 		if err := h.handle(r, &evs[i]); err != nil {
 			h.log.Error("bandwidth callback not recorded", "type", evs[i].Type, "message_id", evs[i].Message.ID, "err", err)
-			carrierhttp.WriteError(w, http.StatusInternalServerError, "server_error", "the event could not be recorded; retry later")
+			carrierhttp.WriteError(w, http.StatusInternalServerError, fault.CodeServerError, "the event could not be recorded; retry later")
 			return
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
@@ -40,12 +42,12 @@ func WriteError(w http.ResponseWriter, status int, code, message string) {
 func ReadCallback(w http.ResponseWriter, r *http.Request, what string) ([]byte, bool) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		WriteError(w, http.StatusMethodNotAllowed, "method_not_allowed", what+" are POST")
+		WriteError(w, http.StatusMethodNotAllowed, httpapi.CodeMethodNotAllowed, what+" are POST")
 		return nil, false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxCallbackBytes))
 	if err != nil {
-		WriteError(w, http.StatusBadRequest, "invalid_request", "the body could not be read or is too large")
+		WriteError(w, http.StatusBadRequest, fault.CodeInvalidRequest, "the body could not be read or is too large")
 		return nil, false
 	}
 	return body, true

@@ -12,6 +12,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carrierhttp"
 	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
@@ -78,12 +79,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if reason := h.verify(r.Header, body); reason != "" {
 		h.log.Warn("telnyx webhook refused: "+reason, "path", r.URL.Path)
-		carrierhttp.WriteError(w, http.StatusForbidden, "forbidden", "missing, invalid or stale telnyx-signature-ed25519")
+		carrierhttp.WriteError(w, http.StatusForbidden, fault.CodeForbidden, "missing, invalid or stale telnyx-signature-ed25519")
 		return
 	}
 	var ev Event
 	if err := json.Unmarshal(body, &ev); err != nil {
-		carrierhttp.WriteError(w, http.StatusBadRequest, "invalid_request", "the body is not a Telnyx event")
+		carrierhttp.WriteError(w, http.StatusBadRequest, fault.CodeInvalidRequest, "the body is not a Telnyx event")
 		return
 	}
 	p := &ev.Data.Payload
@@ -95,7 +96,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d := r.URL.Query().Get("d")
 		if d == "" || len(p.To) == 0 {
 			h.log.Warn("telnyx webhook without delivery id ignored", "message_id", p.ID)
-			carrierhttp.WriteError(w, http.StatusBadRequest, "invalid_request", "the d query parameter (delivery id) is required")
+			carrierhttp.WriteError(w, http.StatusBadRequest, fault.CodeInvalidRequest, "the d query parameter (delivery id) is required")
 			return
 		}
 		if a, ok := StatusArgs(d, &ev, h.clock.Now()); ok {
@@ -104,7 +105,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		h.log.Error("telnyx webhook not recorded", "event", ev.Data.EventType, "message_id", p.ID, "err", err)
-		carrierhttp.WriteError(w, http.StatusInternalServerError, "server_error", "the event could not be recorded; retry later")
+		carrierhttp.WriteError(w, http.StatusInternalServerError, fault.CodeServerError, "the event could not be recorded; retry later")
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -10,6 +10,8 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carrierhttp"
 	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
@@ -50,7 +52,7 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if cb.DeliveryID == "" {
 		h.log.Warn("twilio callback without delivery id ignored", "message_sid", cb.MessageSid)
-		carrierhttp.WriteError(w, http.StatusBadRequest, "invalid_request", "the d query parameter (delivery id) is required")
+		carrierhttp.WriteError(w, http.StatusBadRequest, fault.CodeInvalidRequest, "the d query parameter (delivery id) is required")
 		return
 	}
 	args, ok := cb.StatusArgs(h.clock.Now())
@@ -61,7 +63,7 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := h.sink.Report(r.Context(), args); err != nil {
 		h.log.Error("twilio callback not recorded", "delivery_id", cb.DeliveryID, "message_sid", cb.MessageSid,
 			"to", phone.Mask(r.PostForm.Get("To")), "err", err)
-		carrierhttp.WriteError(w, http.StatusInternalServerError, "server_error", "the status could not be recorded; retry later")
+		carrierhttp.WriteError(w, http.StatusInternalServerError, fault.CodeServerError, "the status could not be recorded; retry later")
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -73,17 +75,17 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *CallbackHandler) admit(w http.ResponseWriter, r *http.Request, what, logAs string) bool {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		carrierhttp.WriteError(w, http.StatusMethodNotAllowed, "method_not_allowed", what+" are POST")
+		carrierhttp.WriteError(w, http.StatusMethodNotAllowed, httpapi.CodeMethodNotAllowed, what+" are POST")
 		return false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxCallbackBytes)
 	if err := r.ParseForm(); err != nil {
-		carrierhttp.WriteError(w, http.StatusBadRequest, "invalid_request", "the body is not a form")
+		carrierhttp.WriteError(w, http.StatusBadRequest, fault.CodeInvalidRequest, "the body is not a form")
 		return false
 	}
 	if !h.valid(r) {
 		h.log.Warn(logAs+" refused: bad signature", "path", r.URL.Path)
-		carrierhttp.WriteError(w, http.StatusForbidden, "forbidden", "missing or invalid X-Twilio-Signature")
+		carrierhttp.WriteError(w, http.StatusForbidden, fault.CodeForbidden, "missing or invalid X-Twilio-Signature")
 		return false
 	}
 	return true

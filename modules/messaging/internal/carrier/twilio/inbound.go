@@ -7,6 +7,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carrierhttp"
 	"github.com/teamtext/teamtext/platform/clock"
+	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
@@ -48,7 +49,7 @@ func (h *InboundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Body: r.PostForm.Get("Body"), ProviderMessageID: sid, ReceivedAt: h.clock.Now().UTC()})
 	if err != nil {
 		h.log.Error("twilio inbound: enqueue", "err", err, "message_sid", sid)
-		carrierhttp.WriteError(w, http.StatusInternalServerError, "server_error", "could not record the message; retry")
+		carrierhttp.WriteError(w, http.StatusInternalServerError, fault.CodeServerError, "could not record the message; retry")
 		return
 	}
 	writeTwiML(w)

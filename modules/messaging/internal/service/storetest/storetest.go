@@ -176,10 +176,10 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 		requireJSONEq(t, s.Request, got.Request)
 
 		s.Started(at.Add(time.Hour))
-		s.Stop("no_sender")
+		s.Stop(domain.CodeNoSender)
 		updated, err := h.UpdateScheduled(ctx, "team_1", "sch_1", func(x *domain.Scheduled) error {
 			x.Started(at.Add(time.Hour))
-			x.Stop("no_sender")
+			x.Stop(domain.CodeNoSender)
 			return nil
 		})
 		require.NoError(t, err)
@@ -221,7 +221,7 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 			{"sch_0", "team_1", 0, false}, {"sch_x", "team_1", time.Minute, true}, {"sch_y", "team_2", time.Minute, false}} {
 			s := domain.NewScheduled(c.id, c.team, "", "mem_1", []byte(`{}`), at.Add(c.in), nil, at)
 			if c.stopped {
-				s.Stop("no_sender")
+				s.Stop(domain.CodeNoSender)
 			}
 			require.NoError(t, h.InsertScheduled(ctx, &s))
 		}

@@ -1,0 +1,7 @@
+package alphaapi
+
+// Error codes owned by alpha.
+const (
+	CodeWidgetLimit  = "widget_limit"
+	CodeWidgetExists = "widget_exists"
+)
