@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/e2e/harness"
@@ -28,9 +27,7 @@ func BenchmarkDashboardPages(b *testing.B) {
 	var t testing.TB = b
 	ctx := context.Background()
 	s := newStaff(t, "head_coach")
-	conn, err := pgx.Connect(ctx, env.pg.URL)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
+	conn := connect(t, env.pg.URL)
 	const families = 10_000
 	now := time.Now().UTC()
 	took := execSQL(t, conn, `INSERT INTO roster_members (id, team_id, name, phone, role, status, created_at, updated_at)
