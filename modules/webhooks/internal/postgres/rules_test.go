@@ -54,6 +54,24 @@ func publish(t *testing.T, e *webhooktest.Env, team string) {
 	}))
 }
 
+// requireDeliveries requires the team's deliveries to be want, one by one:
+// the same id, state, queue flag, next attempt and update time, and the
+// same count (the attempts field the rule under test may move).
+func (r *ruleEnv) requireDeliveries(t *testing.T, want []domain.Delivery, count func(domain.Delivery) int) {
+	t.Helper()
+	after := r.e.Deliveries(t, r.team)
+	require.Len(t, after, len(want))
+	for i := range after {
+		w, g := want[i], after[i]
+		require.Equal(t, w.ID, g.ID)
+		require.Equal(t, w.State, g.State, w.ID)
+		require.Equal(t, count(w), count(g), w.ID)
+		require.Equal(t, w.Queued, g.Queued, w.ID)
+		sameTime(t, w.NextAttemptAt, g.NextAttemptAt, w.ID+": next_attempt_at")
+		sameTime(t, &w.UpdatedAt, &g.UpdatedAt, w.ID+": updated_at")
+	}
+}
+
 // deliveryStates are the states a delivery can be in, each once.
 var deliveryStates = []string{domain.StatePending, domain.StateSucceeded, domain.StateAbandoned, domain.StateCancelled}
 
@@ -295,17 +313,7 @@ func TestRecoverFollowsTheDomain(t *testing.T) {
 	n, err := r.e.Repo.Recover(ctx, r.team, r.webhook, since, now)
 	require.NoError(t, err)
 	require.Equal(t, want, n)
-	after := r.e.Deliveries(t, r.team)
-	require.Len(t, after, len(before))
-	for i := range after {
-		w, g := before[i], after[i]
-		require.Equal(t, w.ID, g.ID)
-		require.Equal(t, w.State, g.State, w.ID)
-		require.Equal(t, w.RoundFrom, g.RoundFrom, w.ID)
-		require.Equal(t, w.Queued, g.Queued, w.ID)
-		sameTime(t, w.NextAttemptAt, g.NextAttemptAt, w.ID+": next_attempt_at")
-		sameTime(t, &w.UpdatedAt, &g.UpdatedAt, w.ID+": updated_at")
-	}
+	r.requireDeliveries(t, before, func(d domain.Delivery) int { return d.RoundFrom })
 }
 
 // TestCancelFollowsTheDomain: over random delivery states, CancelDelivery
@@ -411,17 +419,7 @@ func TestCancelQueuedFollowsTheDomain(t *testing.T) {
 		return err
 	}))
 	require.Equal(t, int64(want), n)
-	after := r.e.Deliveries(t, r.team)
-	require.Len(t, after, len(before))
-	for i := range after {
-		w, g := before[i], after[i]
-		require.Equal(t, w.ID, g.ID)
-		require.Equal(t, w.State, g.State, w.ID)
-		require.Equal(t, w.Attempts, g.Attempts, w.ID)
-		require.Equal(t, w.Queued, g.Queued, w.ID)
-		sameTime(t, w.NextAttemptAt, g.NextAttemptAt, w.ID+": next_attempt_at")
-		sameTime(t, &w.UpdatedAt, &g.UpdatedAt, w.ID+": updated_at")
-	}
+	r.requireDeliveries(t, before, func(d domain.Delivery) int { return d.Attempts })
 }
 
 // randomWebhooks stores n webhooks of team with random subscriptions,
