@@ -28,8 +28,7 @@ import (
 func BenchmarkDashboardRoster(b *testing.B) {
 	var t testing.TB = b
 	ctx := context.Background()
-	s := newStaff(t, "head_coach")
-	conn := connect(t, env.pg.URL)
+	s, conn := benchCoach(t)
 	const members, groups = 10_000, 20
 	now := time.Now().UTC()
 	tag := fmt.Sprint(now.UnixNano())
