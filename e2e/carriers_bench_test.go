@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"sort"
 	"strings"
 	"testing"
@@ -35,23 +33,16 @@ func BenchmarkThreeCarriersPace(b *testing.B) {
 		perTeam = 100
 		members = 2000
 	)
-	key := make([]byte, 32)
-	_, err := rand.Read(key)
-	require.NoError(t, err)
 	tw := twiliotest.NewServer(t, sid, token)
 	tel := telnyxtest.NewServer(t, telKey, "prof-pace")
 	bw := bandwidthtest.NewServer(t, "9900789", "bw-user", "bw-pass", "bw-app", "bw-cb", "bw-cb-pass")
-	p := newPacingEnv(t, "three_carriers_pace", 2, "CARRIER=twilio", "TWILIO_ACCOUNT_SID="+sid, "TWILIO_AUTH_TOKEN="+token,
-		"TWILIO_API_URL="+tw.URL, "PUBLIC_BASE_URL="+base, "SECRETS_KEY="+base64.StdEncoding.EncodeToString(key))
+	p := newPacingEnv(t, "three_carriers_pace", 2, twilioDefaultEnv(t, tw, base)...)
 	toNode := func(u string) string { return strings.Replace(u, base, p.nodes[1].PublicURL, 1) }
 	tw.Rewrite, tel.Rewrite = toNode, toNode
 	ctx := context.Background()
 	var telAcct, bwAcct carrierAccount
-	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", map[string]any{"provider": "telnyx", "name": "T", "api_url": tel.URL,
-		"credentials": map[string]string{"api_key": telKey, "public_key": tel.PublicKey(), "messaging_profile_id": "prof-pace"}}, &telAcct))
-	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", map[string]any{"provider": "bandwidth", "name": "B", "api_url": bw.URL,
-		"credentials": map[string]string{"account_id": "9900789", "username": "bw-user", "password": "bw-pass", "application_id": "bw-app",
-			"callback_username": "bw-cb", "callback_password": "bw-cb-pass"}}, &bwAcct))
+	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", telnyxAccount("T", tel), &telAcct))
+	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", bandwidthAccount("B", bw), &bwAcct))
 	bw.CallbackURL = p.nodes[0].PublicURL + "/carrier/bandwidth/" + bwAcct.ID
 
 	accts := []string{"cac_default", telAcct.ID, bwAcct.ID}

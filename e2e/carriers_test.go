@@ -24,6 +24,38 @@ type carrierAccount struct {
 	APIURL   *string `json:"api_url"`
 }
 
+// secretsKeyEnv is SECRETS_KEY set to a fresh random key.
+func secretsKeyEnv(t testing.TB) string {
+	t.Helper()
+	key := make([]byte, 32)
+	_, err := rand.Read(key)
+	require.NoError(t, err)
+	return "SECRETS_KEY=" + base64.StdEncoding.EncodeToString(key)
+}
+
+// twilioDefaultEnv is the environment of a service whose default carrier
+// account is the fake Twilio tw and which tells carriers to call back on
+// base, with SECRETS_KEY set for the accounts added through the admin API.
+func twilioDefaultEnv(t testing.TB, tw *twiliotest.Server, base string) []string {
+	return []string{"CARRIER=twilio", "TWILIO_ACCOUNT_SID=" + tw.AccountSID, "TWILIO_AUTH_TOKEN=" + tw.AuthToken,
+		"TWILIO_API_URL=" + tw.URL, "PUBLIC_BASE_URL=" + base, secretsKeyEnv(t)}
+}
+
+// telnyxAccount is the admin API's body creating a carrier account named
+// name for the fake Telnyx tel.
+func telnyxAccount(name string, tel *telnyxtest.Server) map[string]any {
+	return map[string]any{"provider": "telnyx", "name": name, "api_url": tel.URL,
+		"credentials": map[string]string{"api_key": tel.APIKey, "public_key": tel.PublicKey(), "messaging_profile_id": tel.ProfileID}}
+}
+
+// bandwidthAccount is the admin API's body creating a carrier account
+// named name for the fake Bandwidth bw.
+func bandwidthAccount(name string, bw *bandwidthtest.Server) map[string]any {
+	return map[string]any{"provider": "bandwidth", "name": name, "api_url": bw.URL,
+		"credentials": map[string]string{"account_id": bw.AccountID, "username": bw.Username, "password": bw.Password,
+			"application_id": bw.ApplicationID, "callback_username": bw.CallbackUsername, "callback_password": bw.CallbackPassword}}
+}
+
 // flushEvery posts the fakes' pending callbacks every interval until the
 // test ends: carriers report while the broadcast goes on.
 func flushEvery(t testing.TB, interval time.Duration, flush ...func(context.Context) error) {
@@ -69,28 +101,17 @@ func TestThreeCarriersOnTwoNodes(t *testing.T) {
 		recipients = members + 1
 		perSecond  = 4
 	)
-	secretsKey := make([]byte, 32)
-	_, err := rand.Read(secretsKey)
-	require.NoError(t, err)
-
 	tw := twiliotest.NewServer(t, sid, token)
 	tel := telnyxtest.NewServer(t, telKey, "prof-three")
 	bw := bandwidthtest.NewServer(t, "9900123", "bw-user", bwPass, "bw-app", "bw-cb", bwCBPass)
 
-	p := newPacingEnv(t, "three_carriers", 2, "CARRIER=twilio", "TWILIO_ACCOUNT_SID="+sid, "TWILIO_AUTH_TOKEN="+token,
-		"TWILIO_API_URL="+tw.URL, "PUBLIC_BASE_URL="+base, "SECRETS_KEY="+base64.StdEncoding.EncodeToString(secretsKey))
+	p := newPacingEnv(t, "three_carriers", 2, twilioDefaultEnv(t, tw, base)...)
 	toNode := func(u string) string { return strings.Replace(u, base, p.nodes[1].PublicURL, 1) }
 	tw.Rewrite, tel.Rewrite = toNode, toNode
 	ctx := context.Background()
 
 	var created []carrierAccount
-	for _, body := range []map[string]any{
-		{"provider": "telnyx", "name": "Club Telnyx", "api_url": tel.URL,
-			"credentials": map[string]string{"api_key": telKey, "public_key": tel.PublicKey(), "messaging_profile_id": "prof-three"}},
-		{"provider": "bandwidth", "name": "Club Bandwidth", "api_url": bw.URL,
-			"credentials": map[string]string{"account_id": "9900123", "username": "bw-user", "password": bwPass, "application_id": "bw-app",
-				"callback_username": "bw-cb", "callback_password": bwCBPass}},
-	} {
+	for _, body := range []map[string]any{telnyxAccount("Club Telnyx", tel), bandwidthAccount("Club Bandwidth", bw)} {
 		r, err := p.admin.Do(ctx, "POST", "/carrier-accounts", body)
 		require.NoError(t, err)
 		require.Equal(t, 201, r.Status, string(r.Body))
@@ -201,20 +222,14 @@ func TestCarrierOutageLosesNothing(t *testing.T) {
 		telKey     = "KEYtelnyxOutageSecret"
 		recipients = 2000 + 1 // members and the head coach
 	)
-	key := make([]byte, 32)
-	_, err := rand.Read(key)
-	require.NoError(t, err)
 	tel := telnyxtest.NewServer(t, telKey, "prof-outage")
 	bw := bandwidthtest.NewServer(t, "9900456", "bw-user", "bw-pass", "bw-app", "bw-cb", "bw-cb-pass")
-	p := newPacingEnv(t, "carrier_outage", 2, "PUBLIC_BASE_URL="+base, "SECRETS_KEY="+base64.StdEncoding.EncodeToString(key))
+	p := newPacingEnv(t, "carrier_outage", 2, "PUBLIC_BASE_URL="+base, secretsKeyEnv(t))
 	tel.Rewrite = func(u string) string { return strings.Replace(u, base, p.nodes[0].PublicURL, 1) }
 	ctx := context.Background()
 	var telAcct, bwAcct carrierAccount
-	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", map[string]any{"provider": "telnyx", "name": "T", "api_url": tel.URL,
-		"credentials": map[string]string{"api_key": telKey, "public_key": tel.PublicKey(), "messaging_profile_id": "prof-outage"}}, &telAcct))
-	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", map[string]any{"provider": "bandwidth", "name": "B", "api_url": bw.URL,
-		"credentials": map[string]string{"account_id": "9900456", "username": "bw-user", "password": "bw-pass", "application_id": "bw-app",
-			"callback_username": "bw-cb", "callback_password": "bw-cb-pass"}}, &bwAcct))
+	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", telnyxAccount("T", tel), &telAcct))
+	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", bandwidthAccount("B", bw), &bwAcct))
 	bw.CallbackURL = p.nodes[1].PublicURL + "/carrier/bandwidth/" + bwAcct.ID
 
 	big := p.team(t, 0, 81, recipients-1, 100)
@@ -283,19 +298,14 @@ func TestCarrierFailoverMovesTheRestToAHealthyAccount(t *testing.T) {
 		recipients = members + 1
 		pace       = 20
 	)
-	key := make([]byte, 32)
-	_, err := rand.Read(key)
-	require.NoError(t, err)
 	tw := twiliotest.NewServer(t, sid, token)
 	tel := telnyxtest.NewServer(t, telKey, "prof-failover")
-	p := newPacingEnv(t, "carrier_failover", 2, "CARRIER=twilio", "TWILIO_ACCOUNT_SID="+sid, "TWILIO_AUTH_TOKEN="+token,
-		"TWILIO_API_URL="+tw.URL, "PUBLIC_BASE_URL="+base, "SECRETS_KEY="+base64.StdEncoding.EncodeToString(key), "CARRIER_FAILOVER_AFTER=2s")
+	p := newPacingEnv(t, "carrier_failover", 2, append(twilioDefaultEnv(t, tw, base), "CARRIER_FAILOVER_AFTER=2s")...)
 	toNode := func(u string) string { return strings.Replace(u, base, p.nodes[1].PublicURL, 1) }
 	tw.Rewrite, tel.Rewrite = toNode, toNode
 	ctx := context.Background()
 	var telAcct carrierAccount
-	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", map[string]any{"provider": "telnyx", "name": "T", "api_url": tel.URL,
-		"credentials": map[string]string{"api_key": telKey, "public_key": tel.PublicKey(), "messaging_profile_id": "prof-failover"}}, &telAcct))
+	require.NoError(t, p.admin.Expect(ctx, 201, "POST", "/carrier-accounts", telnyxAccount("T", tel), &telAcct))
 
 	tm := p.team(t, 0, 91, members, pace)
 	require.NoError(t, p.admin.Expect(ctx, 200, "PATCH", "/teams/"+tm.TeamID+"/numbers/"+tm.numberID, map[string]any{"carrier_account_id": telAcct.ID}, nil))

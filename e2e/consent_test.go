@@ -90,10 +90,7 @@ func TestConsentHistory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f, api := messagingTeam(t, harness.TeamOptions{})
-	var team struct {
-		Number string `json:"number"`
-	}
-	require.NoError(t, env.admin.Expect(ctx, 200, "GET", "/teams/"+f.TeamID, nil, &team))
+	teamPhone := numberOf(t, env.admin, f.TeamID)
 	url := env.pg.URL
 	const shared = "+12025550461"
 
@@ -136,12 +133,12 @@ func TestConsentHistory(t *testing.T) {
 	require.Equal(t, "dashboard", listed[1].Consent.Source)
 
 	// By text: STOP, START, START again (nothing to undo), HELP.
-	stop := text(t, env.admin, url, shared, team.Number, "Stop.")
+	stop := text(t, env.admin, url, shared, teamPhone, "Stop.")
 	require.Equal(t, "opted_out", memberStatus(t, api, kid.ID))
-	text(t, env.admin, url, shared, team.Number, "START")
+	text(t, env.admin, url, shared, teamPhone, "START")
 	require.Equal(t, "active", memberStatus(t, api, kid.ID))
-	text(t, env.admin, url, shared, team.Number, "unstop")
-	text(t, env.admin, url, shared, team.Number, "help")
+	text(t, env.admin, url, shared, teamPhone, "unstop")
+	text(t, env.admin, url, shared, teamPhone, "help")
 	// By the API and by support: an opt-out by member_id, then the same
 	// number again by phone, then by support.
 	require.Equal(t, 200, do(t, api, "POST", "/opt-outs", map[string]any{"member_id": kid.ID}).Status)

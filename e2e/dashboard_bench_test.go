@@ -15,6 +15,14 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
+// benchCoach is a head coach of a new team (dashboard login) and a
+// connection to the shared database to seed the team's rows with, closed
+// when t ends.
+func benchCoach(t testing.TB) (staff, *pgx.Conn) {
+	t.Helper()
+	return newStaff(t, "head_coach"), connect(t, env.pg.URL)
+}
+
 // BenchmarkDashboardPages: the dashboard's page figures, on a team of 10,000
 // families, one broadcast to all of them (10,000 deliveries) and 10,000
 // texts in the inbox. Each page is requested pageRuns times over loopback
@@ -27,10 +35,7 @@ import (
 func BenchmarkDashboardPages(b *testing.B) {
 	var t testing.TB = b
 	ctx := context.Background()
-	s := newStaff(t, "head_coach")
-	conn, err := pgx.Connect(ctx, env.pg.URL)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
+	s, conn := benchCoach(t)
 	const families = 10_000
 	now := time.Now().UTC()
 	took := execSQL(t, conn, `INSERT INTO roster_members (id, team_id, name, phone, role, status, created_at, updated_at)

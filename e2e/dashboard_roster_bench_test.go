@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,10 +28,7 @@ import (
 func BenchmarkDashboardRoster(b *testing.B) {
 	var t testing.TB = b
 	ctx := context.Background()
-	s := newStaff(t, "head_coach")
-	conn, err := pgx.Connect(ctx, env.pg.URL)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
+	s, conn := benchCoach(t)
 	const members, groups = 10_000, 20
 	now := time.Now().UTC()
 	tag := fmt.Sprint(now.UnixNano())

@@ -208,16 +208,25 @@ func TestDashboardWebhookTurnOn(t *testing.T) {
 	require.Len(t, list, 1, "nothing was made")
 }
 
+// openLinkedSettings signs in a new staff member with role, requires the
+// settings page to link to path, and opens path (200); it returns the
+// staff member, the session and the page.
+func openLinkedSettings(t *testing.T, role, path string) (staff, *httpSession, string) {
+	t.Helper()
+	s := newStaff(t, role)
+	h := newHTTPSession(t)
+	h.signIn(s)
+	_, settings := h.get("/app/settings")
+	require.Contains(t, settings, `href="`+path+`"`)
+	resp, page := h.get(path)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	return s, h, page
+}
+
 // A coach has no Webhooks (403, no link); a team director does.
 func TestDashboardWebhookRoles(t *testing.T) {
 	t.Parallel()
-	s := newStaff(t, "team_director")
-	d := newHTTPSession(t)
-	d.signIn(s)
-	_, page := d.get("/app/settings")
-	require.Contains(t, page, `href="/app/settings/webhooks"`)
-	resp, page := d.get("/app/settings/webhooks")
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	s, _, page := openLinkedSettings(t, "team_director", "/app/settings/webhooks")
 	require.Equal(t, 1, strings.Count(page, "<h1"), "one h1")
 	require.Contains(t, page, `<label for="url">URL</label>`)
 
@@ -225,7 +234,7 @@ func TestDashboardWebhookRoles(t *testing.T) {
 	c := newHTTPSession(t)
 	home := c.signIn(coach)
 	require.NotContains(t, home, `href="/app/settings`)
-	resp, _ = c.get("/app/settings/webhooks")
+	resp, _ := c.get("/app/settings/webhooks")
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	resp, _ = c.post("/app/settings/webhooks", url.Values{"csrf": {csrfOf(t, home)}, "url": {"https://example.com/hook"}, "events": {"member.joined"}})
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)

@@ -260,6 +260,23 @@ func rosterCSV(n int) string {
 	return b.String()
 }
 
+// timedImport imports rosterCSV(rows) into the team in one request and
+// requires every row created; it returns the result, how long the request
+// took and the file's size in bytes.
+func timedImport(t *testing.T, teamID string, rows int) (importResult, time.Duration, int) {
+	t.Helper()
+	body := rosterCSV(rows)
+	start := time.Now()
+	r := importCSV(t, teamID, body)
+	took := time.Since(start)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	var res importResult
+	require.NoError(t, r.Data(&res))
+	require.Equal(t, rows, res.Created)
+	require.Equal(t, 0, res.Failed)
+	return res, took, len(body)
+}
+
 // TestImport5000Rows: 5,000 rows are one request, well within the admin
 // server's 60 s write timeout. Not parallel on purpose: it is a timing claim
 // about the import, so it runs before the parallel tests start (go test
@@ -267,16 +284,8 @@ func rosterCSV(n int) string {
 // cores with broadcasts and fan-outs, and it does not slow them down either.
 func TestImport5000Rows(t *testing.T) {
 	f, _ := newTeam(t, harness.TeamOptions{})
-	body := rosterCSV(5000)
 	lastJob := countRows(t, `SELECT coalesce(max(id), 0)::int FROM river_job`)
-	start := time.Now()
-	r := importCSV(t, f.TeamID, body)
-	took := time.Since(start)
-	require.Equal(t, 200, r.Status, string(r.Body))
-	var res importResult
-	require.NoError(t, r.Data(&res))
-	require.Equal(t, 5000, res.Created)
-	require.Equal(t, 0, res.Failed)
+	res, took, size := timedImport(t, f.TeamID, 5000)
 	require.Equal(t, 5001, res.Rows[len(res.Rows)-1].Line)
 	require.Equal(t, 5001, eventCount(t, f.TeamID, "member.joined"), "one per new member, plus the fixture's coach")
 	// The import queued the refresh of the planner's statistics, and the
@@ -287,7 +296,7 @@ func TestImport5000Rows(t *testing.T) {
 	require.Zero(t, countRows(t, `SELECT count(*) FROM river_job WHERE kind = 'roster.analyze_members' AND id > $1 AND cardinality(errors) > 0`, lastJob))
 	// Every row created also means the import finished within its 45 s
 	// budget (import_timeout otherwise), well under the 60 s write timeout.
-	t.Logf("5,000-row import: %s (%d bytes)", took.Round(time.Millisecond), len(body))
+	t.Logf("5,000-row import: %s (%d bytes)", took.Round(time.Millisecond), size)
 }
 
 // TestImport50000Rows is TestImport5000Rows at ten times the rows: the
@@ -295,15 +304,7 @@ func TestImport5000Rows(t *testing.T) {
 // created, its line and its member.joined. Not parallel, for the same reason.
 func TestImport50000Rows(t *testing.T) {
 	f, _ := newTeam(t, harness.TeamOptions{})
-	body := rosterCSV(50000)
-	start := time.Now()
-	r := importCSV(t, f.TeamID, body)
-	took := time.Since(start)
-	require.Equal(t, 200, r.Status, string(r.Body))
-	var res importResult
-	require.NoError(t, r.Data(&res))
-	require.Equal(t, 50000, res.Created)
-	require.Equal(t, 0, res.Failed)
+	res, took, size := timedImport(t, f.TeamID, 50000)
 	for i, row := range res.Rows {
 		require.Equal(t, i+2, row.Line)
 	}
@@ -312,7 +313,7 @@ func TestImport50000Rows(t *testing.T) {
 	require.Equal(t, 50000, countRows(t, `SELECT count(*) FROM webhook_events e JOIN roster_members m ON m.id = e.body->'data'->'member'->>'id'
 WHERE e.team_id = $1 AND e.type = 'member.joined' AND m.team_id = $1 AND m.phone = e.body->'data'->'member'->>'phone' AND m.name LIKE 'Member %'`, f.TeamID),
 		"each imported member's event names them (events are written with COPY in batches this large)")
-	t.Logf("50,000-row import: %s (%d bytes)", took.Round(time.Millisecond), len(body))
+	t.Logf("50,000-row import: %s (%d bytes)", took.Round(time.Millisecond), size)
 }
 
 // BenchmarkImport5000 imports 5,000 rows into a fresh team per iteration:

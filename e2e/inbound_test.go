@@ -444,11 +444,8 @@ func TestAnalyticsScriptedHistory(t *testing.T) {
 	now := c.now(t).UTC()
 	day0 := now.Truncate(24 * time.Hour)
 	f, api := c.team(t, harness.TeamOptions{}) // the head coach joins on day 0
-	var team struct {
-		Number string `json:"number"`
-	}
-	require.NoError(t, c.admin.Expect(ctx, 200, "GET", "/teams/"+f.TeamID, nil, &team))
-	number := team.Number
+	teamPhone := numberOf(t, c.admin, f.TeamID)
+	number := teamPhone
 	c.advanceTo(t, day0.Add(24*time.Hour+time.Minute))
 	d1 := c.now(t).UTC().Format(time.DateOnly)
 
@@ -509,6 +506,66 @@ func percentiles(ds []time.Duration) (p50, p90, p99, maxD time.Duration) {
 	return at(0.50), at(0.90), at(0.99), s[len(s)-1]
 }
 
+// connect opens a connection to the database at url, closed when t ends.
+func connect(t testing.TB, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// benchTeam starts a service on a database of its own (name) with a team
+// sending from number, and returns the service, its admin client, the
+// team, and a connection to the database to seed it with.
+func benchTeam(t testing.TB, name, number string) (*harness.Service, *harness.Client, *harness.Fixture, string, *pgx.Conn) {
+	t.Helper()
+	url := freshDatabase(t, name)
+	svc := startServiceOn(t, url)
+	admin := harness.NewClient(svc.AdminURL+"/admin/v1", harness.AdminToken)
+	f, _ := newTeamOn(t, admin, svc, harness.TeamOptions{Extra: map[string]any{"number": number}})
+	return svc, admin, f, url, connect(t, url)
+}
+
+// fanOut calls do(i) for every i in [0, n) on workers goroutines and waits
+// for them; a worker stops at the first call that returns false.
+func fanOut(workers, n int, do func(i int) bool) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || !do(i) {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// timedGets makes n GET requests to svc's public API, workers at a time,
+// request i to path(i) with the key key(i), and returns the time each
+// took; a failed request is an error and ends its worker.
+func timedGets(t testing.TB, svc *harness.Service, workers, n int, key, path func(i int) string) []time.Duration {
+	lat := make([]time.Duration, n)
+	fanOut(workers, n, func(i int) bool {
+		c := harness.NewClient(svc.PublicURL+"/api/v1", key(i))
+		start := time.Now()
+		r, err := c.Do(context.Background(), "GET", path(i), nil)
+		lat[i] = time.Since(start)
+		if err != nil || r.Status != 200 {
+			t.Errorf("request %d: %v %v", i, err, r)
+			return false
+		}
+		return true
+	})
+	return lat
+}
+
 func execSQL(t testing.TB, conn *pgx.Conn, sql string, args ...any) time.Duration {
 	t.Helper()
 	start := time.Now()
@@ -525,13 +582,7 @@ func execSQL(t testing.TB, conn *pgx.Conn, sql string, args ...any) time.Duratio
 func BenchmarkAnalyticsYear(b *testing.B) {
 	var t testing.TB = b
 	ctx := context.Background()
-	url := freshDatabase(t, fmt.Sprintf("inbound_bench_analytics_%d", b.N))
-	svc := startServiceOn(t, url)
-	admin := harness.NewClient(svc.AdminURL+"/admin/v1", harness.AdminToken)
-	f, _ := newTeamOn(t, admin, svc, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
+	svc, admin, f, _, conn := benchTeam(t, fmt.Sprintf("inbound_bench_analytics_%d", b.N), teamNumber())
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	from := today.AddDate(0, 0, -365)
 	// 8 broadcasts a day for 366 days; deliveries round-robin over them
@@ -579,31 +630,8 @@ SELECT $1, '+1310555' || lpad(i::text, 4, '0'), 'sms', $2::timestamptz - make_in
 		Delivered: 950_000, DeliveryRate: 0.95, TextsReceived: 36_600, NewMembers: 1501, OptOuts: 150}, a) // 1,500 and the head coach
 
 	run := func(workers, firstKey int) []time.Duration {
-		lat := make([]time.Duration, requests)
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					i := int(next.Add(1)) - 1
-					if i >= requests {
-						return
-					}
-					c := harness.NewClient(svc.PublicURL+"/api/v1", keys[firstKey+i/perKey])
-					start := time.Now()
-					r, err := c.Do(ctx, "GET", "/analytics"+query, nil)
-					lat[i] = time.Since(start)
-					if err != nil || r.Status != 200 {
-						t.Errorf("request %d: %v %v", i, err, r)
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		return lat
+		return timedGets(t, svc, workers, requests, func(i int) string { return keys[firstKey+i/perKey] },
+			func(int) string { return "/analytics" + query })
 	}
 	for _, workers := range []int{1, 4} {
 		start := time.Now()
@@ -662,39 +690,21 @@ FROM messaging_daily_stats WHERE team_id = '` + f.TeamID + `' AND day BETWEEN '`
 func BenchmarkInboundIngestion(b *testing.B) {
 	var t testing.TB = b
 	ctx := context.Background()
-	url := freshDatabase(t, fmt.Sprintf("inbound_bench_ingest_%d", b.N))
-	svc := startServiceOn(t, url)
-	admin := harness.NewClient(svc.AdminURL+"/admin/v1", harness.AdminToken)
 	number := teamNumber()
-	f, _ := newTeamOn(t, admin, svc, harness.TeamOptions{Extra: map[string]any{"number": number}})
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
+	_, admin, f, url, conn := benchTeam(t, fmt.Sprintf("inbound_bench_ingest_%d", b.N), number)
 	execSQL(t, conn, `INSERT INTO roster_members (id, team_id, name, phone, role, status, created_at, updated_at)
 SELECT 'mem_b' || i, $1, 'Member ' || i, '+1310555' || lpad(i::text, 4, '0'), 'athlete', 'active', now(), now() FROM generate_series(0, 199) i`, f.TeamID)
 
 	const texts, workers = 2000, 16
-	var next atomic.Int64
-	var wg sync.WaitGroup
 	start := time.Now()
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= texts {
-					return
-				}
-				body := map[string]any{"from": fmt.Sprintf("+1310555%04d", i%250), "to": number, "body": "Running late"}
-				if err := admin.Expect(ctx, 202, "POST", "/simulator/inbound", body, nil); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	fanOut(workers, texts, func(i int) bool {
+		body := map[string]any{"from": fmt.Sprintf("+1310555%04d", i%250), "to": number, "body": "Running late"}
+		if err := admin.Expect(ctx, 202, "POST", "/simulator/inbound", body, nil); err != nil {
+			t.Error(err)
+			return false
+		}
+		return true
+	})
 	accepted := time.Since(start)
 	waitFor(t, 5*time.Minute, func() bool { return eventCountIn(t, url, f.TeamID) == texts })
 	elapsed := time.Since(start)

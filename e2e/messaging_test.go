@@ -69,22 +69,7 @@ func newTeamOn(t testing.TB, admin *harness.Client, svc *harness.Service, o harn
 
 func outbox(t testing.TB, admin *harness.Client, teamID string) []map[string]any {
 	t.Helper()
-	var all []map[string]any
-	for offset := 0; ; offset += 200 {
-		r := do(t, admin, "GET", fmt.Sprintf("/simulator/outbox?team_id=%s&limit=200&offset=%d", teamID, offset), nil)
-		require.Equal(t, 200, r.Status, string(r.Body))
-		var page struct {
-			Data       []map[string]any `json:"data"`
-			Pagination struct {
-				HasMore bool `json:"has_more"`
-			} `json:"pagination"`
-		}
-		require.NoError(t, r.JSON(&page))
-		all = append(all, page.Data...)
-		if !page.Pagination.HasMore {
-			return all
-		}
-	}
+	return listAll(t, admin, "/simulator/outbox?team_id="+teamID)
 }
 
 func getMessage(t *testing.T, api *harness.Client, id string) sent {

@@ -69,6 +69,36 @@ func quietOutbox(t *testing.T, url, from string) []outboxRow {
 // the clock a second at a time, every hand-over in the simulator's outbox
 // is inside its recipient's window. At 23:00 Eastern an estimate holds
 // the Eastern and Central texts; with quiet hours off, none.
+// stepUntilHeldLeft moves the clock c on a second at a time, each time
+// waiting until number's due texts were handed over, until no more than
+// held of the message's deliveries are queued; within 120 steps (why).
+func stepUntilHeldLeft(t *testing.T, p *pacingEnv, c *clockEnv, number, messageID string, held int, why string) {
+	t.Helper()
+	for step := 0; deliveries(t, p.url, messageID, "queued") > held; step++ {
+		require.Less(t, step, 120, why)
+		c.advance(t, time.Second)
+		handed := len(quietOutbox(t, p.url, number))
+		waitFor(t, 10*time.Second, func() bool {
+			due := countRowsIn(t, p.url, `SELECT count(*) FROM messaging_slots s JOIN messaging_numbers n ON n.id = s.number_id
+WHERE n.number = $1 AND s.due_at <= (SELECT now() + offset_us * interval '1 microsecond' FROM platform_clock WHERE id = 1)`, number)
+			return due == 0 || len(quietOutbox(t, p.url, number)) > handed
+		})
+	}
+}
+
+// importQuietTeam imports csv (name,phone,role) into the team and turns
+// its quiet hours on; it returns the test clock of p's first node.
+func importQuietTeam(t *testing.T, p *pacingEnv, teamID, csv string) *clockEnv {
+	t.Helper()
+	ctx := context.Background()
+	r, err := p.admin.Do(ctx, "POST", "/teams/"+teamID+"/members/import", csv, "Content-Type", "text/csv")
+	require.NoError(t, err)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.NoError(t, p.admin.Expect(ctx, 200, "PATCH", "/teams/"+teamID+"/messaging-settings",
+		map[string]any{"quiet_hours": map[string]any{"enabled": true}}, nil))
+	return &clockEnv{url: p.url, svc: p.nodes[0], admin: p.admin}
+}
+
 func TestQuietHoursEveningBroadcast(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -84,13 +114,7 @@ func TestQuietHoursEveningBroadcast(t *testing.T) {
 			fmt.Fprintf(&csv, "Family %s %d,%s,guardian\n", area, i, ph)
 		}
 	}
-	r, err := p.admin.Do(ctx, "POST", "/teams/"+a.TeamID+"/members/import", csv.String(), "Content-Type", "text/csv")
-	require.NoError(t, err)
-	require.Equal(t, 200, r.Status, string(r.Body))
-	require.NoError(t, p.admin.Expect(ctx, 200, "PATCH", "/teams/"+a.TeamID+"/messaging-settings",
-		map[string]any{"quiet_hours": map[string]any{"enabled": true}}, nil))
-
-	c := &clockEnv{url: p.url, svc: p.nodes[0], admin: p.admin}
+	c := importQuietTeam(t, p, a.TeamID, csv.String())
 	now := c.now(t)
 	start := nextLocal(now, "America/New_York", 20, 58).Add(30 * time.Second)
 	c.advance(t, start.Sub(now))
@@ -100,7 +124,7 @@ func TestQuietHoursEveningBroadcast(t *testing.T) {
 		HeldForQuietHours   int       `json:"held_for_quiet_hours"`
 		EstimatedCompletion time.Time `json:"estimated_completion"`
 	}
-	r = do(t, a.api, "POST", "/messages/estimate", map[string]any{"text": "Game moved to Sunday", "audience": "families"})
+	r := do(t, a.api, "POST", "/messages/estimate", map[string]any{"text": "Game moved to Sunday", "audience": "families"})
 	require.Equal(t, 200, r.Status, string(r.Body))
 	require.NoError(t, r.Data(&est))
 	require.Equal(t, 40, est.Recipients)
@@ -143,16 +167,7 @@ WHERE message_id = $1 AND status = 'queued' AND held_until >= $2 AND phone LIKE 
 
 	// The evening, a second at a time, until only the held texts are left:
 	// each hand-over inside its window.
-	for step := 0; deliveries(t, p.url, m.ID, "queued") > m.HeldForQuietHours; step++ {
-		require.Less(t, step, 120, "the evening's texts go within two minutes")
-		c.advance(t, time.Second)
-		handed := len(quietOutbox(t, p.url, a.number))
-		waitFor(t, 10*time.Second, func() bool {
-			due := countRowsIn(t, p.url, `SELECT count(*) FROM messaging_slots s JOIN messaging_numbers n ON n.id = s.number_id
-WHERE n.number = $1 AND s.due_at <= (SELECT now() + offset_us * interval '1 microsecond' FROM platform_clock WHERE id = 1)`, a.number)
-			return due == 0 || len(quietOutbox(t, p.url, a.number)) > handed
-		})
-	}
+	stepUntilHeldLeft(t, p, c, a.number, m.ID, m.HeldForQuietHours, "the evening's texts go within two minutes")
 	// A second send now (20:59 Eastern) does not queue behind the texts
 	// held for the morning: only its Eastern texts are held.
 	r = do(t, a.api, "POST", "/messages", map[string]any{"text": "Bring snacks", "audience": "families"})
@@ -163,16 +178,7 @@ WHERE n.number = $1 AND s.due_at <= (SELECT now() + offset_us * interval '1 micr
 	}
 	require.NoError(t, r.Data(&second))
 	require.Equal(t, 10, second.HeldForQuietHours, "Central, Pacific and Hawaii are awake: their texts go tonight")
-	for step := 0; deliveries(t, p.url, second.ID, "queued") > second.HeldForQuietHours; step++ {
-		require.Less(t, step, 120, "the second send's awake texts go within two minutes")
-		c.advance(t, time.Second)
-		handed := len(quietOutbox(t, p.url, a.number))
-		waitFor(t, 10*time.Second, func() bool {
-			due := countRowsIn(t, p.url, `SELECT count(*) FROM messaging_slots s JOIN messaging_numbers n ON n.id = s.number_id
-WHERE n.number = $1 AND s.due_at <= (SELECT now() + offset_us * interval '1 microsecond' FROM platform_clock WHERE id = 1)`, a.number)
-			return due == 0 || len(quietOutbox(t, p.url, a.number)) > handed
-		})
-	}
+	stepUntilHeldLeft(t, p, c, a.number, second.ID, second.HeldForQuietHours, "the second send's awake texts go within two minutes")
 
 	// The night: on to 07:59:58 Eastern in one move, then a second at a time.
 	c.advance(t, eight.Add(-2*time.Second).Sub(c.now(t)))
@@ -248,7 +254,6 @@ WHERE n.number = $1 AND s.due_at <= (SELECT now() + offset_us * interval '1 micr
 // is held, and a campaign's urgent step at 23:00 goes out at once.
 func TestQuietHoursSeriesAndCampaigns(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	p := newPacingEnv(t, "quiet_sources", 1, "SIMULATOR_PROFILE=realistic", "CLOCK=test", "TWILIO_RATE=1")
 	a := p.team(t, 0, 0, 0, 1)
 	var csv strings.Builder
@@ -256,15 +261,10 @@ func TestQuietHoursSeriesAndCampaigns(t *testing.T) {
 	for i := range 4 {
 		fmt.Fprintf(&csv, "Family %d,%s,guardian\n", i, quietPhone("212", i))
 	}
-	r, err := p.admin.Do(ctx, "POST", "/teams/"+a.TeamID+"/members/import", csv.String(), "Content-Type", "text/csv")
-	require.NoError(t, err)
-	require.Equal(t, 200, r.Status, string(r.Body))
-	require.NoError(t, p.admin.Expect(ctx, 200, "PATCH", "/teams/"+a.TeamID+"/messaging-settings",
-		map[string]any{"quiet_hours": map[string]any{"enabled": true}}, nil))
-	c := &clockEnv{url: p.url, svc: p.nodes[0], admin: p.admin}
+	c := importQuietTeam(t, p, a.TeamID, csv.String())
 	now := c.now(t)
 	ten := nextLocal(now, "America/New_York", 22, 0)
-	r = do(t, a.api, "POST", "/messages", map[string]any{"text": "Weekly reminder", "audience": "families",
+	r := do(t, a.api, "POST", "/messages", map[string]any{"text": "Weekly reminder", "audience": "families",
 		"scheduled_for": ten.Format(time.RFC3339), "repeat": map[string]any{"every": "week", "until": ten.AddDate(0, 0, 15).Format("2006-01-02")}})
 	require.Equal(t, 201, r.Status, string(r.Body))
 	eleven := ten.Add(time.Hour)

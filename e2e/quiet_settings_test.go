@@ -88,20 +88,13 @@ func TestQuietHoursSetting(t *testing.T) {
 // changes nothing.
 func TestQuietHoursSettingDashboard(t *testing.T) {
 	t.Parallel()
-	s := newStaff(t, "head_coach")
-	h := newHTTPSession(t)
-	h.signIn(s)
-	_, settingsPage := h.get("/app/settings")
-	require.Contains(t, settingsPage, `href="/app/settings/quiet-hours"`)
-
-	resp, page := h.get("/app/settings/quiet-hours")
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	s, h, page := openLinkedSettings(t, "head_coach", "/app/settings/quiet-hours")
 	require.Contains(t, page, "the operator's default")
 	require.Contains(t, page, `value="21:00"`)
 	require.Contains(t, page, `value="08:00"`)
 	require.NotContains(t, page, "checked", "off: the suite's QUIET_HOURS_DEFAULT")
 
-	resp, _ = h.post("/app/settings/quiet-hours", url.Values{"csrf": {csrfOf(t, page)}, "enabled": {"1"}, "start": {"20:30"}, "end": {"07:45"}})
+	resp, _ := h.post("/app/settings/quiet-hours", url.Values{"csrf": {csrfOf(t, page)}, "enabled": {"1"}, "start": {"20:30"}, "end": {"07:45"}})
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 	require.Equal(t, "/app/settings/quiet-hours?saved=1", resp.Header.Get("Location"))
 	path := "/teams/" + s.teamID + "/messaging-settings"

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -134,27 +132,15 @@ func (b *rsvpBench) text(t testing.TB, body func(i int) string) time.Duration {
 	execSQL(t, b.conn, `VACUUM ANALYZE messaging_inbound_pending`)
 	before := eventCountIn(t, b.url, b.f.TeamID)
 	run := time.Now().UnixNano()
-	var next atomic.Int64
-	var wg sync.WaitGroup
 	start := time.Now()
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(b.phones) {
-					return
-				}
-				req := map[string]any{"from": b.phones[i], "to": b.number, "body": body(i), "provider_message_id": fmt.Sprintf("SMrsvpcb%d_%d", run, i)}
-				if err := b.admin.Expect(ctx, 202, "POST", "/simulator/inbound", req, nil); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	fanOut(16, len(b.phones), func(i int) bool {
+		req := map[string]any{"from": b.phones[i], "to": b.number, "body": body(i), "provider_message_id": fmt.Sprintf("SMrsvpcb%d_%d", run, i)}
+		if err := b.admin.Expect(ctx, 202, "POST", "/simulator/inbound", req, nil); err != nil {
+			t.Error(err)
+			return false
+		}
+		return true
+	})
 	waitFor(t, 5*time.Minute, func() bool { return eventCountIn(t, b.url, b.f.TeamID) >= before+len(b.phones) })
 	return time.Since(start)
 }
@@ -221,30 +207,10 @@ func BenchmarkRSVPResponses(b *testing.B) {
 	require.Equal(t, map[string]int{"YES": 3334, "NO": 3333, "MAYBE": 3333}, first.tallies())
 	require.Equal(t, 0, first.NoResponse)
 
-	lat := make([]time.Duration, requests)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= requests {
-					return
-				}
-				c := harness.NewClient(bench.svc.PublicURL+"/api/v1", keys[1+i/perKey])
-				start := time.Now()
-				r, err := c.Do(ctx, "GET", fmt.Sprintf("/messages/%s/responses?limit=50&offset=%d", id, (i*50)%rsvpBenchMembers), nil)
-				lat[i] = time.Since(start)
-				if err != nil || r.Status != 200 {
-					t.Errorf("request %d: %v %v", i, err, r)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	lat := timedGets(t, bench.svc, workers, requests, func(i int) string { return keys[1+i/perKey] },
+		func(i int) string {
+			return fmt.Sprintf("/messages/%s/responses?limit=50&offset=%d", id, (i*50)%rsvpBenchMembers)
+		})
 	p50, _, p99, mx := percentiles(lat)
 	t.Logf("GET /messages/{id}/responses on a %d-recipient poll, all answered: %d requests, %d at a time: p50 %s, p99 %s, max %s",
 		rsvpBenchMembers, requests, workers, p50.Round(time.Microsecond), p99.Round(time.Microsecond), mx.Round(time.Microsecond))

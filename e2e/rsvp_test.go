@@ -74,12 +74,17 @@ func getResponses(t *testing.T, api *harness.Client, messageID string) pollAnswe
 	}
 }
 
-// listAll reads every page of a list operation (limit 200).
-func listAll(t *testing.T, api *harness.Client, path string) []map[string]any {
+// listAll reads every page of a list operation (limit 200); path may have
+// a query of its own.
+func listAll(t testing.TB, api *harness.Client, path string) []map[string]any {
 	t.Helper()
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
 	var all []map[string]any
 	for offset := 0; ; offset += 200 {
-		r := do(t, api, "GET", fmt.Sprintf("%s?limit=200&offset=%d", path, offset), nil)
+		r := do(t, api, "GET", fmt.Sprintf("%s%slimit=200&offset=%d", path, sep, offset), nil)
 		require.Equal(t, 200, r.Status, string(r.Body))
 		var page struct {
 			Data       []map[string]any `json:"data"`

@@ -1,14 +1,10 @@
 package e2e
 
 import (
-	"crypto/hmac"
-	"crypto/sha1"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,26 +14,48 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/modules/messaging/fakes/twiliotest"
 )
 
-// twilioSignature is Twilio's X-Twilio-Signature, written from Twilio's
-// documentation: base64(HMAC-SHA1(auth token, URL + each POST parameter's
-// name and value, sorted by name)).
-func twilioSignature(token, fullURL string, form url.Values) string {
-	keys := make([]string, 0, len(form))
-	for k := range form {
-		keys = append(keys, k)
+// The Twilio account of the e2e services run with CARRIER=twilio, and the
+// public base URL they give Twilio to call back on.
+const (
+	twilioToken = "twiliotestauthtoken0123456789ab"
+	twilioSID   = "AC0123456789abcdef0123456789abcdef"
+	twilioBase  = "https://teamtext.example.test"
+)
+
+// startTwilioService starts a service on a database of its own (name: a
+// Twilio service must not work other tests' jobs) whose carrier is the
+// Twilio account above at apiURL; extraEnv is more of its environment.
+// It returns the service and its database's URL.
+func startTwilioService(t *testing.T, name, apiURL string, extraEnv ...string) (*harness.Service, string) {
+	t.Helper()
+	dbURL := freshDatabase(t, name)
+	svc := startServiceOn(t, dbURL, append([]string{"CARRIER=twilio", "TWILIO_ACCOUNT_SID=" + twilioSID,
+		"TWILIO_AUTH_TOKEN=" + twilioToken, "TWILIO_API_URL=" + apiURL, "PUBLIC_BASE_URL=" + twilioBase}, extraEnv...)...)
+	return svc, dbURL
+}
+
+// postTwilioStatus posts to svc, signed as Twilio signs it, the status
+// callback Twilio sends to cb (a callback URL the service gave it, on
+// twilioBase) about its message messageSID to to, and requires 204.
+func postTwilioStatus(t *testing.T, svc *harness.Service, cb, messageSID, to, twilioStatus, errorCode string) {
+	t.Helper()
+	require.True(t, strings.HasPrefix(cb, twilioBase+"/"), cb)
+	form := url.Values{"MessageSid": {messageSID}, "AccountSid": {twilioSID}, "MessageStatus": {twilioStatus},
+		"To": {to}, "From": {"+12025550100"}}
+	if errorCode != "" {
+		form.Set("ErrorCode", errorCode)
 	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString(fullURL)
-	for _, k := range keys {
-		b.WriteString(k)
-		b.WriteString(form.Get(k))
-	}
-	m := hmac.New(sha1.New, []byte(token))
-	m.Write([]byte(b.String()))
-	return base64.StdEncoding.EncodeToString(m.Sum(nil))
+	req, err := http.NewRequest("POST", svc.PublicURL+strings.TrimPrefix(cb, twilioBase), strings.NewReader(form.Encode()))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Twilio-Signature", twiliotest.Sign(twilioToken, cb, form))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 204, resp.StatusCode)
 }
 
 // TestTwilioInbound: a text arriving through Twilio's webhook with a valid
@@ -45,11 +63,7 @@ func twilioSignature(token, fullURL string, form url.Values) string {
 // nothing is stored.
 func TestTwilioInbound(t *testing.T) {
 	t.Parallel()
-	const token, base = "twiliotestauthtoken0123456789ab", "https://teamtext.example.test"
-	// Its own database: a Twilio service must not work other tests' jobs.
-	dbURL := freshDatabase(t, "twilio_inbound")
-	svc := startServiceOn(t, dbURL, "CARRIER=twilio", "TWILIO_ACCOUNT_SID=AC0123456789abcdef0123456789abcdef",
-		"TWILIO_AUTH_TOKEN="+token, "TWILIO_API_URL=http://127.0.0.1:9", "PUBLIC_BASE_URL="+base)
+	svc, dbURL := startTwilioService(t, "twilio_inbound", "http://127.0.0.1:9")
 	admin := harness.NewClient(svc.AdminURL+"/admin/v1", harness.AdminToken)
 	number := teamNumber()
 	f, api := newTeamOn(t, admin, svc, harness.TeamOptions{Extra: map[string]any{"number": number}})
@@ -67,11 +81,11 @@ func TestTwilioInbound(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	form := url.Values{"MessageSid": {"SMtwilioinbound0001"}, "AccountSid": {"AC0123456789abcdef0123456789abcdef"},
+	form := url.Values{"MessageSid": {"SMtwilioinbound0001"}, "AccountSid": {twilioSID},
 		"From": {"+12025550601"}, "To": {number}, "Body": {"Running late, sorry"}, "NumMedia": {"0"}}
-	good := twilioSignature(token, base+"/carrier/twilio/inbound", form)
+	good := twiliotest.Sign(twilioToken, twilioBase+"/carrier/twilio/inbound", form)
 
-	bad := post(form, twilioSignature("wrong-token", base+"/carrier/twilio/inbound", form))
+	bad := post(form, twiliotest.Sign("wrong-token", twilioBase+"/carrier/twilio/inbound", form))
 	require.Equal(t, 403, bad.StatusCode)
 	require.Equal(t, 403, post(form, "").StatusCode)
 	tampered := url.Values{}
@@ -111,9 +125,9 @@ func TestTwilioInbound(t *testing.T) {
 	// A text Postgres could not store as sent (a NUL, bytes that are not
 	// UTF-8) is kept as it can be, and acknowledged: refusing it would make
 	// Twilio retry it forever.
-	odd := url.Values{"MessageSid": {"SMtwilioinbound0002"}, "AccountSid": {"AC0123456789abcdef0123456789abcdef"},
+	odd := url.Values{"MessageSid": {"SMtwilioinbound0002"}, "AccountSid": {twilioSID},
 		"From": {"+12025550601"}, "To": {number}, "Body": {"late\x00 caf\xe9"}, "NumMedia": {"0"}}
-	require.Equal(t, 200, post(odd, twilioSignature(token, base+"/carrier/twilio/inbound", odd)).StatusCode)
+	require.Equal(t, 200, post(odd, twiliotest.Sign(twilioToken, twilioBase+"/carrier/twilio/inbound", odd)).StatusCode)
 	waitFor(t, 30*time.Second, func() bool {
 		return countRowsIn(t, dbURL, `SELECT count(*) FROM messaging_inbound WHERE team_id = $1`, f.TeamID) == 2
 	})
@@ -170,12 +184,8 @@ func (f *fakeTwilioAPI) callback(to string) string {
 // it was given, never moves backwards, and publishes message.status once.
 func TestTwilioStatusCallbacksAreOrderSafe(t *testing.T) {
 	t.Parallel()
-	const token, base, sid = "twiliotestauthtoken0123456789ab", "https://teamtext.example.test", "AC0123456789abcdef0123456789abcdef"
 	fake := newFakeTwilioAPI(t)
-	// Its own database: a Twilio service must not work other tests' jobs.
-	dbURL := freshDatabase(t, "twilio_status")
-	svc := startServiceOn(t, dbURL, "CARRIER=twilio", "TWILIO_ACCOUNT_SID="+sid, "TWILIO_AUTH_TOKEN="+token,
-		"TWILIO_API_URL="+fake.URL, "PUBLIC_BASE_URL="+base)
+	svc, dbURL := startTwilioService(t, "twilio_status", fake.URL)
 	admin := harness.NewClient(svc.AdminURL+"/admin/v1", harness.AdminToken)
 	f, api := newTeamOn(t, admin, svc, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})
 	addMember(t, api, map[string]any{"name": "Ada", "phone": "2025550611"})
@@ -190,21 +200,7 @@ func TestTwilioStatusCallbacksAreOrderSafe(t *testing.T) {
 
 	status := func(to, twilioStatus, errorCode string) {
 		t.Helper()
-		cb := fake.callback(to)
-		require.True(t, strings.HasPrefix(cb, base+"/"), cb)
-		form := url.Values{"MessageSid": {"SMx" + to[len(to)-4:]}, "AccountSid": {sid}, "MessageStatus": {twilioStatus},
-			"To": {to}, "From": {"+12025550100"}}
-		if errorCode != "" {
-			form.Set("ErrorCode", errorCode)
-		}
-		req, err := http.NewRequest("POST", svc.PublicURL+strings.TrimPrefix(cb, base), strings.NewReader(form.Encode()))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("X-Twilio-Signature", twilioSignature(token, cb, form))
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		resp.Body.Close()
-		require.Equal(t, 204, resp.StatusCode)
+		postTwilioStatus(t, svc, fake.callback(to), "SMx"+to[len(to)-4:], to, twilioStatus, errorCode)
 		// One callback at a time, so each lands after the one before.
 		waitFor(t, 30*time.Second, func() bool {
 			return countRowsIn(t, dbURL, `SELECT count(*) FROM river_job WHERE kind = 'messaging.delivery_status' AND state <> 'completed'`) == 0

@@ -3,12 +3,9 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +56,16 @@ func sendTo(t *testing.T, api *harness.Client, text, audience string) suppressed
 
 // undeliverableEnv is a service of its own (the simulator's outcomes and
 // profile are the service's), on the test clock, with fast numbers.
+// numberOf is the team's number, as the admin API tells it.
+func numberOf(t *testing.T, admin *harness.Client, teamID string) string {
+	t.Helper()
+	var team struct {
+		Number string `json:"number"`
+	}
+	require.NoError(t, admin.Expect(context.Background(), 200, "GET", "/teams/"+teamID, nil, &team))
+	return team.Number
+}
+
 func undeliverableEnv(t *testing.T, name string) *clockEnv {
 	t.Helper()
 	url := freshDatabase(t, name)
@@ -80,10 +87,7 @@ func TestLandlineSuppressed(t *testing.T) {
 	ctx := context.Background()
 	c := undeliverableEnv(t, "undeliverable")
 	f, api := c.team(t, harness.TeamOptions{})
-	var team struct {
-		Number string `json:"number"`
-	}
-	require.NoError(t, c.admin.Expect(ctx, 200, "GET", "/teams/"+f.TeamID, nil, &team))
+	teamPhone := numberOf(t, c.admin, f.TeamID)
 	const mobile, landline = "+12025550701", "+12025550702"
 	addMember(t, api, map[string]any{"name": "Mobile Kid", "phone": "2025550701"})
 	kid := addMember(t, api, map[string]any{"name": "Landline Kid", "phone": "2025550702"})
@@ -183,7 +187,7 @@ func TestLandlineSuppressed(t *testing.T) {
 	m5 := sendTo(t, api, "Bring water", "families")
 	waitFor(t, 30*time.Second, func() bool { return deliveries(t, c.url, m5.ID, "failed") == 1 })
 	waitFor(t, 10*time.Second, func() bool { return markOf(t, api, kid.ID).Undeliverable })
-	text(t, c.admin, c.url, "2025550702", team.Number, "who is this?")
+	text(t, c.admin, c.url, "2025550702", teamPhone, "who is this?")
 	require.False(t, markOf(t, api, kid.ID).Undeliverable, "an inbound text clears the mark")
 	require.False(t, markOf(t, api, sib.ID).Undeliverable)
 
@@ -237,10 +241,7 @@ func TestResendFailed(t *testing.T) {
 	ctx := context.Background()
 	c := undeliverableEnv(t, "resend")
 	f, api := c.team(t, harness.TeamOptions{})
-	var team struct {
-		Number string `json:"number"`
-	}
-	require.NoError(t, c.admin.Expect(ctx, 200, "GET", "/teams/"+f.TeamID, nil, &team))
+	teamPhone := numberOf(t, c.admin, f.TeamID)
 	addMember(t, api, map[string]any{"name": "Delivered", "phone": "2025550711"})
 	addMember(t, api, map[string]any{"name": "Landline", "phone": "2025550712"})
 	addMember(t, api, map[string]any{"name": "Filtered", "phone": "2025550713"})
@@ -272,7 +273,7 @@ func TestResendFailed(t *testing.T) {
 	// The last one ends unconfirmed; the second filtered recipient texts STOP.
 	c.advance(t, 72*time.Hour+time.Minute)
 	waitFor(t, 30*time.Second, func() bool { return deliveries(t, c.url, m.ID, "delivery_unconfirmed") == 1 })
-	text(t, c.admin, c.url, "2025550714", team.Number, "STOP")
+	text(t, c.admin, c.url, "2025550714", teamPhone, "STOP")
 	require.Equal(t, "opted_out", memberStatus(t, api, quitter.ID))
 	require.NoError(t, c.admin.Expect(ctx, 200, "PUT", "/simulator/outcomes", map[string]any{"default": "delivered", "numbers": map[string]string{}}, nil))
 
@@ -310,34 +311,14 @@ func TestResendFailed(t *testing.T) {
 // code table, and the next send does not hand it to Twilio.
 func TestTwilioLandlineSuppressed(t *testing.T) {
 	t.Parallel()
-	const token, base, sid = "twiliotestauthtoken0123456789ab", "https://teamtext.example.test", "AC0123456789abcdef0123456789abcdef"
 	fake := newFakeTwilioAPI(t)
-	dbURL := freshDatabase(t, "twilio_landline")
-	svc := startServiceOn(t, dbURL, "CARRIER=twilio", "TWILIO_ACCOUNT_SID="+sid, "TWILIO_AUTH_TOKEN="+token,
-		"TWILIO_API_URL="+fake.URL, "PUBLIC_BASE_URL="+base, "TWILIO_RATE=20")
+	svc, dbURL := startTwilioService(t, "twilio_landline", fake.URL, "TWILIO_RATE=20")
 	admin := harness.NewClient(svc.AdminURL+"/admin/v1", harness.AdminToken)
 	_, api := newTeamOn(t, admin, svc, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})
 	addMember(t, api, map[string]any{"name": "Ada", "phone": "2025550621"})
 	lan := addMember(t, api, map[string]any{"name": "Lan", "phone": "2025550622"})
 	const mobile, landline = "+12025550621", "+12025550622"
 
-	status := func(cb, to, twilioStatus, errorCode string) {
-		t.Helper()
-		require.True(t, strings.HasPrefix(cb, base+"/"), cb)
-		form := url.Values{"MessageSid": {"SMx" + cb[len(cb)-6:]}, "AccountSid": {sid}, "MessageStatus": {twilioStatus},
-			"To": {to}, "From": {"+12025550100"}}
-		if errorCode != "" {
-			form.Set("ErrorCode", errorCode)
-		}
-		req, err := http.NewRequest("POST", svc.PublicURL+strings.TrimPrefix(cb, base), strings.NewReader(form.Encode()))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("X-Twilio-Signature", twilioSignature(token, cb, form))
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		resp.Body.Close()
-		require.Equal(t, 204, resp.StatusCode)
-	}
 	var seen []string // the landline's callbacks so far: one per text
 	broadcastAndFail := func(text string) {
 		t.Helper()
@@ -349,7 +330,7 @@ func TestTwilioLandlineSuppressed(t *testing.T) {
 		})
 		cb := fake.callback(landline)
 		seen = append(seen, cb)
-		status(cb, landline, "undelivered", "30006")
+		postTwilioStatus(t, svc, cb, "SMx"+cb[len(cb)-6:], landline, "undelivered", "30006")
 		waitFor(t, 30*time.Second, func() bool { return deliveries(t, dbURL, m.ID, "failed") == 1 })
 	}
 	broadcastAndFail("Practice at 6")

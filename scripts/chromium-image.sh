@@ -43,8 +43,7 @@ trap 'rm -rf "$ROOT" "$ROOT.log"' EXIT
 start=$SECONDS
 
 log "debootstrap $SUITE from $MIRROR"
-debootstrap --variant=minbase "$SUITE" "$ROOT" "$MIRROR" >"$ROOT.log" 2>&1 || {
-  tail -n 30 "$ROOT.log" >&2; exit 1; }
+debootstrap_minbase "$ROOT" "$SUITE" "$MIRROR" || exit 1
 
 {
   echo "deb $MIRROR $SUITE main"
@@ -89,13 +88,11 @@ rm -rf "$ROOT/var/cache/apt/archives/"*.deb "$ROOT/var/cache/apt/"*.bin "$ROOT/v
   "$ROOT/usr/share/doc" "$ROOT/usr/share/man" "$ROOT/usr/share/info" "$ROOT/usr/share/locale"
 
 log "importing"
-tar -C "$ROOT" -c . | docker import \
-  --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+import_root "$ROOT" "$IMAGE" \
   --change 'ENV LANG=C.UTF-8' \
   --change 'ENV CHROMIUM_PORT=9222' \
   --change 'USER chromium' \
   --change 'WORKDIR /home/chromium' \
   --change 'ENTRYPOINT ["/usr/local/bin/chromium-entrypoint.sh"]' \
-  --change 'CMD ["about:blank"]' \
-  - "$IMAGE" >/dev/null
+  --change 'CMD ["about:blank"]'
 log "built $IMAGE with chromium-headless-shell $version in $((SECONDS - start))s"

@@ -27,8 +27,7 @@ MIRROR=$(debian_mirror "${HAPROXY_DEBIAN_MIRROR:-}")
 
 ROOT=$(mktemp -d /tmp/teamtext-haproxyroot.XXXXXX)
 trap 'rm -rf "$ROOT"' EXIT
-debootstrap --variant=minbase --include=haproxy,openssl "$SUITE" "$ROOT" "$MIRROR" >"$ROOT.log" 2>&1 || {
-  tail -n 30 "$ROOT.log" >&2; exit 1; }
+debootstrap_minbase "$ROOT" "$SUITE" "$MIRROR" --include=haproxy,openssl || exit 1
 rm -f "$ROOT.log"
 
 cat >"$ROOT/usr/local/bin/docker-entrypoint.sh" <<'ENTRY'
@@ -52,12 +51,10 @@ rm -rf "$ROOT/var/cache/apt/archives/"*.deb "$ROOT/var/lib/apt/lists/"* "$ROOT/u
 mkdir -p "$ROOT/certs" "$ROOT/run/haproxy"
 chroot "$ROOT" chown haproxy:haproxy /certs /run/haproxy
 
-tar -C "$ROOT" -c . | docker import \
-  --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+import_root "$ROOT" "$IMAGE" \
   --change 'USER haproxy' \
   --change 'EXPOSE 8443' \
   --change 'VOLUME /certs' \
   --change 'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' \
-  --change 'CMD ["haproxy", "-W", "-db", "-f", "/etc/haproxy/haproxy.cfg"]' \
-  - "$IMAGE" >/dev/null
+  --change 'CMD ["haproxy", "-W", "-db", "-f", "/etc/haproxy/haproxy.cfg"]'
 log "built $IMAGE"

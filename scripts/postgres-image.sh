@@ -35,8 +35,7 @@ MIRROR=$(debian_mirror "${PG_DEBIAN_MIRROR:-}")
 
 ROOT=$(mktemp -d /tmp/teamtext-pgroot.XXXXXX)
 trap 'rm -rf "$ROOT"' EXIT
-debootstrap --variant=minbase --include=postgresql-15,tzdata "$SUITE" "$ROOT" "$MIRROR" >"$ROOT.log" 2>&1 || {
-  tail -n 30 "$ROOT.log" >&2; exit 1; }
+debootstrap_minbase "$ROOT" "$SUITE" "$MIRROR" --include=postgresql-15,tzdata || exit 1
 rm -f "$ROOT.log"
 
 cat >"$ROOT/usr/local/bin/docker-entrypoint.sh" <<'ENTRY'

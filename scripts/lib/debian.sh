@@ -24,3 +24,24 @@ debian_mirror() {
   fi
   printf '%s\n' "$m"
 }
+
+# debootstrap_minbase ROOT SUITE MIRROR [OPTION...] bootstraps a minbase
+# root file system of SUITE from MIRROR in ROOT (more debootstrap options
+# after), logging to ROOT.log; when it fails it shows the log's end.
+debootstrap_minbase() {
+  local root=$1 suite=$2 mirror=$3
+  shift 3
+  debootstrap --variant=minbase "$@" "$suite" "$root" "$mirror" >"$root.log" 2>&1 || {
+    tail -n 30 "$root.log" >&2; return 1; }
+}
+
+# import_root ROOT IMAGE [--change INSTRUCTION...] imports the root file
+# system in ROOT as the docker image IMAGE, with the usual PATH and the
+# given changes.
+import_root() {
+  local root=$1 image=$2
+  shift 2
+  tar -C "$root" -c . | docker import \
+    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    "$@" - "$image" >/dev/null
+}

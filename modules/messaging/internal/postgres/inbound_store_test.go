@@ -14,6 +14,14 @@ import (
 	"github.com/teamtext/teamtext/platform/db"
 )
 
+// migratedRepo is a repository on a database of its own with the platform's
+// and messaging's migrations.
+func migratedRepo(t *testing.T) (*db.DB, *postgres.Repo) {
+	t.Helper()
+	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
+	return d, postgres.NewRepo(d, nil)
+}
+
 // TestInboundRoundTrip: every field of a filed text survives the row and
 // back (the member snapshot, the keyword, the group); a retried provider id
 // is not stored twice; keyword, held and other teams' texts are not inbox
@@ -22,8 +30,7 @@ import (
 func TestInboundRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
-	r := postgres.NewRepo(d, nil)
+	d, r := migratedRepo(t)
 	texts := []domain.Inbound{
 		{ID: "inb_1", TeamID: "team_1", ProviderMessageID: "SM1", FromPhone: "+12025550101", ToPhone: "+12025550100", Body: "Running late",
 			GroupID: "grp_1", Member: domain.InboundMember{ID: "mem_a", Name: "Pat", Role: "guardian"}, ReceivedAt: at, CreatedAt: at.Add(time.Second)},
@@ -127,8 +134,7 @@ func utcInbound(in domain.Inbound) domain.Inbound {
 func TestReplyRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
-	r := postgres.NewRepo(d, nil)
+	d, r := migratedRepo(t)
 	in := domain.Inbound{ID: "inb_1", TeamID: "team_1", ProviderMessageID: "SM1", FromPhone: "+12025550101", ToPhone: "+12025550100",
 		Body: "When?", ReceivedAt: at, CreatedAt: at}
 	inTx(t, d, func(ctx context.Context) error { _, err := r.InsertInbounds(ctx, []domain.Inbound{in}); return err })
@@ -137,17 +143,18 @@ func TestReplyRoundTrip(t *testing.T) {
 	help := domain.NewHelpReply("rpl_2", &in, domain.DefaultHelpText("Tigers"), at)
 	require.NoError(t, r.InsertReply(ctx, help))
 
-	var got *domain.Reply
-	inTx(t, d, func(ctx context.Context) (err error) {
-		got, err = r.ReplyForSend(ctx, "team_1", "rpl_1")
-		return err
-	})
-	require.Equal(t, *rp, utcReply(*got))
-	inTx(t, d, func(ctx context.Context) (err error) {
-		got, err = r.ReplyForSend(ctx, "team_1", "rpl_2")
-		return err
-	})
-	require.Equal(t, *help, utcReply(*got), "a HELP answer has no member")
+	// stored reads a reply of team_1 as a send reads it, in UTC.
+	stored := func(id string) domain.Reply {
+		t.Helper()
+		var got *domain.Reply
+		inTx(t, d, func(ctx context.Context) (err error) {
+			got, err = r.ReplyForSend(ctx, "team_1", id)
+			return err
+		})
+		return utcReply(*got)
+	}
+	require.Equal(t, *rp, stored("rpl_1"))
+	require.Equal(t, *help, stored("rpl_2"), "a HELP answer has no member")
 	inTx(t, d, func(ctx context.Context) error {
 		_, err := r.ReplyForSend(ctx, "team_2", "rpl_1")
 		require.ErrorIs(t, err, domain.ErrNotFound)
@@ -158,16 +165,8 @@ func TestReplyRoundTrip(t *testing.T) {
 	require.NoError(t, r.UpdateReply(ctx, rp))
 	help.Fail("21610")
 	require.NoError(t, r.UpdateReply(ctx, help))
-	inTx(t, d, func(ctx context.Context) (err error) {
-		got, err = r.ReplyForSend(ctx, "team_1", "rpl_1")
-		return err
-	})
-	require.Equal(t, *rp, utcReply(*got))
-	inTx(t, d, func(ctx context.Context) (err error) {
-		got, err = r.ReplyForSend(ctx, "team_1", "rpl_2")
-		return err
-	})
-	require.Equal(t, *help, utcReply(*got))
+	require.Equal(t, *rp, stored("rpl_1"))
+	require.Equal(t, *help, stored("rpl_2"))
 
 	text, err := r.HelpText(ctx, "team_1")
 	require.NoError(t, err)
@@ -197,8 +196,7 @@ func utcReply(rp domain.Reply) domain.Reply {
 func TestStagingRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
-	r := postgres.NewRepo(d, nil)
+	d, r := migratedRepo(t)
 	plain, err := domain.StageInbound("SM1", "+12025550101", "+12025550100", "hi", at)
 	require.NoError(t, err)
 	stop, err := domain.StageInbound("SM2", "+12025550109", "+12025550100", "STOP", at.Add(time.Second))

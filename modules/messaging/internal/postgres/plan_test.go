@@ -8,8 +8,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/postgres"
+	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
 )
+
+// planDB is a database of its own with messaging's migrations and fixture (SQL)
+// loaded: the rows and statistics a plan test's statement meets.
+func planDB(t *testing.T, fixture string) *db.DB {
+	t.Helper()
+	d := srv.Migrated(t, postgres.Migrations())
+	_, err := d.Pool.Exec(context.Background(), fixture)
+	require.NoError(t, err)
+	return d
+}
 
 // TestDeliveriesPage: a page of a message's deliveries comes through pgx in
 // position order, with its nullable and array columns as bun read them, and
@@ -18,9 +29,8 @@ import (
 // table instead of scanning it.
 func TestDeliveriesPage(t *testing.T) {
 	t.Parallel()
-	d := srv.Migrated(t, postgres.Migrations())
 	ctx := context.Background()
-	_, err := d.Pool.Exec(ctx, `
+	d := planDB(t, `
 INSERT INTO messaging_messages (id, team_id, source, audience, text, rendered, encoding, segments, recipients, status, created_at)
   SELECT 'msg_' || k, 'team_plan', 'api', 'all', 'hi', 'hi', 'GSM-7', 1, 10000, 'sent', now() FROM generate_series(1, 2) k;
 INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_ids, status, error_code, sent_at, updated_at)
@@ -30,11 +40,10 @@ INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_id
          CASE WHEN i % 2 = 0 THEN timestamptz '2026-11-24 12:00:00+00' END, timestamptz '2026-11-24 12:00:01+00'
   FROM generate_series(1, 10000) i, generate_series(1, 2) k;
 ANALYZE messaging_messages, messaging_deliveries;`)
-	require.NoError(t, err)
 
 	repo := postgres.NewRepo(d, nil)
 
-	_, err = repo.Deliveries(ctx, "team_other", "msg_2", "", 3, 4) // another team's message: not found, not an empty page
+	_, err := repo.Deliveries(ctx, "team_other", "msg_2", "", 3, 4) // another team's message: not found, not an empty page
 	require.ErrorIs(t, err, postgres.ErrNotFound)
 	ds, err := repo.Deliveries(ctx, "team_plan", "msg_2", "", 3, 4) // positions 5..8: a page of 3 and the one that says there is more
 	require.NoError(t, err)
@@ -79,9 +88,8 @@ ANALYZE messaging_messages, messaging_deliveries;`)
 // deliveries by index: no scan of the deliveries.
 func TestLatestTo(t *testing.T) {
 	t.Parallel()
-	d := srv.Migrated(t, postgres.Migrations())
 	ctx := context.Background()
-	_, err := d.Pool.Exec(ctx, `
+	d := planDB(t, `
 INSERT INTO messaging_messages (id, team_id, source, audience, text, rendered, encoding, segments, recipients, status, created_at)
   SELECT 'msg_' || lpad(k::text, 3, '0'), CASE WHEN k = 7 THEN 'team_other' ELSE 'team_latest' END, 'api', 'all', 'text ' || k,
          'text ' || k, 'GSM-7', 1, 2000, 'sent', now() FROM generate_series(1, 12) k;
@@ -92,7 +100,6 @@ INSERT INTO messaging_deliveries (id, team_id, message_id, seq, phone, member_id
          CASE WHEN k = 11 THEN 'Hi Ava, text 11' END
   FROM generate_series(1, 12) k, generate_series(1, 2000) i;
 ANALYZE messaging_messages, messaging_deliveries;`)
-	require.NoError(t, err)
 	repo := postgres.NewRepo(d, nil)
 	ds, err := repo.LatestTo(ctx, "team_latest", "+12020000005", 3)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
 )
 
@@ -24,14 +25,22 @@ func directory(repo *postgres.Repo) *service.Directory {
 	return service.NewDirectory(service.DirectoryStores{Teams: repo, Members: repo, Groups: repo, Outcomes: repo})
 }
 
+// planDB is a database of its own with the roster's migrations and fixture (SQL)
+// loaded: the rows and statistics a plan test's statement meets.
+func planDB(t *testing.T, fixture string) *db.DB {
+	t.Helper()
+	d := server.Migrated(t, postgres.Migrations())
+	_, err := d.Pool.Exec(context.Background(), fixture)
+	require.NoError(t, err)
+	return d
+}
+
 // TestGroupIDsPlanUsesIndex: on a 10,001-member team with two groups per
 // member and fresh statistics, a page's group ids are read through the
 // (member_id, group_id) index, never by scanning every membership.
 func TestGroupIDsPlanUsesIndex(t *testing.T) {
 	t.Parallel()
-	d := server.Migrated(t, postgres.Migrations())
-	ctx := context.Background()
-	_, err := d.Pool.Exec(ctx, `
+	d := planDB(t, `
 INSERT INTO roster_teams (id, name, code, time_zone, created_at) VALUES ('team_plan', 'Plan', 'plan', 'UTC', now());
 INSERT INTO roster_groups (id, team_id, name, created_at) SELECT 'grp_' || g, 'team_plan', 'G' || g, now() FROM generate_series(1, 20) g;
 INSERT INTO roster_members (id, team_id, name, phone, role, status, created_at, updated_at)
@@ -41,7 +50,6 @@ INSERT INTO roster_members (id, team_id, name, phone, role, status, created_at, 
 INSERT INTO roster_group_members (group_id, member_id, team_id)
   SELECT 'grp_' || (1 + (i + k) % 20), 'mem_' || lpad(i::text, 6, '0'), 'team_plan' FROM generate_series(1, 10001) i, generate_series(0, 1) k;
 ANALYZE roster_teams, roster_groups, roster_members, roster_group_members;`)
-	require.NoError(t, err)
 
 	var page []string
 	for i := 5000; i < 5201; i++ { // a page of 200 and the one that says there is more
@@ -58,15 +66,12 @@ ANALYZE roster_teams, roster_groups, roster_members, roster_group_members;`)
 // (pgx prepares it; Postgres switches to a generic plan after five runs).
 func TestImportEntriesPlanUsesIndex(t *testing.T) {
 	t.Parallel()
-	d := server.Migrated(t, postgres.Migrations())
-	ctx := context.Background()
-	_, err := d.Pool.Exec(ctx, `
+	d := planDB(t, `
 INSERT INTO roster_teams (id, name, code, time_zone, created_at) VALUES ('team_imp', 'Imp', 'imp', 'UTC', now());
 INSERT INTO roster_members (id, team_id, name, phone, email, role, status, created_at, updated_at)
   SELECT 'mem_' || lpad(i::text, 6, '0'), 'team_imp', 'M' || i, '+1202' || lpad(i::text, 7, '0'), 'm' || i || '@example.com', 'athlete', 'active',
          now() + i * interval '1 millisecond', now()
   FROM generate_series(1, 10000) i;`)
-	require.NoError(t, err)
 	var phones []string
 	for i := 4000; i < 6000; i++ {
 		phones = append(phones, fmt.Sprintf("'+1202%07d'", i))
@@ -82,9 +87,8 @@ INSERT INTO roster_members (id, team_id, name, phone, email, role, status, creat
 // first), and with a group its generic plan never scans every membership.
 func TestAudienceFilters(t *testing.T) {
 	t.Parallel()
-	d := server.Migrated(t, postgres.Migrations())
 	ctx := context.Background()
-	_, err := d.Pool.Exec(ctx, `
+	d := planDB(t, `
 INSERT INTO roster_teams (id, name, code, time_zone, created_at) VALUES ('team_aud', 'Aud', 'aud', 'UTC', now()), ('team_big', 'Big', 'big', 'UTC', now());
 INSERT INTO roster_groups (id, team_id, name, created_at) VALUES ('grp_a', 'team_aud', 'A', now());
 INSERT INTO roster_groups (id, team_id, name, created_at) SELECT 'grp_big' || g, 'team_big', 'G' || g, now() FROM generate_series(1, 20) g;
@@ -106,7 +110,6 @@ INSERT INTO roster_members (id, team_id, name, phone, role, status, created_at, 
 INSERT INTO roster_group_members (group_id, member_id, team_id)
   SELECT 'grp_big' || (1 + (i + k) % 20), 'mem_b' || lpad(i::text, 6, '0'), 'team_big' FROM generate_series(1, 10000) i, generate_series(0, 1) k;
 ANALYZE roster_teams, roster_groups, roster_members, roster_group_members, roster_opt_outs;`)
-	require.NoError(t, err)
 
 	repo := postgres.NewRepo(d)
 	ids := func(roles []rosterapi.Role, group string) []string {

@@ -54,6 +54,37 @@ func publish(t *testing.T, e *webhooktest.Env, team string) {
 	}))
 }
 
+// requireDeliveries requires the team's deliveries to be want, one by one:
+// the same id, state, queue flag, next attempt and update time, and the
+// same count (the attempts field the rule under test may move).
+func (r *ruleEnv) requireDeliveries(t *testing.T, want []domain.Delivery, count func(domain.Delivery) int) {
+	t.Helper()
+	after := r.e.Deliveries(t, r.team)
+	require.Len(t, after, len(want))
+	for i := range after {
+		w, g := want[i], after[i]
+		require.Equal(t, w.ID, g.ID)
+		require.Equal(t, w.State, g.State, w.ID)
+		require.Equal(t, count(w), count(g), w.ID)
+		require.Equal(t, w.Queued, g.Queued, w.ID)
+		sameTime(t, w.NextAttemptAt, g.NextAttemptAt, w.ID+": next_attempt_at")
+		sameTime(t, &w.UpdatedAt, &g.UpdatedAt, w.ID+": updated_at")
+	}
+}
+
+// deliveryStates are the states a delivery can be in, each once.
+var deliveryStates = []string{domain.StatePending, domain.StateSucceeded, domain.StateAbandoned, domain.StateCancelled}
+
+// publishSpread publishes n events for the team, each 1 ms to 5 s after the
+// one before.
+func (r *ruleEnv) publishSpread(t *testing.T, rnd *rand.Rand, n int) {
+	t.Helper()
+	for range n {
+		r.e.Clock.Advance(time.Duration(1+rnd.IntN(5000)) * time.Millisecond)
+		publish(t, r.e, r.team)
+	}
+}
+
 // seeded is a random source whose seed the test logs (rerun a failure
 // by fixing it here).
 func seeded(t *testing.T) *rand.Rand {
@@ -216,7 +247,7 @@ func TestStatusFilterFollowsTheDomain(t *testing.T) {
 	for range 40 {
 		publish(t, r.e, r.team)
 	}
-	states := []string{domain.StatePending, domain.StateSucceeded, domain.StateAbandoned, domain.StateCancelled}
+	states := deliveryStates
 	for i, d := range r.e.Deliveries(t, r.team) {
 		roundFrom := rnd.IntN(3) * domain.MaxAttempts
 		state, tried := states[rnd.IntN(len(states))], rnd.IntN(domain.MaxAttempts+1)
@@ -260,11 +291,8 @@ func TestRecoverFollowsTheDomain(t *testing.T) {
 	rnd := seeded(t)
 	r := newRuleEnv(t)
 	ctx := context.Background()
-	for range 30 {
-		r.e.Clock.Advance(time.Duration(1+rnd.IntN(5000)) * time.Millisecond)
-		publish(t, r.e, r.team)
-	}
-	states := []string{domain.StatePending, domain.StateSucceeded, domain.StateAbandoned, domain.StateCancelled}
+	r.publishSpread(t, rnd, 30)
+	states := deliveryStates
 	for _, d := range r.e.Deliveries(t, r.team) {
 		attempts := rnd.IntN(2*domain.MaxAttempts + 1)
 		_, err := r.e.DB.Bun.NewUpdate().Table("webhook_deliveries").Set("state = ?", states[rnd.IntN(len(states))]).
@@ -285,17 +313,7 @@ func TestRecoverFollowsTheDomain(t *testing.T) {
 	n, err := r.e.Repo.Recover(ctx, r.team, r.webhook, since, now)
 	require.NoError(t, err)
 	require.Equal(t, want, n)
-	after := r.e.Deliveries(t, r.team)
-	require.Len(t, after, len(before))
-	for i := range after {
-		w, g := before[i], after[i]
-		require.Equal(t, w.ID, g.ID)
-		require.Equal(t, w.State, g.State, w.ID)
-		require.Equal(t, w.RoundFrom, g.RoundFrom, w.ID)
-		require.Equal(t, w.Queued, g.Queued, w.ID)
-		sameTime(t, w.NextAttemptAt, g.NextAttemptAt, w.ID+": next_attempt_at")
-		sameTime(t, &w.UpdatedAt, &g.UpdatedAt, w.ID+": updated_at")
-	}
+	r.requireDeliveries(t, before, func(d domain.Delivery) int { return d.RoundFrom })
 }
 
 // TestCancelFollowsTheDomain: over random delivery states, CancelDelivery
@@ -306,7 +324,7 @@ func TestCancelFollowsTheDomain(t *testing.T) {
 	rnd := seeded(t)
 	r := newRuleEnv(t)
 	ctx := context.Background()
-	states := []string{domain.StatePending, domain.StateSucceeded, domain.StateAbandoned, domain.StateCancelled}
+	states := deliveryStates
 	base := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	for i := range 60 {
 		state := states[rnd.IntN(len(states))]
@@ -368,11 +386,8 @@ func TestCancelQueuedFollowsTheDomain(t *testing.T) {
 	rnd := seeded(t)
 	r := newRuleEnv(t)
 	ctx := context.Background()
-	for range 30 {
-		r.e.Clock.Advance(time.Duration(1+rnd.IntN(5000)) * time.Millisecond)
-		publish(t, r.e, r.team)
-	}
-	states := []string{domain.StatePending, domain.StateSucceeded, domain.StateAbandoned, domain.StateCancelled}
+	r.publishSpread(t, rnd, 30)
+	states := deliveryStates
 	old := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
 	for i, d := range r.e.Deliveries(t, r.team) {
 		state, queued := states[rnd.IntN(len(states))], rnd.IntN(2) == 0
@@ -404,17 +419,7 @@ func TestCancelQueuedFollowsTheDomain(t *testing.T) {
 		return err
 	}))
 	require.Equal(t, int64(want), n)
-	after := r.e.Deliveries(t, r.team)
-	require.Len(t, after, len(before))
-	for i := range after {
-		w, g := before[i], after[i]
-		require.Equal(t, w.ID, g.ID)
-		require.Equal(t, w.State, g.State, w.ID)
-		require.Equal(t, w.Attempts, g.Attempts, w.ID)
-		require.Equal(t, w.Queued, g.Queued, w.ID)
-		sameTime(t, w.NextAttemptAt, g.NextAttemptAt, w.ID+": next_attempt_at")
-		sameTime(t, &w.UpdatedAt, &g.UpdatedAt, w.ID+": updated_at")
-	}
+	r.requireDeliveries(t, before, func(d domain.Delivery) int { return d.Attempts })
 }
 
 // randomWebhooks stores n webhooks of team with random subscriptions,

@@ -31,9 +31,6 @@ import (
 // DefaultAPIURL is Bandwidth's messaging API; Config.APIURL overrides it.
 const DefaultAPIURL = "https://messaging.bandwidth.com"
 
-// DefaultTimeout bounds one request unless Config.Timeout is set.
-const DefaultTimeout = 10 * time.Second
-
 // CallbackPath is where Bandwidth posts an account's callbacks:
 // CallbackPath + "/" + the carrier account's id (set it as the callback
 // URL of the Bandwidth application).
@@ -51,8 +48,8 @@ type Config struct {
 	ApplicationID    string // the messaging application the numbers belong to
 	CallbackUsername string // the application's callback basic-auth credentials
 	CallbackPassword string
-	APIURL           string // empty: DefaultAPIURL
-	Timeout          time.Duration
+	APIURL           string        // empty: DefaultAPIURL
+	Timeout          time.Duration // one request; 0 means carrierhttp.DefaultTimeout
 	Transport        http.RoundTripper
 }
 
@@ -74,19 +71,11 @@ func New(cfg Config, log *slog.Logger) (*Carrier, error) {
 			return nil, fmt.Errorf("bandwidth: %s is required", name)
 		}
 	}
-	api := strings.TrimRight(cfg.APIURL, "/")
-	if api == "" {
-		api = DefaultAPIURL
+	api, client, err := carrierhttp.API("bandwidth", cfg.APIURL, DefaultAPIURL, cfg.Timeout, cfg.Transport)
+	if err != nil {
+		return nil, err
 	}
-	if u, err := url.Parse(api); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("bandwidth: api_url must be an absolute http(s) URL")
-	}
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	return &Carrier{cfg: cfg, url: api + "/api/v2/users/" + url.PathEscape(cfg.AccountID) + "/messages",
-		client: carrierhttp.Client(timeout, cfg.Transport), log: log}, nil
+	return &Carrier{cfg: cfg, url: api + "/api/v2/users/" + url.PathEscape(cfg.AccountID) + "/messages", client: client, log: log}, nil
 }
 
 // Name is "bandwidth".

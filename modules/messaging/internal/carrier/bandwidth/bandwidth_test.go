@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"testing"
@@ -54,11 +53,8 @@ func setup(t *testing.T) *env {
 	fake := bandwidthtest.NewServer(t, bwAccount, user, pass, appID, cbUser, cbPass)
 	sink := carriertest.NewSink(t, server.Migrated(t, db.PlatformMigrations()))
 	h := bandwidth.NewHandler(sink, cbUser, cbPass, clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)), slog.New(slog.DiscardHandler))
-	mux := http.NewServeMux()
-	mux.Handle("POST "+bandwidth.CallbackPath+"/"+accountID, h)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	fake.CallbackURL = srv.URL + bandwidth.CallbackPath + "/" + accountID
+	path := bandwidth.CallbackPath + "/" + accountID
+	fake.CallbackURL = carriertest.CallbackServer(t, path, h) + path
 	c, err := bandwidth.New(config(fake), slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	return &env{fake: fake, carrier: c, sink: sink}
@@ -70,28 +66,16 @@ func TestConformance(t *testing.T) {
 		e := setup(t)
 		return carriertest.Harness{
 			Carrier: e.carrier,
-			SetOutcome: func(t *testing.T, number, outcome, code string) {
-				switch outcome {
-				case carriertest.Delivered:
-					e.fake.SetOutcome(number, bandwidthtest.Outcome{Type: "message-delivered"})
-				case carriertest.Failed:
+			SetOutcome: carriertest.SetOutcomes(e.fake.SetOutcome, bandwidthtest.Outcome{Type: "message-delivered"}, bandwidthtest.Outcome{},
+				func(t *testing.T, code string) bandwidthtest.Outcome {
 					n, err := strconv.Atoi(code)
 					require.NoError(t, err)
-					e.fake.SetOutcome(number, bandwidthtest.Outcome{Type: "message-failed", ErrorCode: n})
-				case carriertest.Unconfirmed:
-					e.fake.SetOutcome(number, bandwidthtest.Outcome{})
-				default:
-					t.Fatalf("unknown outcome %q", outcome)
-				}
-			},
-			Settle: func(t *testing.T) { require.NoError(t, e.fake.Flush(context.Background())) },
-			Texts: func(*testing.T) []carriertest.Text {
-				var out []carriertest.Text
-				for _, m := range e.fake.Messages() {
-					out = append(out, carriertest.Text{To: m.To, From: m.From, Body: m.Text, ProviderMessageID: m.ID})
-				}
-				return out
-			},
+					return bandwidthtest.Outcome{Type: "message-failed", ErrorCode: n}
+				}),
+			Settle: carriertest.Flushes(e.fake.Flush),
+			Texts: carriertest.FakeTexts(e.fake.Messages, func(m bandwidthtest.Message) carriertest.Text {
+				return carriertest.Text{To: m.To, From: m.From, Body: m.Text, ProviderMessageID: m.ID}
+			}),
 			Statuses: e.sink.Statuses,
 			Refuse:   func(_ *testing.T, number, code string) { e.fake.Refuse(number, code) },
 			// Bandwidth takes no idempotency key (tag is echoed, not deduplicated).
@@ -131,26 +115,28 @@ func TestSendAnswers(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, e.fake.Messages(), 1)
 	})
-	t.Run("WrongApplicationIsTheOperatorsToFix", func(t *testing.T) {
-		t.Parallel()
+	// sendMisconfigured sends deliveryID through an adapter whose
+	// configuration tune changed, to the same fake.
+	sendMisconfigured := func(t *testing.T, deliveryID string, tune func(*bandwidth.Config)) error {
+		t.Helper()
 		e := setup(t)
 		cfg := config(e.fake)
-		cfg.ApplicationID = "other-app"
+		tune(&cfg)
 		c, err := bandwidth.New(cfg, slog.New(slog.DiscardHandler))
 		require.NoError(t, err)
-		_, err = c.Send(context.Background(), carrier.Message{DeliveryID: "dlv_app", From: team, To: member, Body: "x", Segments: 1})
+		_, err = c.Send(context.Background(), carrier.Message{DeliveryID: deliveryID, From: team, To: member, Body: "x", Segments: 1})
+		return err
+	}
+	t.Run("WrongApplicationIsTheOperatorsToFix", func(t *testing.T) {
+		t.Parallel()
+		err := sendMisconfigured(t, "dlv_app", func(c *bandwidth.Config) { c.ApplicationID = "other-app" })
 		require.ErrorContains(t, err, "HTTP 400")
 		_, perm := carrier.IsPermanent(err)
 		require.False(t, perm, "a 400 about the application is not the recipient's fault")
 	})
 	t.Run("WrongPasswordIsTransient", func(t *testing.T) {
 		t.Parallel()
-		e := setup(t)
-		cfg := config(e.fake)
-		cfg.Password = "nope-nope"
-		c, err := bandwidth.New(cfg, slog.New(slog.DiscardHandler))
-		require.NoError(t, err)
-		_, err = c.Send(context.Background(), carrier.Message{DeliveryID: "dlv_pw", From: team, To: member, Body: "x", Segments: 1})
+		err := sendMisconfigured(t, "dlv_pw", func(c *bandwidth.Config) { c.Password = "nope-nope" })
 		require.ErrorContains(t, err, "HTTP 401")
 		require.NotContains(t, err.Error(), "nope-nope")
 	})

@@ -1,7 +1,8 @@
 // Package carrierhttp holds what the HTTP carrier adapters share: the
-// service's error envelope for refused callbacks, bounded body reads, a
-// JSON request helper with the answer's status and Retry-After, and the
-// masking of phone numbers in carriers' free-text error messages.
+// checks of their configured URLs and the client their API is reached
+// with, the service's error envelope for refused callbacks, bounded body
+// reads, a JSON request helper with the answer's status and Retry-After,
+// and the masking of phone numbers in carriers' free-text error messages.
 package carrierhttp
 
 import (
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +21,34 @@ import (
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/phone"
 )
+
+// DefaultTimeout bounds one request to a carrier's API unless the
+// adapter's configuration sets another.
+const DefaultTimeout = 10 * time.Second
+
+// AbsoluteURL reports whether s is an absolute http(s) URL.
+func AbsoluteURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// API resolves a carrier account's API: its base URL (raw without trailing
+// slashes; def when raw is empty) and the client to reach it with (see
+// Client; timeout 0 or less means DefaultTimeout). The error, naming the
+// carrier (name), says that the base URL is not an absolute http(s) URL.
+func API(name, raw, def string, timeout time.Duration, transport http.RoundTripper) (string, *http.Client, error) {
+	base := strings.TrimRight(raw, "/")
+	if base == "" {
+		base = def
+	}
+	if !AbsoluteURL(base) {
+		return "", nil, fmt.Errorf("%s: api_url must be an absolute http(s) URL", name)
+	}
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	return base, Client(timeout, transport), nil
+}
 
 // MaxCallbackBytes bounds a callback's body; carriers' are a few KB.
 const MaxCallbackBytes = 64 << 10

@@ -2,6 +2,7 @@ package carrierhttp
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -18,5 +19,22 @@ func TestMaskNumbers(t *testing.T) {
 		"ends with +1 202":  "ends with +1 202",
 	} {
 		require.Equal(t, want, MaskNumbers(in), in)
+	}
+}
+
+func TestAPI(t *testing.T) {
+	t.Parallel()
+	base, client, err := API("acme", "https://api.acme.test//", "https://default.test", 0, nil)
+	require.NoError(t, err)
+	require.Equal(t, "https://api.acme.test", base)
+	require.Equal(t, DefaultTimeout, client.Timeout)
+	base, client, err = API("acme", "", "https://default.test", 3*time.Second, nil)
+	require.NoError(t, err)
+	require.Equal(t, "https://default.test", base)
+	require.Equal(t, 3*time.Second, client.Timeout)
+	for _, raw := range []string{"ftp://x", "not a url", "https://"} {
+		_, _, err = API("acme", raw, "https://default.test", 0, nil)
+		require.EqualError(t, err, "acme: api_url must be an absolute http(s) URL", raw)
+		require.False(t, AbsoluteURL(raw), raw)
 	}
 }

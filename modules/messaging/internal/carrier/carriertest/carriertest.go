@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 
@@ -83,6 +85,55 @@ func (h Harness) codes() Codes {
 	return c
 }
 
+// SetOutcomes returns a Harness.SetOutcome for a fake carrier whose
+// outcomes are values of type O set per number (set): delivered and
+// unconfirmed are the fake's outcomes for Delivered and Unconfirmed, failed
+// makes the one for Failed with an error code.
+func SetOutcomes[O any](set func(number string, o O), delivered, unconfirmed O,
+	failed func(t *testing.T, errorCode string) O) func(t *testing.T, number, outcome, errorCode string) {
+	return func(t *testing.T, number, outcome, errorCode string) {
+		switch outcome {
+		case Delivered:
+			set(number, delivered)
+		case Failed:
+			set(number, failed(t, errorCode))
+		case Unconfirmed:
+			set(number, unconfirmed)
+		default:
+			t.Fatalf("unknown outcome %q", outcome)
+		}
+	}
+}
+
+// Flushes returns a Harness.Settle that has a fake carrier post the
+// callbacks it still owes (flush).
+func Flushes(flush func(context.Context) error) func(t *testing.T) {
+	return func(t *testing.T) { require.NoError(t, flush(context.Background())) }
+}
+
+// FakeTexts returns a Harness.Texts listing a fake carrier's messages
+// (messages, oldest first), each turned into a Text by text.
+func FakeTexts[M any](messages func() []M, text func(M) Text) func(t *testing.T) []Text {
+	return func(*testing.T) []Text {
+		var out []Text
+		for _, m := range messages() {
+			out = append(out, text(m))
+		}
+		return out
+	}
+}
+
+// CallbackServer serves h on a test server, closed when t ends, for POST
+// requests to path, and returns the server's URL.
+func CallbackServer(t testing.TB, path string, h http.Handler) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("POST "+path, h)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
 // Numbers used by the suite (fictional 555-01xx numbers).
 const (
 	teamNumber = "+12025550100"
@@ -125,14 +176,21 @@ func RunConformance(t *testing.T, newHarness func(t *testing.T) Harness) {
 		require.Len(t, h.Texts(t), 2)
 	})
 
+	// sendSettled sends deliveryID to number, whose texts end in outcome,
+	// lets the carrier report, and returns the receipt and the delivery's
+	// final status (nil: none).
+	sendSettled := func(t *testing.T, h Harness, deliveryID, number, outcome, errorCode string) (carrier.Receipt, *carrier.StatusArgs) {
+		t.Helper()
+		h.SetOutcome(t, number, outcome, errorCode)
+		rc, err := h.Carrier.Send(ctx, msg(deliveryID, number))
+		require.NoError(t, err, "a carrier that accepts a text reports its outcome later, not from Send")
+		settle(t, h)
+		return rc, finalStatus(t, h.Statuses(t), deliveryID)
+	}
+
 	t.Run("DeliveredNumberEndsDelivered", func(t *testing.T) {
 		t.Parallel()
-		h := newHarness(t)
-		h.SetOutcome(t, member1, Delivered, "")
-		rc, err := h.Carrier.Send(ctx, msg("dlv_ok", member1))
-		require.NoError(t, err)
-		settle(t, h)
-		final := finalStatus(t, h.Statuses(t), "dlv_ok")
+		rc, final := sendSettled(t, newHarness(t), "dlv_ok", member1, Delivered, "")
 		require.NotNil(t, final, "no final status for a delivered number")
 		require.Equal(t, "delivered", final.Status)
 		require.Equal(t, rc.ProviderMessageID, final.ProviderMessageID)
@@ -144,11 +202,7 @@ func RunConformance(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Run("FailedNumberEndsFailedWithErrorCode", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)
-		h.SetOutcome(t, member2, Failed, h.codes().Failed)
-		rc, err := h.Carrier.Send(ctx, msg("dlv_fail", member2))
-		require.NoError(t, err, "a carrier that accepts a text reports its failure later, not from Send")
-		settle(t, h)
-		final := finalStatus(t, h.Statuses(t), "dlv_fail")
+		rc, final := sendSettled(t, h, "dlv_fail", member2, Failed, h.codes().Failed)
 		require.NotNil(t, final, "no final status for a failing number")
 		require.Equal(t, "failed", final.Status)
 		require.Equal(t, h.codes().Failed, final.ErrorCode)
@@ -159,12 +213,8 @@ func RunConformance(t *testing.T, newHarness func(t *testing.T) Harness) {
 
 	t.Run("UnconfirmedNumberHasNoFinalStatus", func(t *testing.T) {
 		t.Parallel()
-		h := newHarness(t)
-		h.SetOutcome(t, member3, Unconfirmed, "")
-		_, err := h.Carrier.Send(ctx, msg("dlv_silent", member3))
-		require.NoError(t, err)
-		settle(t, h)
-		require.Nil(t, finalStatus(t, h.Statuses(t), "dlv_silent"))
+		_, final := sendSettled(t, newHarness(t), "dlv_silent", member3, Unconfirmed, "")
+		require.Nil(t, final)
 	})
 
 	t.Run("SameDeliveryIDTwice", func(t *testing.T) {

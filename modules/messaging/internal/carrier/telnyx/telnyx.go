@@ -35,9 +35,6 @@ import (
 // DefaultAPIURL is Telnyx's API; Config.APIURL overrides it (tests).
 const DefaultAPIURL = "https://api.telnyx.com"
 
-// DefaultTimeout bounds one request to Telnyx unless Config.Timeout is set.
-const DefaultTimeout = 10 * time.Second
-
 // CallbackPath is where Telnyx posts an account's webhooks:
 // CallbackPath + "/" + the carrier account's id.
 const CallbackPath = "/carrier/telnyx"
@@ -59,7 +56,7 @@ type Config struct {
 	// APIURL is the base URL of Telnyx's API; empty means DefaultAPIURL.
 	APIURL        string
 	PublicBaseURL string
-	Timeout       time.Duration     // one request; 0 means DefaultTimeout
+	Timeout       time.Duration     // one request; 0 means carrierhttp.DefaultTimeout
 	Transport     http.RoundTripper // nil: a clone of http.DefaultTransport
 }
 
@@ -89,24 +86,16 @@ func New(cfg Config, log *slog.Logger) (*Carrier, error) {
 	if strings.TrimSpace(cfg.MessagingProfileID) == "" {
 		return nil, errors.New("telnyx: messaging_profile_id is required")
 	}
-	pub, err := url.Parse(cfg.PublicBaseURL)
-	if err != nil || (pub.Scheme != "http" && pub.Scheme != "https") || pub.Host == "" {
+	if !carrierhttp.AbsoluteURL(cfg.PublicBaseURL) {
 		return nil, errors.New("telnyx: PUBLIC_BASE_URL must be an absolute http(s) URL")
 	}
-	api := strings.TrimRight(cfg.APIURL, "/")
-	if api == "" {
-		api = DefaultAPIURL
-	}
-	if u, err := url.Parse(api); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("telnyx: api_url must be an absolute http(s) URL")
-	}
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
+	api, client, err := carrierhttp.API("telnyx", cfg.APIURL, DefaultAPIURL, cfg.Timeout, cfg.Transport)
+	if err != nil {
+		return nil, err
 	}
 	return &Carrier{cfg: cfg, apiURL: api,
 		callback: strings.TrimRight(cfg.PublicBaseURL, "/") + CallbackPath + "/" + url.PathEscape(cfg.AccountID),
-		client:   carrierhttp.Client(timeout, cfg.Transport), log: log}, nil
+		client:   client, log: log}, nil
 }
 
 // PublicKey decodes a webhook public key (standard base64 of 32 bytes).

@@ -5,7 +5,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"testing"
@@ -58,14 +57,12 @@ func setup(t *testing.T) *env {
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	h, err := telnyx.NewHandler(sink, fake.PublicKey(), clk, log)
 	require.NoError(t, err)
-	mux := http.NewServeMux()
-	mux.Handle("POST "+telnyx.CallbackPath+"/"+accountID, h)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	path := telnyx.CallbackPath + "/" + accountID
+	base := carriertest.CallbackServer(t, path, h)
 	c, err := telnyx.New(telnyx.Config{AccountID: accountID, APIKey: apiKey, PublicKey: fake.PublicKey(),
-		MessagingProfileID: profileID, APIURL: fake.URL, PublicBaseURL: srv.URL}, slog.New(slog.DiscardHandler))
+		MessagingProfileID: profileID, APIURL: fake.URL, PublicBaseURL: base}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
-	return &env{fake: fake, carrier: c, sink: sink, hookURL: srv.URL + telnyx.CallbackPath + "/" + accountID, clock: clk, logs: logs}
+	return &env{fake: fake, carrier: c, sink: sink, hookURL: base + path, clock: clk, logs: logs}
 }
 
 func TestConformance(t *testing.T) {
@@ -74,26 +71,14 @@ func TestConformance(t *testing.T) {
 		e := setup(t)
 		return carriertest.Harness{
 			Carrier: e.carrier,
-			SetOutcome: func(t *testing.T, number, outcome, code string) {
-				switch outcome {
-				case carriertest.Delivered:
-					e.fake.SetOutcome(number, telnyxtest.Outcome{Status: "delivered"})
-				case carriertest.Failed:
-					e.fake.SetOutcome(number, telnyxtest.Outcome{Status: "delivery_failed", ErrorCode: code})
-				case carriertest.Unconfirmed:
-					e.fake.SetOutcome(number, telnyxtest.Outcome{Status: "delivery_unconfirmed"})
-				default:
-					t.Fatalf("unknown outcome %q", outcome)
-				}
-			},
-			Settle: func(t *testing.T) { require.NoError(t, e.fake.Flush(context.Background())) },
-			Texts: func(*testing.T) []carriertest.Text {
-				var out []carriertest.Text
-				for _, m := range e.fake.Messages() {
-					out = append(out, carriertest.Text{To: m.To, From: m.From, Body: m.Text, ProviderMessageID: m.ID})
-				}
-				return out
-			},
+			SetOutcome: carriertest.SetOutcomes(e.fake.SetOutcome, telnyxtest.Outcome{Status: "delivered"},
+				telnyxtest.Outcome{Status: "delivery_unconfirmed"}, func(_ *testing.T, code string) telnyxtest.Outcome {
+					return telnyxtest.Outcome{Status: "delivery_failed", ErrorCode: code}
+				}),
+			Settle: carriertest.Flushes(e.fake.Flush),
+			Texts: carriertest.FakeTexts(e.fake.Messages, func(m telnyxtest.Message) carriertest.Text {
+				return carriertest.Text{To: m.To, From: m.From, Body: m.Text, ProviderMessageID: m.ID}
+			}),
 			Statuses: e.sink.Statuses,
 			Refuse:   func(_ *testing.T, number, code string) { e.fake.Refuse(number, code) },
 			// POST /v2/messages takes no idempotency key.

@@ -33,9 +33,6 @@ const StatusPath = "/carrier/twilio/status"
 // DefaultAPIURL is Twilio's REST API; Config.APIURL overrides it (tests).
 const DefaultAPIURL = "https://api.twilio.com"
 
-// DefaultTimeout bounds one request to Twilio unless Config.Timeout is set.
-const DefaultTimeout = 10 * time.Second
-
 // ErrRateLimited is wrapped by the *carrier.BusyError Send returns when
 // Twilio answers 429 / 20429: nothing was sent, and messaging holds the
 // sending number back for Twilio's Retry-After (or its own backoff) before
@@ -54,7 +51,8 @@ type Config struct {
 	// PublicBaseURL is how Twilio reaches this service (PUBLIC_BASE_URL);
 	// status callbacks go to PublicBaseURL + StatusPath.
 	PublicBaseURL string
-	// Timeout bounds one HTTP request to Twilio; 0 means DefaultTimeout.
+	// Timeout bounds one HTTP request to Twilio; 0 means
+	// carrierhttp.DefaultTimeout.
 	Timeout time.Duration
 	// Transport carries the HTTP requests; nil means a clone of
 	// http.DefaultTransport.
@@ -103,8 +101,7 @@ func New(cfg Config, log *slog.Logger) (*Carrier, error) {
 	if !alphanumeric(cfg.AuthToken) {
 		return nil, errors.New("twilio: TWILIO_AUTH_TOKEN is required and must be letters and digits")
 	}
-	pub, err := url.Parse(cfg.PublicBaseURL)
-	if err != nil || (pub.Scheme != "http" && pub.Scheme != "https") || pub.Host == "" {
+	if !carrierhttp.AbsoluteURL(cfg.PublicBaseURL) {
 		return nil, errors.New("twilio: PUBLIC_BASE_URL must be an absolute http(s) URL")
 	}
 	c := &Carrier{
@@ -116,14 +113,14 @@ func New(cfg Config, log *slog.Logger) (*Carrier, error) {
 		log:       log,
 	}
 	if c.timeout <= 0 {
-		c.timeout = DefaultTimeout
+		c.timeout = carrierhttp.DefaultTimeout
 	}
 	if cfg.APIURL != "" && strings.TrimRight(cfg.APIURL, "/") != DefaultAPIURL {
-		u, err := url.Parse(strings.TrimRight(cfg.APIURL, "/"))
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		api := strings.TrimRight(cfg.APIURL, "/")
+		if !carrierhttp.AbsoluteURL(api) {
 			return nil, errors.New("twilio: TWILIO_API_URL must be an absolute http(s) URL")
 		}
-		c.apiURL = u
+		c.apiURL, _ = url.Parse(api)
 	}
 	if c.transport == nil {
 		c.transport = http.DefaultTransport.(*http.Transport).Clone()

@@ -33,26 +33,14 @@ func newConformanceHarness(t *testing.T) carriertest.Harness {
 	require.NoError(t, err)
 	return carriertest.Harness{
 		Carrier: c,
-		SetOutcome: func(t *testing.T, number, outcome, errorCode string) {
-			switch outcome {
-			case carriertest.Delivered:
-				fake.SetOutcome(number, twiliotest.Outcome{Status: "delivered"})
-			case carriertest.Failed:
-				fake.SetOutcome(number, twiliotest.Outcome{Status: "undelivered", ErrorCode: errorCode})
-			case carriertest.Unconfirmed:
-				fake.SetOutcome(number, twiliotest.Outcome{})
-			default:
-				t.Fatalf("unknown outcome %q", outcome)
-			}
-		},
-		Settle: func(t *testing.T) { require.NoError(t, fake.Flush(ctx)) },
-		Texts: func(*testing.T) []carriertest.Text {
-			var out []carriertest.Text
-			for _, m := range fake.Messages() {
-				out = append(out, carriertest.Text{To: m.To, From: m.From, Body: m.Body, ProviderMessageID: m.Sid})
-			}
-			return out
-		},
+		SetOutcome: carriertest.SetOutcomes(fake.SetOutcome, twiliotest.Outcome{Status: "delivered"}, twiliotest.Outcome{},
+			func(_ *testing.T, errorCode string) twiliotest.Outcome {
+				return twiliotest.Outcome{Status: "undelivered", ErrorCode: errorCode}
+			}),
+		Settle: carriertest.Flushes(fake.Flush),
+		Texts: carriertest.FakeTexts(fake.Messages, func(m twiliotest.Message) carriertest.Text {
+			return carriertest.Text{To: m.To, From: m.From, Body: m.Body, ProviderMessageID: m.Sid}
+		}),
 		Statuses: func(t *testing.T) []carrier.StatusArgs {
 			ss, err := carriertest.StatusJobs(ctx, cb.db)
 			require.NoError(t, err)
