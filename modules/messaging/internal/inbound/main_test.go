@@ -22,7 +22,7 @@ import (
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
-	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/events/eventstest"
 	"github.com/teamtext/teamtext/platform/id"
 	"github.com/teamtext/teamtext/platform/jobs"
 	"github.com/teamtext/teamtext/platform/metrics"
@@ -85,23 +85,6 @@ func creditsUsed(t testing.TB, b *billingtest.Accounts, teamID string) int {
 	return a.CreditsUsed
 }
 
-// published records events that the transaction committed: it stores them
-// in the transaction and tests read them back from the table.
-type published struct{ db *db.DB }
-
-func (p published) Publish(ctx context.Context, ev events.Event) error {
-	tx, err := db.MustTx(ctx)
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(ev.Data)
-	if err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO test_events (team_id, type, data) VALUES (?, ?, ?)`, ev.TeamID, ev.Type, string(b))
-	return err
-}
-
 // texts is a carrier that records what it was handed.
 type texts struct {
 	mu   sync.Mutex
@@ -157,8 +140,7 @@ const (
 func setup(t *testing.T) (*services, *testBundle) {
 	t.Helper()
 	d := server.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
-	_, err := d.Bun.ExecContext(context.Background(), `CREATE TABLE test_events (seq bigserial, team_id text, type text, data jsonb)`)
-	require.NoError(t, err)
+	require.NoError(t, eventstest.CreateTable(context.Background(), d))
 	log := slog.New(slog.DiscardHandler)
 	j, err := jobs.New(d, clock.Real{}, log, jobs.Options{})
 	require.NoError(t, err)
@@ -175,7 +157,7 @@ func setup(t *testing.T) (*services, *testBundle) {
 	b := newBilling(t, team.ID)
 	c := &texts{}
 	repo := postgres.NewRepo(d, nil)
-	pub := published{db: d}
+	pub := eventstest.Table{}
 	replies := inbound.NewReplies(inbound.ReplyDeps{Tx: d, Jobs: j, Store: repo, Inbox: repo, Clock: clock.Real{}, Teams: r, Members: r,
 		Lookup: r, OptOuts: r, Billing: b, Carrier: c, Log: log})
 	svc := &services{

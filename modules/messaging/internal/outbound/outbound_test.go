@@ -24,7 +24,7 @@ import (
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
-	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/events/eventstest"
 	"github.com/teamtext/teamtext/platform/fault"
 	"github.com/teamtext/teamtext/platform/id"
 	"github.com/teamtext/teamtext/platform/jobs"
@@ -78,22 +78,6 @@ func (c *texts) all() []sentText {
 	return append([]sentText(nil), c.sent...)
 }
 
-// published stores events in a test table.
-type published struct{}
-
-func (published) Publish(ctx context.Context, ev events.Event) error {
-	tx, err := db.MustTx(ctx)
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(ev.Data)
-	if err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO test_events (team_id, type, data) VALUES (?, ?, ?)`, ev.TeamID, ev.Type, string(b))
-	return err
-}
-
 type bundle struct {
 	db      *db.DB
 	repo    *postgres.Repo
@@ -111,8 +95,7 @@ var t0 = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 func setup(t testing.TB) *bundle {
 	t.Helper()
 	d := server.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
-	_, err := d.Bun.ExecContext(context.Background(), `CREATE TABLE test_events (seq bigserial, team_id text, type text, data jsonb)`)
-	require.NoError(t, err)
+	require.NoError(t, eventstest.CreateTable(context.Background(), d))
 	return build(t, d)
 }
 
@@ -133,7 +116,7 @@ func build(t testing.TB, d *db.DB) *bundle {
 	require.NoError(t, r.AddTeam(context.Background(), team))
 	c := &texts{clk: clk, paced: true, busy: map[string]bool{}}
 	repo := postgres.NewRepo(d, nil)
-	in := ingest.New(d, repo, published{}, clk, log, nil)
+	in := ingest.New(d, repo, eventstest.Table{}, clk, log, nil)
 	svc := outbound.New(outbound.Deps{DB: d, Store: postgres.NewOutboundStore(d, repo), Jobs: j, Clock: clk, Carrier: c,
 		Teams: r, Lookup: r, OptOuts: r, Ingest: in, Log: log, DefaultPace: 1})
 	return &bundle{db: d, repo: repo, svc: svc, roster: r, carrier: c, clock: clk, team: team}

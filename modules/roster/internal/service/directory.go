@@ -32,12 +32,17 @@ func (d *Directory) Team(ctx context.Context, teamID string) (rosterapi.Team, er
 // TeamsByID implements rosterapi.Teams.
 func (d *Directory) TeamsByID(ctx context.Context, teamIDs []string) (map[string]rosterapi.Team, error) {
 	ts, err := d.st.Teams.TeamsByID(ctx, teamIDs)
+	return teamsBy(ts, err, func(t *domain.Team) string { return t.ID })
+}
+
+// teamsBy maps teams read by a store to the contract's, keyed by key.
+func teamsBy(ts []domain.Team, err error, key func(*domain.Team) string) (map[string]rosterapi.Team, error) {
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]rosterapi.Team, len(ts))
 	for i := range ts {
-		out[ts[i].ID] = ts[i].API()
+		out[key(&ts[i])] = ts[i].API()
 	}
 	return out, nil
 }
@@ -119,14 +124,7 @@ func (d *Directory) MembersByPhone(ctx context.Context, teamID, phone string) ([
 // TeamsByNumbers implements rosterapi.Lookup.
 func (d *Directory) TeamsByNumbers(ctx context.Context, e164s []string) (map[string]rosterapi.Team, error) {
 	ts, err := d.st.Teams.TeamsByNumbers(ctx, e164s)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]rosterapi.Team, len(ts))
-	for i := range ts {
-		out[ts[i].Number] = ts[i].API()
-	}
-	return out, nil
+	return teamsBy(ts, err, func(t *domain.Team) string { return t.Number })
 }
 
 // MembersByTeamPhones implements rosterapi.Lookup.
