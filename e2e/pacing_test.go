@@ -74,6 +74,12 @@ func (p *pacingEnv) logOnFailure(t testing.TB) {
 			t.Logf("number %s throughput %g last %s free %s catch-up %s next %s backlog %d slots %d", num, tp, last, free, cu, next, backlog, slots)
 		}
 	}
+	rows.Close()
+	var statuses string
+	if conn.QueryRow(context.Background(), `SELECT coalesce(string_agg(status || ' ' || n, ', '), '') FROM
+  (SELECT status, count(*) AS n FROM messaging_deliveries GROUP BY status ORDER BY status) s`).Scan(&statuses) == nil {
+		t.Logf("deliveries by status: %s", statuses)
+	}
 }
 
 // paced is a team whose own number sends at throughput segments a second.

@@ -102,14 +102,20 @@ func (s *Server) Refuse(number, errType string) {
 }
 
 // Flush posts the pending callbacks in order, each as a one-event array
-// with the callback credentials.
+// with the callback credentials. Bandwidth retries a callback that was not
+// answered 2xx (dev.bandwidth.com, "Messaging callbacks": retried with
+// back-off), so a callback that failed is owed again and sent at the next
+// flush.
 func (s *Server) Flush(ctx context.Context) error {
 	var errs []error
+	var failed [][]byte
 	for _, b := range s.Drain() {
 		if err := s.Post(ctx, b, s.CallbackUsername, s.CallbackPassword); err != nil {
 			errs = append(errs, err)
+			failed = append(failed, b)
 		}
 	}
+	s.Owe(failed...)
 	return errors.Join(errs...)
 }
 

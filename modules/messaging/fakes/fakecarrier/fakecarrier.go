@@ -112,6 +112,15 @@ func (s *Script[F, M, O, C]) Accept(m M, callbacks ...C) {
 	s.pending = append(s.pending, callbacks...)
 }
 
+// Owe puts callbacks back among those owed, ahead of the newer ones: a
+// carrier that retries its webhooks (Telnyx, Bandwidth) sends a callback
+// the service did not take again at the next flush.
+func (s *Script[F, M, O, C]) Owe(callbacks ...C) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending = append(append([]C(nil), callbacks...), s.pending...)
+}
+
 // Messages returns the accepted texts, oldest first.
 func (s *Script[F, M, O, C]) Messages() []M {
 	s.mu.Lock()

@@ -123,13 +123,20 @@ func (s *Server) Refuse(number, code string) {
 
 // Flush posts the pending webhooks in order, signed. It returns an error
 // naming every webhook that was not answered 2xx.
+//
+// Telnyx retries a webhook the receiver did not answer with 2xx
+// (developers.telnyx.com, "Webhooks": failed deliveries are retried), so a
+// callback that failed is owed again and sent at the next flush.
 func (s *Server) Flush(ctx context.Context) error {
 	var errs []error
+	var failed []webhook
 	for _, wh := range s.Drain() {
 		if err := s.Post(ctx, wh.url, wh.body); err != nil {
 			errs = append(errs, err)
+			failed = append(failed, wh)
 		}
 	}
+	s.Owe(failed...)
 	return errors.Join(errs...)
 }
 
