@@ -74,13 +74,10 @@ func (e *Editor) Change(ctx context.Context, teamID string, p Patch) (All, error
 				return err
 			}
 		}
-		if a.Help, err = e.help.SetHelpText(ctx, teamID, p.HelpText); err != nil {
+		if _, err = e.help.SetHelpText(ctx, teamID, p.HelpText); err != nil {
 			return err
 		}
-		if a.Quiet, err = e.settings.Quiet(ctx, teamID); err != nil {
-			return err
-		}
-		a.CarrierFailover, err = e.settings.CarrierFailover(ctx, teamID)
+		a, err = e.All(ctx, teamID)
 		return err
 	})
 	if err != nil {
