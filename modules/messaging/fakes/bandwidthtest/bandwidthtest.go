@@ -22,7 +22,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -76,7 +75,7 @@ type Server struct {
 	srv    *httptest.Server
 	client *http.Client
 
-	*fakecarrier.Script[Fault, Message, Outcome, []byte]
+	*fakecarrier.Script[Fault, Message, Outcome, callback]
 }
 
 // NewServer starts a fake, stopped when t ends. Set CallbackURL before
@@ -85,7 +84,7 @@ func NewServer(t testing.TB, accountID, username, password, applicationID, cbUse
 	t.Helper()
 	s := &Server{AccountID: accountID, Username: username, Password: password, ApplicationID: applicationID,
 		CallbackUsername: cbUser, CallbackPassword: cbPass, Now: time.Now,
-		Script: fakecarrier.New[Fault, Message, Outcome, []byte](), client: &http.Client{Timeout: 10 * time.Second}}
+		Script: fakecarrier.New[Fault, Message, Outcome, callback](), client: fakecarrier.NewClient()}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/v2/users/{account}/messages", s.create)
 	s.srv = httptest.NewServer(mux)
@@ -101,22 +100,23 @@ func (s *Server) Refuse(number, errType string) {
 		Field: "to"})
 }
 
-// Flush posts the pending callbacks in order, each as a one-event array
-// with the callback credentials. Bandwidth retries a callback that was not
+// Flush posts the pending callbacks, each as a one-event array with the
+// callback credentials: each text's in order, several texts' at once
+// (fakecarrier.Flush). Bandwidth retries a callback that was not
 // answered 2xx (dev.bandwidth.com, "Messaging callbacks": retried with
 // back-off), so a callback that failed is owed again and sent at the next
 // flush.
 func (s *Server) Flush(ctx context.Context) error {
-	var errs []error
-	var failed [][]byte
-	for _, b := range s.Drain() {
-		if err := s.Post(ctx, b, s.CallbackUsername, s.CallbackPassword); err != nil {
-			errs = append(errs, err)
-			failed = append(failed, b)
-		}
-	}
-	s.Owe(failed...)
-	return errors.Join(errs...)
+	return s.Script.Flush(ctx, func(cb callback) string { return cb.messageID },
+		func(ctx context.Context, cb callback) error {
+			return s.Post(ctx, cb.body, s.CallbackUsername, s.CallbackPassword)
+		}, true)
+}
+
+// callback is one owed callback body, about the text messageID.
+type callback struct {
+	messageID string
+	body      []byte
 }
 
 // Inbound posts message-received for a text from → to and returns the
@@ -210,16 +210,16 @@ func (s *Server) message(m Message) map[string]any {
 
 // callbacks are what Bandwidth posts about m: message-sending, then the
 // number's final callback, each a one-event array.
-func (s *Server) callbacks(m Message) [][]byte {
+func (s *Server) callbacks(m Message) []callback {
 	o := s.Outcome(m.To, Outcome{Type: "message-delivered"})
-	var out [][]byte
+	var out []callback
 	add := func(typ, desc string, code int) {
 		ev := map[string]any{"type": typ, "time": s.Now().UTC().Format(time.RFC3339Nano), "description": desc, "to": m.To, "message": s.message(m)}
 		if code != 0 {
 			ev["errorCode"] = code
 		}
 		b, _ := json.Marshal([]map[string]any{ev})
-		out = append(out, b)
+		out = append(out, callback{messageID: m.ID, body: b})
 	}
 	add("message-sending", "Message is sending to carrier", 0)
 	switch o.Type {

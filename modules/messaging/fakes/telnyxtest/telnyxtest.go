@@ -28,7 +28,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -102,7 +101,7 @@ func NewServer(t testing.TB, apiKey, profileID string) *Server {
 		t.Fatal(err)
 	}
 	s := &Server{APIKey: apiKey, ProfileID: profileID, Now: time.Now, priv: priv, pub: pub,
-		Script: fakecarrier.New[Fault, Message, Outcome, webhook](), client: &http.Client{Timeout: 10 * time.Second}}
+		Script: fakecarrier.New[Fault, Message, Outcome, webhook](), client: fakecarrier.NewClient()}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v2/messages", s.create)
 	s.srv = httptest.NewServer(mux)
@@ -121,23 +120,16 @@ func (s *Server) Refuse(number, code string) {
 	s.Script.Refuse(number, Fault{Status: http.StatusBadRequest, Code: code, Title: "Invalid 'to' address"})
 }
 
-// Flush posts the pending webhooks in order, signed. It returns an error
-// naming every webhook that was not answered 2xx.
+// Flush posts the pending webhooks, signed: each text's in order, several
+// texts' at once (fakecarrier.Flush). It returns an error naming every
+// webhook that was not answered 2xx.
 //
 // Telnyx retries a webhook the receiver did not answer with 2xx
 // (developers.telnyx.com, "Webhooks": failed deliveries are retried), so a
 // callback that failed is owed again and sent at the next flush.
 func (s *Server) Flush(ctx context.Context) error {
-	var errs []error
-	var failed []webhook
-	for _, wh := range s.Drain() {
-		if err := s.Post(ctx, wh.url, wh.body); err != nil {
-			errs = append(errs, err)
-			failed = append(failed, wh)
-		}
-	}
-	s.Owe(failed...)
-	return errors.Join(errs...)
+	return s.Script.Flush(ctx, func(wh webhook) string { return wh.url },
+		func(ctx context.Context, wh webhook) error { return s.Post(ctx, wh.url, wh.body) }, true)
 }
 
 // Inbound posts message.received for a text from → to to url (the
