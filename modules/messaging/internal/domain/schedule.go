@@ -155,6 +155,18 @@ func (s Schedule) Release(now, head time.Time) (Schedule, Release) {
 	return s, Release{Upto: head}
 }
 
+// Turn is the earliest instant a released hand-over may reach the
+// carrier, for a number looked at for its turn due (its stored next look)
+// whose head slot is due at head, under schedule s as it was before
+// Release: the head's instant and the guard's, or at once for a catch-up.
+// A pass that took several numbers hands each over at its own Turn.
+func (r Release) Turn(due, head time.Time, s Schedule) time.Time {
+	if r.CatchUp {
+		return due
+	}
+	return later(later(due, head), s.FreeAt)
+}
+
 // HandedOver records a hand-over of segments that finished at done: the
 // guard frees the number once their occupancy has passed (after whatever
 // the number had handed over before, for catch-up hand-overs in a row).

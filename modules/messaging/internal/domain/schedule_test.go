@@ -258,3 +258,18 @@ func TestBackoffAndNextAt(t *testing.T) {
 	_, r := s.Release(t0.Add(time.Second), t0)
 	require.Zero(t, r.Upto)
 }
+
+// A released hand-over's turn is its head slot's instant or the guard's,
+// whichever is later, and never earlier than the look it was due for; a
+// catch-up goes at once.
+func TestReleaseTurn(t *testing.T) {
+	t.Parallel()
+	s := Schedule{Pace: 1}.HandedOver(t0, 1) // free from t0+1s
+	pass := t0.Add(1100 * time.Millisecond)  // a pass that took a later number too
+	_, r := s.Release(pass, t0.Add(900*time.Millisecond))
+	require.Equal(t, Release{Upto: t0.Add(900 * time.Millisecond)}, r)
+	require.Equal(t, s.FreeAt, r.Turn(t0.Add(800*time.Millisecond), t0.Add(900*time.Millisecond), s), "the guard, not the head")
+	require.Equal(t, t0.Add(1050*time.Millisecond), r.Turn(t0.Add(1050*time.Millisecond), t0.Add(900*time.Millisecond), s), "the look's own due")
+	require.False(t, r.Turn(t0, t0, s).After(pass), "never later than the pass's latest number")
+	require.Equal(t, t0.Add(3*time.Second), Release{Upto: pass, CatchUp: true}.Turn(t0.Add(3*time.Second), t0, s))
+}

@@ -26,6 +26,11 @@ type passClock struct {
 	// notBefore is the instant the pass's texts may reach the carrier (the
 	// service clock); zero or past: at once.
 	notBefore time.Time
+	// turns, when set, are the instants each number's texts may reach the
+	// carrier (by number id), no later than notBefore: a pass that took
+	// several numbers hands each over at its own turn, not at the last
+	// one's, so no number waits for another.
+	turns map[string]time.Time
 }
 
 func (s *Service) startPass() passClock {
@@ -34,10 +39,21 @@ func (s *Service) startPass() passClock {
 
 func (c passClock) at() time.Time { return c.now.Add(time.Since(c.start)) }
 
+// turn is when number's texts may reach the carrier.
+func (c passClock) turn(number string) time.Time {
+	if t, ok := c.turns[number]; ok {
+		return t
+	}
+	return c.notBefore
+}
+
 // waitTurn waits, at most until ctx ends, for the pass's notBefore: never
 // longer than the service's Lead, since no number is taken earlier.
-func (c passClock) waitTurn(ctx context.Context) error {
-	d := c.notBefore.Sub(c.at())
+func (c passClock) waitTurn(ctx context.Context) error { return c.waitUntil(ctx, c.notBefore) }
+
+// waitUntil waits, at most until ctx ends, until the pass's clock reads at.
+func (c passClock) waitUntil(ctx context.Context, at time.Time) error {
+	d := at.Sub(c.at())
 	if d <= 0 {
 		return nil
 	}
@@ -106,10 +122,10 @@ func (s *Service) handOver(ctx context.Context, texts []outgoing, pass passClock
 	if err := s.Store.RecordSenders(ctx, sendersOf(texts)); err != nil {
 		return res, err
 	}
-	if err := pass.waitTurn(ctx); err != nil {
+	results, err := s.send(ctx, texts, &res, pass)
+	if err != nil {
 		return res, err
 	}
-	results := s.send(ctx, texts, &res, pass.at)
 
 	now := pass.at().UTC()
 	var sent []Sent
@@ -222,18 +238,21 @@ func (s *Service) dropOptedOut(ctx context.Context, texts []outgoing) (keep, ski
 // else one call per text, several at once, each number's calls stopping at
 // its first failure that is not about the text itself. It notes per number
 // when its last call finished and whether the carrier asked it to wait.
-func (s *Service) send(ctx context.Context, texts []outgoing, res *handedOver, at func() time.Time) []carrier.Result {
+func (s *Service) send(ctx context.Context, texts []outgoing, res *handedOver, pass passClock) ([]carrier.Result, error) {
 	msgs := make([]carrier.Message, len(texts))
 	for i, t := range texts {
 		msgs[i] = carrier.Message{DeliveryID: t.DeliveryID, TeamID: t.TeamID, From: t.From, To: t.Phone, Body: t.Body, Segments: t.Segments}
 	}
 	results := make([]carrier.Result, len(texts))
 	if len(texts) == 0 {
-		return results
+		return results, nil
 	}
 	if bs, ok := s.Carrier.(carrier.BatchSender); ok {
+		if err := pass.waitTurn(ctx); err != nil {
+			return nil, err
+		}
 		rs, err := bs.SendMany(ctx, msgs)
-		done := at()
+		done := pass.at()
 		for i := range results {
 			if err != nil {
 				results[i] = carrier.Result{Err: err}
@@ -242,18 +261,34 @@ func (s *Service) send(ctx context.Context, texts []outgoing, res *handedOver, a
 			}
 			s.noteCall(res, texts[i].NumberID, takenAt(results[i], done), results[i].Err)
 		}
-		return results
+		return results, nil
 	}
+	// Calls start in order of their numbers' turns, each at its number's
+	// turn, so a call waiting for a later turn never holds a slot an
+	// earlier one needs.
+	order := make([]int, len(texts))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return pass.turn(texts[order[a]].NumberID).Before(pass.turn(texts[order[b]].NumberID))
+	})
 	var mu sync.Mutex
 	stopped := map[string]bool{}
 	sem := make(chan struct{}, maxCalls)
 	var wg sync.WaitGroup
-	for i := range texts {
-		wg.Add(1)
+	var waitErr error
+	for _, i := range order {
 		sem <- struct{}{}
+		num := texts[i].NumberID
+		if err := pass.waitUntil(ctx, pass.turn(num)); err != nil {
+			<-sem
+			waitErr = err
+			break
+		}
+		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			num := texts[i].NumberID
 			mu.Lock()
 			stop := stopped[num]
 			mu.Unlock()
@@ -263,7 +298,7 @@ func (s *Service) send(ctx context.Context, texts []outgoing, res *handedOver, a
 			} else {
 				r.Receipt, r.Err = s.Carrier.Send(ctx, msgs[i])
 			}
-			done := at()
+			done := pass.at()
 			mu.Lock()
 			defer mu.Unlock()
 			results[i] = r
@@ -274,7 +309,10 @@ func (s *Service) send(ctx context.Context, texts []outgoing, res *handedOver, a
 		}()
 	}
 	wg.Wait()
-	return results
+	if waitErr != nil {
+		return nil, waitErr
+	}
+	return results, nil
 }
 
 // takenAt is when the carrier took a text: when it says so, else when its

@@ -95,9 +95,10 @@ func (s *Service) Pass(ctx context.Context) (more bool, err error) {
 	err = s.DB.Tx(ctx, func(ctx context.Context) error {
 		pass := s.startPass()
 		// Numbers due within the lead are taken now, their reads done
-		// ahead, and handed over at the instant the last of them is due
-		// (pass.notBefore): the carrier never sees a text before its
-		// number's turn, and the pass's own work is not added to the wait.
+		// ahead, and each is handed over at its own turn (pass.turns): the
+		// carrier never sees a text before its number's turn, and neither
+		// the pass's own work nor another number's turn is added to the
+		// wait.
 		ns, err := s.Store.DueNumbers(ctx, pass.now.Add(s.Lead), numbersPerRun)
 		if err != nil || len(ns) == 0 {
 			return err
@@ -107,6 +108,7 @@ func (s *Service) Pass(ctx context.Context) (more bool, err error) {
 			now = later(now, n.NextAt)
 		}
 		pass.notBefore = now
+		pass.turns = make(map[string]time.Time, len(ns))
 		more = len(ns) == numbersPerRun
 		s.withPace(ns)
 		ids := make([]string, len(ns))
@@ -124,6 +126,7 @@ func (s *Service) Pass(ctx context.Context) (more bool, err error) {
 			scheds[n.ID] = sched
 			if !rel.Upto.IsZero() {
 				dues = append(dues, Due{NumberID: n.ID, Upto: rel.Upto, Limit: catchUpSlots})
+				pass.turns[n.ID] = rel.Turn(n.NextAt, heads[n.ID], n.Schedule)
 			}
 		}
 		slots, err := s.Store.DueSlots(ctx, dues)
