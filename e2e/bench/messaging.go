@@ -38,7 +38,7 @@ const (
 // msgTeam is the messaging scenarios' team: a sending number and -members
 // athletes and guardians (the "families" audience).
 func (e *benchEnv) msgTeam(ctx context.Context) (*harness.Fixture, error) {
-	return e.msgFx.get(func() (*harness.Fixture, error) {
+	return once(e, "messaging", func() (*harness.Fixture, error) {
 		admin := e.admin()
 		progress("messaging: creating a team with %d members…", e.members)
 		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": "+12025550142"}})
@@ -61,7 +61,7 @@ func (e *benchEnv) msgTeam(ctx context.Context) (*harness.Fixture, error) {
 // queue's pause and resume and the no-op jobs (River's own API, so the
 // notifications reach the service's producers on the channels River uses).
 func (e *benchEnv) riverClient(ctx context.Context) (*river.Client[pgx.Tx], error) {
-	return e.riverFx.get(func() (*river.Client[pgx.Tx], error) {
+	return once(e, "river", func() (*river.Client[pgx.Tx], error) {
 		return river.NewClient(riverpgxv5.New(e.pool), &river.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	})
 }

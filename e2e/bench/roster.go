@@ -268,7 +268,7 @@ type rosterTeam struct {
 var rosterGroups = []string{"U10", "U12", "U14", "U16"}
 
 func (e *benchEnv) rosterTeam(ctx context.Context) (*rosterTeam, error) {
-	return e.rosterFx.get(func() (*rosterTeam, error) {
+	return once(e, "roster", func() (*rosterTeam, error) {
 		admin := e.admin()
 		progress("roster: creating a team with %d members…", e.members)
 		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{})
