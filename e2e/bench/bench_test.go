@@ -86,17 +86,14 @@ func TestReplaceSection(t *testing.T) {
 }
 
 func TestSmallestQuota(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		q, w int
-	}{
-		{``, 0, 0},
-		{`"requests";q=120;w=60`, 120, 60},
-		{`"requests";q=120;w=60, "heavy";q=10;w=60`, 10, 60},
-		{`"sends-minute";q=20;w=60, "sends-hour";q=200;w=3600`, 20, 60},
+	for in, want := range map[string]int{
+		``:                      0,
+		`"requests";q=120;w=60`: 120,
+		`"requests";q=120;w=60, "heavy";q=10;w=60`:            10,
+		`"sends-minute";q=20;w=60, "sends-hour";q=200;w=3600`: 20,
 	} {
-		if q, w := smallestQuota(c.in); q != c.q || w != c.w {
-			t.Errorf("smallestQuota(%q) = %d, %d; want %d, %d", c.in, q, w, c.q, c.w)
+		if got := smallestQuota(in); got != want {
+			t.Errorf("smallestQuota(%q) = %d, want %d", in, got, want)
 		}
 	}
 }
