@@ -84,16 +84,22 @@ func once[T any](e *benchEnv, name string, build func() (T, error)) (T, error) {
 	return v, f.err
 }
 
-// shared is a row of a fixture that measures several rows in one go: the
-// fixture runs for whichever of its rows comes first, each row reads its part.
-func shared[T any](name string, build func(context.Context, *benchEnv) (T, error), row func(T) result) func(context.Context, *benchEnv) (result, error) {
+// on is a row of the fixture called name, which build makes for whichever
+// of its rows comes first.
+func on[T any](name string, build func(context.Context, *benchEnv) (T, error), row func(context.Context, *benchEnv, T) (result, error)) func(context.Context, *benchEnv) (result, error) {
 	return func(ctx context.Context, env *benchEnv) (result, error) {
 		v, err := once(env, name, func() (T, error) { return build(ctx, env) })
 		if err != nil {
 			return result{}, err
 		}
-		return row(v), nil
+		return row(ctx, env, v)
 	}
+}
+
+// shared is a row of a fixture that measures several rows in one go: each
+// row reads its part.
+func shared[T any](name string, build func(context.Context, *benchEnv) (T, error), part func(T) result) func(context.Context, *benchEnv) (result, error) {
+	return on(name, build, func(_ context.Context, _ *benchEnv, v T) (result, error) { return part(v), nil })
 }
 
 // admin is a client of the admin API (60 s timeout: imports take a while).
@@ -389,16 +395,15 @@ func selectScenarios(arg string) ([]scenario, error) {
 	}
 	var out []scenario
 	for name := range strings.SplitSeq(arg, ",") {
-		name = strings.TrimSpace(name)
-		i := slices.IndexFunc(scenarios, func(s scenario) bool { return s.name == name })
-		if i < 0 {
+		named := func(s scenario) bool { return s.name == strings.TrimSpace(name) }
+		switch i := slices.IndexFunc(scenarios, named); {
+		case i < 0:
 			var names []string
 			for _, s := range scenarios {
 				names = append(names, s.name)
 			}
-			return nil, fmt.Errorf("unknown scenario %q (have: %s)", name, strings.Join(names, ", "))
-		}
-		if !slices.ContainsFunc(out, func(s scenario) bool { return s.name == name }) {
+			return nil, fmt.Errorf("unknown scenario %q (have: %s)", strings.TrimSpace(name), strings.Join(names, ", "))
+		case !slices.ContainsFunc(out, named):
 			out = append(out, scenarios[i])
 		}
 	}

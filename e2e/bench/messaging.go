@@ -35,26 +35,23 @@ const (
 	deliverTarget = 5000.0                 // the goal for deliveries per second
 )
 
-// msgTeam is the messaging scenarios' team: a sending number and -members
-// athletes and guardians (the "families" audience).
-func (e *benchEnv) msgTeam(ctx context.Context) (*harness.Fixture, error) {
-	return once(e, "messaging", func() (*harness.Fixture, error) {
-		admin := e.admin()
-		progress("messaging: creating a team with %d members…", e.members)
+// onMsgTeam is a row on the messaging scenarios' team: a sending number
+// and -members athletes and guardians (the "families" audience).
+func onMsgTeam(row func(context.Context, *benchEnv, *harness.Fixture) (result, error)) func(context.Context, *benchEnv) (result, error) {
+	return on("messaging", func(ctx context.Context, env *benchEnv) (*harness.Fixture, error) {
+		admin := env.admin()
+		progress("messaging: creating a team with %d members…", env.members)
 		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": "+12025550142"}})
 		if err != nil {
 			return nil, fmt.Errorf("create the messaging team: %w", err)
 		}
-		if _, err := importRows(ctx, e, "messaging setup", fx.TeamID, teamRows(blockMessaging, e.members, nil), importChunk); err != nil {
+		if _, err := importRows(ctx, env, "messaging setup", fx.TeamID, teamRows(blockMessaging, env.members, nil), importChunk); err != nil {
 			return nil, err
 		}
 		// Every text delivered (the simulator's outcomes are global).
-		if err := admin.Expect(ctx, http.StatusOK, http.MethodPut, "/simulator/outcomes",
-			map[string]any{"default": "delivered", "numbers": map[string]string{}, "error_code": "30005"}, nil); err != nil {
-			return nil, err
-		}
-		return fx, nil
-	})
+		return fx, admin.Expect(ctx, http.StatusOK, http.MethodPut, "/simulator/outcomes",
+			map[string]any{"default": "delivered", "numbers": map[string]string{}, "error_code": "30005"}, nil)
+	}, row)
 }
 
 // riverClient is an insert-only River client on the bench's pool, for the
@@ -110,11 +107,7 @@ func send(ctx context.Context, env *benchEnv, key, text string, want int) (clien
 // earlier send's fan-out competes with the next accept (on two CPUs each
 // would take many seconds); each send's fan-out jobs are then cancelled
 // unrun, which the row checks.
-func runMsgAccept(ctx context.Context, env *benchEnv) (result, error) {
-	mt, err := env.msgTeam(ctx)
-	if err != nil {
-		return result{}, err
-	}
+func runMsgAccept(ctx context.Context, env *benchEnv, mt *harness.Fixture) (result, error) {
 	pool := env.pool
 	rc, err := env.riverClient(ctx)
 	if err != nil {
@@ -190,11 +183,7 @@ func jobsPer(ctx context.Context, pool *pgxpool.Pool, before int64, units int) (
 
 // runMsgDeliver sends once to the messaging team and follows its
 // deliveries from the 201 to their final statuses.
-func runMsgDeliver(ctx context.Context, env *benchEnv) (result, error) {
-	mt, err := env.msgTeam(ctx)
-	if err != nil {
-		return result{}, err
-	}
+func runMsgDeliver(ctx context.Context, env *benchEnv, mt *harness.Fixture) (result, error) {
 	pool := env.pool
 	keys, err := newKeyRing(ctx, env, mt.TeamID, mt.CoachID, "bench-deliver", 1)
 	if err != nil {

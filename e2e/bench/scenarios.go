@@ -26,18 +26,18 @@ var scenarios = []scenario{
 	{name: "access-unknownkey", group: "access", desc: "HTTP `GET /api/v1/team` with a well-formed unknown key → 401 `invalid_key` (key lookup, then the per-address limiter)", run: unauthorized("Bearer "+unknownKey, auth.CodeInvalidKey).run("access-unknownkey")},
 	{name: "access-team", group: "access", desc: "HTTP `GET /api/v1/team` with a valid key: the whole gate (key, owner, team, plan, card, 120/min limit), then the handler", run: accessTeam.run("access-team")},
 
-	{name: "roster-import", group: "roster", desc: "admin CSV import of the team's members in requests of 1,000 rows (name, phone, role, one group each)", run: runRosterImport},
+	{name: "roster-import", group: "roster", desc: "admin CSV import of the team's members in requests of 1,000 rows (name, phone, role, one group each)", run: onRoster(runRosterImport)},
 	{name: "roster-pages", group: "roster", desc: "HTTP `GET /members?limit=200&offset=N`, every page in order", run: rosterPages("roster-pages", false)},
-	{name: "roster-optout-bulk", group: "roster", desc: "HTTP `POST /opt-outs/bulk` with 500 members' numbers not opted out before", run: runRosterOptOutBulk},
-	{name: "roster-validate", group: "roster", desc: "HTTP `POST /recipients/validate` with 100 numbers (on the roster, opted out, unknown, invalid)", run: runRosterValidate},
+	{name: "roster-optout-bulk", group: "roster", desc: "HTTP `POST /opt-outs/bulk` with 500 members' numbers not opted out before", run: onRoster(runRosterOptOutBulk)},
+	{name: "roster-validate", group: "roster", desc: "HTTP `POST /recipients/validate` with 100 numbers (on the roster, opted out, unknown, invalid)", run: onRoster(runRosterValidate)},
 	{name: "roster-import-5k", group: "roster", desc: "admin CSV import of 5,000 new members in one request", run: importOne("roster-import-5k", blockImport5k, 5000)},
 	{name: "roster-pages-16", group: "roster", desc: "roster-pages with -concurrency workers (the raw-SQL ratio is measured with 16)", run: rosterPages("roster-pages-16", true)},
 	// One request each, into the roster team.
 	{name: "roster-import-10k", group: "roster", desc: "admin CSV import of 10,000 new members in one request", run: importOne("roster-import-10k", blockImport10k, 10000)},
 	{name: "roster-import-100k", group: "roster", desc: "admin CSV import of 100,000 new members in one request", run: importOne("roster-import-100k", blockImport1e5, 100000)},
 
-	{name: "msg-accept", group: "messaging", desc: "HTTP `POST /messages` to `families` (every member): time to the 201", run: runMsgAccept},
-	{name: "msg-deliver", group: "messaging", desc: "one send through the simulator, from the 201 to every delivery's final status", run: runMsgDeliver},
+	{name: "msg-accept", group: "messaging", desc: "HTTP `POST /messages` to `families` (every member): time to the 201", run: onMsgTeam(runMsgAccept)},
+	{name: "msg-deliver", group: "messaging", desc: "one send through the simulator, from the 201 to every delivery's final status", run: onMsgTeam(runMsgDeliver)},
 	{name: "river-noop", group: "messaging", desc: "River alone: no-op jobs (`platform.noop`) worked by the service's client", run: runRiverNoop},
 
 	{name: "inbound-texts", group: "inbound15", desc: "inbound texts from the carrier's callback to `message.received` stored", run: shared("inbound", runInbound, func(r *inboundRun) result { return r.texts })},
