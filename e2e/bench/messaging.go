@@ -54,28 +54,25 @@ func onMsgTeam(row func(context.Context, *benchEnv, *harness.Fixture) (result, e
 	}, row)
 }
 
-// riverClient is an insert-only River client on the bench's pool, for the
-// queue's pause and resume and the no-op jobs (River's own API, so the
-// notifications reach the service's producers on the channels River uses).
-func (e *benchEnv) riverClient(ctx context.Context) (*river.Client[pgx.Tx], error) {
-	return once(e, "river", func() (*river.Client[pgx.Tx], error) {
-		return river.NewClient(riverpgxv5.New(e.pool), &river.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	})
-}
-
 // pauseQueues pauses the service's queues (no job is fetched; running ones
-// finish) and returns the resume.
-func pauseQueues(ctx context.Context, rc *river.Client[pgx.Tx], queues ...string) (func() error, error) {
+// finish) through an insert-only River client on the bench's pool (River's
+// own API, so the notifications reach the service's producers on the
+// channels River uses), and returns the client and the resume.
+func pauseQueues(ctx context.Context, pool *pgxpool.Pool, queues ...string) (*river.Client[pgx.Tx], func() error, error) {
+	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, q := range queues {
 		if err := rc.QueuePause(ctx, q, nil); err != nil {
-			return nil, fmt.Errorf("pause River's queue %s: %w", q, err)
+			return nil, nil, fmt.Errorf("pause River's queue %s: %w", q, err)
 		}
 	}
 	// The producer learns it from a notification within milliseconds.
 	if err := sleepUntil(ctx, time.Now().Add(500*time.Millisecond)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return func() error {
+	return rc, func() error {
 		for _, q := range queues {
 			if err := rc.QueueResume(context.WithoutCancel(ctx), q, nil); err != nil {
 				return fmt.Errorf("resume River's queue %s: %w", q, err)
@@ -109,10 +106,6 @@ func send(ctx context.Context, env *benchEnv, key, text string, want int) (clien
 // unrun, which the row checks.
 func runMsgAccept(ctx context.Context, env *benchEnv, mt *harness.Fixture) (result, error) {
 	pool := env.pool
-	rc, err := env.riverClient(ctx)
-	if err != nil {
-		return result{}, err
-	}
 	const warmup = 1
 	ring, err := freshKeys(ctx, env, mt.TeamID, mt.CoachID, "bench-accept", warmup+acceptSends, 1)
 	if err != nil {
@@ -121,7 +114,7 @@ func runMsgAccept(ctx context.Context, env *benchEnv, mt *harness.Fixture) (resu
 	if err := waitQuiet(ctx, pool, "msg-accept"); err != nil {
 		return result{}, err
 	}
-	resume, err := pauseQueues(ctx, rc, river.QueueDefault, "outbound", "status")
+	_, resume, err := pauseQueues(ctx, pool, river.QueueDefault, "outbound", "status")
 	if err != nil {
 		return result{}, err
 	}
@@ -249,10 +242,6 @@ func noopJobs(env *benchEnv) int { return 2 * env.members }
 // times the service's River client working them all.
 func runRiverNoop(ctx context.Context, env *benchEnv) (result, error) {
 	pool := env.pool
-	rc, err := env.riverClient(ctx)
-	if err != nil {
-		return result{}, err
-	}
 	n := noopJobs(env)
 	if err := waitQuiet(ctx, pool, "river-noop"); err != nil {
 		return result{}, err
@@ -261,7 +250,7 @@ func runRiverNoop(ctx context.Context, env *benchEnv) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	resume, err := pauseQueues(ctx, rc, river.QueueDefault)
+	rc, resume, err := pauseQueues(ctx, pool, river.QueueDefault)
 	if err != nil {
 		return result{}, err
 	}
