@@ -14,11 +14,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/teamtext/teamtext/client"
+	"github.com/teamtext/teamtext/e2e/harness"
 	"github.com/teamtext/teamtext/platform/auth"
 )
 
@@ -68,22 +70,20 @@ func get(ctx context.Context, c *http.Client, url, authz string, want int, code 
 }
 
 // getRow is a scenario of GET requests that all get the same answer.
+// Foundation rows run at -concurrency with -requests and -warmup over the
+// team's keys, and check the first answer's team; the others run with one
+// worker and accessLoad's counts, over fresh keys when keyed.
 type getRow struct {
-	path   string // under the public URL
-	status int
-	code   string // the error code the answer carries, if any
-	// keys: nil for a constant Authorization value authz, else the
-	// ring the requests take their keys from, in turn.
-	keys  func(ctx context.Context, env *benchEnv) (*keyRing, error)
-	authz string
+	path       string // under the public URL
+	status     int
+	code       string // the error code the answer carries, if any
+	authz      string // the Authorization value of rows neither keyed nor foundation
+	keyed      bool
+	foundation bool
 	// spread sends the requests from loopback client addresses, at most
 	// ipBudget a minute each (the per-address limit of requests without
 	// a valid key).
 	spread bool
-	// foundation rows run at -concurrency with -requests and -warmup;
-	// the others with one worker and accessLoad's counts.
-	foundation bool
-	check      func(env *benchEnv, body []byte) error // of the first answer, unmeasured
 }
 
 // accessLoad is the measured requests and warm-up of each access row: at
@@ -96,9 +96,9 @@ func accessLoad(env *benchEnv) (requests, warmup int) {
 var unknownKey = auth.KeyPrefix + "benchUnknown" + strings.Repeat("0", auth.KeyLen-len(auth.KeyPrefix)-len("benchUnknown"))
 
 var (
-	teamRow    = getRow{path: "/api/v1/team", status: http.StatusOK, foundation: true, keys: envKeys, check: checkTeam}
+	teamRow    = getRow{path: "/api/v1/team", status: http.StatusOK, foundation: true}
 	healthzRow = getRow{path: "/healthz", status: http.StatusOK}
-	accessTeam = getRow{path: "/api/v1/team", status: http.StatusOK, keys: accessKeys}
+	accessTeam = getRow{path: "/api/v1/team", status: http.StatusOK, keyed: true}
 )
 
 // unauthorized is GET /api/v1/team answered 401 with code.
@@ -106,44 +106,22 @@ func unauthorized(authz, code string) getRow {
 	return getRow{path: "/api/v1/team", status: http.StatusUnauthorized, code: code, authz: authz, spread: true}
 }
 
-// envKeys is the team's keys, as many as the key plan asked for.
-func envKeys(_ context.Context, env *benchEnv) (*keyRing, error) { return env.keys, nil }
-
-// accessKeys is fresh keys of the team's head coach, at most requestBudget
-// requests each.
-func accessKeys(ctx context.Context, env *benchEnv) (*keyRing, error) {
-	requests, warmup := accessLoad(env)
-	return freshKeys(ctx, env, env.teamID, env.coachID, "bench-access", requests+warmup+1, requestBudget)
-}
-
-// checkTeam checks that the right team comes back.
-func checkTeam(env *benchEnv, body []byte) error {
-	var team client.DataBodyTeam
-	if err := json.Unmarshal(body, &team); err != nil || team.Data.Id != env.teamID {
-		return fmt.Errorf("want team %s (%v): %.300s", env.teamID, err, body)
-	}
-	return nil
-}
-
 // run measures the row: one checked request first, then measure.
 func (g getRow) run(name string) func(context.Context, *benchEnv) (result, error) {
 	return func(ctx context.Context, env *benchEnv) (result, error) {
 		requests, warmup := accessLoad(env)
 		spec := loadSpec{Requests: requests, Concurrency: 1, MaxDuration: env.maxDuration}
-		if g.foundation {
+		authz, note := func() string { return g.authz }, ""
+		switch {
+		case g.foundation:
 			warmup, spec.Requests, spec.Concurrency = env.warmup, env.requests, env.concurrency
-		}
-		authz := func() string { return g.authz }
-		var note string
-		if g.keys != nil {
-			ring, err := g.keys(ctx, env)
+			authz = env.keys.authz
+		case g.keyed:
+			ring, err := freshKeys(ctx, env, env.teamID, env.coachID, "bench-access", requests+warmup+1, requestBudget)
 			if err != nil {
 				return result{}, err
 			}
-			authz = ring.authz
-			if !g.foundation {
-				note = fmt.Sprintf("%d fresh keys", len(ring.keys))
-			}
+			authz, note = ring.authz, fmt.Sprintf("%d fresh keys", len(ring.keys))
 		}
 		clients := []*http.Client{loopbackClient(nil, spec.Concurrency)}
 		if g.spread {
@@ -173,13 +151,13 @@ func (g getRow) run(name string) func(context.Context, *benchEnv) (result, error
 		send := func(ctx context.Context) ([]byte, error) {
 			return get(ctx, clients[(next.Add(1)-1)%uint64(len(clients))], url, authz(), g.status, g.code)
 		}
-		do := func(ctx context.Context) error {
-			_, err := send(ctx)
-			return err
-		}
+		do := func(ctx context.Context) error { _, err := send(ctx); return err }
 		body, err := send(ctx)
-		if err == nil && g.check != nil {
-			err = g.check(env, body)
+		var team client.DataBodyTeam
+		if err == nil && g.foundation {
+			if err = json.Unmarshal(body, &team); err == nil && team.Data.Id != env.teamID {
+				err = fmt.Errorf("want team %s: %.300s", env.teamID, body)
+			}
 		}
 		if err != nil {
 			return result{}, fmt.Errorf("check request: %w", err)
@@ -201,3 +179,91 @@ func accessBullets(meta reportMeta) []string {
 			"is the cost of one request rather than queueing; *CPU/req* and *DB acquires/req* as in the foundation section", requests, warmup),
 	}
 }
+
+// keyPlan is how many API keys the HTTP scenarios spread their requests
+// over, and why.
+type keyPlan struct {
+	Keys     int
+	Quota    int    // requests one key may make per window (0: no limit seen)
+	Policy   string // the RateLimit-Policy header as the service sent it
+	Explicit bool   // set by -keys
+}
+
+// planKeys decides the key count: -keys when set, otherwise enough keys
+// that none exceeds the per-key request limit the service announces in its
+// RateLimit-Policy header (one key when it announces none). Each scenario
+// sends at most its warm-up, one check and its measured run; the scenarios
+// run within one window of each other, so they are summed.
+func planKeys(ctx context.Context, env *benchEnv, key string, flagKeys, apiScenarios int) (keyPlan, error) {
+	resp, err := env.api(key).Do(ctx, http.MethodGet, "/team", nil)
+	if err != nil {
+		return keyPlan{}, fmt.Errorf("probe GET /api/v1/team: %w", err)
+	}
+	if resp.Status != http.StatusOK {
+		return keyPlan{}, fmt.Errorf("probe GET /api/v1/team: status %d: %s", resp.Status, resp.Body)
+	}
+	kp := keyPlan{Keys: 1, Policy: resp.Header.Get("RateLimit-Policy")}
+	kp.Quota = smallestQuota(kp.Policy)
+	if flagKeys > 0 {
+		kp.Keys, kp.Explicit = flagKeys, true
+		return kp, nil
+	}
+	if kp.Quota > 0 && apiScenarios > 0 {
+		budget := max(1, kp.Quota*9/10) // a margin for the probe and check requests
+		kp.Keys = ceilDiv(apiScenarios*(env.warmup+env.requests+1), budget)
+	}
+	return kp, nil
+}
+
+// smallestQuota is the smallest quota of an IETF RateLimit-Policy header
+// such as `"requests";q=120;w=60, "heavy";q=10;w=60` (0 when there is none).
+func smallestQuota(policy string) (quota int) {
+	for param := range strings.SplitSeq(strings.ReplaceAll(policy, ",", ";"), ";") {
+		v, ok := strings.CutPrefix(strings.TrimSpace(param), "q=")
+		if q, err := strconv.Atoi(strings.TrimSpace(v)); ok && err == nil && q > 0 && (quota == 0 || q < quota) {
+			quota = q
+		}
+	}
+	return quota
+}
+
+// Per-key budgets the scenarios plan with: 90% of the service's limits
+// (platform/auth), a margin for the odd check request.
+var (
+	requestBudget = auth.RequestPolicy[0].Limit * 9 / 10 // requests per key per minute
+	heavyBudget   = auth.HeavyPolicy[0].Limit * 9 / 10   // heavy-pool requests per key per minute
+	ipBudget      = auth.IPPolicy[0].Limit * 9 / 10      // requests without a valid key per client address per minute
+)
+
+// keyRing hands out API keys round-robin, so that no key goes over a
+// per-minute budget within one scenario.
+type keyRing struct {
+	keys []string
+	next atomic.Uint64
+}
+
+// newKeyRing creates n fresh keys of team teamID for member memberID (a
+// head coach) through the admin API, after the given ones.
+func newKeyRing(ctx context.Context, env *benchEnv, teamID, memberID, name string, n int, keys ...string) (*keyRing, error) {
+	for i := range n {
+		k, err := harness.NewKey(ctx, env.admin(), teamID, memberID, fmt.Sprintf("%s-%d", name, i))
+		if err != nil {
+			return nil, fmt.Errorf("create API key %d of %d: %w", i+1, n, err)
+		}
+		keys = append(keys, k.Key)
+	}
+	return &keyRing{keys: keys}, nil
+}
+
+// freshKeys is a ring of enough fresh keys for uses requests at perKey each.
+func freshKeys(ctx context.Context, env *benchEnv, teamID, memberID, name string, uses, perKey int) (*keyRing, error) {
+	return newKeyRing(ctx, env, teamID, memberID, name, max(1, ceilDiv(uses, perKey)))
+}
+
+// key is the next key.
+func (k *keyRing) key() string { return k.keys[(k.next.Add(1)-1)%uint64(len(k.keys))] }
+
+// authz is the next key as an Authorization value.
+func (k *keyRing) authz() string { return "Bearer " + k.key() }
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -14,17 +14,9 @@ func TestPercentile(t *testing.T) {
 	for i := 100; i >= 1; i-- {
 		lat = append(lat, time.Duration(i)*time.Millisecond)
 	}
-	s := computeStats(lat)
-	for _, c := range []struct {
-		got, want time.Duration
-		name      string
-	}{
-		{s.Min, 1 * time.Millisecond, "min"}, {s.P50, 50 * time.Millisecond, "p50"}, {s.P90, 90 * time.Millisecond, "p90"},
-		{s.P99, 99 * time.Millisecond, "p99"}, {s.Max, 100 * time.Millisecond, "max"}, {s.Mean, 50500 * time.Microsecond, "mean"},
-	} {
-		if c.got != c.want {
-			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
-		}
+	ms := time.Millisecond
+	if s := computeStats(lat); s != (latencyStats{N: 100, P50: 50 * ms, P90: 90 * ms, P99: 99 * ms, Max: 100 * ms}) {
+		t.Errorf("stats %+v", s)
 	}
 	if got := percentile([]time.Duration{7}, 99); got != 7 {
 		t.Errorf("single value p99 = %v", got)
@@ -94,17 +86,14 @@ func TestReplaceSection(t *testing.T) {
 }
 
 func TestSmallestQuota(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		q, w int
-	}{
-		{``, 0, 0},
-		{`"requests";q=120;w=60`, 120, 60},
-		{`"requests";q=120;w=60, "heavy";q=10;w=60`, 10, 60},
-		{`"sends-minute";q=20;w=60, "sends-hour";q=200;w=3600`, 20, 60},
+	for in, want := range map[string]int{
+		``:                      0,
+		`"requests";q=120;w=60`: 120,
+		`"requests";q=120;w=60, "heavy";q=10;w=60`:            10,
+		`"sends-minute";q=20;w=60, "sends-hour";q=200;w=3600`: 20,
 	} {
-		if q, w := smallestQuota(c.in); q != c.q || w != c.w {
-			t.Errorf("smallestQuota(%q) = %d, %d; want %d, %d", c.in, q, w, c.q, c.w)
+		if got := smallestQuota(in); got != want {
+			t.Errorf("smallestQuota(%q) = %d, want %d", in, got, want)
 		}
 	}
 }
@@ -114,7 +103,7 @@ func TestCurveStats(t *testing.T) {
 	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
 	// 2 units by 100 ms, none more by 200 ms, 4 by 300 ms, a dip ignored, 6 by 500 ms.
 	s := curveStats(start, []curvePoint{{at(100), 2}, {at(200), 2}, {at(300), 4}, {at(400), 3}, {at(500), 6}})
-	if s.N != 6 || s.Min != 100*time.Millisecond || s.P50 != 300*time.Millisecond || s.Max != 500*time.Millisecond {
+	if s.N != 6 || s.P50 != 300*time.Millisecond || s.Max != 500*time.Millisecond {
 		t.Fatalf("stats %+v", s)
 	}
 	if got := curveStats(start, nil); got.N != 0 {
@@ -182,18 +171,16 @@ func TestSharedFixtureRunsOnce(t *testing.T) {
 	// reads its own part of the same run.
 	type run struct{ a, b result }
 	builds := 0
-	var once fixtureOnce[*run]
-	fx := func(*benchEnv) *fixtureOnce[*run] { return &once }
 	build := func(context.Context, *benchEnv) (*run, error) {
 		builds++
 		return &run{a: result{Requests: 1}, b: result{Requests: 2}}, nil
 	}
 	env := &benchEnv{}
-	b, err := shared(fx, build, func(r *run) result { return r.b })(context.Background(), env)
+	b, err := shared("fx", build, func(r *run) result { return r.b })(context.Background(), env)
 	if err != nil || b.Requests != 2 {
 		t.Fatalf("row b: %+v, %v", b, err)
 	}
-	a, err := shared(fx, build, func(r *run) result { return r.a })(context.Background(), env)
+	a, err := shared("fx", build, func(r *run) result { return r.a })(context.Background(), env)
 	if err != nil || a.Requests != 1 || builds != 1 {
 		t.Fatalf("row a: %+v, %v; %d builds", a, err, builds)
 	}

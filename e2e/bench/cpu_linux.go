@@ -50,33 +50,25 @@ func processCPU(pid int) (time.Duration, bool) {
 }
 
 // containerCPU is the CPU time docker container id has used so far, from
-// its cgroup (v1 or v2, cgroupfs or systemd driver).
+// its cgroup: v1 (cpuacct.usage, in ns) or v2 (cpu.stat's usage_usec), with
+// the cgroupfs or the systemd driver.
 func containerCPU(id string) (time.Duration, bool) {
 	for _, p := range []string{
 		"/sys/fs/cgroup/cpuacct/docker/" + id + "/cpuacct.usage",
 		"/sys/fs/cgroup/cpu,cpuacct/docker/" + id + "/cpuacct.usage",
 		"/sys/fs/cgroup/cpuacct/system.slice/docker-" + id + ".scope/cpuacct.usage",
-	} {
-		if b, err := os.ReadFile(p); err == nil {
-			if ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
-				return time.Duration(ns), true
-			}
-		}
-	}
-	for _, p := range []string{
 		"/sys/fs/cgroup/system.slice/docker-" + id + ".scope/cpu.stat",
 		"/sys/fs/cgroup/docker/" + id + "/cpu.stat",
 	} {
 		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
+		v, unit := string(b), time.Nanosecond
+		if strings.HasSuffix(p, "/cpu.stat") {
+			_, v, _ = strings.Cut(v, "usage_usec ")
+			v, _, _ = strings.Cut(v, "\n")
+			unit = time.Microsecond
 		}
-		for line := range strings.SplitSeq(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
-				if us, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-					return time.Duration(us) * time.Microsecond, true
-				}
-			}
+		if n, perr := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && perr == nil {
+			return time.Duration(n) * unit, true
 		}
 	}
 	return 0, false

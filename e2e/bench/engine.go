@@ -44,11 +44,7 @@ type engineTeam struct {
 }
 
 // engineRun is what one run of the experiment measured, reported by two rows.
-type engineRun struct {
-	handover, stop result
-}
-
-func engineFx(e *benchEnv) *fixtureOnce[*engineRun] { return &e.engineFx }
+type engineRun struct{ handover, stop result }
 
 func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	pool := env.pool

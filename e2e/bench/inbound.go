@@ -37,8 +37,6 @@ const (
 // inboundRun is what the fixture's two rows measured.
 type inboundRun struct{ texts, backlog result }
 
-func inboundFx(e *benchEnv) *fixtureOnce[*inboundRun] { return &e.inboundFx }
-
 // waitReceived waits until team has n message.received events.
 func waitReceived(ctx context.Context, pool *pgxpool.Pool, teamID string, n int) error {
 	got := 0

@@ -28,9 +28,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
 
 	"github.com/teamtext/teamtext/e2e/harness"
 )
@@ -49,50 +47,59 @@ type benchEnv struct {
 	publicURL, adminURL string
 	keys                *keyRing // API keys of the fixture's team; the first is the fixture's
 	keyPlan             keyPlan
-	teamID, coachID     string // the fixture team and its head coach, who owns its keys
+	teamID, coachID     string        // the fixture team and its head coach, who owns its keys
+	servicePID          int           // 0 when unknown
+	containerID         string        // "" when unknown
+	idle                usage         // CPU used while nothing was driven, over idleWindow
+	pool                *pgxpool.Pool // the bench's own connections (-pg-max-conns): fixtures, polls, River's queue controls
+	hooks               *hookSink     // the webhook scenarios' receiver
+	runID               int64         // this run's start (UnixNano): keeps ids written by SQL apart between runs
 
-	servicePID  int    // 0 when unknown
-	containerID string // "" when unknown
-	idle        usage  // CPU used while nothing was driven, over idleWindow
-	// pool is the bench's own connections (-pg-max-conns): fixtures written
-	// by SQL, progress polls, River's queue controls.
-	pool *pgxpool.Pool
-
-	ipMu       sync.Mutex
-	ipNext     int // next client address handed out by takeIPs
-	rosterFx   fixtureOnce[*rosterTeam]
-	msgFx      fixtureOnce[*harness.Fixture]
-	riverFx    fixtureOnce[*river.Client[pgx.Tx]]
-	engineFx   fixtureOnce[*engineRun]
-	inboundFx  fixtureOnce[*inboundRun]
-	hooks      *hookSink // the webhook scenarios' receiver
-	webhooksFx fixtureOnce[*webhooksRun]
-	runID      int64 // this run's start (UnixNano): keeps ids written by SQL apart between runs
+	mu       sync.Mutex
+	ipNext   int                 // next client address handed out by takeIPs
+	fixtures map[string]*fixture // by name, see once
 }
 
-// fixtureOnce builds a fixture shared by a group's scenarios the first time
-// one of them asks, so that each scenario can also run alone.
-type fixtureOnce[T any] struct {
+type fixture struct {
 	once sync.Once
-	v    T
+	v    any
 	err  error
 }
 
-func (f *fixtureOnce[T]) get(build func() (T, error)) (T, error) {
+// once builds the fixture called name the first time a scenario asks for
+// it, so that each scenario of a group can also run alone.
+func once[T any](e *benchEnv, name string, build func() (T, error)) (T, error) {
+	e.mu.Lock()
+	if e.fixtures == nil {
+		e.fixtures = map[string]*fixture{}
+	}
+	f := e.fixtures[name]
+	if f == nil {
+		f = &fixture{}
+		e.fixtures[name] = f
+	}
+	e.mu.Unlock()
 	f.once.Do(func() { f.v, f.err = build() })
-	return f.v, f.err
+	v, _ := f.v.(T)
+	return v, f.err
 }
 
-// shared is a row of a fixture that measures several rows in one go: the
-// fixture runs for whichever of its rows comes first, each row reads its part.
-func shared[T any](fx func(*benchEnv) *fixtureOnce[T], build func(context.Context, *benchEnv) (T, error), row func(T) result) func(context.Context, *benchEnv) (result, error) {
+// on is a row of the fixture called name, which build makes for whichever
+// of its rows comes first.
+func on[T any](name string, build func(context.Context, *benchEnv) (T, error), row func(context.Context, *benchEnv, T) (result, error)) func(context.Context, *benchEnv) (result, error) {
 	return func(ctx context.Context, env *benchEnv) (result, error) {
-		v, err := fx(env).get(func() (T, error) { return build(ctx, env) })
+		v, err := once(env, name, func() (T, error) { return build(ctx, env) })
 		if err != nil {
 			return result{}, err
 		}
-		return row(v), nil
+		return row(ctx, env, v)
 	}
+}
+
+// shared is a row of a fixture that measures several rows in one go: each
+// row reads its part.
+func shared[T any](name string, build func(context.Context, *benchEnv) (T, error), part func(T) result) func(context.Context, *benchEnv) (result, error) {
+	return on(name, build, func(_ context.Context, _ *benchEnv, v T) (result, error) { return part(v), nil })
 }
 
 // admin is a client of the admin API (60 s timeout: imports take a while).
@@ -111,8 +118,8 @@ func (e *benchEnv) api(key string) *harness.Client {
 // them spread their requests over addresses, like clients do; Linux routes
 // all of 127.0.0.0/8 to the loopback interface.
 func (e *benchEnv) takeIPs(n int) ([]net.IP, error) {
-	e.ipMu.Lock()
-	defer e.ipMu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	out := make([]net.IP, 0, n)
 	for range n {
 		k := e.ipNext
@@ -388,16 +395,15 @@ func selectScenarios(arg string) ([]scenario, error) {
 	}
 	var out []scenario
 	for name := range strings.SplitSeq(arg, ",") {
-		name = strings.TrimSpace(name)
-		i := slices.IndexFunc(scenarios, func(s scenario) bool { return s.name == name })
-		if i < 0 {
+		named := func(s scenario) bool { return s.name == strings.TrimSpace(name) }
+		switch i := slices.IndexFunc(scenarios, named); {
+		case i < 0:
 			var names []string
 			for _, s := range scenarios {
 				names = append(names, s.name)
 			}
-			return nil, fmt.Errorf("unknown scenario %q (have: %s)", name, strings.Join(names, ", "))
-		}
-		if !slices.ContainsFunc(out, func(s scenario) bool { return s.name == name }) {
+			return nil, fmt.Errorf("unknown scenario %q (have: %s)", strings.TrimSpace(name), strings.Join(names, ", "))
+		case !slices.ContainsFunc(out, named):
 			out = append(out, scenarios[i])
 		}
 	}

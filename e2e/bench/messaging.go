@@ -35,50 +35,44 @@ const (
 	deliverTarget = 5000.0                 // the goal for deliveries per second
 )
 
-// msgTeam is the messaging scenarios' team: a sending number and -members
-// athletes and guardians (the "families" audience).
-func (e *benchEnv) msgTeam(ctx context.Context) (*harness.Fixture, error) {
-	return e.msgFx.get(func() (*harness.Fixture, error) {
-		admin := e.admin()
-		progress("messaging: creating a team with %d members…", e.members)
+// onMsgTeam is a row on the messaging scenarios' team: a sending number
+// and -members athletes and guardians (the "families" audience).
+func onMsgTeam(row func(context.Context, *benchEnv, *harness.Fixture) (result, error)) func(context.Context, *benchEnv) (result, error) {
+	return on("messaging", func(ctx context.Context, env *benchEnv) (*harness.Fixture, error) {
+		admin := env.admin()
+		progress("messaging: creating a team with %d members…", env.members)
 		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": "+12025550142"}})
 		if err != nil {
 			return nil, fmt.Errorf("create the messaging team: %w", err)
 		}
-		if _, err := importRows(ctx, e, "messaging setup", fx.TeamID, teamRows(blockMessaging, e.members, nil), importChunk); err != nil {
+		if _, err := importRows(ctx, env, "messaging setup", fx.TeamID, teamRows(blockMessaging, env.members, nil), importChunk); err != nil {
 			return nil, err
 		}
 		// Every text delivered (the simulator's outcomes are global).
-		if err := admin.Expect(ctx, http.StatusOK, http.MethodPut, "/simulator/outcomes",
-			map[string]any{"default": "delivered", "numbers": map[string]string{}, "error_code": "30005"}, nil); err != nil {
-			return nil, err
-		}
-		return fx, nil
-	})
-}
-
-// riverClient is an insert-only River client on the bench's pool, for the
-// queue's pause and resume and the no-op jobs (River's own API, so the
-// notifications reach the service's producers on the channels River uses).
-func (e *benchEnv) riverClient(ctx context.Context) (*river.Client[pgx.Tx], error) {
-	return e.riverFx.get(func() (*river.Client[pgx.Tx], error) {
-		return river.NewClient(riverpgxv5.New(e.pool), &river.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	})
+		return fx, admin.Expect(ctx, http.StatusOK, http.MethodPut, "/simulator/outcomes",
+			map[string]any{"default": "delivered", "numbers": map[string]string{}, "error_code": "30005"}, nil)
+	}, row)
 }
 
 // pauseQueues pauses the service's queues (no job is fetched; running ones
-// finish) and returns the resume.
-func pauseQueues(ctx context.Context, rc *river.Client[pgx.Tx], queues ...string) (func() error, error) {
+// finish) through an insert-only River client on the bench's pool (River's
+// own API, so the notifications reach the service's producers on the
+// channels River uses), and returns the client and the resume.
+func pauseQueues(ctx context.Context, pool *pgxpool.Pool, queues ...string) (*river.Client[pgx.Tx], func() error, error) {
+	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, q := range queues {
 		if err := rc.QueuePause(ctx, q, nil); err != nil {
-			return nil, fmt.Errorf("pause River's queue %s: %w", q, err)
+			return nil, nil, fmt.Errorf("pause River's queue %s: %w", q, err)
 		}
 	}
 	// The producer learns it from a notification within milliseconds.
 	if err := sleepUntil(ctx, time.Now().Add(500*time.Millisecond)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return func() error {
+	return rc, func() error {
 		for _, q := range queues {
 			if err := rc.QueueResume(context.WithoutCancel(ctx), q, nil); err != nil {
 				return fmt.Errorf("resume River's queue %s: %w", q, err)
@@ -110,16 +104,8 @@ func send(ctx context.Context, env *benchEnv, key, text string, want int) (clien
 // earlier send's fan-out competes with the next accept (on two CPUs each
 // would take many seconds); each send's fan-out jobs are then cancelled
 // unrun, which the row checks.
-func runMsgAccept(ctx context.Context, env *benchEnv) (result, error) {
-	mt, err := env.msgTeam(ctx)
-	if err != nil {
-		return result{}, err
-	}
+func runMsgAccept(ctx context.Context, env *benchEnv, mt *harness.Fixture) (result, error) {
 	pool := env.pool
-	rc, err := env.riverClient(ctx)
-	if err != nil {
-		return result{}, err
-	}
 	const warmup = 1
 	ring, err := freshKeys(ctx, env, mt.TeamID, mt.CoachID, "bench-accept", warmup+acceptSends, 1)
 	if err != nil {
@@ -128,7 +114,7 @@ func runMsgAccept(ctx context.Context, env *benchEnv) (result, error) {
 	if err := waitQuiet(ctx, pool, "msg-accept"); err != nil {
 		return result{}, err
 	}
-	resume, err := pauseQueues(ctx, rc, river.QueueDefault, "outbound", "status")
+	_, resume, err := pauseQueues(ctx, pool, river.QueueDefault, "outbound", "status")
 	if err != nil {
 		return result{}, err
 	}
@@ -190,11 +176,7 @@ func jobsPer(ctx context.Context, pool *pgxpool.Pool, before int64, units int) (
 
 // runMsgDeliver sends once to the messaging team and follows its
 // deliveries from the 201 to their final statuses.
-func runMsgDeliver(ctx context.Context, env *benchEnv) (result, error) {
-	mt, err := env.msgTeam(ctx)
-	if err != nil {
-		return result{}, err
-	}
+func runMsgDeliver(ctx context.Context, env *benchEnv, mt *harness.Fixture) (result, error) {
 	pool := env.pool
 	keys, err := newKeyRing(ctx, env, mt.TeamID, mt.CoachID, "bench-deliver", 1)
 	if err != nil {
@@ -260,10 +242,6 @@ func noopJobs(env *benchEnv) int { return 2 * env.members }
 // times the service's River client working them all.
 func runRiverNoop(ctx context.Context, env *benchEnv) (result, error) {
 	pool := env.pool
-	rc, err := env.riverClient(ctx)
-	if err != nil {
-		return result{}, err
-	}
 	n := noopJobs(env)
 	if err := waitQuiet(ctx, pool, "river-noop"); err != nil {
 		return result{}, err
@@ -272,7 +250,7 @@ func runRiverNoop(ctx context.Context, env *benchEnv) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	resume, err := pauseQueues(ctx, rc, river.QueueDefault)
+	rc, resume, err := pauseQueues(ctx, pool, river.QueueDefault)
 	if err != nil {
 		return result{}, err
 	}

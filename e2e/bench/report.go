@@ -120,6 +120,18 @@ func fmtRate(v float64, unit string) string {
 	return fmt.Sprintf("%.0f %s/s", v, unit)
 }
 
+// fmtDur renders a latency in milliseconds with sensible precision.
+func fmtDur(d time.Duration) string {
+	switch ms := float64(d) / float64(time.Millisecond); {
+	case ms < 1:
+		return fmt.Sprintf("%.3f ms", ms)
+	case ms < 100:
+		return fmt.Sprintf("%.2f ms", ms)
+	default:
+		return fmt.Sprintf("%.0f ms", ms)
+	}
+}
+
 func fmtMicros(d time.Duration) string {
 	if d >= 10*time.Millisecond {
 		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))

@@ -267,33 +267,32 @@ type rosterTeam struct {
 
 var rosterGroups = []string{"U10", "U12", "U14", "U16"}
 
-func (e *benchEnv) rosterTeam(ctx context.Context) (*rosterTeam, error) {
-	return e.rosterFx.get(func() (*rosterTeam, error) {
-		admin := e.admin()
-		progress("roster: creating a team with %d members…", e.members)
-		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("create the roster team: %w", err)
-		}
-		for _, g := range rosterGroups {
-			if err := admin.Expect(ctx, http.StatusCreated, http.MethodPost, "/teams/"+fx.TeamID+"/groups", map[string]any{"name": g}, nil); err != nil {
-				return nil, err
-			}
-		}
-		rt := &rosterTeam{teamID: fx.TeamID, coachID: fx.CoachID, rows: teamRows(blockRoster, e.members, rosterGroups)}
-		if rt.imported, err = importRows(ctx, e, "roster-import", fx.TeamID, rt.rows, importChunk); err != nil {
-			return nil, err
-		}
-		rt.members = len(rt.rows) + 1
-		return rt, nil
-	})
+// onRoster is a row on the roster team.
+func onRoster(row func(context.Context, *benchEnv, *rosterTeam) (result, error)) func(context.Context, *benchEnv) (result, error) {
+	return on("roster", newRosterTeam, row)
 }
 
-func runRosterImport(ctx context.Context, env *benchEnv) (result, error) {
-	rt, err := env.rosterTeam(ctx)
+func newRosterTeam(ctx context.Context, env *benchEnv) (*rosterTeam, error) {
+	admin := env.admin()
+	progress("roster: creating a team with %d members…", env.members)
+	fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{})
 	if err != nil {
-		return result{}, err
+		return nil, fmt.Errorf("create the roster team: %w", err)
 	}
+	for _, g := range rosterGroups {
+		if err := admin.Expect(ctx, http.StatusCreated, http.MethodPost, "/teams/"+fx.TeamID+"/groups", map[string]any{"name": g}, nil); err != nil {
+			return nil, err
+		}
+	}
+	rt := &rosterTeam{teamID: fx.TeamID, coachID: fx.CoachID, rows: teamRows(blockRoster, env.members, rosterGroups)}
+	if rt.imported, err = importRows(ctx, env, "roster-import", fx.TeamID, rt.rows, importChunk); err != nil {
+		return nil, err
+	}
+	rt.members = len(rt.rows) + 1
+	return rt, nil
+}
+
+func runRosterImport(_ context.Context, _ *benchEnv, rt *rosterTeam) (result, error) {
 	r := rt.imported
 	r.Desc = fmt.Sprintf("admin CSV import of the team's %d members in requests of %d rows (name, phone, role, one of 4 groups); "+
 		"latency per request, throughput per row", len(rt.rows), importChunk)
@@ -303,11 +302,7 @@ func runRosterImport(ctx context.Context, env *benchEnv) (result, error) {
 // rosterPages reads every page of the roster team in order, passes times
 // after one unmeasured pass, with one worker or -concurrency workers.
 func rosterPages(name string, concurrent bool) func(context.Context, *benchEnv) (result, error) {
-	return func(ctx context.Context, env *benchEnv) (result, error) {
-		rt, err := env.rosterTeam(ctx)
-		if err != nil {
-			return result{}, err
-		}
+	return onRoster(func(ctx context.Context, env *benchEnv, rt *rosterTeam) (result, error) {
 		if err := env.settle(ctx); err != nil {
 			return result{}, err
 		}
@@ -369,7 +364,7 @@ func rosterPages(name string, concurrent bool) func(context.Context, *benchEnv) 
 		r.Note = fmt.Sprintf("%d fresh keys", len(ring.keys))
 		r.Target, r.Met = "p99 < 25 ms", r.Stats.P99 < pageTarget
 		return r, nil
-	}
+	})
 }
 
 // timedCall sends a JSON request, times it to its answer, and decodes
@@ -389,11 +384,7 @@ func timedCall(ctx context.Context, c *harness.Client, want int, method, path st
 	return d, resp.JSON(out)
 }
 
-func runRosterOptOutBulk(ctx context.Context, env *benchEnv) (result, error) {
-	rt, err := env.rosterTeam(ctx)
-	if err != nil {
-		return result{}, err
-	}
+func runRosterOptOutBulk(ctx context.Context, env *benchEnv, rt *rosterTeam) (result, error) {
 	if (1+bulkRuns)*bulkItems > len(rt.rows) {
 		return result{}, fmt.Errorf("roster-optout-bulk needs %d members (-members)", (1+bulkRuns)*bulkItems)
 	}
@@ -432,11 +423,7 @@ func runRosterOptOutBulk(ctx context.Context, env *benchEnv) (result, error) {
 	return r, nil
 }
 
-func runRosterValidate(ctx context.Context, env *benchEnv) (result, error) {
-	rt, err := env.rosterTeam(ctx)
-	if err != nil {
-		return result{}, err
-	}
+func runRosterValidate(ctx context.Context, env *benchEnv, rt *rosterTeam) (result, error) {
 	invalid := []string{"12345", "+1202555", "not a number", "(000) 000-0000", "+44 20 7946 0958"}
 	ring, err := freshKeys(ctx, env, rt.teamID, rt.coachID, "bench-validate", 1+validateRuns, heavyBudget)
 	if err != nil {
@@ -491,11 +478,7 @@ func runRosterValidate(ctx context.Context, env *benchEnv) (result, error) {
 // importOne imports n new members of block into the roster team in one
 // request (at most 100,000, the most one import may carry).
 func importOne(name string, block, n int) func(context.Context, *benchEnv) (result, error) {
-	return func(ctx context.Context, env *benchEnv) (result, error) {
-		rt, err := env.rosterTeam(ctx)
-		if err != nil {
-			return result{}, err
-		}
+	return onRoster(func(ctx context.Context, env *benchEnv, rt *rosterTeam) (result, error) {
 		before := rt.members + rt.extra
 		r, err := importRows(ctx, env, name, rt.teamID, teamRows(block, n, rosterGroups), n)
 		if err != nil {
@@ -509,7 +492,7 @@ func importOne(name string, block, n int) func(context.Context, *benchEnv) (resu
 			r.Target, r.Met = "≥ 20,000 rows/s, one request", r.Requests == 1 && r.Throughput() >= 20000
 		}
 		return r, nil
-	}
+	})
 }
 
 func rosterBullets(meta reportMeta) []string {

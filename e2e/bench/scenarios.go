@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/teamtext/teamtext/platform/auth"
 )
@@ -28,118 +26,28 @@ var scenarios = []scenario{
 	{name: "access-unknownkey", group: "access", desc: "HTTP `GET /api/v1/team` with a well-formed unknown key → 401 `invalid_key` (key lookup, then the per-address limiter)", run: unauthorized("Bearer "+unknownKey, auth.CodeInvalidKey).run("access-unknownkey")},
 	{name: "access-team", group: "access", desc: "HTTP `GET /api/v1/team` with a valid key: the whole gate (key, owner, team, plan, card, 120/min limit), then the handler", run: accessTeam.run("access-team")},
 
-	{name: "roster-import", group: "roster", desc: "admin CSV import of the team's members in requests of 1,000 rows (name, phone, role, one group each)", run: runRosterImport},
+	{name: "roster-import", group: "roster", desc: "admin CSV import of the team's members in requests of 1,000 rows (name, phone, role, one group each)", run: onRoster(runRosterImport)},
 	{name: "roster-pages", group: "roster", desc: "HTTP `GET /members?limit=200&offset=N`, every page in order", run: rosterPages("roster-pages", false)},
-	{name: "roster-optout-bulk", group: "roster", desc: "HTTP `POST /opt-outs/bulk` with 500 members' numbers not opted out before", run: runRosterOptOutBulk},
-	{name: "roster-validate", group: "roster", desc: "HTTP `POST /recipients/validate` with 100 numbers (on the roster, opted out, unknown, invalid)", run: runRosterValidate},
+	{name: "roster-optout-bulk", group: "roster", desc: "HTTP `POST /opt-outs/bulk` with 500 members' numbers not opted out before", run: onRoster(runRosterOptOutBulk)},
+	{name: "roster-validate", group: "roster", desc: "HTTP `POST /recipients/validate` with 100 numbers (on the roster, opted out, unknown, invalid)", run: onRoster(runRosterValidate)},
 	{name: "roster-import-5k", group: "roster", desc: "admin CSV import of 5,000 new members in one request", run: importOne("roster-import-5k", blockImport5k, 5000)},
 	{name: "roster-pages-16", group: "roster", desc: "roster-pages with -concurrency workers (the raw-SQL ratio is measured with 16)", run: rosterPages("roster-pages-16", true)},
 	// One request each, into the roster team.
 	{name: "roster-import-10k", group: "roster", desc: "admin CSV import of 10,000 new members in one request", run: importOne("roster-import-10k", blockImport10k, 10000)},
 	{name: "roster-import-100k", group: "roster", desc: "admin CSV import of 100,000 new members in one request", run: importOne("roster-import-100k", blockImport1e5, 100000)},
 
-	{name: "msg-accept", group: "messaging", desc: "HTTP `POST /messages` to `families` (every member): time to the 201", run: runMsgAccept},
-	{name: "msg-deliver", group: "messaging", desc: "one send through the simulator, from the 201 to every delivery's final status", run: runMsgDeliver},
+	{name: "msg-accept", group: "messaging", desc: "HTTP `POST /messages` to `families` (every member): time to the 201", run: onMsgTeam(runMsgAccept)},
+	{name: "msg-deliver", group: "messaging", desc: "one send through the simulator, from the 201 to every delivery's final status", run: onMsgTeam(runMsgDeliver)},
 	{name: "river-noop", group: "messaging", desc: "River alone: no-op jobs (`platform.noop`) worked by the service's client", run: runRiverNoop},
 
-	{name: "inbound-texts", group: "inbound15", desc: "inbound texts from the carrier's callback to `message.received` stored", run: shared(inboundFx, runInbound, func(r *inboundRun) result { return r.texts })},
-	{name: "inbound-backlog", group: "inbound15", desc: "filing alone: a staged backlog of texts to `message.received` stored", run: shared(inboundFx, runInbound, func(r *inboundRun) result { return r.backlog })},
+	{name: "inbound-texts", group: "inbound15", desc: "inbound texts from the carrier's callback to `message.received` stored", run: shared("inbound", runInbound, func(r *inboundRun) result { return r.texts })},
+	{name: "inbound-backlog", group: "inbound15", desc: "filing alone: a staged backlog of texts to `message.received` stored", run: shared("inbound", runInbound, func(r *inboundRun) result { return r.backlog })},
 
-	{name: "webhooks-recover", group: "webhooks", api: true, desc: "HTTP `POST /webhooks/{id}/recover` of a webhook's 10,000 abandoned deliveries: one set-based UPDATE and the pump's River job, one transaction", run: shared(webhooksFx, runWebhooks, func(r *webhooksRun) result { return r.recover })},
-	{name: "webhooks-throttle", group: "webhooks", desc: "recovered deliveries of the webhook throttled at `max_per_second` 50 reaching the receiver, one at a time, in order", run: shared(webhooksFx, runWebhooks, func(r *webhooksRun) result { return r.throttle })},
-	{name: "webhooks-pump", group: "webhooks", desc: "recovered deliveries of an unthrottled webhook reaching the receiver: the pump's own pace, one at a time, in order", run: shared(webhooksFx, runWebhooks, func(r *webhooksRun) result { return r.pump })},
+	{name: "webhooks-recover", group: "webhooks", api: true, desc: "HTTP `POST /webhooks/{id}/recover` of a webhook's 10,000 abandoned deliveries: one set-based UPDATE and the pump's River job, one transaction", run: shared("webhooks", runWebhooks, func(r *webhooksRun) result { return r.recover })},
+	{name: "webhooks-throttle", group: "webhooks", desc: "recovered deliveries of the webhook throttled at `max_per_second` 50 reaching the receiver, one at a time, in order", run: shared("webhooks", runWebhooks, func(r *webhooksRun) result { return r.throttle })},
+	{name: "webhooks-pump", group: "webhooks", desc: "recovered deliveries of an unthrottled webhook reaching the receiver: the pump's own pace, one at a time, in order", run: shared("webhooks", runWebhooks, func(r *webhooksRun) result { return r.pump })},
 
 	// Last, since it leaves 1,000 teams behind.
-	{name: "engine-teams", group: "engine", api: true, desc: "1,000 teams sending at once, each number paced at 1 segment/s", run: shared(engineFx, runEngine, func(r *engineRun) result { return r.handover })},
-	{name: "engine-stop", group: "engine", desc: "STOP behind the 1,000 teams' backlog: callback to opt-out recorded", run: shared(engineFx, runEngine, func(r *engineRun) result { return r.stop })},
-}
-
-// meter reads what the processes used from its start on.
-type meter struct {
-	env   *benchEnv
-	cpu0  usage
-	start time.Time
-}
-
-func (e *benchEnv) meter(ctx context.Context) meter {
-	return meter{env: e, cpu0: e.sample(ctx), start: time.Now()}
-}
-
-// finish sets r's Use and its Acquires per unit over r.Elapsed, which it
-// sets to the time since the start when it is zero. Without bench the
-// bench's own acquires (its bookkeeping statements and polls) are left
-// out: they are not the service's work.
-func (m meter) finish(ctx context.Context, r *result, bench bool) {
-	if r.Elapsed == 0 {
-		r.Elapsed = time.Since(m.start)
-	}
-	r.Use = m.env.sample(ctx).sub(m.cpu0)
-	if !bench {
-		r.Use.BenchAcquires = 0
-	}
-	r.Acquires = m.env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
-}
-
-// measureSpec warms up with warmup requests, then runs spec.
-func measureSpec(ctx context.Context, env *benchEnv, name string, warmup int, spec loadSpec, do func(ctx context.Context) error) (result, error) {
-	if warmup > 0 {
-		progress("scenario %s: warm-up, %d requests…", name, warmup)
-		w, err := runLoad(ctx, loadSpec{Requests: warmup, Concurrency: spec.Concurrency, MaxDuration: spec.MaxDuration}, do)
-		if err != nil {
-			return result{}, fmt.Errorf("warm-up: %w", err)
-		}
-		if w.Errors > 0 {
-			return result{}, fmt.Errorf("warm-up: %d of %d requests failed, first: %s", w.Errors, w.Requests, w.FirstError)
-		}
-	}
-	progress("scenario %s: %d requests, %d workers…", name, spec.Requests, spec.Concurrency)
-	m := env.meter(ctx)
-	r, err := runLoad(ctx, spec, do)
-	if err != nil {
-		return result{}, err
-	}
-	m.finish(ctx, &r, true)
-	progress("scenario %s: %d requests in %s: %.0f req/s, p50 %s, p99 %s, %d errors",
-		name, r.Requests, r.Elapsed.Round(time.Millisecond), r.Throughput(), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), r.Errors)
-	return r, nil
-}
-
-// timedRuns calls one warmup times unmeasured, then runs times measured,
-// one after another (one worker). one returns the duration to count, its
-// request's, so that its own checks of the answer stay out of the figures.
-// With itemsPerRun > 0 the row counts items of unit (throughput, CPU and
-// acquires per item). The row's CPU and acquires cover the measured calls.
-func timedRuns(ctx context.Context, env *benchEnv, name string, warmup, runs, itemsPerRun int, unit string,
-	one func(ctx context.Context, i int) (time.Duration, error)) (result, error) {
-	for i := range warmup {
-		progress("scenario %s: warm-up %d of %d…", name, i+1, warmup)
-		if _, err := one(ctx, i); err != nil {
-			return result{}, fmt.Errorf("warm-up %d: %w", i+1, err)
-		}
-	}
-	progress("scenario %s: %d runs…", name, runs)
-	m := env.meter(ctx)
-	lat := make([]time.Duration, 0, runs)
-	for i := range runs {
-		d, err := one(ctx, warmup+i)
-		if err != nil {
-			return result{}, fmt.Errorf("run %d of %d: %w", i+1, runs, err)
-		}
-		lat = append(lat, d)
-	}
-	r := result{Requests: runs, Concurrency: 1, Elapsed: time.Since(m.start), Stats: computeStats(lat)}
-	if itemsPerRun > 0 {
-		r.Items, r.Unit = runs*itemsPerRun, unit
-	}
-	m.finish(ctx, &r, false)
-	progress("scenario %s: %d runs in %s: p50 %s, p99 %s, %s",
-		name, runs, r.Elapsed.Round(time.Millisecond), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), fmtRate(r.Throughput(), r.unit()))
-	return r, nil
-}
-
-// timed calls f and returns how long it took.
-func timed(f func() error) (time.Duration, error) {
-	t0 := time.Now()
-	err := f()
-	return time.Since(t0), err
+	{name: "engine-teams", group: "engine", api: true, desc: "1,000 teams sending at once, each number paced at 1 segment/s", run: shared("engine", runEngine, func(r *engineRun) result { return r.handover })},
+	{name: "engine-stop", group: "engine", desc: "STOP behind the 1,000 teams' backlog: callback to opt-out recorded", run: shared("engine", runEngine, func(r *engineRun) result { return r.stop })},
 }

@@ -90,8 +90,6 @@ func (s *hookSink) arrivals(path string) []arrival {
 // webhooksRun is what the group's three rows measured.
 type webhooksRun struct{ recover, throttle, pump result }
 
-func webhooksFx(e *benchEnv) *fixtureOnce[*webhooksRun] { return &e.webhooksFx }
-
 // runWebhooks makes the webhooks, each with 10,000 abandoned deliveries
 // (made by SQL, in the order of their data.n); recovers recoverRuns of
 // them through the API, the throttled one first, and measures its

@@ -1,0 +1,344 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sync/errgroup"
+)
+
+// result is what one scenario measured.
+type result struct {
+	Name, Desc, Group string        // the scenario's; Desc is what one "request" is, for the table
+	Requests          int           // requests completed (ok + errors)
+	Concurrency       int           // workers
+	Errors            int           // failed requests
+	FirstError        string        // the first failure, for the log
+	Elapsed           time.Duration // wall time of the measured run
+	Truncated         bool          // stopped by -max-duration before all requests ran
+	Stats             latencyStats  // over successful and failed requests alike
+	Use               usage         // what the processes used during the measured run
+	Acquires          float64       // pool acquires per unit, idle background taken out (valid if Use.HasAcq)
+
+	// Rows whose work is not one unit per request (an import of 1,000
+	// rows, a send to 10,000 recipients) count Items of Unit: throughput,
+	// CPU and acquires are then per item, latencies still per request
+	// unless the row's description says otherwise.
+	Unit   string // what throughput counts; "" is "req"
+	Items  int    // units done; 0: one per request
+	Target string // the goal for the row ("" if none)
+	Met    bool   // whether the run reached Target
+	Note   string // a fact of this run shown after the description
+}
+
+// units is how many units of work the row did (requests unless Items is set).
+func (r result) units() int {
+	if r.Items > 0 {
+		return r.Items
+	}
+	return r.Requests
+}
+
+func (r result) unit() string {
+	if r.Unit == "" {
+		return "req"
+	}
+	return r.Unit
+}
+
+// Throughput is units per second of wall time.
+func (r result) Throughput() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.units()) / r.Elapsed.Seconds()
+}
+
+// usage is what the load generator (this process), the service process and
+// the Postgres container used: CPU time, and connections acquired from the
+// service's pool and from the bench's own pgx pool (one per statement outside
+// a transaction, so about the statements sent). Has* is false when the
+// platform or the service cannot tell.
+type usage struct {
+	Bench, Service, Postgres        time.Duration
+	ServiceAcquires, BenchAcquires  int64
+	HasService, HasPostgres, HasAcq bool
+}
+
+func (a usage) sub(b usage) usage {
+	return usage{Bench: a.Bench - b.Bench, Service: a.Service - b.Service, Postgres: a.Postgres - b.Postgres,
+		ServiceAcquires: a.ServiceAcquires - b.ServiceAcquires, BenchAcquires: a.BenchAcquires - b.BenchAcquires,
+		HasService: a.HasService && b.HasService, HasPostgres: a.HasPostgres && b.HasPostgres, HasAcq: a.HasAcq && b.HasAcq}
+}
+
+type latencyStats struct {
+	N                  int
+	P50, P90, P99, Max time.Duration
+}
+
+// computeStats sorts lat in place and summarises it.
+func computeStats(lat []time.Duration) latencyStats {
+	if len(lat) == 0 {
+		return latencyStats{}
+	}
+	slices.Sort(lat)
+	return latencyStats{N: len(lat), P50: percentile(lat, 50), P90: percentile(lat, 90), P99: percentile(lat, 99), Max: lat[len(lat)-1]}
+}
+
+// percentile is the nearest-rank p-th percentile (0 < p <= 100) of an
+// ascending slice: the smallest value that at least p% of values do not exceed.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	return sorted[min(max(rank, 1), len(sorted))-1]
+}
+
+// loadSpec bounds one load run in count and time.
+type loadSpec struct {
+	Requests, Concurrency int
+	MaxDuration           time.Duration
+}
+
+// runLoad calls do spec.Requests times (fewer if ctx ends or
+// spec.MaxDuration passes) from spec.Concurrency goroutines and times each
+// call. A non-nil error from do counts as a failed request.
+func runLoad(ctx context.Context, spec loadSpec, do func(ctx context.Context) error) (result, error) {
+	if spec.Requests <= 0 || spec.Concurrency <= 0 {
+		return result{}, fmt.Errorf("requests (%d) and concurrency (%d) must be positive", spec.Requests, spec.Concurrency)
+	}
+	runCtx, cancel := context.WithTimeout(ctx, spec.MaxDuration)
+	defer cancel()
+	var (
+		next atomic.Int64
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		r    = result{Concurrency: spec.Concurrency}
+		all  []time.Duration
+	)
+	start := time.Now()
+	for range spec.Concurrency {
+		wg.Go(func() {
+			var lat []time.Duration
+			for runCtx.Err() == nil && next.Add(1) <= int64(spec.Requests) {
+				t0 := time.Now()
+				err := do(runCtx)
+				d := time.Since(t0)
+				if err != nil && runCtx.Err() != nil {
+					break // cut short by the deadline or ^C: not a server failure
+				}
+				lat = append(lat, d)
+				if err != nil {
+					mu.Lock()
+					if r.Errors++; r.FirstError == "" {
+						r.FirstError = err.Error()
+					}
+					mu.Unlock()
+				}
+			}
+			mu.Lock()
+			all = append(all, lat...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	r.Elapsed = time.Since(start)
+	if err := ctx.Err(); err != nil {
+		return result{}, err // interrupted: no figures
+	}
+	r.Requests, r.Truncated, r.Stats = len(all), len(all) < spec.Requests, computeStats(all)
+	return r, nil
+}
+
+// meter reads what the processes used from its start on.
+type meter struct {
+	env   *benchEnv
+	cpu0  usage
+	start time.Time
+}
+
+func (e *benchEnv) meter(ctx context.Context) meter {
+	return meter{env: e, cpu0: e.sample(ctx), start: time.Now()}
+}
+
+// finish sets r's Use and its Acquires per unit over r.Elapsed, which it
+// sets to the time since the start when it is zero. Without bench the
+// bench's own acquires (its bookkeeping statements and polls) are left
+// out: they are not the service's work.
+func (m meter) finish(ctx context.Context, r *result, bench bool) {
+	if r.Elapsed == 0 {
+		r.Elapsed = time.Since(m.start)
+	}
+	r.Use = m.env.sample(ctx).sub(m.cpu0)
+	if !bench {
+		r.Use.BenchAcquires = 0
+	}
+	r.Acquires = m.env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
+}
+
+// measureSpec warms up with warmup requests, then runs spec.
+func measureSpec(ctx context.Context, env *benchEnv, name string, warmup int, spec loadSpec, do func(ctx context.Context) error) (result, error) {
+	if warmup > 0 {
+		progress("scenario %s: warm-up, %d requests…", name, warmup)
+		w, err := runLoad(ctx, loadSpec{warmup, spec.Concurrency, spec.MaxDuration}, do)
+		if err == nil && w.Errors > 0 {
+			err = fmt.Errorf("%d of %d requests failed, first: %s", w.Errors, w.Requests, w.FirstError)
+		}
+		if err != nil {
+			return result{}, fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	progress("scenario %s: %d requests, %d workers…", name, spec.Requests, spec.Concurrency)
+	m := env.meter(ctx)
+	r, err := runLoad(ctx, spec, do)
+	if err != nil {
+		return result{}, err
+	}
+	m.finish(ctx, &r, true)
+	progress("scenario %s: %d requests in %s: %.0f req/s, p50 %s, p99 %s, %d errors",
+		name, r.Requests, r.Elapsed.Round(time.Millisecond), r.Throughput(), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), r.Errors)
+	return r, nil
+}
+
+// timedRuns calls one warmup times unmeasured, then runs times measured,
+// one after another (one worker). one returns the duration to count, its
+// request's, so that its own checks of the answer stay out of the figures.
+// With itemsPerRun > 0 the row counts items of unit (throughput, CPU and
+// acquires per item). The row's CPU and acquires cover the measured calls.
+func timedRuns(ctx context.Context, env *benchEnv, name string, warmup, runs, itemsPerRun int, unit string,
+	one func(ctx context.Context, i int) (time.Duration, error)) (result, error) {
+	for i := range warmup {
+		progress("scenario %s: warm-up %d of %d…", name, i+1, warmup)
+		if _, err := one(ctx, i); err != nil {
+			return result{}, fmt.Errorf("warm-up %d: %w", i+1, err)
+		}
+	}
+	progress("scenario %s: %d runs…", name, runs)
+	m := env.meter(ctx)
+	lat := make([]time.Duration, 0, runs)
+	for i := range runs {
+		d, err := one(ctx, warmup+i)
+		if err != nil {
+			return result{}, fmt.Errorf("run %d of %d: %w", i+1, runs, err)
+		}
+		lat = append(lat, d)
+	}
+	r := result{Requests: runs, Concurrency: 1, Elapsed: time.Since(m.start), Stats: computeStats(lat)}
+	if itemsPerRun > 0 {
+		r.Items, r.Unit = runs*itemsPerRun, unit
+	}
+	m.finish(ctx, &r, false)
+	progress("scenario %s: %d runs in %s: p50 %s, p99 %s, %s",
+		name, runs, r.Elapsed.Round(time.Millisecond), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), fmtRate(r.Throughput(), r.unit()))
+	return r, nil
+}
+
+// timed calls f and returns how long it took.
+func timed(f func() error) (time.Duration, error) {
+	t0 := time.Now()
+	err := f()
+	return time.Since(t0), err
+}
+
+// curvePoint is one poll of a progress counter: at T, Done units were finished.
+type curvePoint struct {
+	T    time.Time
+	Done int
+}
+
+// curveStats turns polls of a cumulative counter into per-unit latencies:
+// each unit first seen finished at a poll is given that poll's time since
+// start, so the figures are exact to one poll interval. A counter that
+// goes down is treated as flat.
+func curveStats(start time.Time, points []curvePoint) latencyStats {
+	var lat []time.Duration
+	done := 0
+	for _, p := range points {
+		for ; done < p.Done; done++ {
+			lat = append(lat, p.T.Sub(start))
+		}
+	}
+	return computeStats(lat)
+}
+
+// follow polls count every interval until it reaches total or timeout
+// passes, and returns its readings.
+func follow(ctx context.Context, every, timeout time.Duration, total int, count func() (int, error)) ([]curvePoint, error) {
+	var curve []curvePoint
+	_, err := waitFor(ctx, every, timeout, func() (bool, error) {
+		n, err := count()
+		curve = append(curve, curvePoint{time.Now(), n})
+		return n == total, err
+	})
+	return curve, err
+}
+
+// parallel runs f(i) for i in [0, n) on workers goroutines, stopping at the first error.
+func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i := range n {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return f(ctx, i)
+		})
+	}
+	return g.Wait()
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	select {
+	case <-time.After(time.Until(t)):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// waitFor calls done every interval until it reports true, fails, or
+// timeout passes (then it returns false without an error).
+func waitFor(ctx context.Context, every, timeout time.Duration, done func() (bool, error)) (bool, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		if ok, err := done(); ok || err != nil {
+			return ok, err
+		}
+		if time.Now().After(deadline) {
+			return false, nil
+		}
+		if err := sleepUntil(ctx, time.Now().Add(every)); err != nil {
+			return false, err
+		}
+	}
+}
+
+// scalar runs a statement that returns one value.
+func scalar[T any](ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) (T, error) {
+	var v T
+	err := pool.QueryRow(ctx, sql, args...).Scan(&v)
+	return v, err
+}
+
+// waitQuiet waits up to a minute until no job is available or running, so
+// that a row measures its own jobs only (scheduled ones, such as each
+// send's 72-hour unconfirm job, do not count, nor the perpetual pumps,
+// which are due every second).
+func waitQuiet(ctx context.Context, pool *pgxpool.Pool, name string) error {
+	quiet, err := waitFor(ctx, 200*time.Millisecond, time.Minute, func() (bool, error) {
+		n, err := scalar[int](ctx, pool, `SELECT count(*) FROM river_job WHERE state IN ('available', 'running') AND scheduled_at <= now()
+  AND kind NOT IN ('messaging.pump', 'messaging.sim_reports')`)
+		return n == 0, err
+	})
+	if err == nil && !quiet {
+		progress("scenario %s: jobs still pending after %s; starting anyway", name, time.Minute)
+	}
+	return err
+}
+
+func ptr[T any](v T) *T { return &v }
