@@ -60,7 +60,7 @@ type Delivery struct {
 
 // DeliveryLog reads the latest texts a team sent one number, newest first.
 type DeliveryLog interface {
-	LatestTo(ctx context.Context, teamID, phone string, limit int) ([]Delivery, error)
+	LatestTo(ctx context.Context, teamID string, number phone.Number, limit int) ([]Delivery, error)
 }
 
 // TemplateChoice is a saved template as other modules' pickers show it.

@@ -172,8 +172,8 @@ type Audience interface {
 type Lookup interface {
 	// TeamByNumber finds the team whose number is e164 (404 not_found if none).
 	TeamByNumber(ctx context.Context, e164 string) (Team, error)
-	// MembersByPhone returns a team's entries with phone, oldest first.
-	MembersByPhone(ctx context.Context, teamID, phone string) ([]Member, error)
+	// MembersByPhone returns a team's entries with number, oldest first.
+	MembersByPhone(ctx context.Context, teamID string, number phone.Number) ([]Member, error)
 	// TeamsByNumbers finds the teams whose numbers are among e164s, in one
 	// statement; numbers of no team are absent from the map.
 	TeamsByNumbers(ctx context.Context, e164s []string) (map[string]Team, error)
@@ -188,9 +188,9 @@ type Lookup interface {
 // caller's transaction and publish member.opted_out / member.opted_in per
 // roster entry. An inbound STOP is honoured for staff numbers too.
 type OptOuts interface {
-	OptOutBySMS(ctx context.Context, teamID, phone string) error
-	OptInBySMS(ctx context.Context, teamID, phone string) (bool, error)
-	IsOptedOut(ctx context.Context, teamID, phone string) (bool, error)
+	OptOutBySMS(ctx context.Context, teamID string, number phone.Number) error
+	OptInBySMS(ctx context.Context, teamID string, number phone.Number) (bool, error)
+	IsOptedOut(ctx context.Context, teamID string, number phone.Number) (bool, error)
 	// OptedOutAmong returns the pairs, of any teams, whose number is opted
 	// out of its team: messaging checks a batch of queued texts with it just
 	// before handing them to the carrier, so a STOP reaches sends in flight.

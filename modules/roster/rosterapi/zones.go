@@ -1,6 +1,10 @@
 package rosterapi
 
-import "context"
+import (
+	"context"
+
+	"github.com/teamtext/teamtext/platform/phone"
+)
 
 // Zones reads members' own time zones.
 type Zones interface {
@@ -8,5 +12,5 @@ type Zones interface {
 	// roster entry of the team with time_zone set, that zone (the oldest
 	// such entry's when several differ), in one statement. Phones without
 	// one are absent.
-	TimeZones(ctx context.Context, teamID string, phones []string) (map[string]string, error)
+	TimeZones(ctx context.Context, teamID string, phones []phone.Number) (map[phone.Number]string, error)
 }

@@ -123,7 +123,7 @@ func (s *Replies) QueueAnswer(ctx context.Context, in *domain.Inbound, kind, bod
 // number. Like a HELP answer it is not a broadcast: not charged, sent
 // while a renewal is overdue; a number that texted STOP is not texted.
 func (s *Replies) SendText(ctx context.Context, r messagingapi.Text) error {
-	opted, err := s.OptOuts.IsOptedOut(ctx, r.TeamID, string(r.To))
+	opted, err := s.OptOuts.IsOptedOut(ctx, r.TeamID, r.To)
 	if err != nil || opted {
 		return err
 	}
@@ -205,7 +205,7 @@ func (s *Replies) Reply(ctx context.Context, r ReplyInput) (*domain.Inbound, err
 		if acc.PaymentState == billingapi.PaymentOverdue {
 			return fault.New(fault.PaymentRequired, CodePaymentRequired, "sending is paused until the overdue renewal is paid")
 		}
-		opted, err := s.OptOuts.IsOptedOut(ctx, r.TeamID, in.FromPhone)
+		opted, err := s.OptOuts.IsOptedOut(ctx, r.TeamID, phone.Number(in.FromPhone))
 		if err != nil {
 			return err
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/teamtext/teamtext/platform/id"
 	"github.com/teamtext/teamtext/platform/jobs"
 	"github.com/teamtext/teamtext/platform/metrics"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 var server *dbtest.Server
@@ -340,7 +341,7 @@ func TestOptedOutBeforeTheirTurn(t *testing.T) {
 	b := setup(t)
 	ps := phones(3, 0)
 	msg, _ := b.send(t, ps)
-	require.NoError(t, b.roster.OptOutBySMS(context.Background(), b.team.ID, ps[1]))
+	require.NoError(t, b.roster.OptOutBySMS(context.Background(), b.team.ID, phone.Number(ps[1])))
 	b.pumpUntil(t, t0.Add(time.Minute), func(int) time.Duration { return 0 })
 	sent := b.carrier.all()
 	require.Len(t, sent, 2)

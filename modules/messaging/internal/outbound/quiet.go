@@ -18,7 +18,7 @@ type QuietRules interface {
 
 // MemberZones are members' own time zones, by phone (rosterapi.Zones).
 type MemberZones interface {
-	TimeZones(ctx context.Context, teamID string, phones []string) (map[string]string, error)
+	TimeZones(ctx context.Context, teamID string, phones []phone.Number) (map[phone.Number]string, error)
 }
 
 // hoursOf resolves each recipient's Hours for a send of team, once per
@@ -36,9 +36,13 @@ func (s *Service) hoursOf(ctx context.Context, teamID, teamZone string, phones [
 		return nil, err
 	}
 	start, end := int(q.Start), int(q.End)
-	own := map[string]string{}
+	own := map[phone.Number]string{}
 	if s.Zones != nil {
-		if own, err = s.Zones.TimeZones(ctx, teamID, phones); err != nil {
+		numbers := make([]phone.Number, len(phones))
+		for i, p := range phones {
+			numbers[i] = phone.Number(p)
+		}
+		if own, err = s.Zones.TimeZones(ctx, teamID, numbers); err != nil {
 			return nil, fmt.Errorf("quiet hours: members' zones: %w", err)
 		}
 	}
@@ -84,7 +88,7 @@ func (s *Service) hoursOf(ctx context.Context, teamID, teamZone string, phones [
 			continue
 		}
 		var names []string
-		if z := own[p]; z != "" {
+		if z := own[phone.Number(p)]; z != "" {
 			names = []string{z}
 		} else if names = phone.TimeZones(p); len(names) == 0 {
 			names = []string{teamZone}

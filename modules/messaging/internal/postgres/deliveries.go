@@ -9,6 +9,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // Status ingestion's deliveries (ingest.Store is kept by the Repo
@@ -73,11 +74,11 @@ CROSS JOIN LATERAL (SELECT body, status, error_code, sent_at, updated_at FROM me
                     WHERE message_id = m.id AND phone = $2 OFFSET 0) d
 ORDER BY m.created_at DESC, m.id DESC LIMIT $3`
 
-// LatestTo lists the latest deliveries a team sent phone, newest first.
-func (r *Repo) LatestTo(ctx context.Context, teamID, phone string, limit int) ([]messagingapi.Delivery, error) {
+// LatestTo lists the latest deliveries a team sent number, newest first.
+func (r *Repo) LatestTo(ctx context.Context, teamID string, number phone.Number, limit int) ([]messagingapi.Delivery, error) {
 	var out []messagingapi.Delivery
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		rows, err := q.Query(ctx, LatestToSQL, teamID, phone, limit)
+		rows, err := q.Query(ctx, LatestToSQL, teamID, string(number), limit)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/postgres"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // TestMemberTimeZones: a member's own time zone is written and read back by
@@ -46,12 +47,12 @@ func TestMemberTimeZones(t *testing.T) {
 	require.NoError(t, repo.InsertMember(ctx, member("mem_s1", "team_tz2", s, "Europe/Paris", at)))
 	require.NoError(t, repo.InsertMember(ctx, member("mem_u1", "team_tz", u, "UTC", at)))
 
-	got, err := zones.TimeZones(ctx, "team_tz", []string{p, q, r, s, p, "+12025550999"})
+	got, err := zones.TimeZones(ctx, "team_tz", []phone.Number{p, q, r, s, p, "+12025550999"})
 	require.NoError(t, err)
-	require.Equal(t, map[string]string{p: "America/Chicago"}, got)
-	got, err = zones.TimeZones(ctx, "team_tz2", []string{s, u})
+	require.Equal(t, map[phone.Number]string{p: "America/Chicago"}, got)
+	got, err = zones.TimeZones(ctx, "team_tz2", []phone.Number{s, u})
 	require.NoError(t, err)
-	require.Equal(t, map[string]string{s: "Europe/Paris"}, got)
+	require.Equal(t, map[phone.Number]string{s: "Europe/Paris"}, got)
 	got, err = zones.TimeZones(ctx, "team_tz", nil)
 	require.NoError(t, err)
 	require.Empty(t, got)
@@ -61,9 +62,9 @@ func TestMemberTimeZones(t *testing.T) {
 	require.NoError(t, err)
 	_, err = repo.UpdateMember(ctx, "team_tz", "mem_p2", func(m *domain.Member) error { m.TimeZone = ""; return nil })
 	require.NoError(t, err)
-	got, err = zones.TimeZones(ctx, "team_tz", []string{p, r})
+	got, err = zones.TimeZones(ctx, "team_tz", []phone.Number{p, r})
 	require.NoError(t, err)
-	require.Equal(t, map[string]string{p: "America/Denver", r: "America/Anchorage"}, got)
+	require.Equal(t, map[phone.Number]string{p: "America/Denver", r: "America/Anchorage"}, got)
 
 	// COPY (imports) writes it too.
 	const c1, c2 = "+12025550921", "+12025550922"
@@ -71,9 +72,9 @@ func TestMemberTimeZones(t *testing.T) {
 		return repo.CopyMembers(ctx, "team_tz", []domain.Member{*member("mem_c1", "team_tz", c1, "America/Phoenix", at), *member("mem_c2", "team_tz", c2, "", at)}, nil, nil)
 	})
 	require.NoError(t, err)
-	got, err = zones.TimeZones(ctx, "team_tz", []string{c1, c2})
+	got, err = zones.TimeZones(ctx, "team_tz", []phone.Number{c1, c2})
 	require.NoError(t, err)
-	require.Equal(t, map[string]string{c1: "America/Phoenix"}, got)
+	require.Equal(t, map[phone.Number]string{c1: "America/Phoenix"}, got)
 
 	// Every read of members carries it.
 	m, err := repo.Member(ctx, "team_tz", "mem_c1")

@@ -16,6 +16,7 @@ import (
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/id"
 	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // TestContract holds the roster on Postgres to the contract suite its
@@ -44,12 +45,12 @@ type wired struct {
 	svc *service.Service
 }
 
-func (w wired) OptOutBySMS(ctx context.Context, teamID, phone string) error {
-	return w.svc.OptOutBySMS(ctx, teamID, phone)
+func (w wired) OptOutBySMS(ctx context.Context, teamID string, number phone.Number) error {
+	return w.svc.OptOutBySMS(ctx, teamID, number)
 }
 
-func (w wired) OptInBySMS(ctx context.Context, teamID, phone string) (bool, error) {
-	return w.svc.OptInBySMS(ctx, teamID, phone)
+func (w wired) OptInBySMS(ctx context.Context, teamID string, number phone.Number) (bool, error) {
+	return w.svc.OptInBySMS(ctx, teamID, number)
 }
 
 func (w wired) Keyword(ctx context.Context, k rosterapi.KeywordText) (bool, error) {

@@ -109,8 +109,8 @@ func (d *Directory) TeamByNumber(ctx context.Context, e164 string) (rosterapi.Te
 }
 
 // MembersByPhone implements rosterapi.Lookup.
-func (d *Directory) MembersByPhone(ctx context.Context, teamID, phone string) ([]rosterapi.Member, error) {
-	ms, err := d.st.Members.MembersByPhone(ctx, teamID, phone)
+func (d *Directory) MembersByPhone(ctx context.Context, teamID string, number phone.Number) ([]rosterapi.Member, error) {
+	ms, err := d.st.Members.MembersByPhone(ctx, teamID, string(number))
 	if err != nil {
 		return nil, err
 	}
@@ -182,8 +182,8 @@ func (d *Directory) OptedOutAmong(ctx context.Context, pairs []rosterapi.TeamPho
 }
 
 // IsOptedOut implements rosterapi.OptOuts.
-func (d *Directory) IsOptedOut(ctx context.Context, teamID, phone string) (bool, error) {
-	_, err := d.st.Members.OptOut(ctx, teamID, phone)
+func (d *Directory) IsOptedOut(ctx context.Context, teamID string, number phone.Number) (bool, error) {
+	_, err := d.st.Members.OptOut(ctx, teamID, string(number))
 	if errors.Is(err, domain.ErrNotFound) {
 		return false, nil
 	}
@@ -191,6 +191,18 @@ func (d *Directory) IsOptedOut(ctx context.Context, teamID, phone string) (bool,
 }
 
 // TimeZones implements rosterapi.Zones.
-func (d *Directory) TimeZones(ctx context.Context, teamID string, phones []string) (map[string]string, error) {
-	return d.st.Teams.TimeZones(ctx, teamID, phones)
+func (d *Directory) TimeZones(ctx context.Context, teamID string, phones []phone.Number) (map[phone.Number]string, error) {
+	ps := make([]string, len(phones))
+	for i, p := range phones {
+		ps[i] = string(p)
+	}
+	zs, err := d.st.Teams.TimeZones(ctx, teamID, ps)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[phone.Number]string, len(zs))
+	for p, z := range zs {
+		out[phone.Number(p)] = z
+	}
+	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/fault"
+	"github.com/teamtext/teamtext/platform/phone"
 )
 
 // Opt-out sources.
@@ -352,14 +353,14 @@ func (s *Service) OptOutPhone(ctx context.Context, teamID, raw, source string) (
 
 // OptOutBySMS implements rosterapi.OptOuts: an inbound STOP, honoured for
 // every number, staff included.
-func (s *Service) OptOutBySMS(ctx context.Context, teamID, phone string) error {
-	_, err := s.OptOut(ctx, teamID, phone, SourceSMS, true)
+func (s *Service) OptOutBySMS(ctx context.Context, teamID string, number phone.Number) error {
+	_, err := s.OptOut(ctx, teamID, string(number), SourceSMS, true)
 	return err
 }
 
 // OptInBySMS implements rosterapi.OptOuts: an inbound START.
-func (s *Service) OptInBySMS(ctx context.Context, teamID, phone string) (bool, error) {
-	return s.OptIn(ctx, teamID, phone)
+func (s *Service) OptInBySMS(ctx context.Context, teamID string, number phone.Number) (bool, error) {
+	return s.OptIn(ctx, teamID, string(number))
 }
 
 // OptedOutAmong implements rosterapi.OptOuts.
@@ -368,8 +369,8 @@ func (s *Service) OptedOutAmong(ctx context.Context, pairs []rosterapi.TeamPhone
 }
 
 // IsOptedOut implements rosterapi.OptOuts.
-func (s *Service) IsOptedOut(ctx context.Context, teamID, phone string) (bool, error) {
-	return NewDirectory(s.st.Directory).IsOptedOut(ctx, teamID, phone)
+func (s *Service) IsOptedOut(ctx context.Context, teamID string, number phone.Number) (bool, error) {
+	return NewDirectory(s.st.Directory).IsOptedOut(ctx, teamID, number)
 }
 
 // errStaffNumber refuses to opt out a number that staff or a member with a

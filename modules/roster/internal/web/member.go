@@ -7,6 +7,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/internal/service"
+	"github.com/teamtext/teamtext/platform/phone"
 	"github.com/teamtext/teamtext/platform/web"
 )
 
@@ -68,7 +69,7 @@ func (h *handler) memberView(ctx context.Context, v *web.Viewer, id string) (*me
 			mv.Others = append(mv.Others, g)
 		}
 	}
-	if mv.Texts, err = h.texts.LatestTo(ctx, v.TeamID, m.Phone, memberTexts); err != nil {
+	if mv.Texts, err = h.texts.LatestTo(ctx, v.TeamID, phone.Number(m.Phone), memberTexts); err != nil {
 		return nil, err
 	}
 	fs, err := h.roster.CustomFields(ctx, v.TeamID)

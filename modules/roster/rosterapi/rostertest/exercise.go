@@ -295,17 +295,17 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 		check.NoError(t, h.Roster.OptOutBySMS(ctx, teamA, coachPhone)) // a STOP is honoured for staff too
 		check.NoError(t, h.Roster.OptOutBySMS(ctx, teamA, parentPhone))
 		check.NoError(t, h.Roster.OptOutBySMS(ctx, teamA, strangerPhone)) // not on the roster: recorded all the same
-		for _, p := range []string{parentPhone, coachPhone, strangerPhone} {
+		for _, p := range []phone.Number{parentPhone, coachPhone, strangerPhone} {
 			opted, err := h.Roster.IsOptedOut(ctx, teamA, p)
 			check.NoError(t, err)
-			check.Equal(t, opted, true, p+" is opted out")
+			check.Equal(t, opted, true, string(p)+" is opted out")
 		}
 		opted, err := h.Roster.IsOptedOut(ctx, teamB, parentPhone)
 		check.NoError(t, err)
 		check.Equal(t, opted, false, "of that team only")
-		statuses := func(team, phone string) []string {
+		statuses := func(team string, number phone.Number) []string {
 			t.Helper()
-			ms, err := h.Roster.MembersByPhone(ctx, team, phone)
+			ms, err := h.Roster.MembersByPhone(ctx, team, number)
 			check.NoError(t, err)
 			out := []string{}
 			for _, m := range ms {

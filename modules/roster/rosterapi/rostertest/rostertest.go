@@ -277,10 +277,10 @@ func (r *Roster) KeyOwners(_ context.Context, teamID string) ([]rosterapi.Member
 }
 
 // MembersByPhone implements rosterapi.Lookup.
-func (r *Roster) MembersByPhone(_ context.Context, teamID, e164 string) ([]rosterapi.Member, error) {
+func (r *Roster) MembersByPhone(_ context.Context, teamID string, number phone.Number) ([]rosterapi.Member, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.entries(teamID, func(m rosterapi.Member) bool { return string(m.Phone) == e164 }), nil
+	return r.entries(teamID, func(m rosterapi.Member) bool { return m.Phone == number }), nil
 }
 
 // MembersByTeamPhones implements rosterapi.Lookup.
@@ -343,41 +343,41 @@ func (r *Roster) Recipients(_ context.Context, teamID, audience, groupID string)
 }
 
 // OptOutBySMS implements rosterapi.OptOuts.
-func (r *Roster) OptOutBySMS(_ context.Context, teamID, e164 string) error {
+func (r *Roster) OptOutBySMS(_ context.Context, teamID string, number phone.Number) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.optOut(teamID, e164)
+	r.optOut(teamID, number)
 	return nil
 }
 
 // optOut records the number's opt-out (once) and makes its entries
 // opted_out; it reports whether the record is new. r.mu is held.
-func (r *Roster) optOut(teamID, e164 string) bool {
-	p := rosterapi.TeamPhone{TeamID: teamID, Phone: phone.Number(e164)}
+func (r *Roster) optOut(teamID string, number phone.Number) bool {
+	p := rosterapi.TeamPhone{TeamID: teamID, Phone: number}
 	_, was := r.optOuts[p]
 	if !was {
 		r.optOuts[p] = r.clock.Now().UTC()
 	}
-	r.setStatus(teamID, e164, "opted_out")
+	r.setStatus(teamID, number, "opted_out")
 	return !was
 }
 
 // optIn removes the number's opt-out and, when there was one, makes its
 // entries active; it reports whether there was one. r.mu is held.
-func (r *Roster) optIn(teamID, e164 string) bool {
-	p := rosterapi.TeamPhone{TeamID: teamID, Phone: phone.Number(e164)}
+func (r *Roster) optIn(teamID string, number phone.Number) bool {
+	p := rosterapi.TeamPhone{TeamID: teamID, Phone: number}
 	if _, was := r.optOuts[p]; !was {
 		return false
 	}
 	delete(r.optOuts, p)
-	r.setStatus(teamID, e164, "active")
+	r.setStatus(teamID, number, "active")
 	return true
 }
 
-// setStatus sets the status of the team's entries with e164; r.mu is held.
-func (r *Roster) setStatus(teamID, e164, status string) {
+// setStatus sets the status of the team's entries with number; r.mu is held.
+func (r *Roster) setStatus(teamID string, number phone.Number, status string) {
 	for id, m := range r.members {
-		if m.TeamID == teamID && string(m.Phone) == e164 {
+		if m.TeamID == teamID && m.Phone == number {
 			m.Status = status
 			r.members[id] = m
 		}
@@ -385,17 +385,17 @@ func (r *Roster) setStatus(teamID, e164, status string) {
 }
 
 // OptInBySMS implements rosterapi.OptOuts.
-func (r *Roster) OptInBySMS(_ context.Context, teamID, e164 string) (bool, error) {
+func (r *Roster) OptInBySMS(_ context.Context, teamID string, number phone.Number) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.optIn(teamID, e164), nil
+	return r.optIn(teamID, number), nil
 }
 
 // IsOptedOut implements rosterapi.OptOuts.
-func (r *Roster) IsOptedOut(_ context.Context, teamID, e164 string) (bool, error) {
+func (r *Roster) IsOptedOut(_ context.Context, teamID string, number phone.Number) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	_, ok := r.optOuts[rosterapi.TeamPhone{TeamID: teamID, Phone: phone.Number(e164)}]
+	_, ok := r.optOuts[rosterapi.TeamPhone{TeamID: teamID, Phone: number}]
 	return ok, nil
 }
 
@@ -425,9 +425,9 @@ func (r *Roster) Keyword(_ context.Context, k rosterapi.KeywordText) (bool, erro
 	var changed bool
 	switch k.Keyword {
 	case "stop":
-		changed = r.optOut(k.TeamID, string(k.Phone))
+		changed = r.optOut(k.TeamID, k.Phone)
 	case "start":
-		changed = r.optIn(k.TeamID, string(k.Phone))
+		changed = r.optIn(k.TeamID, k.Phone)
 	case "help":
 	default:
 		return false, fmt.Errorf("consent: unknown keyword %q", k.Keyword)
