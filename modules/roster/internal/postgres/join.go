@@ -78,11 +78,7 @@ func (r *Repo) OpenConversations(ctx context.Context, teams, phones []string) ([
 // text already opened one (the same text filed twice).
 func (r *Repo) InsertConversation(ctx context.Context, c *domain.Conversation) (bool, error) {
 	res, err := r.db.IDB(ctx).NewInsert().Model(toConversationRow(c)).On("CONFLICT (keyword_message_id) DO NOTHING").Exec(ctx)
-	if err != nil {
-		return false, fmt.Errorf("insert join conversation: %w", err)
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	return changedOne(res, err, "insert join conversation")
 }
 
 // UpdateConversation writes a conversation's state, role, name text and

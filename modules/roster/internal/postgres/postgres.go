@@ -4,6 +4,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -119,6 +120,17 @@ type Repo struct{ db *db.DB }
 func NewRepo(d *db.DB) *Repo { return &Repo{db: d} }
 
 func notFound(err error, what string) error { return db.NotFound(err, domain.ErrNotFound, what) }
+
+// changedOne is whether a statement's Exec (res, err) changed exactly one
+// row: an insert that met no conflict, a delete that found its row. The
+// pgx driver's RowsAffected never fails.
+func changedOne(res sql.Result, err error, what string) (bool, error) {
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
 
 // InsertTeam stores a new team.
 func (r *Repo) InsertTeam(ctx context.Context, t *domain.Team) error {

@@ -622,21 +622,13 @@ func (r *Repo) OptedOutPhones(ctx context.Context, teamID string, phones []strin
 // InsertOptOut records an opt-out; false if it existed already.
 func (r *Repo) InsertOptOut(ctx context.Context, o *domain.OptOut) (bool, error) {
 	res, err := r.db.IDB(ctx).NewInsert().Model(toOptOutRow(o)).On("CONFLICT DO NOTHING").Exec(ctx)
-	if err != nil {
-		return false, fmt.Errorf("insert opt-out: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+	return changedOne(res, err, "insert opt-out")
 }
 
 // DeleteOptOut removes an opt-out (inbound START); false if there was none.
 func (r *Repo) DeleteOptOut(ctx context.Context, teamID, phone string) (bool, error) {
 	res, err := r.db.IDB(ctx).NewDelete().Model((*optOutRow)(nil)).Where("team_id = ? AND phone = ?", teamID, phone).Exec(ctx)
-	if err != nil {
-		return false, fmt.Errorf("delete opt-out: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+	return changedOne(res, err, "delete opt-out")
 }
 
 // OptOuts lists a team's opt-outs, newest first, limit+1 rows.

@@ -47,6 +47,16 @@ func teamsBy(ts []domain.Team, err error, key func(*domain.Team) string) (map[st
 	return out, nil
 }
 
+// splitPairs is pairs as the parallel team and phone columns the stores
+// take.
+func splitPairs(pairs []rosterapi.TeamPhone) (teams, phones []string) {
+	teams, phones = make([]string, len(pairs)), make([]string, len(pairs))
+	for i, p := range pairs {
+		teams[i], phones[i] = p.TeamID, string(p.Phone)
+	}
+	return teams, phones
+}
+
 // Member implements rosterapi.Members.
 func (d *Directory) Member(ctx context.Context, teamID, memberID string) (rosterapi.Member, error) {
 	m, err := d.st.Members.Member(ctx, teamID, memberID)
@@ -133,10 +143,7 @@ func (d *Directory) MembersByTeamPhones(ctx context.Context, pairs []rosterapi.T
 	if len(pairs) == 0 {
 		return out, nil
 	}
-	teams, phones := make([]string, len(pairs)), make([]string, len(pairs))
-	for i, p := range pairs {
-		teams[i], phones[i] = p.TeamID, string(p.Phone)
-	}
+	teams, phones := splitPairs(pairs)
 	ms, err := d.st.Members.MembersByTeamPhones(ctx, teams, phones)
 	if err != nil {
 		return nil, err
@@ -166,10 +173,7 @@ func (d *Directory) OptedOutAmong(ctx context.Context, pairs []rosterapi.TeamPho
 	if len(pairs) == 0 {
 		return nil, nil
 	}
-	teams, phones := make([]string, len(pairs)), make([]string, len(pairs))
-	for i, p := range pairs {
-		teams[i], phones[i] = p.TeamID, string(p.Phone)
-	}
+	teams, phones := splitPairs(pairs)
 	got, err := d.st.Members.OptedOutAmong(ctx, teams, phones)
 	if err != nil {
 		return nil, err

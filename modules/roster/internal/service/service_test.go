@@ -60,25 +60,25 @@ type recorder struct {
 	inactive []rosterapi.OwnerInactive
 }
 
-func (r *recorder) Publish(_ context.Context, ev events.Event) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, ev)
+// keep appends v to *list under mu: what a fake was handed, kept for the
+// test to read.
+func keep[T any](mu *sync.Mutex, list *[]T, v T) error {
+	mu.Lock()
+	defer mu.Unlock()
+	*list = append(*list, v)
 	return nil
+}
+
+func (r *recorder) Publish(_ context.Context, ev events.Event) error {
+	return keep(&r.mu, &r.events, ev)
 }
 
 func (r *recorder) OnKeyRevoked(_ context.Context, ev rosterapi.KeyRevoked) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.revoked = append(r.revoked, ev)
-	return nil
+	return keep(&r.mu, &r.revoked, ev)
 }
 
 func (r *recorder) OnOwnerInactive(_ context.Context, ev rosterapi.OwnerInactive) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.inactive = append(r.inactive, ev)
-	return nil
+	return keep(&r.mu, &r.inactive, ev)
 }
 
 // types lists the published events' types, in order.

@@ -30,18 +30,10 @@ type outbox struct {
 }
 
 func (o *outbox) SendText(_ context.Context, t messagingapi.Text) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.texts = append(o.texts, t)
-	return nil
+	return keep(&o.mu, &o.texts, t)
 }
 
-func (o *outbox) Mail(_ context.Context, m webhooksapi.Mail) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.mails = append(o.mails, m)
-	return nil
-}
+func (o *outbox) Mail(_ context.Context, m webhooksapi.Mail) error { return keep(&o.mu, &o.mails, m) }
 
 var sixDigits = regexp.MustCompile(`\b\d{6}\b`)
 
