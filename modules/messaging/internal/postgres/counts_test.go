@@ -143,3 +143,74 @@ func TestStatusMovesFollowTheDomain(t *testing.T) {
 		require.True(t, moved[c], "the random reports reached %q", c)
 	}
 }
+
+// TestReportsDoNotQueueOnTheMessageRow: a status report that moves a sent
+// delivery to a final status writes its counts to a shard row, not the
+// message's row, so the reports of one broadcast ingested at once on
+// every node do not wait on each other (or on a hand-over) there. Here
+// the message row is held locked by another transaction while a report
+// is applied; the report goes through, and the counts read add up.
+func TestReportsDoNotQueueOnTheMessageRow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
+	repo := postgres.NewRepo(d, nil)
+	out := postgres.NewOutboundStore(d, repo)
+	msg := domain.Message{ID: "msg_hot", TeamID: "team_1", MemberID: "mem_1", Source: "api", Audience: "all", Text: "hi",
+		Rendered: "hi", Encoding: "GSM-7", Segments: 1, Recipients: 2, Status: domain.StatusQueued, CreatedAt: at}
+	inTx(t, d, func(ctx context.Context) error {
+		if err := repo.InsertMessage(ctx, &msg); err != nil {
+			return err
+		}
+		return repo.InsertQueued(ctx, "team_1", msg.ID, at, at, id.NewSeries("dlv"), []string{"+15550000001", "+15550000002"},
+			[][]string{{"mem_a"}, {"mem_b"}}, nil, nil)
+	})
+	ds, err := repo.Deliveries(ctx, "team_1", msg.ID, "", 10, 0)
+	require.NoError(t, err)
+	require.Len(t, ds, 2)
+	inTx(t, d, func(ctx context.Context) error {
+		return out.MarkSent(ctx, []outbound.Sent{{DeliveryID: ds[0].ID, ProviderMessageID: "SM1", CarrierStatus: "queued"},
+			{DeliveryID: ds[1].ID, ProviderMessageID: "SM2", CarrierStatus: "queued"}}, at)
+	})
+
+	locked, release, held := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		held <- d.Tx(ctx, func(ctx context.Context) error {
+			if _, err := repo.LockMessage(ctx, "team_1", msg.ID); err != nil {
+				return err
+			}
+			close(locked)
+			<-release
+			return nil
+		})
+	}()
+	<-locked
+	applied := make(chan error, 1)
+	go func() {
+		applied <- d.Tx(ctx, func(ctx context.Context) error {
+			ls, err := repo.LockDeliveries(ctx, []string{ds[0].ID})
+			if err != nil {
+				return err
+			}
+			old := ls[0].Status
+			ls[0].Apply(domain.Report{Status: domain.DeliveryDelivered, CarrierStatus: "delivered", At: at.Add(time.Second)})
+			return repo.UpdateDeliveries(ctx, ls, []string{old})
+		})
+	}()
+	select {
+	case err := <-applied:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second): // a failure detector: the report would wait for the lock until release
+		close(release)
+		t.Fatal("the report waited on the locked message row")
+	}
+	close(release)
+	require.NoError(t, <-held)
+	got, err := repo.Message(ctx, "team_1", msg.ID)
+	require.NoError(t, err)
+	require.Equal(t, []int{0, 1, 1}, []int{got.QueuedCount, got.SentCount, got.DeliveredCount})
+	page, err := repo.Messages(ctx, "team_1", 10, 0)
+	require.NoError(t, err)
+	require.Len(t, page, 1)
+	require.Equal(t, []int{0, 1, 1}, []int{page[0].QueuedCount, page[0].SentCount, page[0].DeliveredCount}, "lists add the shards up too")
+}
