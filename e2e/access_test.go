@@ -311,6 +311,12 @@ func TestSendAndHeavyLimitsAcrossNodes(t *testing.T) {
 	_, api := messagingTeam(t, harness.TeamOptions{})
 	addMember(t, api, map[string]any{"name": "A", "phone": "2025550501"})
 	second := startService(t)
+	t.Cleanup(func() { // a 500 says only "retry later": the nodes' logs say why
+		if t.Failed() {
+			logAlarms(t, "this test's second node", second)
+			logAlarms(t, "the suite's node", env.svc)
+		}
+	})
 	key := api.Token
 	nodes := []*harness.Client{api, harness.NewClient(second.PublicURL+"/api/v1", key)}
 	burst := func(n int, body func(i int) (string, any)) map[int]int {

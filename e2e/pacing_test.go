@@ -39,20 +39,25 @@ func newPacingEnv(t testing.TB, name string, nodes int, env ...string) *pacingEn
 	return p
 }
 
+// logAlarms logs the last 30 WARN and ERROR lines of svc's log.
+func logAlarms(t testing.TB, name string, svc *harness.Service) {
+	var alarms []string
+	for _, line := range strings.Split(svc.Logs(), "\n") {
+		if strings.Contains(line, `"level":"WARN"`) || strings.Contains(line, `"level":"ERROR"`) {
+			alarms = append(alarms, line)
+		}
+	}
+	t.Logf("--- %s WARN and ERROR lines (%d) ---\n%s", name, len(alarms), strings.Join(alarms[max(0, len(alarms)-30):], "\n"))
+}
+
 // logOnFailure shows the tail of each node's log when the test failed.
 func (p *pacingEnv) logOnFailure(t testing.TB) {
 	if !t.Failed() {
 		return
 	}
 	for i, n := range p.nodes {
+		logAlarms(t, fmt.Sprint("node ", i), n)
 		logs := n.Logs()
-		var alarms []string
-		for _, line := range strings.Split(logs, "\n") {
-			if strings.Contains(line, `"level":"WARN"`) || strings.Contains(line, `"level":"ERROR"`) {
-				alarms = append(alarms, line)
-			}
-		}
-		t.Logf("--- node %d WARN and ERROR lines (%d) ---\n%s", i, len(alarms), strings.Join(alarms[max(0, len(alarms)-30):], "\n"))
 		t.Logf("--- node %d logs (tail) ---\n%s", i, logs[max(0, len(logs)-8000):])
 	}
 	conn, err := pgx.Connect(context.Background(), p.url)
