@@ -153,19 +153,16 @@ func (s *Service) Apply(ctx context.Context, as []carrier.StatusArgs) error {
 				final = append(final, d)
 			}
 		}
-		// The shared rows last, in the order every writer takes them: the
-		// message's counts (its row for a move from queued, then a count
-		// shard), then the day's analytics shard. A hand-over that ends
-		// deliveries (refusals, opt-outs) has locked its messages' rows
-		// and count shards first, so the two never wait on each other in
-		// a cycle.
+		// The shared rows last (the day's counter shard, then the message's
+		// counts), so concurrent batches of one broadcast wait on them only
+		// for the commit.
 		if err := s.publish(ctx, final); err != nil {
 			return err
 		}
-		if err := s.store.UpdateDeliveries(ctx, upd, old); err != nil {
+		if err := s.store.CountFinals(ctx, final); err != nil {
 			return err
 		}
-		if err := s.store.CountFinals(ctx, final); err != nil {
+		if err := s.store.UpdateDeliveries(ctx, upd, old); err != nil {
 			return err
 		}
 		// The numbers' streaks last of all: their rows are shared across

@@ -379,13 +379,6 @@ const countShards = "16"
 // hand-over, an opt-out before its turn) locks; every other count moves on
 // the writer's shard row, so the reports of one broadcast ingested at once
 // do not queue on its message row.
-//
-// Lock order: the message rows, then the shard rows, then (ingestion's
-// CountFinals) the day's analytics shard. Sub-statements of one statement
-// run in no set order, so the shard insert reads q's row count (an
-// InitPlan, run to completion before the insert's first row): q's message
-// rows are locked first. A hand-over that locked its messages earlier
-// (LockMessages, MarkSent) keeps the same order.
 const moveCounts = `,
 c AS (
   SELECT message_id,
@@ -397,10 +390,10 @@ c AS (
   FROM u GROUP BY message_id),
 q AS (
   UPDATE messaging_messages AS m SET queued_count = m.queued_count + c.queued
-  FROM c WHERE m.id = c.message_id AND c.queued <> 0 RETURNING m.id)
+  FROM c WHERE m.id = c.message_id AND c.queued <> 0)
 INSERT INTO messaging_message_counts AS s (message_id, shard, sent, delivered, failed, unconfirmed)
 SELECT message_id, pg_backend_pid() % ` + countShards + `, sent, delivered, failed, unconfirmed FROM c
-WHERE (sent, delivered, failed, unconfirmed) <> (0, 0, 0, 0) AND (SELECT count(*) FROM q) >= 0 ORDER BY message_id
+WHERE (sent, delivered, failed, unconfirmed) <> (0, 0, 0, 0) ORDER BY message_id
 ON CONFLICT (message_id, shard) DO UPDATE SET sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
   failed = s.failed + excluded.failed, unconfirmed = s.unconfirmed + excluded.unconfirmed`
 
