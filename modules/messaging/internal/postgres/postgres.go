@@ -131,13 +131,13 @@ func (r *Repo) insertMessage(ctx context.Context, m *messageRow) error {
 
 // selectMessage is the statement that reads a team's message into m.
 func (r *Repo) selectMessage(ctx context.Context, m *messageRow, teamID, id string) *bun.SelectQuery {
-	return shardedCounts(r.db.IDB(ctx).NewSelect().Model(m)).Where("team_id = ? AND id = ?", teamID, id)
+	return r.db.IDB(ctx).NewSelect().Model(m).Where("team_id = ? AND id = ?", teamID, id)
 }
 
 // messageByID loads a message by id alone (workers, which carry the id).
 func (r *Repo) messageByID(ctx context.Context, id string) (*messageRow, error) {
 	m := new(messageRow)
-	if err := shardedCounts(r.db.IDB(ctx).NewSelect().Model(m)).Where("id = ?", id).Scan(ctx); err != nil {
+	if err := r.db.IDB(ctx).NewSelect().Model(m).Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, notFound(err, "select message")
 	}
 	return m, nil
@@ -154,7 +154,7 @@ func (r *Repo) updateMessage(ctx context.Context, m *messageRow) error {
 // messages lists a team's messages (all statuses), newest first, limit+1 rows.
 func (r *Repo) messages(ctx context.Context, teamID, status string, limit, offset int) ([]messageRow, error) {
 	var ms []messageRow
-	q := shardedCounts(r.db.IDB(ctx).NewSelect().Model(&ms)).Where("team_id = ?", teamID)
+	q := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ?", teamID)
 	if status != "" {
 		q = q.Where("status = ?", status)
 	}
@@ -363,22 +363,11 @@ const (
 	sqlUnconfirmed = "'" + domain.DeliveryUnconfirmed + "'"
 )
 
-// countShards is how many shard rows (messaging_message_counts) a
-// message's sent, delivered, failed and unconfirmed counts are spread
-// over. A connection always writes the same shard (its backend pid), so a
-// transaction takes one shard row per message, in message order. (Text:
-// it is spliced into the statements, which stay constant.)
-const countShards = "16"
-
 // moveCounts is the tail of the statements that move deliveries between
 // statuses: from a CTE "u" of (message_id, old, st) rows it adds each
 // status's arrivals and takes away its departures on the message's counts,
 // so that each count stays the number of the message's deliveries in that
-// status (counts_test.go holds it to the domain's Delivery.Apply). The
-// queued count moves on the message row, which a move from queued (a
-// hand-over, an opt-out before its turn) locks; every other count moves on
-// the writer's shard row, so the reports of one broadcast ingested at once
-// do not queue on its message row.
+// status (counts_test.go holds it to the domain's Delivery.Apply).
 const moveCounts = `,
 c AS (
   SELECT message_id,
@@ -387,25 +376,11 @@ c AS (
     count(*) FILTER (WHERE st = ` + sqlDelivered + `) - count(*) FILTER (WHERE old = ` + sqlDelivered + `) AS delivered,
     count(*) FILTER (WHERE st = ` + sqlFailed + `) - count(*) FILTER (WHERE old = ` + sqlFailed + `) AS failed,
     count(*) FILTER (WHERE st = ` + sqlUnconfirmed + `) - count(*) FILTER (WHERE old = ` + sqlUnconfirmed + `) AS unconfirmed
-  FROM u GROUP BY message_id),
-q AS (
-  UPDATE messaging_messages AS m SET queued_count = m.queued_count + c.queued
-  FROM c WHERE m.id = c.message_id AND c.queued <> 0)
-INSERT INTO messaging_message_counts AS s (message_id, shard, sent, delivered, failed, unconfirmed)
-SELECT message_id, pg_backend_pid() % ` + countShards + `, sent, delivered, failed, unconfirmed FROM c
-WHERE (sent, delivered, failed, unconfirmed) <> (0, 0, 0, 0) ORDER BY message_id
-ON CONFLICT (message_id, shard) DO UPDATE SET sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
-  failed = s.failed + excluded.failed, unconfirmed = s.unconfirmed + excluded.unconfirmed`
-
-// shardedCounts makes a select of messageRow read the counts kept in shard
-// rows: each is the message row's column plus its shards' sum.
-func shardedCounts(q *bun.SelectQuery) *bun.SelectQuery {
-	q = q.ExcludeColumn("sent_count", "delivered_count", "failed_count", "unconfirmed_count")
-	for _, c := range []string{"sent", "delivered", "failed", "unconfirmed"} {
-		q = q.ColumnExpr("m." + c + "_count + coalesce((SELECT sum(s." + c + ") FROM messaging_message_counts s WHERE s.message_id = m.id), 0) AS " + c + "_count")
-	}
-	return q
-}
+  FROM u GROUP BY message_id)
+UPDATE messaging_messages AS m SET queued_count = m.queued_count + c.queued, sent_count = m.sent_count + c.sent,
+  delivered_count = m.delivered_count + c.delivered, failed_count = m.failed_count + c.failed,
+  unconfirmed_count = m.unconfirmed_count + c.unconfirmed
+FROM c WHERE m.id = c.message_id`
 
 // updateDeliveries writes the status columns of ds, whose statuses were
 // from[i] when they were locked, and moves their messages' counts

@@ -17,7 +17,7 @@ import (
 // (limit+1 rows).
 func (r *Repo) approvals(ctx context.Context, teamID string, limit, offset int) ([]messageRow, error) {
 	var ms []messageRow
-	err := shardedCounts(r.db.IDB(ctx).NewSelect().Model(&ms)).Where("team_id = ? AND status = ?", teamID, domain.StatusPendingApproval).
+	err := r.db.IDB(ctx).NewSelect().Model(&ms).Where("team_id = ? AND status = ?", teamID, domain.StatusPendingApproval).
 		OrderExpr("created_at, id").Limit(int64(limit + 1)).Offset(int64(offset)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list approvals: %w", err)
