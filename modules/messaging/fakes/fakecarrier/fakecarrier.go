@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Script is a fake's state: F is its error answer, M an accepted text, O
@@ -208,32 +210,25 @@ func (s *Script[F, M, O, C]) Flush(ctx context.Context, key func(C) string, post
 	}
 	unsent := make([][]C, len(groups))
 	errs := make([][]error, len(groups))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(Senders, len(groups)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				for j, c := range groups[i] {
-					err := post(ctx, c)
-					if err == nil {
-						continue
-					}
-					errs[i] = append(errs[i], err)
-					if retry {
-						unsent[i] = groups[i][j:]
-						break
-					}
+	var g errgroup.Group
+	g.SetLimit(Senders)
+	for i, group := range groups {
+		g.Go(func() error {
+			for j, c := range group {
+				err := post(ctx, c)
+				if err == nil {
+					continue
+				}
+				errs[i] = append(errs[i], err)
+				if retry {
+					unsent[i] = group[j:]
+					break
 				}
 			}
-		}()
+			return nil // every failure is kept in errs, so no key stops the others
+		})
 	}
-	for i := range groups {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	_ = g.Wait()
 	var owed []C
 	var all []error
 	for i := range groups {
