@@ -203,7 +203,7 @@ func TestTwilioStatusCallbacksAreOrderSafe(t *testing.T) {
 		postTwilioStatus(t, svc, fake.callback(to), "SMx"+to[len(to)-4:], to, twilioStatus, errorCode)
 		// One callback at a time, so each lands after the one before.
 		waitFor(t, 30*time.Second, func() bool {
-			return countRowsIn(t, dbURL, `SELECT count(*) FROM river_job WHERE kind = 'messaging.delivery_status' AND state <> 'completed'`) == 0
+			return countRowsIn(t, dbURL, `SELECT count(*) FROM messaging_status_pending`) == 0
 		})
 	}
 	status("+12025550611", "delivered", "")

@@ -30,6 +30,7 @@ import (
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/httpapi"
 	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/loops"
 	"github.com/teamtext/teamtext/platform/metrics"
 	"github.com/teamtext/teamtext/platform/web"
 )
@@ -112,7 +113,7 @@ func newService(p deps, ob *outbound.Service, c carrier.Carrier) *service.Servic
 
 // newIngest keeps numbers' failure streaks: roster's mark, the carrier's codes, UNDELIVERABLE_AFTER.
 func newIngest(p deps, c carrier.Carrier, ins msgmetrics.Instruments) *ingest.Service {
-	return ingest.New(p.DB, p.Repo, p.Events, p.Clock, p.Log.With("component", "ingest"), ins.StatusLag).
+	return ingest.New(p.DB, p.Repo, p.Events, p.Clock, p.Log.With("component", "ingest"), ins.StatusLag).Staged(p.Repo).
 		TrackNumbers(ingest.Numbers{Roster: p.Marks, Classify: carrier.Classifier(c), MarkAfter: p.Config.UndeliverableAfter,
 			Marked: ins.MarkedUndeliverable})
 }
@@ -181,18 +182,28 @@ func startEngine(lc fx.Lifecycle, ob *outbound.Service, cfg config.Config, sim *
 	lc.Append(fx.StartStopHook(d.Start, d.Stop))
 }
 
-// startFiler starts this node's inbound filing loops (stopped before the
-// database closes) and reports the staged backlog at each scrape.
-func startFiler(lc fx.Lifecycle, s *inbound.Service, d *db.DB, r *postgres.Repo, clk clock.Clock, ins msgmetrics.Instruments, m *metrics.Metrics, log *slog.Logger) {
-	l := log.With("component", "inbound")
-	f := inbound.NewFiler(inbound.FilerDeps{Service: s, Connect: func(ctx context.Context) (*pgx.Conn, error) {
+// startFiler starts this node's filing loops, of inbound texts and of
+// delivery statuses (stopped before the database closes), and reports
+// their staged backlogs at each scrape.
+func startFiler(lc fx.Lifecycle, s *inbound.Service, in *ingest.Service, d *db.DB, r *postgres.Repo, clk clock.Clock, ins msgmetrics.Instruments,
+	m *metrics.Metrics, log *slog.Logger) {
+	connect := func(ctx context.Context) (*pgx.Conn, error) {
 		return pgx.ConnectConfig(ctx, d.Pool.Config().ConnConfig.Copy())
-	}, Channel: postgres.InboundChannel, Clock: clk, Lag: ins.InboundLag, Log: l})
+	}
+	l := log.With("component", "inbound")
+	texts := loops.NewFiler(loops.FilerDeps{Name: "inbound", File: s.FileNext, Lanes: inbound.Lanes, Connect: connect,
+		Channel: postgres.InboundChannel, Clock: clk, Lag: ins.InboundLag, Log: l})
 	m.Registry.MustRegister(msgmetrics.NewPending(r, clk, l))
-	lc.Append(fx.StartStopHook(f.Start, f.Stop))
+	lc.Append(fx.StartStopHook(texts.Start, texts.Stop))
+
+	l = log.With("component", "ingest")
+	statuses := loops.NewFiler(loops.FilerDeps{Name: "status", File: in.FileNext, Lanes: domain.StatusLanes, Connect: connect,
+		Channel: postgres.StatusChannel, Clock: clk, Log: l})
+	m.Registry.MustRegister(msgmetrics.NewPendingStatuses(r, clk, l))
+	lc.Append(fx.StartStopHook(statuses.Start, statuses.Stop))
 }
 
-// newCarrierRoutes: a callback only enqueues its ingestion job (ingest.Sink).
-func newCarrierRoutes(cfg config.Config, d *db.DB, j *jobs.Jobs, r *postgres.Repo, a *accounts.Service, clk clock.Clock, log *slog.Logger) CarrierRoutes {
-	return accounts.CallbackRoutes(cfg, a, ingest.Sink{DB: d, Jobs: j, Stage: r}, clk, log)
+// newCarrierRoutes: a callback only stages what it carries (ingest.Sink).
+func newCarrierRoutes(cfg config.Config, r *postgres.Repo, a *accounts.Service, clk clock.Clock, log *slog.Logger) CarrierRoutes {
+	return accounts.CallbackRoutes(cfg, a, ingest.Sink{Statuses: r, Stage: r, Clock: clk}, clk, log)
 }

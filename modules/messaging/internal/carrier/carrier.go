@@ -87,9 +87,11 @@ func IsPermanent(err error) (*PermanentError, bool) {
 	return p, errors.As(err, &p)
 }
 
-// StatusArgs is a normalised delivery status from any carrier: the job
-// that ingests it updates the delivery (idempotently, order-safe) and
-// publishes message.status on final statuses.
+// StatusArgs is a normalised delivery status from any carrier: ingesting
+// it updates the delivery (idempotently, order-safe) and publishes
+// message.status on final statuses. A callback stages it for the status
+// filers (ingest.Sink); as a River job of its own it is what builds before
+// staging enqueued, still worked so that an upgrade loses none.
 type StatusArgs struct {
 	DeliveryID        string    `json:"delivery_id"`
 	ProviderMessageID string    `json:"provider_message_id"`

@@ -2,7 +2,6 @@ package inbound
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/id"
+	"github.com/teamtext/teamtext/platform/loops"
 	"github.com/teamtext/teamtext/platform/phone"
 )
 
@@ -58,39 +58,16 @@ func (s *Service) Enqueue(ctx context.Context, a Args) error { return Enqueue(ct
 
 // FileNext files one batch of a lane's staged texts in one transaction,
 // trying the lanes from first on. It returns when each text it took had
-// arrived (none: no lane had texts that another filer did not hold).
-//
-// A batch that fails is filed again text by text, each in its own
-// transaction, so that a text that cannot be filed does not hold its lane:
-// each failure of a text on its own is counted on its staged row, and at
-// domain.InboundMaxAttempts it is set aside (logged, kept staged for an
-// operator, no longer taken) and the lane moves on.
+// arrived (none: no lane had texts that another filer did not hold). A
+// batch that fails is filed again text by text (loops.FileNext); a text
+// that fails on its own domain.InboundMaxAttempts times is set aside
+// (logged, kept staged for an operator, no longer taken).
 func (s *Service) FileNext(ctx context.Context, first int) ([]time.Time, error) {
-	received, _, err := s.fileBatch(ctx, first, BatchSize)
-	if err == nil || ctx.Err() != nil {
-		return received, err
-	}
-	s.Log.Warn("inbound batch not filed; filing its texts one by one", "err", err)
-	received = received[:0]
-	for range BatchSize {
-		one, taken, err := s.fileBatch(ctx, first, 1)
-		if err == nil {
-			if len(one) == 0 {
-				break
-			}
-			received = append(received, one...)
-			continue
-		}
-		if len(taken) == 0 || ctx.Err() != nil {
-			return received, err // not a text's fault (no text taken): Postgres away
-		}
-		s.Log.Error("inbound text not filed", "provider_message_id", taken[0].ProviderMessageID, "from", phone.Mask(taken[0].FromPhone),
-			"staged_id", taken[0].ID, "err", err)
-		if nerr := s.Store.NoteInboundFailure(ctx, taken[0].ID, err.Error()); nerr != nil {
-			return received, errors.Join(err, nerr)
-		}
-	}
-	return received, nil
+	return loops.FileNext(ctx, first, BatchSize, s.fileBatch, func(ctx context.Context, p domain.PendingInbound, err error) error {
+		s.Log.Error("inbound text not filed", "provider_message_id", p.ProviderMessageID, "from", phone.Mask(p.FromPhone),
+			"staged_id", p.ID, "err", err)
+		return s.Store.NoteInboundFailure(ctx, p.ID, err.Error())
+	}, s.Log)
 }
 
 // fileBatch takes up to limit texts of a lane and files them in one

@@ -38,12 +38,14 @@ type Store interface {
 
 // Service is the ingestion use case.
 type Service struct {
-	db     *db.DB
-	store  Store
-	events events.Publisher
-	clock  clock.Clock
-	log    *slog.Logger
-	lag    prometheus.Observer // seconds from a carrier's report to its ingestion
+	db    *db.DB
+	store Store
+	// staging, when set, holds the reports callbacks staged (staged.go).
+	staging Staging
+	events  events.Publisher
+	clock   clock.Clock
+	log     *slog.Logger
+	lag     prometheus.Observer // seconds from a carrier's report to its ingestion
 	// numbers, when set, keeps the numbers' failure streaks (numbers.go).
 	numbers *Numbers
 }
@@ -51,6 +53,12 @@ type Service struct {
 // New returns the service. lag may be nil.
 func New(d *db.DB, s Store, pub events.Publisher, clk clock.Clock, log *slog.Logger, lag prometheus.Observer) *Service {
 	return &Service{db: d, store: s, events: pub, clock: clk, log: log, lag: lag}
+}
+
+// Staged makes s ingest the reports staged in st (FileNext).
+func (s *Service) Staged(st Staging) *Service {
+	s.staging = st
+	return s
 }
 
 // UnconfirmedAfter is how long a delivery may wait for the carrier's final

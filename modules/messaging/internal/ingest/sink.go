@@ -5,17 +5,17 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
-	"github.com/teamtext/teamtext/platform/db"
-	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/text"
 )
 
-// Sink is how carrier adapters hand messaging their callbacks: each
-// only enqueues its ingestion job, in its own transaction.
+// Sink is how carrier adapters hand messaging their callbacks: each only
+// stages what it carries, in one statement, for the filers: a status for
+// ingestion (staged.go), a text for filing (inbound.Enqueue).
 type Sink struct {
-	DB    *db.DB
-	Jobs  *jobs.Jobs
-	Stage inbound.Stager // inbound texts are staged (inbound.Enqueue)
+	Statuses Staging
+	Stage    inbound.Stager
+	Clock    clock.Clock
 }
 
 var _ carrier.Sink = Sink{}
@@ -26,10 +26,7 @@ var _ carrier.Sink = Sink{}
 func (s Sink) Report(ctx context.Context, a carrier.StatusArgs) error {
 	a.ProviderMessageID, a.CarrierStatus = text.Storable(a.ProviderMessageID), text.Storable(a.CarrierStatus)
 	a.ErrorCode, a.ErrorMessage = text.Storable(a.ErrorCode), text.Storable(a.ErrorMessage)
-	return s.DB.Tx(ctx, func(ctx context.Context) error {
-		_, err := s.Jobs.Insert(ctx, a, nil)
-		return err
-	})
+	return s.Statuses.StageStatus(ctx, Pending(a), s.Clock.Now())
 }
 
 func (s Sink) Receive(ctx context.Context, t carrier.InboundText) error {

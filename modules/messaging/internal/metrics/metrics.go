@@ -137,40 +137,56 @@ type PendingStore interface {
 // NewPending returns the collector of the inbound texts staged and not
 // yet filed.
 func NewPending(store PendingStore, clk clock.Clock, log *slog.Logger) prometheus.Collector {
-	return &pendingCollector{store: store, clock: clk, log: log}
+	return &pendingCollector{stats: store.PendingStats, what: "pending inbound texts", clock: clk, log: log,
+		count: prometheus.NewDesc("teamtext_inbound_pending_texts",
+			"Inbound texts accepted from the carrier and not yet filed (stored, acted on, announced).", nil, nil),
+		age: prometheus.NewDesc("teamtext_inbound_pending_oldest_seconds",
+			"Age of the oldest inbound text not yet filed (0 when none is waiting).", nil, nil)}
 }
 
-// pendingCollector reports the inbound texts staged and not yet filed.
+// PendingStatusStore reports the carrier status reports staged and not
+// yet ingested (postgres.Repo).
+type PendingStatusStore interface {
+	PendingStatusStats(ctx context.Context) (int64, *time.Time, error)
+}
+
+// NewPendingStatuses returns the collector of the carrier status reports
+// staged and not yet ingested.
+func NewPendingStatuses(store PendingStatusStore, clk clock.Clock, log *slog.Logger) prometheus.Collector {
+	return &pendingCollector{stats: store.PendingStatusStats, what: "pending delivery statuses", clock: clk, log: log,
+		count: prometheus.NewDesc("teamtext_status_pending_reports",
+			"Carrier status reports accepted and not yet ingested (deliveries, counts, message.status).", nil, nil),
+		age: prometheus.NewDesc("teamtext_status_pending_oldest_seconds",
+			"Age of the oldest carrier status report not yet ingested (0 when none is waiting).", nil, nil)}
+}
+
+// pendingCollector reports a staging table's backlog: how many items wait,
+// and the oldest one's age.
 type pendingCollector struct {
-	store PendingStore
-	clock clock.Clock
-	log   *slog.Logger
+	stats      func(ctx context.Context) (int64, *time.Time, error)
+	what       string // for the log line when stats fails
+	count, age *prometheus.Desc
+	clock      clock.Clock
+	log        *slog.Logger
 }
-
-var (
-	pendingDesc = prometheus.NewDesc("teamtext_inbound_pending_texts",
-		"Inbound texts accepted from the carrier and not yet filed (stored, acted on, announced).", nil, nil)
-	pendingAgeDesc = prometheus.NewDesc("teamtext_inbound_pending_oldest_seconds",
-		"Age of the oldest inbound text not yet filed (0 when none is waiting).", nil, nil)
-)
 
 func (c *pendingCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- pendingDesc
-	ch <- pendingAgeDesc
+	ch <- c.count
+	ch <- c.age
 }
 
 func (c *pendingCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	n, oldest, err := c.store.PendingStats(ctx)
+	n, oldest, err := c.stats(ctx)
 	if err != nil {
-		c.log.Warn("metrics: pending inbound texts", "err", err)
+		c.log.Warn("metrics: "+c.what, "err", err)
 		return
 	}
 	age := 0.0
 	if oldest != nil {
 		age = max(c.clock.Now().Sub(*oldest), 0).Seconds()
 	}
-	ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(n))
-	ch <- prometheus.MustNewConstMetric(pendingAgeDesc, prometheus.GaugeValue, age)
+	ch <- prometheus.MustNewConstMetric(c.count, prometheus.GaugeValue, float64(n))
+	ch <- prometheus.MustNewConstMetric(c.age, prometheus.GaugeValue, age)
 }

@@ -33,6 +33,12 @@ func (s stores) PendingStats(context.Context) (int64, *time.Time, error) {
 	return s.pending, s.oldest, s.err
 }
 
+// PendingStatusStats reports twice the texts' backlog, so the two
+// collectors' figures cannot be mixed up unnoticed.
+func (s stores) PendingStatusStats(context.Context) (int64, *time.Time, error) {
+	return 2 * s.pending, s.oldest, s.err
+}
+
 func names(t *testing.T, reg *prometheus.Registry) []string {
 	t.Helper()
 	mfs, err := reg.Gather()
@@ -85,10 +91,13 @@ func TestCollectors(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	metrics.RegisterEngine(reg, st, st, carrier.Carrier(nil), clock.NewFake(now), slog.New(slog.DiscardHandler))
 	reg.MustRegister(metrics.NewPending(st, clock.NewFake(now), slog.New(slog.DiscardHandler)))
+	reg.MustRegister(metrics.NewPendingStatuses(st, clock.NewFake(now), slog.New(slog.DiscardHandler)))
 	require.Equal(t, []string{
 		"teamtext_inbound_pending_oldest_seconds: Age of the oldest inbound text not yet filed (0 when none is waiting).",
 		"teamtext_inbound_pending_texts: Inbound texts accepted from the carrier and not yet filed (stored, acted on, announced).",
 		"teamtext_number_backlog_segments: SMS segments planned on a sending number and not yet handed to the carrier.",
+		"teamtext_status_pending_oldest_seconds: Age of the oldest carrier status report not yet ingested (0 when none is waiting).",
+		"teamtext_status_pending_reports: Carrier status reports accepted and not yet ingested (deliveries, counts, message.status).",
 		"teamtext_texts_held_quiet_hours: Texts queued and held for their recipients' quiet hours, per team.",
 	}, names(t, reg))
 	mfs, err := reg.Gather()
@@ -107,6 +116,8 @@ func TestCollectors(t *testing.T) {
 		"teamtext_inbound_pending_oldest_seconds":           90,
 		"teamtext_inbound_pending_texts":                    4,
 		"teamtext_number_backlog_segments{number_id=num_1}": 7,
+		"teamtext_status_pending_oldest_seconds":            90,
+		"teamtext_status_pending_reports":                   8,
 		"teamtext_texts_held_quiet_hours{team_id=team_1}":   3,
 	}, got)
 
@@ -114,5 +125,6 @@ func TestCollectors(t *testing.T) {
 	bad := stores{err: errors.New("down")}
 	metrics.RegisterEngine(failing, bad, bad, nil, clock.NewFake(now), slog.New(slog.DiscardHandler))
 	failing.MustRegister(metrics.NewPending(bad, clock.NewFake(now), slog.New(slog.DiscardHandler)))
+	failing.MustRegister(metrics.NewPendingStatuses(bad, clock.NewFake(now), slog.New(slog.DiscardHandler)))
 	require.Empty(t, names(t, failing))
 }

@@ -83,6 +83,7 @@ type bundle struct {
 	db      *db.DB
 	repo    *postgres.Repo
 	svc     *outbound.Service
+	ingest  *ingest.Service
 	roster  *rostertest.Roster
 	carrier *texts
 	clock   *clock.Fake
@@ -117,10 +118,10 @@ func build(t testing.TB, d *db.DB) *bundle {
 	require.NoError(t, r.AddTeam(context.Background(), team))
 	c := &texts{clk: clk, paced: true, busy: map[string]bool{}}
 	repo := postgres.NewRepo(d, nil)
-	in := ingest.New(d, repo, eventstest.Table{}, clk, log, nil)
+	in := ingest.New(d, repo, eventstest.Table{}, clk, log, nil).Staged(repo)
 	svc := outbound.New(outbound.Deps{DB: d, Store: postgres.NewOutboundStore(d, repo), Jobs: j, Clock: clk, Carrier: c,
 		Teams: r, Lookup: r, OptOuts: r, Ingest: in, Log: log, DefaultPace: 1})
-	return &bundle{db: d, repo: repo, svc: svc, roster: r, carrier: c, clock: clk, team: team}
+	return &bundle{db: d, repo: repo, svc: svc, ingest: in, roster: r, carrier: c, clock: clk, team: team}
 }
 
 // send stores a queued message to phones and plans it, as a send's

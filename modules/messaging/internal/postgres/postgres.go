@@ -111,14 +111,15 @@ type deliveryRow struct {
 type Repo struct {
 	db *db.DB
 	// staged wakes the inbound filers (InboundChannel) after a staged
-	// text commits.
-	staged *db.Notifier
+	// text commits, reported the status filers (StatusChannel) after a
+	// staged status does.
+	staged, reported *db.Notifier
 }
 
 // NewRepo returns the repository; log (may be nil) is where a failed
-// wakeup of the inbound filers is logged.
+// wakeup of the filers is logged.
 func NewRepo(d *db.DB, log *slog.Logger) *Repo {
-	return &Repo{db: d, staged: db.NewNotifier(d, InboundChannel, log)}
+	return &Repo{db: d, staged: db.NewNotifier(d, InboundChannel, log), reported: db.NewNotifier(d, StatusChannel, log)}
 }
 
 // insertMessage stores a message.

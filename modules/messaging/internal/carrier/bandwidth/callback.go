@@ -27,7 +27,7 @@ type Event struct {
 // Handler receives one Bandwidth account's callbacks at CallbackPath/{account_id}.
 // Callbacks without the account's callback credentials (basic auth) are
 // refused with 403 and record nothing; otherwise each event is handed to
-// messaging's sink (which only enqueues) and the handler answers 204.
+// messaging's sink (which only stages it) and the handler answers 204.
 type Handler struct {
 	sink       carrier.Sink
 	user, pass []byte

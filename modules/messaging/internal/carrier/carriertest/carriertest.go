@@ -348,9 +348,11 @@ func StatusWorkers(w *river.Workers) {
 
 var _ jobs.Registration = StatusWorkers
 
-// Sink is a carrier.Sink for adapter tests: a status report becomes its
-// ingestion job in the database (as messaging's sink does), where
-// StatusJobs reads it; a received text is kept in memory.
+// Sink is a carrier.Sink for adapter tests: a status report becomes a
+// status job in the test's database, where StatusJobs reads it, beside
+// the batch jobs the simulator inserts itself (messaging's own sink stages
+// reports for its filers instead: ingest.Sink); a received text is kept
+// in memory.
 type Sink struct {
 	db   *db.DB
 	jobs *jobs.Jobs

@@ -53,7 +53,7 @@ type Event struct {
 // incoming texts alike, at CallbackPath/{account_id}. It refuses a missing,
 // wrong or stale signature with 403 and records nothing then; otherwise it
 // hands the normalised report or text to messaging's sink (which only
-// enqueues) and answers 204 at once.
+// stages it) and answers 204 at once.
 type Handler struct {
 	sink  carrier.Sink
 	key   ed25519.PublicKey

@@ -21,7 +21,7 @@ const maxCallbackBytes = carrierhttp.MaxCallbackBytes
 // CallbackHandler receives Twilio's status callbacks (POST, form-encoded,
 // at StatusPath?d=<delivery id>). It refuses a missing or wrong
 // X-Twilio-Signature with 403, and otherwise hands the normalised status to
-// messaging's sink (which enqueues its ingestion) and answers 204 at once.
+// messaging's sink (which only stages it) and answers 204 at once.
 // Unknown delivery ids are ingestion's business (it logs and ignores them).
 type CallbackHandler struct {
 	sink      carrier.Sink

@@ -17,7 +17,7 @@ const InboundPath = "/carrier/twilio/inbound"
 
 // InboundHandler receives Twilio's incoming-message webhook. It refuses a
 // missing or wrong X-Twilio-Signature with 403; otherwise it hands the text
-// to messaging's sink (which enqueues its ingestion) and answers at once
+// to messaging's sink (which only stages it) and answers at once
 // with an empty TwiML response (teamtext replies, e.g. to HELP, through the
 // API, never inline, and sends nothing for STOP: Twilio's own opt-out
 // handling does).
