@@ -9,6 +9,7 @@ package ingest
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,8 @@ type Store interface {
 	UpdateDeliveries(ctx context.Context, ds []domain.Delivery, from []string) error
 	// CountFinals adds deliveries that just became final to the analytics.
 	CountFinals(ctx context.Context, ds []domain.Delivery) error
+	// LockMessages locks messages in id order (as a hand-over does).
+	LockMessages(ctx context.Context, ids []string) error
 }
 
 // Service is the ingestion use case.
@@ -161,9 +164,15 @@ func (s *Service) Apply(ctx context.Context, as []carrier.StatusArgs) error {
 				final = append(final, d)
 			}
 		}
-		// The shared rows last (the day's counter shard, then the message's
-		// counts), so concurrent batches of one broadcast wait on them only
-		// for the commit.
+		// The shared rows last, in the order every writer takes them: the
+		// messages (in id order, as a hand-over locks them), then the day's
+		// counter shard (a hand-over that refuses a text takes its messages,
+		// then the shard). A batch of several messages' reports that took
+		// them in the order its statement met them deadlocked with a
+		// hand-over of the same messages.
+		if err := s.lockMessages(ctx, upd); err != nil {
+			return err
+		}
 		if err := s.publish(ctx, final); err != nil {
 			return err
 		}
@@ -177,6 +186,23 @@ func (s *Service) Apply(ctx context.Context, as []carrier.StatusArgs) error {
 		// messages, and every writer takes them last, in (team, phone) order.
 		return s.noteNumbers(ctx, words)
 	})
+}
+
+// lockMessages locks the messages of ds in id order.
+func (s *Service) lockMessages(ctx context.Context, ds []domain.Delivery) error {
+	seen := map[string]bool{}
+	var ids []string
+	for _, d := range ds {
+		if !seen[d.MessageID] {
+			seen[d.MessageID] = true
+			ids = append(ids, d.MessageID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
+	return s.store.LockMessages(ctx, ids)
 }
 
 func report(a carrier.StatusArgs) domain.Report {

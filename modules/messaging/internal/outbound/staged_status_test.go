@@ -2,6 +2,7 @@ package outbound_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -133,4 +134,49 @@ AND last_error LIKE '%poison delivery%'`, da[0], domain.StatusMaxAttempts))
 	n, _, err := b.repo.PendingStatusStats(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n, "still staged, for an operator")
+}
+
+// TestIngestionLocksMessagesInIdOrder: a batch of reports on several
+// messages takes the messages' rows in id order, as a hand-over of them
+// does, so the two never deadlock: while the lowest message is held
+// elsewhere, the batch waits for it holding none of the others.
+func TestIngestionLocksMessagesInIdOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	var ids []string
+	deliveryOf := map[string]string{}
+	for i := range 8 {
+		m, _ := b.send(t, phones(1, 100*i))
+		ids = append(ids, m)
+		deliveryOf[m] = b.deliveryIDs(t, m)[0]
+	}
+	slices.Sort(ids)
+
+	holder, err := b.db.SQLDB.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	defer func() { _ = holder.Rollback() }()
+	_, err = holder.Exec(`SELECT 1 FROM messaging_messages WHERE id = $1 FOR UPDATE`, ids[0])
+	require.NoError(t, err)
+
+	var reports []carrier.StatusArgs
+	for i := len(ids) - 1; i >= 0; i-- { // the highest message's report first
+		reports = append(reports, carrier.StatusArgs{DeliveryID: deliveryOf[ids[i]], ProviderMessageID: "SM" + ids[i],
+			Status: domain.DeliveryDelivered, CarrierStatus: "delivered", At: b.clock.Now()})
+	}
+	applied := make(chan error, 1)
+	go func() { applied <- b.ingest.Apply(ctx, reports) }()
+	require.Eventually(t, func() bool {
+		return countRows(t, b.db, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`) == 1
+	}, 30*time.Second, 5*time.Millisecond, "the batch waits for the lowest message")
+
+	other, err := b.db.SQLDB.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	_, err = other.Exec(`SELECT 1 FROM messaging_messages WHERE id = ANY($1) FOR UPDATE NOWAIT`, ids[1:])
+	require.NoError(t, err, "no other message is held while the batch waits")
+	require.NoError(t, other.Rollback())
+
+	require.NoError(t, holder.Rollback())
+	require.NoError(t, <-applied)
+	require.Equal(t, len(ids), countRows(t, b.db, `SELECT sum(delivered_count) FROM messaging_messages`))
 }

@@ -430,7 +430,14 @@ func (s *OutboundStore) NextWake(ctx context.Context) (time.Time, error) {
 
 // LockMessages locks messages in id order.
 func (s *OutboundStore) LockMessages(ctx context.Context, ids []string) error {
-	return s.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+	return s.repo.LockMessages(ctx, ids)
+}
+
+// LockMessages locks messages in id order: every writer of several
+// messages' rows (a hand-over, an ingestion batch) takes them so, before
+// the day's analytics shard, so that none deadlocks.
+func (r *Repo) LockMessages(ctx context.Context, ids []string) error {
+	return r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		if _, err := q.Exec(ctx, `SELECT 1 FROM messaging_messages WHERE id = ANY($1) ORDER BY id FOR UPDATE`, ids); err != nil {
 			return fmt.Errorf("lock %d messages: %w", len(ids), err)
 		}
