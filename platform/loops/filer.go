@@ -50,6 +50,9 @@ type FilerDeps struct {
 	// was staged (none: no lane had work that another filer did not hold).
 	File  func(ctx context.Context, first int) ([]time.Time, error)
 	Lanes int
+	// Gather is how long a loop waits once woken before it looks, so that
+	// a burst's items are filed in fewer, larger batches; 0 files at once.
+	Gather time.Duration
 	// Connect opens the listening connection, and Channel is what it
 	// listens on: the notification sent after staged work commits.
 	Connect func(ctx context.Context) (*pgx.Conn, error)
@@ -102,6 +105,13 @@ func (f *Filer) run(ctx context.Context, i int) {
 			return
 		case <-timer.C:
 		case <-f.wake[i]:
+		}
+		if f.Gather > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(f.Gather):
+			}
 		}
 		for ctx.Err() == nil {
 			// A batch runs to its commit even when the node is stopping.
