@@ -21,7 +21,7 @@ const MaxWait = 200 * time.Millisecond
 
 // Lead is the engine's Lead on the real clock: a pass takes the numbers
 // due within it, so its reads are done by their turn.
-const Lead = 20 * time.Millisecond
+const Lead = 50 * time.Millisecond
 
 // failWait is how long a loop waits after a pass failed (Postgres away).
 const failWait = time.Second
