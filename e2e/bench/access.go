@@ -107,7 +107,7 @@ func unauthorized(authz, code string) getRow {
 }
 
 // run measures the row: one checked request first, then measure.
-func (g getRow) run(name string) func(context.Context, *benchEnv) (result, error) {
+func (g getRow) run(name string) runFunc {
 	return func(ctx context.Context, env *benchEnv) (result, error) {
 		requests, warmup := accessLoad(env)
 		spec := loadSpec{Requests: requests, Concurrency: 1, MaxDuration: env.maxDuration}

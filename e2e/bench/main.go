@@ -56,49 +56,35 @@ type benchEnv struct {
 	runID               int64         // this run's start (UnixNano): keeps ids written by SQL apart between runs
 
 	mu       sync.Mutex
-	ipNext   int                 // next client address handed out by takeIPs
-	fixtures map[string]*fixture // by name, see once
+	ipNext   int                            // next client address handed out by takeIPs
+	fixtures map[string]func() (any, error) // by name, see on
 }
 
-type fixture struct {
-	once sync.Once
-	v    any
-	err  error
-}
-
-// once builds the fixture called name the first time a scenario asks for
-// it, so that each scenario of a group can also run alone.
-func once[T any](e *benchEnv, name string, build func() (T, error)) (T, error) {
-	e.mu.Lock()
-	if e.fixtures == nil {
-		e.fixtures = map[string]*fixture{}
-	}
-	f := e.fixtures[name]
-	if f == nil {
-		f = &fixture{}
-		e.fixtures[name] = f
-	}
-	e.mu.Unlock()
-	f.once.Do(func() { f.v, f.err = build() })
-	v, _ := f.v.(T)
-	return v, f.err
-}
-
-// on is a row of the fixture called name, which build makes for whichever
-// of its rows comes first.
-func on[T any](name string, build func(context.Context, *benchEnv) (T, error), row func(context.Context, *benchEnv, T) (result, error)) func(context.Context, *benchEnv) (result, error) {
+// on is a row of the fixture called name, which build makes the first time
+// one of its rows runs, so that each row of a group can also run alone.
+func on[T any](name string, build func(context.Context, *benchEnv) (T, error), row func(context.Context, *benchEnv, T) (result, error)) runFunc {
 	return func(ctx context.Context, env *benchEnv) (result, error) {
-		v, err := once(env, name, func() (T, error) { return build(ctx, env) })
+		env.mu.Lock()
+		if env.fixtures == nil {
+			env.fixtures = map[string]func() (any, error){}
+		}
+		fixture, ok := env.fixtures[name]
+		if !ok {
+			fixture = sync.OnceValues(func() (any, error) { return build(ctx, env) })
+			env.fixtures[name] = fixture
+		}
+		env.mu.Unlock()
+		v, err := fixture()
 		if err != nil {
 			return result{}, err
 		}
-		return row(ctx, env, v)
+		return row(ctx, env, v.(T))
 	}
 }
 
 // shared is a row of a fixture that measures several rows in one go: each
 // row reads its part.
-func shared[T any](name string, build func(context.Context, *benchEnv) (T, error), part func(T) result) func(context.Context, *benchEnv) (result, error) {
+func shared[T any](name string, build func(context.Context, *benchEnv) (T, error), part func(T) result) runFunc {
 	return on(name, build, func(_ context.Context, _ *benchEnv, v T) (result, error) { return part(v), nil })
 }
 

@@ -37,7 +37,7 @@ const (
 
 // onMsgTeam is a row on the messaging scenarios' team: a sending number
 // and -members athletes and guardians (the "families" audience).
-func onMsgTeam(row func(context.Context, *benchEnv, *harness.Fixture) (result, error)) func(context.Context, *benchEnv) (result, error) {
+func onMsgTeam(row func(context.Context, *benchEnv, *harness.Fixture) (result, error)) runFunc {
 	return on("messaging", func(ctx context.Context, env *benchEnv) (*harness.Fixture, error) {
 		admin := env.admin()
 		progress("messaging: creating a team with %d members…", env.members)

@@ -268,7 +268,7 @@ type rosterTeam struct {
 var rosterGroups = []string{"U10", "U12", "U14", "U16"}
 
 // onRoster is a row on the roster team.
-func onRoster(row func(context.Context, *benchEnv, *rosterTeam) (result, error)) func(context.Context, *benchEnv) (result, error) {
+func onRoster(row func(context.Context, *benchEnv, *rosterTeam) (result, error)) runFunc {
 	return on("roster", newRosterTeam, row)
 }
 
@@ -301,7 +301,7 @@ func runRosterImport(_ context.Context, _ *benchEnv, rt *rosterTeam) (result, er
 
 // rosterPages reads every page of the roster team in order, passes times
 // after one unmeasured pass, with one worker or -concurrency workers.
-func rosterPages(name string, concurrent bool) func(context.Context, *benchEnv) (result, error) {
+func rosterPages(name string, concurrent bool) runFunc {
 	return onRoster(func(ctx context.Context, env *benchEnv, rt *rosterTeam) (result, error) {
 		if err := env.settle(ctx); err != nil {
 			return result{}, err
@@ -477,7 +477,7 @@ func runRosterValidate(ctx context.Context, env *benchEnv, rt *rosterTeam) (resu
 
 // importOne imports n new members of block into the roster team in one
 // request (at most 100,000, the most one import may carry).
-func importOne(name string, block, n int) func(context.Context, *benchEnv) (result, error) {
+func importOne(name string, block, n int) runFunc {
 	return onRoster(func(ctx context.Context, env *benchEnv, rt *rosterTeam) (result, error) {
 		before := rt.members + rt.extra
 		r, err := importRows(ctx, env, name, rt.teamID, teamRows(block, n, rosterGroups), n)

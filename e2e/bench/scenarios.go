@@ -6,11 +6,14 @@ import (
 	"github.com/teamtext/teamtext/platform/auth"
 )
 
+// runFunc runs one scenario and returns its row.
+type runFunc = func(ctx context.Context, env *benchEnv) (result, error)
+
 // scenario is one named load run.
 type scenario struct {
 	name  string
 	desc  string // what one "request" is, shown in the table
-	run   func(ctx context.Context, env *benchEnv) (result, error)
+	run   runFunc
 	group string // which -out section the result belongs to
 	api   bool   // sends public API requests (counts when sizing the key pool)
 }
