@@ -52,7 +52,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	nTeams := env.engineTeams
 	nStops := min(engineStops, nTeams)
 	rateTarget := enginePaceTarget * float64(nTeams) * enginePace
-	if err := waitQuiet(ctx, pool, "engine"); err != nil {
+	if _, err := waitQuiet(ctx, pool, "engine"); err != nil {
 		return nil, err
 	}
 	if err := admin.Expect(ctx, http.StatusOK, http.MethodPut, "/simulator/profile", map[string]any{"name": "realistic"}, nil); err != nil {
@@ -99,7 +99,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	accepted := make([]time.Time, nTeams)
 	sendStart := time.Now()
 	err = parallel(ctx, nTeams, engineWorkers, func(ctx context.Context, i int) error {
-		err := env.api(teams[i].key).Expect(ctx, http.StatusCreated, http.MethodPost, "/messages", client.SendBody{Text: ptr("Game on Saturday at 10"), Audience: "all"}, nil)
+		err := env.api(teams[i].key).Expect(ctx, http.StatusCreated, http.MethodPost, "/messages", client.SendBody{Text: new("Game on Saturday at 10"), Audience: "all"}, nil)
 		accepted[i] = time.Now()
 		return err
 	})
@@ -198,27 +198,21 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 // of enginePace: texts after the first over the time from its first to its
 // last hand-over.
 func numberPaces(ctx context.Context, pool *pgxpool.Pool, outbox0 int64) ([]float64, error) {
-	rows, err := pool.Query(ctx, `SELECT (count(*) - 1) / extract(epoch FROM max(created_at) - min(created_at))::float8 / $2
+	rows, _ := pool.Query(ctx, `SELECT (count(*) - 1) / extract(epoch FROM max(created_at) - min(created_at))::float8 / $2
 FROM messaging_sim_outbox WHERE id > $1 GROUP BY from_phone HAVING count(*) > 1 AND max(created_at) > min(created_at)`, outbox0, enginePace)
-	if err != nil {
-		return nil, err
-	}
 	return pgx.CollectRows(rows, pgx.RowTo[float64])
 }
 
 // sinceSent is, for each row (key, created_at) of the query whose key
 // is in sent, the time from sent[key] to its created_at.
 func sinceSent(ctx context.Context, pool *pgxpool.Pool, sent map[string]time.Time, sql string, args ...any) ([]time.Duration, error) {
-	rows, err := pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
+	rows, _ := pool.Query(ctx, sql, args...)
 	var (
 		key     string
 		created time.Time
 		out     []time.Duration
 	)
-	_, err = pgx.ForEachRow(rows, []any{&key, &created}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&key, &created}, func() error {
 		if t, ok := sent[key]; ok {
 			out = append(out, created.Sub(t))
 		}

@@ -37,12 +37,17 @@ const (
 // inboundRun is what the fixture's two rows measured.
 type inboundRun struct{ texts, backlog result }
 
+// received counts team's message.received events.
+func received(ctx context.Context, pool *pgxpool.Pool, teamID string) (int, error) {
+	return scalar[int](ctx, pool, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.received'`, teamID)
+}
+
 // waitReceived waits until team has n message.received events.
 func waitReceived(ctx context.Context, pool *pgxpool.Pool, teamID string, n int) error {
 	got := 0
 	done, err := waitFor(ctx, 20*time.Millisecond, inboundTimeout, func() (bool, error) {
 		var err error
-		got, err = scalar[int](ctx, pool, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.received'`, teamID)
+		got, err = received(ctx, pool, teamID)
 		return got >= n, err
 	})
 	if err == nil && !done {
@@ -53,7 +58,7 @@ func waitReceived(ctx context.Context, pool *pgxpool.Pool, teamID string, n int)
 
 func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 	pool := env.pool
-	if err := waitQuiet(ctx, pool, "inbound"); err != nil {
+	if _, err := waitQuiet(ctx, pool, "inbound"); err != nil {
 		return nil, err
 	}
 	admin := env.admin()
@@ -113,13 +118,10 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 	// callback's time); per STOP: its opt-out row's created_at less the
 	// callback's start.
 	var lat []time.Duration
-	var created, received time.Time
-	erows, err := pool.Query(ctx, `SELECT created_at, (body::jsonb->'data'->>'received_at')::timestamptz FROM webhook_events
+	var created, receivedAt time.Time
+	erows, _ := pool.Query(ctx, `SELECT created_at, (body::jsonb->'data'->>'received_at')::timestamptz FROM webhook_events
 WHERE team_id = $1 AND type = 'message.received'`, fx.TeamID)
-	if err == nil {
-		_, err = pgx.ForEachRow(erows, []any{&created, &received}, func() error { lat = append(lat, created.Sub(received)); return nil })
-	}
-	if err != nil {
+	if _, err := pgx.ForEachRow(erows, []any{&created, &receivedAt}, func() error { lat = append(lat, created.Sub(receivedAt)); return nil }); err != nil {
 		return nil, err
 	}
 	stopLat, err := sinceSent(ctx, pool, stopSent, `SELECT phone, created_at FROM roster_opt_outs WHERE team_id = $1`, fx.TeamID)
@@ -149,7 +151,7 @@ WHERE team_id = $1 AND type = 'message.received'`, fx.TeamID)
 // once by SQL (rows of the staging table, spread over its 8 lanes, and the
 // filers' notification), then the time until the service filed them all.
 func inboundBacklog(ctx context.Context, env *benchEnv, pool *pgxpool.Pool, teamID, number string, rows []memberRow) (result, error) {
-	before, err := scalar[int](ctx, pool, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.received'`, teamID)
+	before, err := received(ctx, pool, teamID)
 	if err != nil {
 		return result{}, err
 	}

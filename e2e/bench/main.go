@@ -360,6 +360,8 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 			return nil, facts, fmt.Errorf("scenario %s: %w\nservice log tail:\n%s", s.name, err, tail(svc.Logs(), 20))
 		}
 		r.Name, r.Group = s.name, s.group
+		progress("scenario %s: %d %s in %s: %s, p50 %s, p99 %s, %d errors", s.name, r.units(), r.unit(), r.Elapsed.Round(time.Millisecond),
+			fmtRate(r.Throughput(), r.unit()), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), r.Errors)
 		if r.Desc == "" {
 			r.Desc = s.desc
 		}

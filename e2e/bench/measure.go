@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/teamtext/teamtext/e2e/harness"
 )
 
 // result is what one scenario measured.
@@ -199,8 +201,6 @@ func measureSpec(ctx context.Context, env *benchEnv, name string, warmup int, sp
 		return result{}, err
 	}
 	m.finish(ctx, &r, true)
-	progress("scenario %s: %d requests in %s: %.0f req/s, p50 %s, p99 %s, %d errors",
-		name, r.Requests, r.Elapsed.Round(time.Millisecond), r.Throughput(), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), r.Errors)
 	return r, nil
 }
 
@@ -232,16 +232,22 @@ func timedRuns(ctx context.Context, env *benchEnv, name string, warmup, runs, it
 		r.Items, r.Unit = runs*itemsPerRun, unit
 	}
 	m.finish(ctx, &r, false)
-	progress("scenario %s: %d runs in %s: p50 %s, p99 %s, %s",
-		name, runs, r.Elapsed.Round(time.Millisecond), fmtDur(r.Stats.P50), fmtDur(r.Stats.P99), fmtRate(r.Throughput(), r.unit()))
 	return r, nil
 }
 
-// timed calls f and returns how long it took.
-func timed(f func() error) (time.Duration, error) {
+// timedCall sends a JSON request, times it to its answer, and decodes
+// the answer, which must have status want, into out.
+func timedCall(ctx context.Context, c *harness.Client, want int, method, path string, body, out any) (time.Duration, error) {
 	t0 := time.Now()
-	err := f()
-	return time.Since(t0), err
+	resp, err := c.Do(ctx, method, path, body)
+	d := time.Since(t0)
+	if err == nil && resp.Status != want {
+		err = fmt.Errorf("%s %s: status %d: %.300s", method, path, resp.Status, resp.Body)
+	}
+	if err == nil {
+		err = resp.JSON(out)
+	}
+	return d, err
 }
 
 // curvePoint is one poll of a progress counter: at T, Done units were finished.
@@ -266,15 +272,26 @@ func curveStats(start time.Time, points []curvePoint) latencyStats {
 }
 
 // follow polls count every interval until it reaches total or timeout
-// passes, and returns its readings.
-func follow(ctx context.Context, every, timeout time.Duration, total int, count func() (int, error)) ([]curvePoint, error) {
+// passes, and makes a one-request row of its readings: Elapsed from start
+// to the last poll, Items the units done then, truncated if fewer than
+// total; each unit's latency is from start to the first poll that counted
+// it (curveStats).
+func follow(ctx context.Context, start time.Time, every, timeout time.Duration, total int, unit string, count func() (int, error)) (result, error) {
 	var curve []curvePoint
 	_, err := waitFor(ctx, every, timeout, func() (bool, error) {
 		n, err := count()
 		curve = append(curve, curvePoint{time.Now(), n})
 		return n == total, err
 	})
-	return curve, err
+	if err != nil {
+		return result{}, err
+	}
+	last := curve[len(curve)-1]
+	if last.Done == 0 {
+		return result{}, fmt.Errorf("none of %d %s done within %s", total, unit, timeout)
+	}
+	return result{Requests: 1, Concurrency: 1, Elapsed: last.T.Sub(start), Items: last.Done, Unit: unit,
+		Truncated: last.Done < total, Stats: curveStats(start, curve)}, nil
 }
 
 // parallel runs f(i) for i in [0, n) on workers goroutines, stopping at the first error.
@@ -318,7 +335,8 @@ func waitFor(ctx context.Context, every, timeout time.Duration, done func() (boo
 	}
 }
 
-// scalar runs a statement that returns one value.
+// scalar runs a statement that returns one value. (Queries of many rows
+// leave Query's error to pgx.ForEachRow or CollectRows, which return it.)
 func scalar[T any](ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) (T, error) {
 	var v T
 	err := pool.QueryRow(ctx, sql, args...).Scan(&v)
@@ -328,17 +346,23 @@ func scalar[T any](ctx context.Context, pool *pgxpool.Pool, sql string, args ...
 // waitQuiet waits up to a minute until no job is available or running, so
 // that a row measures its own jobs only (scheduled ones, such as each
 // send's 72-hour unconfirm job, do not count, nor the perpetual pumps,
-// which are due every second).
-func waitQuiet(ctx context.Context, pool *pgxpool.Pool, name string) error {
+// which are due every second); it returns the newest job's id, after which
+// the row's own jobs come.
+func waitQuiet(ctx context.Context, pool *pgxpool.Pool, name string) (int64, error) {
 	quiet, err := waitFor(ctx, 200*time.Millisecond, time.Minute, func() (bool, error) {
 		n, err := scalar[int](ctx, pool, `SELECT count(*) FROM river_job WHERE state IN ('available', 'running') AND scheduled_at <= now()
   AND kind NOT IN ('messaging.pump', 'messaging.sim_reports')`)
 		return n == 0, err
 	})
-	if err == nil && !quiet {
+	if err != nil {
+		return 0, err
+	}
+	if !quiet {
 		progress("scenario %s: jobs still pending after %s; starting anyway", name, time.Minute)
 	}
-	return err
+	return maxJobID(ctx, pool)
 }
 
-func ptr[T any](v T) *T { return &v }
+func maxJobID(ctx context.Context, pool *pgxpool.Pool) (int64, error) {
+	return scalar[int64](ctx, pool, `SELECT coalesce(max(id), 0) FROM river_job`)
+}

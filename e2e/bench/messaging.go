@@ -82,10 +82,6 @@ func pauseQueues(ctx context.Context, pool *pgxpool.Pool, queues ...string) (*ri
 	}, nil
 }
 
-func maxJobID(ctx context.Context, pool *pgxpool.Pool) (int64, error) {
-	return scalar[int64](ctx, pool, `SELECT coalesce(max(id), 0) FROM river_job`)
-}
-
 // send posts a text to families with key and returns the message and the
 // time to its 201.
 func send(ctx context.Context, env *benchEnv, key, text string, want int) (client.SendResult, time.Duration, error) {
@@ -111,7 +107,7 @@ func runMsgAccept(ctx context.Context, env *benchEnv, mt *harness.Fixture) (resu
 	if err != nil {
 		return result{}, err
 	}
-	if err := waitQuiet(ctx, pool, "msg-accept"); err != nil {
+	if _, err := waitQuiet(ctx, pool, "msg-accept"); err != nil {
 		return result{}, err
 	}
 	_, resume, err := pauseQueues(ctx, pool, river.QueueDefault, "outbound", "status")
@@ -158,16 +154,13 @@ WHERE id > $1 AND kind = 'messaging.fanout' AND state = 'available'`, before)
 
 // jobsPer is the River jobs since job id before per unit, by kind.
 func jobsPer(ctx context.Context, pool *pgxpool.Pool, before int64, units int) (string, error) {
-	rows, err := pool.Query(ctx, `SELECT kind, count(*) FROM river_job WHERE id > $1 GROUP BY kind ORDER BY kind`, before)
-	if err != nil {
-		return "", err
-	}
+	rows, _ := pool.Query(ctx, `SELECT kind, count(*) FROM river_job WHERE id > $1 GROUP BY kind ORDER BY kind`, before)
 	var (
 		kind  string
 		n     int
 		parts []string
 	)
-	_, err = pgx.ForEachRow(rows, []any{&kind, &n}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&kind, &n}, func() error {
 		parts = append(parts, fmt.Sprintf("%.2f `%s`", float64(n)/float64(units), kind))
 		return nil
 	})
@@ -182,10 +175,7 @@ func runMsgDeliver(ctx context.Context, env *benchEnv, mt *harness.Fixture) (res
 	if err != nil {
 		return result{}, err
 	}
-	if err := waitQuiet(ctx, pool, "msg-deliver"); err != nil {
-		return result{}, err
-	}
-	before, err := maxJobID(ctx, pool)
+	before, err := waitQuiet(ctx, pool, "msg-deliver")
 	if err != nil {
 		return result{}, err
 	}
@@ -198,7 +188,7 @@ func runMsgDeliver(ctx context.Context, env *benchEnv, mt *harness.Fixture) (res
 	}
 	accepted := meter.start.Add(acceptD)
 	var handedCurve []curvePoint
-	finalCurve, err := follow(ctx, deliverPoll, deliverTimeout, int(m.Recipients), func() (int, error) {
+	r, err := follow(ctx, accepted, deliverPoll, deliverTimeout, int(m.Recipients), "deliveries", func() (int, error) {
 		var handed, final int
 		err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status <> 'queued'),
        count(*) FILTER (WHERE status IN ('delivered', 'failed', 'delivery_unconfirmed'))
@@ -209,16 +199,9 @@ FROM messaging_deliveries WHERE message_id = $1`, m.Id).Scan(&handed, &final)
 	if err != nil {
 		return result{}, err
 	}
-	end, final := finalCurve[len(finalCurve)-1].T, finalCurve[len(finalCurve)-1].Done
-	r := result{Requests: 1, Concurrency: 1, Elapsed: end.Sub(accepted), Items: final, Unit: "deliveries",
-		Truncated: final < int(m.Recipients), Stats: curveStats(accepted, finalCurve)}
 	meter.finish(ctx, &r, false)
-	r.Acquires = env.acquiresPerRequest(r.Use, end.Sub(meter.start), r.units()) // the accept included
-	if final == 0 {
-		return result{}, fmt.Errorf("msg-deliver: no delivery reached a final status within %s", deliverTimeout)
-	}
-	progress("scenario msg-deliver: %d of %d final %s after the accept", final, m.Recipients, end.Sub(accepted).Round(time.Millisecond))
-	perDelivery, err := jobsPer(ctx, pool, before, final)
+	r.Acquires = env.acquiresPerRequest(r.Use, acceptD+r.Elapsed, r.units()) // the accept included
+	perDelivery, err := jobsPer(ctx, pool, before, r.Items)
 	if err != nil {
 		return result{}, err
 	}
@@ -243,10 +226,7 @@ func noopJobs(env *benchEnv) int { return 2 * env.members }
 func runRiverNoop(ctx context.Context, env *benchEnv) (result, error) {
 	pool := env.pool
 	n := noopJobs(env)
-	if err := waitQuiet(ctx, pool, "river-noop"); err != nil {
-		return result{}, err
-	}
-	before, err := maxJobID(ctx, pool)
+	before, err := waitQuiet(ctx, pool, "river-noop")
 	if err != nil {
 		return result{}, err
 	}
@@ -264,23 +244,16 @@ func runRiverNoop(ctx context.Context, env *benchEnv) (result, error) {
 	if err := resume(); err != nil {
 		return result{}, err
 	}
-	curve, err := follow(ctx, noopPoll, noopTimeout, n, func() (int, error) {
+	r, err := follow(ctx, m.start, noopPoll, noopTimeout, n, "jobs", func() (int, error) {
 		return scalar[int](ctx, pool, `SELECT count(*) FROM river_job WHERE id > $1 AND kind = 'platform.noop' AND state = 'completed'`, before)
 	})
 	if err != nil {
 		return result{}, err
 	}
-	last := curve[len(curve)-1]
-	if last.Done == 0 {
-		return result{}, fmt.Errorf("river-noop: no job completed within %s", noopTimeout)
-	}
-	r := result{Requests: 1, Concurrency: 1, Elapsed: last.T.Sub(m.start), Items: last.Done, Unit: "jobs", Truncated: last.Done < n,
-		Stats: curveStats(m.start, curve)}
 	m.finish(ctx, &r, false)
 	r.Desc = fmt.Sprintf("%d `platform.noop` jobs inserted with the queue paused, then worked by the service's River client "+
 		"(`JOB_WORKERS` 50) from the resume to the last `completed`, read every %s; latencies are each job's time from the resume",
 		n, noopPoll)
-	progress("scenario river-noop: %d jobs in %s: %s", last.Done, r.Elapsed.Round(time.Millisecond), fmtRate(r.Throughput(), "jobs"))
 	return r, nil
 }
 

@@ -102,12 +102,12 @@ func runWebhooks(ctx context.Context, env *benchEnv) (*webhooksRun, error) {
 	since := time.Now().UTC().Add(-time.Hour)
 	var hooks []string // ids: recoverRuns recovered by the API runs, then the unthrottled one
 	for i := range recoverRuns + 1 {
-		body := client.NewBody{Url: ptr(fmt.Sprintf("%s/hook/%d", env.hooks.srv.URL, i)), Events: &[]string{"member.joined"}}
+		body := client.NewBody{Url: new(fmt.Sprintf("%s/hook/%d", env.hooks.srv.URL, i)), Events: &[]string{"member.joined"}}
 		switch {
 		case i == 0:
-			body.MaxPerSecond = ptr[int64](throttleRate)
+			body.MaxPerSecond = new(int64(throttleRate))
 		case i < recoverRuns:
-			body.MaxPerSecond = ptr[int64](slowRate)
+			body.MaxPerSecond = new(int64(slowRate))
 		}
 		var w client.CreatedWebhook
 		if err := api.Expect(ctx, http.StatusCreated, http.MethodPost, "/webhooks", body, &w); err != nil {
@@ -132,23 +132,18 @@ SELECT 'dlv' || substr(id, 4), $2::text, id, $4::text, 'abandoned', 6, NULL, cre
 			return nil, fmt.Errorf("abandoned deliveries: %w", err)
 		}
 	}
-	recoverHook := func(i int) (out client.WebhookRecovery, err error) {
-		err = api.Expect(ctx, http.StatusAccepted, http.MethodPost, "/webhooks/"+hooks[i]+"/recover", client.WebhookRecoverBody{Since: since}, &out)
-		return out, err
+	recoverHook := func(ctx context.Context, i int) (time.Duration, error) {
+		var out client.DataBodyWebhookRecovery
+		d, err := timedCall(ctx, api, http.StatusAccepted, http.MethodPost, "/webhooks/"+hooks[i]+"/recover", client.WebhookRecoverBody{Since: since}, &out)
+		if err == nil && out.Data.Requeued != recoverDeliveries {
+			err = fmt.Errorf("requeued %d, want %d", out.Data.Requeued, recoverDeliveries)
+		}
+		return d, err
 	}
 
 	var run webhooksRun
 	var err error
-	run.recover, err = timedRuns(ctx, env, "webhooks-recover", 0, recoverRuns, recoverDeliveries, "delivery", func(ctx context.Context, i int) (time.Duration, error) {
-		t0 := time.Now()
-		out, err := recoverHook(i)
-		d := time.Since(t0)
-		if err == nil && out.Requeued != recoverDeliveries {
-			err = fmt.Errorf("requeued %d, want %d", out.Requeued, recoverDeliveries)
-		}
-		return d, err
-	})
-	if err != nil {
+	if run.recover, err = timedRuns(ctx, env, "webhooks-recover", 0, recoverRuns, recoverDeliveries, "delivery", recoverHook); err != nil {
 		return nil, err
 	}
 	run.recover.Target, run.recover.Met = "each < 2 s", run.recover.Stats.Max < 2*time.Second
@@ -160,7 +155,7 @@ SELECT 'dlv' || substr(id, 4), $2::text, id, $4::text, 'abandoned', 6, NULL, cre
 	run.throttle.Target = fmt.Sprintf("%d/s ± 10%%", throttleRate)
 	run.throttle.Met = rate >= throttleRate*0.9 && rate <= throttleRate*1.1
 
-	if _, err := recoverHook(recoverRuns); err != nil {
+	if _, err := recoverHook(ctx, recoverRuns); err != nil {
 		return nil, err
 	}
 	if run.pump, err = rateRun(ctx, env, "webhooks-pump", fmt.Sprintf("/hook/%d", recoverRuns)); err != nil {
