@@ -111,6 +111,22 @@ func TestCurveStats(t *testing.T) {
 	}
 }
 
+func TestFollowMakesTheRowOfItsPolls(t *testing.T) {
+	ctx, start := context.Background(), time.Now()
+	counts := []int{2, 5}
+	r, err := follow(ctx, start, time.Millisecond, time.Minute, 5, "jobs", func() (int, error) { n := counts[0]; counts = counts[1:]; return n, nil })
+	if err != nil || r.Requests != 1 || r.Items != 5 || r.Unit != "jobs" || r.Truncated || r.Stats.N != 5 || r.Elapsed != r.Stats.Max {
+		t.Fatalf("done on the second poll: %+v, %v", r, err)
+	}
+	// Past its timeout with 3 of 5 done: a truncated row; with none done: an error.
+	if r, err := follow(ctx, start, time.Millisecond, 0, 5, "jobs", func() (int, error) { return 3, nil }); err != nil || !r.Truncated || r.Items != 3 {
+		t.Fatalf("3 of 5: %+v, %v", r, err)
+	}
+	if _, err := follow(ctx, start, time.Millisecond, 0, 5, "jobs", func() (int, error) { return 0, nil }); err == nil {
+		t.Fatal("none done: no error")
+	}
+}
+
 func TestBenchPhones(t *testing.T) {
 	seen := map[string]bool{}
 	for _, block := range []int{blockRoster, blockImport5k, blockUnknown, blockMessaging, blockEngine, blockEngineNumbers} {
