@@ -106,22 +106,16 @@ func (f *Filer) run(ctx context.Context, i int) {
 		case <-timer.C:
 		case <-f.wake[i]:
 		}
-		if f.Gather > 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(f.Gather):
-			}
+		if f.Gather > 0 && !Wait(ctx, f.Gather) {
+			return
 		}
 		for ctx.Err() == nil {
 			// A batch runs to its commit even when the node is stopping.
 			received, err := f.File(context.WithoutCancel(ctx), first)
 			if err != nil {
 				f.Log.Warn(f.Name+" filing failed; retrying", "loop", i, "err", err, "retry_in", filerRetry)
-				select {
-				case <-ctx.Done():
+				if !Wait(ctx, filerRetry) {
 					return
-				case <-time.After(filerRetry):
 				}
 				continue
 			}
@@ -156,10 +150,8 @@ func (f *Filer) listen(ctx context.Context) {
 			return
 		}
 		f.Log.Warn(f.Name+" notifications lost; reconnecting", "err", err, "retry_in", filerRetry)
-		select {
-		case <-ctx.Done():
+		if !Wait(ctx, filerRetry) {
 			return
-		case <-time.After(filerRetry):
 		}
 	}
 }

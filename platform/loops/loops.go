@@ -7,6 +7,7 @@ package loops
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Group is a set of loops started once. Its zero value is ready to use.
@@ -57,5 +58,18 @@ func (g *Group) Stop(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// Wait waits for d, or until ctx ends; it reports whether d passed (a loop
+// returns when it did not).
+func Wait(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }

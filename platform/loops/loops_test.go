@@ -44,3 +44,11 @@ func TestGroupStopGivesUpWithItsContext(t *testing.T) {
 	close(release)
 	require.NoError(t, g.Stop(context.Background()), "returns once the loop has")
 }
+
+func TestWaitEndsWithItsDurationOrItsContext(t *testing.T) {
+	t.Parallel()
+	require.True(t, loops.Wait(context.Background(), time.Nanosecond), "the duration passed")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.False(t, loops.Wait(ctx, time.Hour), "the context ended first")
+}

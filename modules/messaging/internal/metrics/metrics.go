@@ -137,11 +137,9 @@ type PendingStore interface {
 // NewPending returns the collector of the inbound texts staged and not
 // yet filed.
 func NewPending(store PendingStore, clk clock.Clock, log *slog.Logger) prometheus.Collector {
-	return &pendingCollector{stats: store.PendingStats, what: "pending inbound texts", clock: clk, log: log,
-		count: prometheus.NewDesc("teamtext_inbound_pending_texts",
-			"Inbound texts accepted from the carrier and not yet filed (stored, acted on, announced).", nil, nil),
-		age: prometheus.NewDesc("teamtext_inbound_pending_oldest_seconds",
-			"Age of the oldest inbound text not yet filed (0 when none is waiting).", nil, nil)}
+	return newPendingCollector(store.PendingStats, clk, log, "teamtext_inbound_pending", "texts",
+		"Inbound texts accepted from the carrier and not yet filed (stored, acted on, announced).",
+		"Age of the oldest inbound text not yet filed (0 when none is waiting).")
 }
 
 // PendingStatusStore reports the carrier status reports staged and not
@@ -153,18 +151,25 @@ type PendingStatusStore interface {
 // NewPendingStatuses returns the collector of the carrier status reports
 // staged and not yet ingested.
 func NewPendingStatuses(store PendingStatusStore, clk clock.Clock, log *slog.Logger) prometheus.Collector {
-	return &pendingCollector{stats: store.PendingStatusStats, what: "pending delivery statuses", clock: clk, log: log,
-		count: prometheus.NewDesc("teamtext_status_pending_reports",
-			"Carrier status reports accepted and not yet ingested (deliveries, counts, message.status).", nil, nil),
-		age: prometheus.NewDesc("teamtext_status_pending_oldest_seconds",
-			"Age of the oldest carrier status report not yet ingested (0 when none is waiting).", nil, nil)}
+	return newPendingCollector(store.PendingStatusStats, clk, log, "teamtext_status_pending", "reports",
+		"Carrier status reports accepted and not yet ingested (deliveries, counts, message.status).",
+		"Age of the oldest carrier status report not yet ingested (0 when none is waiting).")
+}
+
+// newPendingCollector reports a staging table's backlog as prefix_unit
+// (how many wait) and prefix_oldest_seconds.
+func newPendingCollector(stats func(context.Context) (int64, *time.Time, error), clk clock.Clock, log *slog.Logger,
+	prefix, unit, countHelp, ageHelp string) *pendingCollector {
+	return &pendingCollector{stats: stats, what: prefix, clock: clk, log: log,
+		count: prometheus.NewDesc(prefix+"_"+unit, countHelp, nil, nil),
+		age:   prometheus.NewDesc(prefix+"_oldest_seconds", ageHelp, nil, nil)}
 }
 
 // pendingCollector reports a staging table's backlog: how many items wait,
 // and the oldest one's age.
 type pendingCollector struct {
 	stats      func(ctx context.Context) (int64, *time.Time, error)
-	what       string // for the log line when stats fails
+	what       string // the metrics' prefix, for the log line when stats fails
 	count, age *prometheus.Desc
 	clock      clock.Clock
 	log        *slog.Logger

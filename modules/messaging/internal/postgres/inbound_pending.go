@@ -12,7 +12,6 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/db"
-	"github.com/teamtext/teamtext/platform/text"
 )
 
 // This file is inbound ingestion in batches: the staging table
@@ -118,31 +117,14 @@ func (r *Repo) TakeInbound(ctx context.Context, lane, limit int) ([]domain.Pendi
 }
 
 // NoteInboundFailure counts a failed attempt to file a staged text on its
-// own and keeps the error (truncated).
+// own and keeps the error.
 func (r *Repo) NoteInboundFailure(ctx context.Context, id int64, cause string) error {
-	if len(cause) > 1000 {
-		cause = cause[:1000]
-	}
-	return r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		if _, err := q.Exec(ctx, `UPDATE messaging_inbound_pending SET attempts = attempts + 1, last_error = $2 WHERE id = $1`,
-			id, text.Storable(cause)); err != nil {
-			return fmt.Errorf("note inbound failure: %w", err)
-		}
-		return nil
-	})
+	return r.noteStagedFailure(ctx, "messaging_inbound_pending", id, cause)
 }
 
 // PendingStats are the staged texts' count and the oldest one's arrival.
 func (r *Repo) PendingStats(ctx context.Context) (int64, *time.Time, error) {
-	var n int64
-	var oldest *time.Time
-	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		return q.QueryRow(ctx, `SELECT count(*), min(received_at) FROM messaging_inbound_pending`).Scan(&n, &oldest)
-	})
-	if err != nil {
-		return 0, nil, fmt.Errorf("pending inbound stats: %w", err)
-	}
-	return n, oldest, nil
+	return r.stagedStats(ctx, "messaging_inbound_pending", "received_at")
 }
 
 // LatestGroupsTo returns, for each of the numbers whose latest broadcast

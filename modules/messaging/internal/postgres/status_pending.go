@@ -120,29 +120,41 @@ func (r *Repo) TakeStatuses(ctx context.Context, lane, limit int) ([]domain.Pend
 }
 
 // NoteStatusFailure counts a failed attempt to ingest a staged status on
-// its own and keeps the error (truncated).
+// its own and keeps the error.
 func (r *Repo) NoteStatusFailure(ctx context.Context, id int64, cause string) error {
+	return r.noteStagedFailure(ctx, "messaging_status_pending", id, cause)
+}
+
+// PendingStatusStats are the staged statuses' count and the oldest one's staging.
+func (r *Repo) PendingStatusStats(ctx context.Context) (int64, *time.Time, error) {
+	return r.stagedStats(ctx, "messaging_status_pending", "staged_at")
+}
+
+// noteStagedFailure counts a failed attempt on a row of a staging table
+// (a constant name) and keeps the error, truncated.
+func (r *Repo) noteStagedFailure(ctx context.Context, table string, id int64, cause string) error {
 	if len(cause) > 1000 {
 		cause = cause[:1000]
 	}
 	return r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		if _, err := q.Exec(ctx, `UPDATE messaging_status_pending SET attempts = attempts + 1, last_error = $2 WHERE id = $1`,
+		if _, err := q.Exec(ctx, `UPDATE `+table+` SET attempts = attempts + 1, last_error = $2 WHERE id = $1`,
 			id, text.Storable(cause)); err != nil {
-			return fmt.Errorf("note status failure: %w", err)
+			return fmt.Errorf("note failure in %s: %w", table, err)
 		}
 		return nil
 	})
 }
 
-// PendingStatusStats are the staged statuses' count and the oldest one's staging.
-func (r *Repo) PendingStatusStats(ctx context.Context) (int64, *time.Time, error) {
+// stagedStats counts a staging table's rows (a constant name) and reads
+// the oldest one's time column.
+func (r *Repo) stagedStats(ctx context.Context, table, column string) (int64, *time.Time, error) {
 	var n int64
 	var oldest *time.Time
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		return q.QueryRow(ctx, `SELECT count(*), min(staged_at) FROM messaging_status_pending`).Scan(&n, &oldest)
+		return q.QueryRow(ctx, `SELECT count(*), min(`+column+`) FROM `+table).Scan(&n, &oldest)
 	})
 	if err != nil {
-		return 0, nil, fmt.Errorf("pending status stats: %w", err)
+		return 0, nil, fmt.Errorf("%s backlog: %w", table, err)
 	}
 	return n, oldest, nil
 }
