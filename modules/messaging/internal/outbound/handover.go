@@ -111,11 +111,6 @@ func (s *Service) handOver(ctx context.Context, texts []outgoing, pass passClock
 		messages[t.MessageID] = true
 	}
 	ids := keys(messages)
-	if len(ids) > 1 { // several sends: lock them in one order, so concurrent hand-overs never deadlock on their counts
-		if err := s.Store.LockMessages(ctx, ids); err != nil {
-			return res, err
-		}
-	}
 	// Each delivery records the number it is handed over from, before the
 	// carrier sees it: no carrier report can race this write, and a text
 	// moved to another number (failover) records the one that sent it.
@@ -174,6 +169,15 @@ func (s *Service) handOver(ctx context.Context, texts []outgoing, pass passClock
 		}
 		s.Log.Log(ctx, level, "carrier could not take texts; they stay queued for another try", "texts", len(transient),
 			"first_err", transient[0])
+	}
+	// Several sends: their rows locked in one order (as an ingestion batch
+	// locks them), so concurrent hand-overs and batches never deadlock on
+	// their counts; only now, after the carrier calls, so that no batch of
+	// reports waits on them through a pass's calls.
+	if len(ids) > 1 {
+		if err := s.Store.LockMessages(ctx, ids); err != nil {
+			return res, err
+		}
 	}
 	if err := s.Store.MarkSent(ctx, sent, now); err != nil {
 		return res, err
