@@ -211,8 +211,8 @@ func TestThreeCarriersOnTwoNodes(t *testing.T) {
 	require.NotContains(t, stdout, telKey)
 }
 
-// TestCarrierOutageLosesNothing: Telnyx answers 503 in the middle of a
-// 2,000-recipient broadcast, then recovers. Every recipient gets exactly
+// TestCarrierOutageLosesNothing: Telnyx answers 503 for 60 s in the middle
+// of a 2,000-recipient broadcast, then recovers. Every recipient gets exactly
 // one text; another team's broadcast through Bandwidth goes out meanwhile
 // as if nothing happened; each node logs the outage once.
 func TestCarrierOutageLosesNothing(t *testing.T) {
@@ -242,13 +242,11 @@ func TestCarrierOutageLosesNothing(t *testing.T) {
 	m, _ := broadcast(t, big.api, "Registration closes Friday")
 	require.Equal(t, recipients, m.Recipients)
 	waitFor(t, 60*time.Second, func() bool { return len(tel.Messages()) >= 500 })
-	// The outage: the next 12 requests answer 503 (each node's first calls,
-	// then its probes every few seconds), then Telnyx is back.
-	outage := make([]telnyxtest.Fault, 12)
-	for i := range outage {
-		outage[i] = telnyxtest.Fault{Status: 503, Code: "10007", Title: "Unexpected error"}
-	}
-	tel.FailNext(outage...)
+	// The outage: Telnyx answers every request 503 for 60 s, then is back.
+	outage := telnyxtest.Fault{Status: 503, Code: "10007", Title: "Unexpected error"}
+	tel.Down(outage)
+	back := time.AfterFunc(time.Minute, tel.Up)
+	t.Cleanup(func() { back.Stop() })
 	waitFor(t, 30*time.Second, func() bool { return tel.Creates() >= len(tel.Messages())+3 }) // the outage is noticed
 
 	// Meanwhile another team's broadcast through Bandwidth is not held up.
@@ -259,10 +257,9 @@ func TestCarrierOutageLosesNothing(t *testing.T) {
 	}
 
 	// Nothing is lost: every delivery ends delivered. The bound is
-	// generous because this checks what happens, not how fast: on a
-	// loaded machine the 4,000 status callbacks of one broadcast queue on
-	// its message's counts row (each ingestion and each hand-over moves
-	// them), and take minutes to drain.
+	// generous because this checks what happens, not how fast: the
+	// outage alone takes a minute, and the rest goes at the number's
+	// pace on a machine the suite keeps busy.
 	waitFor(t, 5*time.Minute, func() bool { return deliveries(t, p.url, m.ID, "delivered") == recipients })
 	perRecipient := map[string]int{}
 	for _, msg := range tel.Messages() {
@@ -272,7 +269,7 @@ func TestCarrierOutageLosesNothing(t *testing.T) {
 	for to, n := range perRecipient {
 		require.Equal(t, 1, n, "recipient %s got %d texts", to[len(to)-4:], n)
 	}
-	require.GreaterOrEqual(t, tel.Creates(), len(tel.Messages())+len(outage), "the outage was met")
+	require.GreaterOrEqual(t, tel.Creates(), len(tel.Messages())+3, "the outage was met")
 	warns := 0
 	for _, n := range p.nodes {
 		for _, line := range strings.Split(n.Logs(), "\n") {
