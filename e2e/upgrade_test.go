@@ -220,7 +220,12 @@ func TestTwilioDeploymentUpgradesToCarrierAccounts(t *testing.T) {
 		t.Helper()
 		svc, err := harness.Start(ctx, bin, url, vars...)
 		require.NoError(t, err, label)
-		defer func() { _ = svc.Stop() }()
+		defer func() {
+			if t.Failed() {
+				logAlarms(t, label, svc) // what the node said about a 500
+			}
+			_ = svc.Stop()
+		}()
 		node.Store(svc)
 		admin := plainClient(svc.AdminURL+"/admin/v1", harness.AdminToken)
 		f, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})

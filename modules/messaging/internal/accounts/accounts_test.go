@@ -388,3 +388,52 @@ func TestBreakerHoldsAnAccountThatIsDown(t *testing.T) {
 	require.Zero(t, n, "closing the breaker ends the recorded outage")
 	require.Equal(t, map[string]bool{domain.DefaultAccountID: false}, r.(interface{ Open() map[string]bool }).Open())
 }
+
+// batchRecorder is a default adapter that takes batches, as the simulator does.
+type batchRecorder struct{ recorder }
+
+func (r *batchRecorder) SendMany(ctx context.Context, ms []carrier.Message) ([]carrier.Result, error) {
+	out := make([]carrier.Result, len(ms))
+	for i, m := range ms {
+		out[i].Receipt, out[i].Err = r.Send(ctx, m)
+	}
+	return out, nil
+}
+
+// TestRouterBatchLooksUpInItsCallersTransaction: a batch (a fan-out job's
+// one call) reads its numbers' accounts on its caller's transaction, not
+// on a second connection from the pool, which a pool full of such jobs
+// would never give: so it sees the transaction's own uncommitted number.
+func TestRouterBatchLooksUpInItsCallersTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := setup(t, domain.ProviderSimulator)
+	tfake := telnyxtest.NewServer(t, "KEYtelnyx", "prof-1")
+	tel, err := e.svc.Create(ctx, domain.AccountInput{Provider: ptr("telnyx"), Name: ptr("T"), APIURL: ptr(tfake.URL),
+		Credentials: domain.Credentials{"api_key": "KEYtelnyx", "public_key": tfake.PublicKey(), "messaging_profile_id": "prof-1"}})
+	require.NoError(t, err)
+	def := &batchRecorder{}
+	r := accounts.NewRouter(def, e.svc, accounts.Adapters{PublicBaseURL: "https://teamtext.example", Log: slog.New(slog.DiscardHandler)},
+		time.Now, slog.New(slog.DiscardHandler))
+	bs, ok := r.(carrier.BatchSender)
+	require.True(t, ok, "a default that takes batches makes a router that takes batches")
+
+	err = e.d.Tx(ctx, func(ctx context.Context) error {
+		tx, err := db.MustTx(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO messaging_numbers (id, team_id, number, kind, created_at, updated_at, carrier_account_id)
+VALUES ('num_tx', 'team_x', '+12025550131', 'long_code', now(), now(), ?)`, tel.ID); err != nil {
+			return err
+		}
+		rs, err := bs.SendMany(ctx, []carrier.Message{{DeliveryID: "d1", From: "+12025550131", To: "+12025550199", Body: "Practice at 6", Segments: 1}})
+		if err != nil {
+			return err
+		}
+		return rs[0].Err
+	})
+	require.NoError(t, err)
+	require.Len(t, tfake.Messages(), 1, "routed by the transaction's own row")
+	require.Empty(t, def.sent)
+}

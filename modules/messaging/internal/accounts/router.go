@@ -132,7 +132,9 @@ func (r *Router) NumberFault(code string) domain.NumberFault {
 // Send hands m to the adapter of its sending number's account, behind the
 // account's breaker.
 func (r *Router) Send(ctx context.Context, m carrier.Message) (carrier.Receipt, error) {
-	accts, err := r.accountsOf(ctx, []string{m.From})
+	// Send runs from a pass's parallel calls, which cannot share its
+	// transaction's connection: the lookup goes to the pool.
+	accts, err := r.accountsOf(db.WithoutTx(ctx), []string{m.From})
 	if err != nil {
 		return carrier.Receipt{}, err
 	}
@@ -144,7 +146,8 @@ func (r *Router) Send(ctx context.Context, m carrier.Message) (carrier.Receipt, 
 }
 
 // accountsOf returns the account of each number, from the cache or one
-// statement for those it does not hold fresh.
+// statement for those it does not hold fresh, sent in ctx's transaction if
+// it carries one (callers that run concurrently detach it first).
 func (r *Router) accountsOf(ctx context.Context, numbers []string) (map[string]string, error) {
 	now := r.now()
 	out := make(map[string]string, len(numbers))
@@ -161,7 +164,7 @@ func (r *Router) accountsOf(ctx context.Context, numbers []string) (map[string]s
 	if len(missing) == 0 {
 		return out, nil
 	}
-	found, err := r.store.AccountsOfNumbers(db.WithoutTx(ctx), missing)
+	found, err := r.store.AccountsOfNumbers(ctx, missing)
 	if err != nil {
 		return nil, fmt.Errorf("carrier account of sending numbers: %w", err)
 	}
@@ -227,6 +230,10 @@ func (r *batchRouter) SendMany(ctx context.Context, ms []carrier.Message) ([]car
 	for _, m := range ms {
 		froms = append(froms, m.From)
 	}
+	// One call, in its caller's transaction: a fan-out job holding its
+	// transaction's connection must not wait for a second one (twenty
+	// such jobs on a pool of twenty waited for each other until their
+	// timeout).
 	accts, err := r.accountsOf(ctx, froms)
 	if err != nil {
 		return nil, err
