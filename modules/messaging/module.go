@@ -3,7 +3,6 @@ package messaging
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/fx"
@@ -183,12 +182,6 @@ func startEngine(lc fx.Lifecycle, ob *outbound.Service, cfg config.Config, sim *
 	lc.Append(fx.StartStopHook(d.Start, d.Stop))
 }
 
-// statusGather is how long the status filers let reports gather before
-// they ingest them: a broadcast's reports arrive hundreds a second, and a
-// tenth of a second of them makes one batch instead of dozens, at no cost
-// anyone sees (message.status is late by as much).
-const statusGather = 100 * time.Millisecond
-
 // startFiler starts this node's filing loops, of inbound texts and of
 // delivery statuses (stopped before the database closes), and reports
 // their staged backlogs at each scrape.
@@ -204,7 +197,7 @@ func startFiler(lc fx.Lifecycle, s *inbound.Service, in *ingest.Service, d *db.D
 	lc.Append(fx.StartStopHook(texts.Start, texts.Stop))
 
 	l = log.With("component", "ingest")
-	statuses := loops.NewFiler(loops.FilerDeps{Name: "status", File: in.FileNext, Lanes: domain.StatusLanes, Gather: statusGather, Connect: connect,
+	statuses := loops.NewFiler(loops.FilerDeps{Name: "status", File: in.FileNext, Lanes: domain.StatusLanes, Gather: ingest.StatusGather, Connect: connect,
 		Channel: postgres.StatusChannel, Clock: clk, Log: l})
 	m.Registry.MustRegister(msgmetrics.NewPendingStatuses(r, clk, l))
 	lc.Append(fx.StartStopHook(statuses.Start, statuses.Stop))

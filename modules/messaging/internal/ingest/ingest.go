@@ -9,7 +9,6 @@ package ingest
 import (
 	"context"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -188,20 +187,15 @@ func (s *Service) Apply(ctx context.Context, as []carrier.StatusArgs) error {
 	})
 }
 
-// lockMessages locks the messages of ds in id order.
+// lockMessages locks the messages of ds (the statement takes them in id order).
 func (s *Service) lockMessages(ctx context.Context, ds []domain.Delivery) error {
-	seen := map[string]bool{}
-	var ids []string
-	for _, d := range ds {
-		if !seen[d.MessageID] {
-			seen[d.MessageID] = true
-			ids = append(ids, d.MessageID)
-		}
-	}
-	if len(ids) == 0 {
+	if len(ds) == 0 {
 		return nil
 	}
-	slices.Sort(ids)
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		ids[i] = d.MessageID
+	}
 	return s.store.LockMessages(ctx, ids)
 }
 

@@ -26,7 +26,7 @@ var _ carrier.Sink = Sink{}
 func (s Sink) Report(ctx context.Context, a carrier.StatusArgs) error {
 	a.ProviderMessageID, a.CarrierStatus = text.Storable(a.ProviderMessageID), text.Storable(a.CarrierStatus)
 	a.ErrorCode, a.ErrorMessage = text.Storable(a.ErrorCode), text.Storable(a.ErrorMessage)
-	return s.Statuses.StageStatus(ctx, Pending(a), s.Clock.Now())
+	return s.Statuses.StageStatus(ctx, pending(a), s.Clock.Now())
 }
 
 func (s Sink) Receive(ctx context.Context, t carrier.InboundText) error {
