@@ -158,14 +158,15 @@ FROM unnest($1::text[], $2::text[]) AS v(id, poll) WHERE i.id = v.id`, ids, poll
 	})
 }
 
-// PollTallies counts a poll's answers per option and the roster entries
-// its deliveries reached, in one statement.
+// PollTallies reads a poll's answers per option (the counts the answers'
+// triggers keep, see migration 20261210090001) and the roster entries its
+// deliveries reached, in one statement.
 func (r *Repo) PollTallies(ctx context.Context, messageID string) (map[string]int, int, error) {
 	tallies := map[string]int{}
 	var recipients int
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		rows, err := q.Query(ctx, `SELECT coalesce(m.poll_recipients, 0), t.option, coalesce(t.n, 0) FROM messaging_messages m
-LEFT JOIN LATERAL (SELECT option, count(*)::int AS n FROM messaging_responses WHERE message_id = m.id GROUP BY option) t ON true
+		rows, err := q.Query(ctx, `SELECT coalesce(m.poll_recipients, 0), t.option, coalesce(t.count, 0) FROM messaging_messages m
+LEFT JOIN messaging_poll_tallies t ON t.message_id = m.id AND t.count > 0
 WHERE m.id = $1`, messageID)
 		if err != nil {
 			return err
@@ -186,15 +187,29 @@ WHERE m.id = $1`, messageID)
 	return tallies, recipients, nil
 }
 
-// Responses is a page of a poll's answers, newest first, limit+1 rows.
-func (r *Repo) Responses(ctx context.Context, messageID string, limit, offset int) ([]domain.Response, error) {
+// Responses is a page of a poll's answers, newest first, limit+1 rows; total
+// is how many answers the poll has (its tallies' sum). An offset skips
+// index entries one by one, so the page's keys are read from the nearer
+// end of the list index: from the newest with the offset when the page
+// lies in the list's first half, else from the oldest (a backward scan)
+// with the offset counted from there. Then the keys' rows.
+//
+// total comes from an earlier statement: answers recorded in between make
+// the backward page the one a forward scan gave just before them, as a
+// forward page shifts when answers arrive during a client's walk.
+func (r *Repo) Responses(ctx context.Context, messageID string, total, limit, offset int) ([]domain.Response, error) {
 	var out []domain.Response
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		// The page's keys from the list index alone, then their rows.
+		n := limit + 1
+		keys := `SELECT member_id, received_at FROM messaging_responses WHERE message_id = $1 ORDER BY received_at DESC, member_id LIMIT $2 OFFSET $3`
+		lim, off := n, offset
+		if skip := total - offset - n; skip < offset {
+			keys = `SELECT member_id, received_at FROM messaging_responses WHERE message_id = $1 ORDER BY received_at, member_id DESC LIMIT $2 OFFSET $3`
+			lim, off = max(min(n, total-offset), 0), max(skip, 0)
+		}
 		rows, err := q.Query(ctx, `SELECT r.message_id, r.team_id, r.option, r.inbound_id, r.member, r.received_at
-FROM (SELECT member_id, received_at FROM messaging_responses WHERE message_id = $1 ORDER BY received_at DESC, member_id LIMIT $2 OFFSET $3) k
-JOIN messaging_responses r ON r.message_id = $1 AND r.member_id = k.member_id
-ORDER BY k.received_at DESC, k.member_id`, messageID, limit+1, offset)
+FROM (`+keys+`) k JOIN messaging_responses r ON r.message_id = $1 AND r.member_id = k.member_id
+ORDER BY k.received_at DESC, k.member_id`, messageID, lim, off)
 		if err != nil {
 			return err
 		}

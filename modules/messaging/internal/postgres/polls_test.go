@@ -2,9 +2,11 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
@@ -108,7 +110,7 @@ func TestPollStore(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]int{"YES": 1, "MAYBE": 1}, tallies)
 	require.Equal(t, 3, recipients)
-	page, err := s.Responses(ctx, m.ID, 1, 0)
+	page, err := s.Responses(ctx, m.ID, 2, 1, 0)
 	require.NoError(t, err)
 	require.Len(t, page, 2, "limit+1 rows")
 	require.Equal(t, "MAYBE", page[0].Option, "newest first")
@@ -134,4 +136,106 @@ func TestPollStore(t *testing.T) {
 func utcMember(m domain.ResponseMember) domain.ResponseMember {
 	m.CreatedAt = m.CreatedAt.UTC()
 	return m
+}
+
+// TestPollTalliesAndPagesAtScale: the tallies the answers' triggers keep
+// equal a count of the answers after inserts, changes of mind, older
+// answers arriving late and a deletion; and every page of the answers,
+// read from whichever end of the list is nearer, is the page a plain
+// newest-first OFFSET scan gives (ties in received_at included).
+func TestPollTalliesAndPagesAtScale(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := srv.Migrated(t, db.PlatformMigrations(), postgres.Migrations())
+	r := postgres.NewRepo(d, nil)
+	until := at.Add(7 * 24 * time.Hour)
+	m := domain.Message{ID: "msg_big", TeamID: "team_1", Source: "api", Audience: "families", Text: "Coming?", Rendered: "T: Coming?",
+		Encoding: "GSM-7", Segments: 1, Recipients: 1, Status: domain.StatusQueued, CreatedAt: at,
+		ReplyOptions: []string{"YES", "NO", "MAYBE"}, ReplyUntil: &until}
+	inTx(t, d, func(ctx context.Context) error { return r.InsertMessage(ctx, &m) })
+	opts := []string{"YES", "NO", "MAYBE"}
+	const members = 67
+	answers := func(round int, when func(i int) time.Time, option func(i int) string, which func(i int) bool) []domain.Response {
+		var rs []domain.Response
+		for i := range members {
+			if !which(i) {
+				continue
+			}
+			id := fmt.Sprintf("mem_%03d", i)
+			rs = append(rs, domain.Response{MessageID: m.ID, TeamID: "team_1", Option: option(i), InboundID: fmt.Sprintf("inb_%d_%03d", round, i),
+				ReceivedAt: when(i), Member: domain.ResponseMember{ID: id, Name: id, Phone: "+15550000001", Role: "athlete", Status: "active", CreatedAt: at}})
+		}
+		return rs
+	}
+	record := func(rs []domain.Response) {
+		inTx(t, d, func(ctx context.Context) error {
+			_, err := r.RecordResponses(ctx, rs)
+			return err
+		})
+	}
+	counted := func() map[string]int {
+		out := map[string]int{}
+		require.NoError(t, d.WithPgx(ctx, func(q db.PgxQuerier) error {
+			rows, err := q.Query(ctx, `SELECT option, count(*)::int FROM messaging_responses WHERE message_id = $1 GROUP BY option`, m.ID)
+			if err != nil {
+				return err
+			}
+			var o string
+			var n int
+			_, err = pgx.ForEachRow(rows, []any{&o, &n}, func() error { out[o] = n; return nil })
+			return err
+		}))
+		return out
+	}
+	check := func(step string) {
+		t.Helper()
+		tallies, _, err := r.PollTallies(ctx, m.ID)
+		require.NoError(t, err)
+		require.Equal(t, counted(), tallies, step)
+	}
+	// Every third answer shares its received_at with the next one.
+	record(answers(1, func(i int) time.Time { return at.Add(time.Duration(i/3) * time.Second) }, func(i int) string { return opts[i%3] },
+		func(int) bool { return true }))
+	check("first answers")
+	// Half change their minds; a third send an older answer, which loses.
+	record(answers(2, func(i int) time.Time { return at.Add(time.Hour + time.Duration(i%5)*time.Second) }, func(i int) string { return opts[(i+1)%3] },
+		func(i int) bool { return i%2 == 0 }))
+	check("changes of mind")
+	record(answers(3, func(int) time.Time { return at.Add(-time.Hour) }, func(int) string { return "NO" }, func(i int) bool { return i%3 == 0 }))
+	check("older answers arriving late")
+	require.NoError(t, d.WithPgx(ctx, func(q db.PgxQuerier) error {
+		_, err := q.Exec(ctx, `DELETE FROM messaging_responses WHERE message_id = $1 AND member_id IN ('mem_001', 'mem_002')`, m.ID)
+		return err
+	}))
+	check("a deletion")
+	total := 0
+	for _, n := range counted() {
+		total += n
+	}
+	require.Equal(t, members-2, total)
+
+	var want []string
+	require.NoError(t, d.WithPgx(ctx, func(q db.PgxQuerier) error {
+		rows, err := q.Query(ctx, `SELECT member_id FROM messaging_responses WHERE message_id = $1 ORDER BY received_at DESC, member_id`, m.ID)
+		if err != nil {
+			return err
+		}
+		want, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	}))
+	for _, limit := range []int{1, 2, 10, 50, 100} {
+		for offset := 0; offset <= total+2; offset++ {
+			page, err := r.Responses(ctx, m.ID, total, limit, offset)
+			require.NoError(t, err)
+			var got []string
+			for _, x := range page {
+				got = append(got, x.Member.ID)
+			}
+			exp := want[min(offset, total):min(offset+limit+1, total)]
+			if len(exp) == 0 {
+				exp = nil
+			}
+			require.Equal(t, exp, got, "limit %d offset %d", limit, offset)
+		}
+	}
 }

@@ -411,6 +411,6 @@ func (m *memStore) PollTallies(_ context.Context, messageID string) (map[string]
 	return map[string]int{}, m.polls[messageID], nil
 }
 
-func (m *memStore) Responses(context.Context, string, int, int) ([]domain.Response, error) {
+func (m *memStore) Responses(context.Context, string, int, int, int) ([]domain.Response, error) {
 	return nil, nil
 }

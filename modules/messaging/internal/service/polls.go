@@ -38,7 +38,7 @@ func (s *Service) PollResponses(ctx context.Context, teamID, messageID string, l
 		answered += n
 	}
 	out.NoResponse = max(recipients-answered, 0)
-	if out.Responses, err = s.MessageStore.Responses(ctx, m.ID, limit, offset); err != nil {
+	if out.Responses, err = s.MessageStore.Responses(ctx, m.ID, answered, limit, offset); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -109,8 +109,9 @@ type MessageStore interface {
 	// PollTallies counts a poll's answers per option, and its recipients:
 	// the roster entries its deliveries reached.
 	PollTallies(ctx context.Context, messageID string) (tallies map[string]int, recipients int, err error)
-	// Responses is a page of a poll's answers, newest first (limit+1 rows).
-	Responses(ctx context.Context, messageID string, limit, offset int) ([]domain.Response, error)
+	// Responses is a page of a poll's answers, newest first (limit+1
+	// rows), of the total answers its tallies count.
+	Responses(ctx context.Context, messageID string, total, limit, offset int) ([]domain.Response, error)
 }
 
 // IdempotencyStore keeps the Idempotency-Key records of sends: the store

@@ -442,7 +442,7 @@ func Exercise(t *testing.T, newHarness func(t *testing.T) Harness) {
 		tallies, recipients, err = h.PollTallies(ctx, "msg_none")
 		require.NoError(t, err)
 		require.Equal(t, []any{map[string]int{}, 0}, []any{tallies, recipients}, "no such poll: nothing")
-		rs, err := h.Responses(ctx, "msg_poll", 50, 0)
+		rs, err := h.Responses(ctx, "msg_poll", 0, 50, 0)
 		require.NoError(t, err)
 		require.Empty(t, rs)
 	})
