@@ -123,19 +123,21 @@ SELECT 'SMrsvpbench' || $1::text || '_' || i, p, $2, b, false, i % 8, now() FROM
 }
 
 // text sends one text from each number through the carrier's callback
-// (POST /admin/v1/simulator/inbound), 16 at a time, as the inbound figure
-// is measured, and returns the time from the first callback to the last
-// message.received stored.
+// (POST /admin/v1/simulator/inbound), 16 at a time on kept-alive
+// connections, as the inbound figure is measured (e2e/bench), and returns
+// the time from the first callback to the last message.received stored.
 func (b *rsvpBench) text(t testing.TB, body func(i int) string) time.Duration {
 	t.Helper()
 	ctx := context.Background()
 	execSQL(t, b.conn, `VACUUM ANALYZE messaging_inbound_pending`)
 	before := eventCountIn(t, b.url, b.f.TeamID)
 	run := time.Now().UnixNano()
+	const workers = 16
+	carrier := &harness.Client{Base: b.svc.AdminURL + "/admin/v1", Token: harness.AdminToken, HTTP: benchHTTP(workers)}
 	start := time.Now()
-	fanOut(16, len(b.phones), func(i int) bool {
+	fanOut(workers, len(b.phones), func(i int) bool {
 		req := map[string]any{"from": b.phones[i], "to": b.number, "body": body(i), "provider_message_id": fmt.Sprintf("SMrsvpcb%d_%d", run, i)}
-		if err := b.admin.Expect(ctx, 202, "POST", "/simulator/inbound", req, nil); err != nil {
+		if err := carrier.Expect(ctx, 202, "POST", "/simulator/inbound", req, nil); err != nil {
 			t.Error(err)
 			return false
 		}
@@ -178,8 +180,11 @@ func BenchmarkRSVPInbound(b *testing.B) {
 
 // BenchmarkRSVPResponses: GET /messages/{id}/responses on a
 // 10,000-recipient poll that all 10,000 answered, pages of 50 across the
-// list, 8 at a time; the heavy pool allows 10 a minute per key, so the
-// requests are spread over enough keys. Target: p99 < 50 ms.
+// list, by 1, 4 and 8 clients at a time (as the analytics figure is
+// measured, with 1 and 4). The heavy pool allows 10 a minute per key, so
+// the requests are spread over enough keys, in turn (as clients, each
+// with its own key, would send them). Target: p99 < 50 ms (reported as
+// p99-ms-Nw, never asserted).
 func BenchmarkRSVPResponses(b *testing.B) {
 	var t testing.TB = b
 	ctx := context.Background()
@@ -189,9 +194,10 @@ func BenchmarkRSVPResponses(b *testing.B) {
 	bench.file(t, func(i int) string { return opts[i%3] })
 	execSQL(t, bench.conn, `VACUUM ANALYZE messaging_responses`) // as autovacuum leaves a table written once
 
-	const requests, perKey, workers = 400, 9, 8
+	const requests, perKey = 400, 9
+	levels := []int{1, 4, 8}
 	var keys []string
-	for len(keys) < requests/perKey+2 { // keys[0] for the check below, then perKey requests each
+	for len(keys) < 1+len(levels)*(requests/perKey+1) { // keys[0] for the check below, then at most perKey requests each
 		var k struct {
 			Key string `json:"key"`
 		}
@@ -207,12 +213,16 @@ func BenchmarkRSVPResponses(b *testing.B) {
 	require.Equal(t, map[string]int{"YES": 3334, "NO": 3333, "MAYBE": 3333}, first.tallies())
 	require.Equal(t, 0, first.NoResponse)
 
-	lat := timedGets(t, bench.svc, workers, requests, func(i int) string { return keys[1+i/perKey] },
-		func(i int) string {
-			return fmt.Sprintf("/messages/%s/responses?limit=50&offset=%d", id, (i*50)%rsvpBenchMembers)
-		})
-	p50, _, p99, mx := percentiles(lat)
-	t.Logf("GET /messages/{id}/responses on a %d-recipient poll, all answered: %d requests, %d at a time: p50 %s, p99 %s, max %s",
-		rsvpBenchMembers, requests, workers, p50.Round(time.Microsecond), p99.Round(time.Microsecond), mx.Round(time.Microsecond))
-	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
+	spare := keys[1:]
+	for _, workers := range levels {
+		lat := timedGets(t, bench.svc, workers, requests, func(i int) string { return spare[i%(requests/perKey+1)] },
+			func(i int) string {
+				return fmt.Sprintf("/messages/%s/responses?limit=50&offset=%d", id, (i*50)%rsvpBenchMembers)
+			})
+		spare = spare[requests/perKey+1:]
+		p50, _, p99, mx := percentiles(lat)
+		t.Logf("GET /messages/{id}/responses on a %d-recipient poll, all answered: %d requests, %d at a time: p50 %s, p99 %s, max %s",
+			rsvpBenchMembers, requests, workers, p50.Round(time.Microsecond), p99.Round(time.Microsecond), mx.Round(time.Microsecond))
+		b.ReportMetric(float64(p99.Microseconds())/1000, fmt.Sprintf("p99-ms-%dw", workers))
+	}
 }
