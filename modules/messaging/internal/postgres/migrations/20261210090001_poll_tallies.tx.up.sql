@@ -7,14 +7,19 @@
 -- a node of the previous one still running during an upgrade) keeps them
 -- exact, and a changed answer moves one count from its old option to its
 -- new one with the old row as it really was, whatever ran concurrently.
--- Each statement adds its changes in one INSERT ... ON CONFLICT, its rows in
--- (message_id, option) order, so two batches answering the same polls take
--- the counts' row locks in the same order and wait, never deadlock.
+-- A poll's counts are split over 8 shards, as the daily analytics counters
+-- are: a transaction adds its changes to the shard of its transaction id,
+-- so concurrent filing batches answering the same poll (which hold their
+-- counts' row locks until they commit) seldom wait on each other. Each
+-- statement adds its changes in one INSERT ... ON CONFLICT, its rows in
+-- (message_id, option) order, so two batches on the same shard wait,
+-- never deadlock. A poll's tally is the sum of its shards.
 CREATE TABLE IF NOT EXISTS messaging_poll_tallies (
     message_id text NOT NULL REFERENCES messaging_messages (id),
     option     text NOT NULL,
+    shard      smallint NOT NULL,
     count      integer NOT NULL,
-    PRIMARY KEY (message_id, option)
+    PRIMARY KEY (message_id, option, shard)
 );
 
 -- The answers recorded before this migration are counted below. The table
@@ -25,10 +30,10 @@ LOCK TABLE messaging_responses IN SHARE ROW EXCLUSIVE MODE;
 
 CREATE OR REPLACE FUNCTION messaging_poll_tallies_add(message_ids text[], options text[], deltas integer[]) RETURNS void
 LANGUAGE sql VOLATILE AS $$
-    INSERT INTO messaging_poll_tallies AS t (message_id, option, count)
-    SELECT m, o, sum(d) FROM unnest(message_ids, options, deltas) AS v(m, o, d)
+    INSERT INTO messaging_poll_tallies AS t (message_id, option, shard, count)
+    SELECT m, o, (txid_current() % 8)::smallint, sum(d) FROM unnest(message_ids, options, deltas) AS v(m, o, d)
     GROUP BY m, o HAVING sum(d) <> 0 ORDER BY m, o
-    ON CONFLICT (message_id, option) DO UPDATE SET count = t.count + excluded.count
+    ON CONFLICT (message_id, option, shard) DO UPDATE SET count = t.count + excluded.count
 $$;
 
 CREATE OR REPLACE FUNCTION messaging_poll_tallies_inserted() RETURNS trigger LANGUAGE plpgsql VOLATILE AS $$
@@ -65,5 +70,5 @@ CREATE TRIGGER messaging_responses_tally_delete AFTER DELETE ON messaging_respon
     REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION messaging_poll_tallies_deleted();
 
 DELETE FROM messaging_poll_tallies;
-INSERT INTO messaging_poll_tallies (message_id, option, count)
-SELECT message_id, option, count(*) FROM messaging_responses GROUP BY message_id, option;
+INSERT INTO messaging_poll_tallies (message_id, option, shard, count)
+SELECT message_id, option, 0, count(*) FROM messaging_responses GROUP BY message_id, option;
