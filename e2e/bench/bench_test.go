@@ -28,7 +28,7 @@ func TestPercentile(t *testing.T) {
 
 func TestRunLoadCountsAndErrors(t *testing.T) {
 	var calls atomic.Int64
-	r, err := runLoad(context.Background(), loadSpec{Requests: 1000, Concurrency: 8, MaxDuration: time.Minute},
+	r, err := runLoad(context.Background(), 1000, 8, time.Minute,
 		func(context.Context) error {
 			if calls.Add(1)%100 == 0 {
 				return errors.New("boom")
@@ -48,7 +48,7 @@ func TestRunLoadTimeBound(t *testing.T) {
 	// finished is. (How many finish depends on the machine's load, so the
 	// test checks the accounting, not a count.)
 	var finished atomic.Int64
-	r, err := runLoad(context.Background(), loadSpec{Requests: 1 << 30, Concurrency: 2, MaxDuration: 50 * time.Millisecond},
+	r, err := runLoad(context.Background(), 1<<30, 2, 50*time.Millisecond,
 		func(ctx context.Context) error {
 			select {
 			case <-time.After(time.Millisecond):

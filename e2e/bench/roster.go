@@ -351,7 +351,7 @@ func rosterPages(name string, concurrent bool) runFunc {
 			return nil
 		}
 		profiled := env.profileService(ctx, name, time.Duration(passes*pages/150+2)*time.Second)
-		r, err := measureSpec(ctx, env, name, pages, loadSpec{Requests: passes * pages, Concurrency: workers, MaxDuration: env.maxDuration}, do)
+		r, err := measure(ctx, env, name, pages, passes*pages, workers, do)
 		<-profiled
 		if err != nil {
 			return result{}, err
