@@ -18,6 +18,7 @@ import (
 
 	"github.com/teamtext/teamtext/client"
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/platform/loops"
 )
 
 const (
@@ -118,9 +119,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 		for i := range nStops {
 			stops[i] = time.Now()
 			_, _ = admin.Do(ctx, http.MethodPost, "/simulator/inbound", map[string]any{"from": stopPhone, "to": teams[i].number, "body": "STOP"})
-			select {
-			case <-time.After(100 * time.Millisecond):
-			case <-ctx.Done():
+			if !loops.Wait(ctx, 100*time.Millisecond) {
 				return
 			}
 		}
@@ -132,8 +131,8 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 		return scalar[int](ctx, pool, `SELECT count(*) FROM messaging_sim_outbox WHERE id > $1`, outbox0)
 	}
 	from, to := lastAccept.Add(5*time.Second), sendStart.Add(190*time.Second)
-	if err := sleepUntil(ctx, from); err != nil {
-		return nil, err
+	if !loops.Wait(ctx, time.Until(from)) {
+		return nil, ctx.Err()
 	}
 	n0, err := handed()
 	if err != nil {
@@ -141,8 +140,8 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	}
 	cpu0, t0 := env.sample(ctx), time.Now()
 	progress("engine: measuring the hand-over rate until %s after the first send…", to.Sub(sendStart).Round(time.Second))
-	if err := sleepUntil(ctx, to); err != nil {
-		return nil, err
+	if !loops.Wait(ctx, time.Until(to)) {
+		return nil, ctx.Err()
 	}
 	n1, err := handed()
 	if err != nil {

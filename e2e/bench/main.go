@@ -31,6 +31,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/platform/loops"
 )
 
 // idleWindow is how long the bench samples background CPU before the scenarios.
@@ -346,8 +347,8 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	// nothing is driven, so the reading can tell it from per-request cost.
 	progress("measuring idle CPU for %s…", idleWindow)
 	before := env.sample(ctx)
-	if err := sleepUntil(ctx, time.Now().Add(idleWindow)); err != nil {
-		return nil, facts, err
+	if !loops.Wait(ctx, idleWindow) {
+		return nil, facts, ctx.Err()
 	}
 	env.idle = env.sample(ctx).sub(before)
 

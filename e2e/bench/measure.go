@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/platform/loops"
 )
 
 // result is what one scenario measured.
@@ -304,15 +305,6 @@ func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i
 	return g.Wait()
 }
 
-func sleepUntil(ctx context.Context, t time.Time) error {
-	select {
-	case <-time.After(time.Until(t)):
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // waitFor calls done every interval until it reports true, fails, or
 // timeout passes (then it returns false without an error).
 func waitFor(ctx context.Context, every, timeout time.Duration, done func() (bool, error)) (bool, error) {
@@ -324,8 +316,8 @@ func waitFor(ctx context.Context, every, timeout time.Duration, done func() (boo
 		if time.Now().After(deadline) {
 			return false, nil
 		}
-		if err := sleepUntil(ctx, time.Now().Add(every)); err != nil {
-			return false, err
+		if !loops.Wait(ctx, every) {
+			return false, ctx.Err()
 		}
 	}
 }

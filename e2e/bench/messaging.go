@@ -22,6 +22,7 @@ import (
 	"github.com/teamtext/teamtext/client"
 	"github.com/teamtext/teamtext/e2e/harness"
 	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/loops"
 )
 
 const (
@@ -69,8 +70,8 @@ func pauseQueues(ctx context.Context, pool *pgxpool.Pool, queues ...string) (*ri
 		}
 	}
 	// The producer learns it from a notification within milliseconds.
-	if err := sleepUntil(ctx, time.Now().Add(500*time.Millisecond)); err != nil {
-		return nil, nil, err
+	if !loops.Wait(ctx, 500*time.Millisecond) {
+		return nil, nil, ctx.Err()
 	}
 	return rc, func() error {
 		for _, q := range queues {
