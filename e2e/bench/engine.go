@@ -39,11 +39,6 @@ const (
 	blockEngineNumbers = 5 // the engine teams' own numbers
 )
 
-// engineTeam is one of the engine's teams.
-type engineTeam struct {
-	id, number, key string
-}
-
 // engineRun is what one run of the experiment measured, reported by two rows.
 type engineRun struct{ handover, stop result }
 
@@ -67,22 +62,21 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	}
 
 	progress("engine: creating %d teams of %d members…", nTeams, engineMembers+1)
-	teams := make([]engineTeam, nTeams)
+	teams := make([]*harness.Fixture, nTeams) // team i sends from benchPhone(blockEngineNumbers, i)
 	rows := teamRows(blockEngine, engineMembers, nil)
 	for i := range rows {
 		rows[i].role = "athlete"
 	}
 	setupStart := time.Now()
 	err := parallel(ctx, nTeams, setupWorkers, func(ctx context.Context, i int) error {
-		number := benchPhone(blockEngineNumbers, i)
-		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": number}})
+		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": benchPhone(blockEngineNumbers, i)}})
 		if err != nil {
 			return fmt.Errorf("team %d: %w", i, err)
 		}
 		if _, err := importCSV(ctx, admin, fx.TeamID, rows); err != nil {
 			return fmt.Errorf("team %d: %w", i, err)
 		}
-		teams[i] = engineTeam{id: fx.TeamID, number: number, key: fx.Key}
+		teams[i] = fx
 		if i%100 == 99 {
 			progress("engine: %d teams ready (%s)", i+1, time.Since(setupStart).Round(time.Second))
 		}
@@ -100,7 +94,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	accepted := make([]time.Time, nTeams)
 	sendStart := time.Now()
 	err = parallel(ctx, nTeams, engineWorkers, func(ctx context.Context, i int) error {
-		err := env.api(teams[i].key).Expect(ctx, http.StatusCreated, http.MethodPost, "/messages", client.SendBody{Text: new("Game on Saturday at 10"), Audience: "all"}, nil)
+		err := env.api(teams[i].Key).Expect(ctx, http.StatusCreated, http.MethodPost, "/messages", client.SendBody{Text: new("Game on Saturday at 10"), Audience: "all"}, nil)
 		accepted[i] = time.Now()
 		return err
 	})
@@ -118,7 +112,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	go func() {
 		for i := range nStops {
 			stops[i] = time.Now()
-			_, _ = admin.Do(ctx, http.MethodPost, "/simulator/inbound", map[string]any{"from": stopPhone, "to": teams[i].number, "body": "STOP"})
+			_, _ = admin.Do(ctx, http.MethodPost, "/simulator/inbound", map[string]any{"from": stopPhone, "to": benchPhone(blockEngineNumbers, i), "body": "STOP"})
 			if !loops.Wait(ctx, 100*time.Millisecond) {
 				return
 			}
@@ -179,7 +173,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 
 	sent := map[string]time.Time{}
 	for i, t := range teams[:nStops] {
-		sent[t.id] = stops[i]
+		sent[t.TeamID] = stops[i]
 	}
 	lat, err := sinceSent(ctx, pool, sent, `SELECT team_id, created_at FROM roster_opt_outs WHERE phone = $1 AND team_id = ANY($2)`,
 		stopPhone, slices.Collect(maps.Keys(sent)))

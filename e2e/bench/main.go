@@ -54,7 +54,6 @@ type benchEnv struct {
 	idle                usage         // CPU used while nothing was driven, over idleWindow
 	pool                *pgxpool.Pool // the bench's own connections (-pg-max-conns): fixtures, polls, River's queue controls
 	hooks               *hookSink     // the webhook scenarios' receiver
-	runID               int64         // this run's start (UnixNano): keeps ids written by SQL apart between runs
 
 	mu       sync.Mutex
 	ipNext   int                            // next client address handed out by takeIPs
@@ -174,7 +173,7 @@ func progress(format string, args ...any) {
 func main() { os.Exit(run()) }
 
 func run() int {
-	env := &benchEnv{runID: time.Now().UnixNano()}
+	env := &benchEnv{}
 	flag.IntVar(&env.requests, "requests", 20000, "measured requests per scenario")
 	flag.IntVar(&env.concurrency, "concurrency", 16, "concurrent workers (and idle keep-alive connections)")
 	flag.IntVar(&env.warmup, "warmup", 500, "unmeasured warm-up requests per scenario")
