@@ -62,14 +62,14 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	}
 
 	progress("engine: creating %d teams of %d members…", nTeams, engineMembers+1)
-	teams := make([]*harness.Fixture, nTeams) // team i sends from benchPhone(blockEngineNumbers, i)
+	teams := make([]*harness.Fixture, nTeams) // team i sends from harness.Phone(blockEngineNumbers, i)
 	rows := teamRows(blockEngine, engineMembers, nil)
 	for i := range rows {
 		rows[i].role = "athlete"
 	}
 	setupStart := time.Now()
 	err := parallel(ctx, nTeams, setupWorkers, func(ctx context.Context, i int) error {
-		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": benchPhone(blockEngineNumbers, i)}})
+		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": harness.Phone(blockEngineNumbers, i)}})
 		if err != nil {
 			return fmt.Errorf("team %d: %w", i, err)
 		}
@@ -107,12 +107,12 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 
 	// STOPs behind the backlog: texted late in each roster (position 180
 	// goes out three minutes in), one every 100 ms for 10 s.
-	stopPhone := benchPhone(blockEngine, 180)
+	stopPhone := harness.Phone(blockEngine, 180)
 	stops := make([]time.Time, nStops)
 	go func() {
 		for i := range nStops {
 			stops[i] = time.Now()
-			_, _ = admin.Do(ctx, http.MethodPost, "/simulator/inbound", map[string]any{"from": stopPhone, "to": benchPhone(blockEngineNumbers, i), "body": "STOP"})
+			_, _ = admin.Do(ctx, http.MethodPost, "/simulator/inbound", map[string]any{"from": stopPhone, "to": harness.Phone(blockEngineNumbers, i), "body": "STOP"})
 			if !loops.Wait(ctx, 100*time.Millisecond) {
 				return
 			}
