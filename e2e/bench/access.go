@@ -243,10 +243,8 @@ func freshKeys(ctx context.Context, env *benchEnv, teamID, memberID, name string
 	return newKeyRing(ctx, env, teamID, memberID, name, max(1, ceilDiv(uses, perKey)))
 }
 
-// key is the next key.
 func (k *keyRing) key() string { return k.keys[(k.next.Add(1)-1)%uint64(len(k.keys))] }
 
-// authz is the next key as an Authorization value.
 func (k *keyRing) authz() string { return "Bearer " + k.key() }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

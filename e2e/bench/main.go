@@ -93,7 +93,6 @@ func (e *benchEnv) admin() *harness.Client {
 	return harness.NewClient(e.adminURL+"/admin/v1", harness.AdminToken)
 }
 
-// api is a client of the public API acting with key.
 func (e *benchEnv) api(key string) *harness.Client {
 	return harness.NewClient(e.publicURL+"/api/v1", key)
 }

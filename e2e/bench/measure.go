@@ -40,7 +40,6 @@ type result struct {
 	Note   string // a fact of this run shown after the description
 }
 
-// units is how many units of work the row did (requests unless Items is set).
 func (r result) units() int {
 	if r.Items > 0 {
 		return r.Items
@@ -55,7 +54,6 @@ func (r result) unit() string {
 	return r.Unit
 }
 
-// Throughput is units per second of wall time.
 func (r result) Throughput() float64 {
 	if r.Elapsed <= 0 {
 		return 0

@@ -219,14 +219,11 @@ FROM messaging_deliveries WHERE message_id = $1`, m.Id).Scan(&handed, &final)
 	return r, nil
 }
 
-// noopJobs is how many no-op jobs river-noop works.
-func noopJobs(env *benchEnv) int { return 2 * env.members }
-
 // runRiverNoop inserts no-op jobs with the queue paused, resumes it, and
 // times the service's River client working them all.
 func runRiverNoop(ctx context.Context, env *benchEnv) (result, error) {
 	pool := env.pool
-	n := noopJobs(env)
+	n := 2 * env.members
 	before, err := waitQuiet(ctx, pool, "river-noop")
 	if err != nil {
 		return result{}, err
