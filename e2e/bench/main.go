@@ -56,25 +56,16 @@ type benchEnv struct {
 	hooks               *hookSink     // the webhook scenarios' receiver
 
 	mu       sync.Mutex
-	ipNext   int                            // next client address handed out by takeIPs
-	fixtures map[string]func() (any, error) // by name, see on
+	ipNext   int      // next client address handed out by takeIPs
+	fixtures sync.Map // name → func() (any, error), see on
 }
 
 // on is a row of the fixture called name, which build makes the first time
 // one of its rows runs, so that each row of a group can also run alone.
 func on[T any](name string, build func(context.Context, *benchEnv) (T, error), row func(context.Context, *benchEnv, T) (result, error)) runFunc {
 	return func(ctx context.Context, env *benchEnv) (result, error) {
-		env.mu.Lock()
-		if env.fixtures == nil {
-			env.fixtures = map[string]func() (any, error){}
-		}
-		fixture, ok := env.fixtures[name]
-		if !ok {
-			fixture = sync.OnceValues(func() (any, error) { return build(ctx, env) })
-			env.fixtures[name] = fixture
-		}
-		env.mu.Unlock()
-		v, err := fixture()
+		fixture, _ := env.fixtures.LoadOrStore(name, sync.OnceValues(func() (any, error) { return build(ctx, env) }))
+		v, err := fixture.(func() (any, error))()
 		if err != nil {
 			return result{}, err
 		}
