@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,9 +56,8 @@ type benchEnv struct {
 	pool                *pgxpool.Pool // the bench's own connections (-pg-max-conns): fixtures, polls, River's queue controls
 	hooks               *hookSink     // the webhook scenarios' receiver
 
-	mu       sync.Mutex
-	ipNext   int      // next client address handed out by takeIPs
-	fixtures sync.Map // name → func() (any, error), see on
+	ipNext   atomic.Int64 // next client address handed out by takeIPs
+	fixtures sync.Map     // name → func() (any, error), see on
 }
 
 // on is a row of the fixture called name, which build makes the first time
@@ -94,16 +94,13 @@ func (e *benchEnv) api(key string) *harness.Client {
 // them spread their requests over addresses, like clients do; Linux routes
 // all of 127.0.0.0/8 to the loopback interface.
 func (e *benchEnv) takeIPs(n int) ([]net.IP, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]net.IP, 0, n)
-	for range n {
-		k := e.ipNext
-		if k >= 250*250 {
-			return nil, errors.New("out of loopback client addresses")
-		}
-		e.ipNext++
-		out = append(out, net.IPv4(127, 0, byte(1+k/250), byte(1+k%250)).To4())
+	first := int(e.ipNext.Add(int64(n))) - n
+	if first+n > 250*250 {
+		return nil, errors.New("out of loopback client addresses")
+	}
+	out := make([]net.IP, n)
+	for i := range out {
+		out[i] = net.IPv4(127, 0, byte(1+(first+i)/250), byte(1+(first+i)%250)).To4()
 	}
 	return out, nil
 }
