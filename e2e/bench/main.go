@@ -280,7 +280,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 			return nil, facts, err
 		}
 		defer env.hooks.close()
-		svcEnv = append(svcEnv, env.hooks.env()...)
+		svcEnv = append(svcEnv, harness.ReceiverEnv(env.hooks.pem)...)
 	}
 	progress("starting teamtext serve (LOG_LEVEL=warn)…")
 	svc, err := harness.Start(ctx, bin, pg.URL, svcEnv...)
