@@ -12,12 +12,6 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
-// rosterPhone returns the i-th of a run of distinct valid numbers.
-func rosterPhone(block, i int) string {
-	areas := []string{"202", "212", "310", "415", "617", "312", "206", "303"}
-	return fmt.Sprintf("+1%s%03d%04d", areas[block%len(areas)], 200+i/10000, i%10000)
-}
-
 // importMembers adds n athletes through the admin CSV import, 1,000 rows a request.
 func importMembers(t testing.TB, admin *harness.Client, teamID string, block, n int) {
 	t.Helper()
@@ -31,15 +25,12 @@ func importChunk(t testing.TB, admin *harness.Client, teamID string, block, from
 	var b strings.Builder
 	b.WriteString("name,phone,role\n")
 	for i := from; i < to; i++ {
-		fmt.Fprintf(&b, "Athlete %d,%s,athlete\n", i, rosterPhone(block, i))
+		fmt.Fprintf(&b, "Athlete %d,%s,athlete\n", i, harness.Phone(block, i))
 	}
-	r, err := admin.Do(context.Background(), "POST", "/teams/"+teamID+"/members/import", b.String(), "Content-Type", "text/csv")
+	r, err := harness.ImportCSV(context.Background(), admin, teamID, b.String())
 	require.NoError(t, err)
 	require.Equal(t, 200, r.Status, string(r.Body[:min(len(r.Body), 500)]))
-	var res struct {
-		Created int `json:"created"`
-		Failed  int `json:"failed"`
-	}
+	var res harness.ImportResult
 	require.NoError(t, r.Data(&res))
 	require.Equal(t, to-from, res.Created)
 }
@@ -54,13 +45,13 @@ func TestThousandMemberBroadcast(t *testing.T) {
 	importMembers(t, c.admin, f.TeamID, 1, 1000)
 	failing := map[string]string{}
 	for i := 0; i < 100; i++ {
-		failing[rosterPhone(1, i)] = "failed"
+		failing[harness.Phone(1, i)] = "failed"
 	}
 	for i := 100; i < 150; i++ {
-		failing[rosterPhone(1, i)] = "unconfirmed"
+		failing[harness.Phone(1, i)] = "unconfirmed"
 	}
 	for i := 150; i < 170; i++ {
-		failing[rosterPhone(1, i)] = "refused" // an invalid number: the carrier refuses the text
+		failing[harness.Phone(1, i)] = "refused" // an invalid number: the carrier refuses the text
 	}
 	require.NoError(t, c.admin.Expect(context.Background(), 200, "PUT", "/simulator/outcomes",
 		map[string]any{"default": "delivered", "numbers": failing, "error_code": "30005"}, nil))

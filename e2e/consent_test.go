@@ -355,7 +355,7 @@ func TestConsentOnImportAndBulk(t *testing.T) {
 		"Gus,2025550484,carrier_pigeon,,\n"
 	r := importCSV(t, f.TeamID, csvBody)
 	require.Equal(t, 200, r.Status, string(r.Body))
-	var res importResult
+	var res harness.ImportResult
 	require.NoError(t, r.Data(&res))
 	require.Equal(t, 2, res.Created)
 	require.Equal(t, "failed", res.Rows[2].Status)

@@ -17,27 +17,10 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness"
 )
 
-type importRow struct {
-	Line     int    `json:"line"`
-	Status   string `json:"status"`
-	MemberID string `json:"member_id"`
-	Error    *struct {
-		Code             string `json:"code"`
-		Message          string `json:"message"`
-		ExistingMemberID string `json:"existing_member_id"`
-	} `json:"error"`
-}
-
-type importResult struct {
-	Created int         `json:"created"`
-	Failed  int         `json:"failed"`
-	Rows    []importRow `json:"rows"`
-}
-
 // importCSV posts body as text/csv to the team's import.
 func importCSV(t testing.TB, teamID, body string) *harness.Response {
 	t.Helper()
-	r, err := env.admin.Do(context.Background(), "POST", "/teams/"+teamID+"/members/import", body, "Content-Type", "text/csv")
+	r, err := harness.ImportCSV(context.Background(), env.admin, teamID, body)
 	require.NoError(t, err)
 	return r
 }
@@ -76,7 +59,7 @@ func TestImportMembers(t *testing.T) {
 		"2025550318,Bad Role,,captain,,,,\n" // 16 invalid_role
 	r := importCSV(t, f.TeamID, csv)
 	require.Equal(t, 200, r.Status, string(r.Body))
-	var res importResult
+	var res harness.ImportResult
 	require.NoError(t, r.Data(&res))
 
 	type outcome struct {
@@ -86,7 +69,7 @@ func TestImportMembers(t *testing.T) {
 	want := []outcome{{2, ""}, {3, "invalid_phone"}, {4, "member_exists"}, {5, "opted_out"}, {6, "invalid_group"}, {7, ""},
 		{8, ""}, {9, "invalid_email"}, {12, ""}, {13, "member_exists"}, {14, "invalid_request"}, {15, "invalid_request"}, {16, "invalid_role"}}
 	require.Len(t, res.Rows, len(want), string(r.Body))
-	byLine := map[int]importRow{}
+	byLine := map[int]harness.ImportRow{}
 	for i, w := range want {
 		row := res.Rows[i]
 		require.Equal(t, w.line, row.Line, "rows are in file order with their CSV line")
@@ -207,7 +190,7 @@ func TestImportCLI(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "admin", "members", "import", mixed, "--team", f.TeamID)
 	require.Equal(t, 1, code, "a failed row: exit 1\n%s", stderr)
 	var res struct {
-		Data importResult `json:"data"`
+		Data harness.ImportResult `json:"data"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &res), stdout)
 	require.Equal(t, 2, res.Data.Created)
@@ -263,14 +246,14 @@ func rosterCSV(n int) string {
 // timedImport imports rosterCSV(rows) into the team in one request and
 // requires every row created; it returns the result, how long the request
 // took and the file's size in bytes.
-func timedImport(t *testing.T, teamID string, rows int) (importResult, time.Duration, int) {
+func timedImport(t *testing.T, teamID string, rows int) (harness.ImportResult, time.Duration, int) {
 	t.Helper()
 	body := rosterCSV(rows)
 	start := time.Now()
 	r := importCSV(t, teamID, body)
 	took := time.Since(start)
 	require.Equal(t, 200, r.Status, string(r.Body))
-	var res importResult
+	var res harness.ImportResult
 	require.NoError(t, r.Data(&res))
 	require.Equal(t, rows, res.Created)
 	require.Equal(t, 0, res.Failed)
@@ -368,7 +351,7 @@ func TestImport100000Rows(t *testing.T) {
 	r := importCSV(t, f.TeamID, b.String())
 	took := time.Since(start)
 	require.Equal(t, 200, r.Status, string(r.Body[:min(len(r.Body), 500)]))
-	var res importResult
+	var res harness.ImportResult
 	require.NoError(t, r.Data(&res))
 	require.Len(t, res.Rows, n)
 	require.Equal(t, n-3, res.Created)

@@ -33,8 +33,8 @@ func TestInboundBurst(t *testing.T) {
 	}
 	require.NoError(t, do(t, api, "GET", "/team", nil).Data(&team))
 	require.NoError(t, do(t, otherAPI, "GET", "/team", nil).Data(&otherTeam))
-	from := func(n int) string { return rosterPhone(5, n) } // n ≥ members: not on the roster
-	stopper, stopAt := from(7), 4                           // a member's fifth text is STOP
+	from := func(n int) string { return harness.Phone(5, n) } // n ≥ members: not on the roster
+	stopper, stopAt := from(7), 4                             // a member's fifth text is STOP
 	body := func(n, k int) string {
 		if from(n) == stopper && k == stopAt {
 			return "STOP"

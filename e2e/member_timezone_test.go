@@ -102,7 +102,7 @@ func TestMemberTimeZone(t *testing.T) {
 		"Imp Four,2025550723, America/Los_Angeles \n" // 5 created, set (trimmed)
 	r = importCSV(t, f.TeamID, csv)
 	require.Equal(t, 200, r.Status, string(r.Body))
-	var res importResult
+	var res harness.ImportResult
 	require.NoError(t, r.Data(&res))
 	require.Equal(t, 3, res.Created, string(r.Body))
 	require.Equal(t, 1, res.Failed, string(r.Body))

@@ -228,7 +228,7 @@ func TestBacklogDoesNotHoldOtherTeams(t *testing.T) {
 	conn, err := pgx.Connect(ctx, p.url)
 	require.NoError(t, err)
 	defer conn.Close(ctx)
-	late := rosterPhone(3, 4800)
+	late := harness.Phone(3, 4800)
 	stopAt := time.Now()
 	inject(t, p.admin, late, a.number, "STOP")
 	waitFor(t, 5*time.Second, func() bool {
@@ -369,10 +369,10 @@ func TestReportsTwiceAndOutOfOrder(t *testing.T) {
 	a := p.team(t, 0, 7, 60, 50)
 	outcomes := map[string]string{}
 	for i := 0; i < 10; i++ {
-		outcomes[rosterPhone(7, i)] = "landline"
+		outcomes[harness.Phone(7, i)] = "landline"
 	}
 	for i := 10; i < 15; i++ {
-		outcomes[rosterPhone(7, i)] = "unconfirmed"
+		outcomes[harness.Phone(7, i)] = "unconfirmed"
 	}
 	require.NoError(t, p.admin.Expect(ctx, 200, "PUT", "/simulator/outcomes", map[string]any{"default": "delivered", "numbers": outcomes}, nil))
 	m, _ := broadcast(t, a.api, "Photos from Saturday")

@@ -46,8 +46,8 @@ func newRSVPBench(t testing.TB, name string) *rsvpBench {
 			csv.Reset()
 			csv.WriteString("name,phone,role\n")
 		}
-		fmt.Fprintf(&csv, "Athlete %d,%s,athlete\n", i, rosterPhone(block, i))
-		b.phones = append(b.phones, rosterPhone(block, i))
+		fmt.Fprintf(&csv, "Athlete %d,%s,athlete\n", i, harness.Phone(block, i))
+		b.phones = append(b.phones, harness.Phone(block, i))
 		if i%5000 == 4999 {
 			r, err := b.admin.Do(ctx, "POST", "/teams/"+b.f.TeamID+"/members/import", csv.String(), "Content-Type", "text/csv")
 			require.NoError(t, err)

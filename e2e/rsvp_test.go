@@ -173,7 +173,7 @@ func TestRSVPPoll(t *testing.T) {
 	require.NoError(t, do(t, api, "GET", "/team", nil).Data(&team))
 	const block, athletes = 6, 500
 	importMembers(t, h.admin, f.TeamID, block, athletes)
-	phone := func(n int) string { return rosterPhone(block, n) }
+	phone := func(n int) string { return harness.Phone(block, n) }
 	parent := addMember(t, api, map[string]any{"name": "Parent of 0", "phone": phone(0), "role": "guardian"})
 	hook := whCreate(t, api, rcv.url("/rsvp"), "message.response")
 	require.Equal(t, []string{"message.response"}, hook.Events)

@@ -7,14 +7,11 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"encoding/pem"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,7 +70,8 @@ func newHookReceiver(t *testing.T) *hookReceiver {
 	t.Helper()
 	r := &hookReceiver{hold: make(chan struct{})}
 	r.status.Store(http.StatusOK)
-	r.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	var err error
+	r.srv, r.pem, err = harness.ServeTLS(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
 		r.got = append(r.got, hookRequest{Path: req.URL.Path, Header: req.Header.Clone(), Body: body})
@@ -93,11 +91,9 @@ func newHookReceiver(t *testing.T) *hookReceiver {
 			r.mu.Unlock()
 		}
 		w.WriteHeader(int(r.status.Load()))
-	}))
-	r.srv.StartTLS()
+	}), t.TempDir())
+	require.NoError(t, err)
 	t.Cleanup(r.srv.Close)
-	r.pem = filepath.Join(t.TempDir(), "receiver-ca.pem")
-	require.NoError(t, os.WriteFile(r.pem, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.srv.Certificate().Raw}), 0o600))
 	return r
 }
 
@@ -149,7 +145,7 @@ type hookService struct {
 func startHookService(t *testing.T, db string, rcv *hookReceiver, extraEnv ...string) *hookService {
 	t.Helper()
 	h := &hookService{url: freshDatabase(t, db)}
-	h.env = append([]string{"WEBHOOK_ALLOW_CIDRS=127.0.0.1/32", "WEBHOOK_CA_FILE=" + rcv.pem}, extraEnv...)
+	h.env = append(harness.ReceiverEnv(rcv.pem), extraEnv...)
 	h.start(t)
 	return h
 }

@@ -3,13 +3,10 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -47,7 +44,8 @@ func newTimedReceiver(t *testing.T) *timedReceiver {
 	t.Helper()
 	r := &timedReceiver{}
 	r.status.Store(http.StatusOK)
-	r.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	var err error
+	r.srv, r.pem, err = harness.ServeTLS(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		at := time.Now()
 		body, _ := io.ReadAll(req.Body)
 		status := int(r.status.Load())
@@ -62,11 +60,9 @@ func newTimedReceiver(t *testing.T) *timedReceiver {
 			}
 		}
 		w.WriteHeader(status)
-	}))
-	r.srv.StartTLS()
+	}), t.TempDir())
+	require.NoError(t, err)
 	t.Cleanup(r.srv.Close)
-	r.pem = filepath.Join(t.TempDir(), "receiver-ca.pem")
-	require.NoError(t, os.WriteFile(r.pem, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.srv.Certificate().Raw}), 0o600))
 	return r
 }
 

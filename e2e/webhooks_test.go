@@ -487,7 +487,7 @@ func TestWebhookCrashLosesNothing(t *testing.T) {
 	ctx := context.Background()
 	rcv := newHookReceiver(t)
 	h := &hookService{url: freshDatabase(t, "wh_crash")}
-	h.env = []string{"WEBHOOK_ALLOW_CIDRS=127.0.0.1/32", "WEBHOOK_CA_FILE=" + rcv.pem}
+	h.env = harness.ReceiverEnv(rcv.pem)
 	psql(t, "wh_crash", "INSERT INTO river_queue (name, created_at, metadata, paused_at, updated_at) VALUES ('webhooks', now(), '{}', now(), now())")
 	h.start(t)
 	f, api := h.team(t)

@@ -72,18 +72,13 @@ func get(ctx context.Context, c *http.Client, url, authz string, want int, code 
 // getRow is a scenario of GET requests that all get the same answer.
 // Foundation rows run at -concurrency with -requests and -warmup over the
 // team's keys, and check the first answer's team; the others run with one
-// worker and accessLoad's counts, over fresh keys when keyed.
+// worker and accessLoad's counts, over fresh keys when keyed. Rows with a
+// code are answered 401 with it: they send authz, from loopback client
+// addresses, at most ipBudget a minute each (the per-address limit of
+// requests without a valid key).
 type getRow struct {
-	path       string // under the public URL
-	status     int
-	code       string // the error code the answer carries, if any
-	authz      string // the Authorization value of rows neither keyed nor foundation
-	keyed      bool
-	foundation bool
-	// spread sends the requests from loopback client addresses, at most
-	// ipBudget a minute each (the per-address limit of requests without
-	// a valid key).
-	spread bool
+	path, code, authz string
+	keyed, foundation bool
 }
 
 // accessLoad is the measured requests and warm-up of each access row: at
@@ -95,26 +90,14 @@ func accessLoad(env *benchEnv) (requests, warmup int) {
 // unknownKey is well formed (prefix, 40 base62 characters) but was never issued.
 var unknownKey = auth.KeyPrefix + "benchUnknown" + strings.Repeat("0", auth.KeyLen-len(auth.KeyPrefix)-len("benchUnknown"))
 
-var (
-	teamRow    = getRow{path: "/api/v1/team", status: http.StatusOK, foundation: true}
-	healthzRow = getRow{path: "/healthz", status: http.StatusOK}
-	accessTeam = getRow{path: "/api/v1/team", status: http.StatusOK, keyed: true}
-)
-
-// unauthorized is GET /api/v1/team answered 401 with code.
-func unauthorized(authz, code string) getRow {
-	return getRow{path: "/api/v1/team", status: http.StatusUnauthorized, code: code, authz: authz, spread: true}
-}
-
 // run measures the row: one checked request first, then measure.
 func (g getRow) run(name string) runFunc {
 	return func(ctx context.Context, env *benchEnv) (result, error) {
 		requests, warmup := accessLoad(env)
-		spec := loadSpec{Requests: requests, Concurrency: 1, MaxDuration: env.maxDuration}
-		authz, note := func() string { return g.authz }, ""
+		workers, authz, note := 1, func() string { return g.authz }, ""
 		switch {
 		case g.foundation:
-			warmup, spec.Requests, spec.Concurrency = env.warmup, env.requests, env.concurrency
+			requests, warmup, workers = env.requests, env.warmup, env.concurrency
 			authz = env.keys.authz
 		case g.keyed:
 			ring, err := freshKeys(ctx, env, env.teamID, env.coachID, "bench-access", requests+warmup+1, requestBudget)
@@ -123,8 +106,8 @@ func (g getRow) run(name string) runFunc {
 			}
 			authz, note = ring.authz, fmt.Sprintf("%d fresh keys", len(ring.keys))
 		}
-		clients := []*http.Client{loopbackClient(nil, spec.Concurrency)}
-		if g.spread {
+		clients, status := []*http.Client{loopbackClient(nil, workers)}, http.StatusOK
+		if g.code != "" {
 			// Each address's keep-alive connection is opened first with a
 			// request the limiter does not see (/healthz).
 			ips, err := env.takeIPs(ceilDiv(requests+warmup+1, ipBudget))
@@ -139,7 +122,7 @@ func (g getRow) run(name string) runFunc {
 				}
 				clients = append(clients, c)
 			}
-			note = fmt.Sprintf("spread over %d client addresses", len(ips))
+			note, status = fmt.Sprintf("spread over %d client addresses", len(ips)), http.StatusUnauthorized
 		}
 		defer func() {
 			for _, c := range clients {
@@ -149,7 +132,7 @@ func (g getRow) run(name string) runFunc {
 		url := env.publicURL + g.path
 		var next atomic.Uint64
 		send := func(ctx context.Context) ([]byte, error) {
-			return get(ctx, clients[(next.Add(1)-1)%uint64(len(clients))], url, authz(), g.status, g.code)
+			return get(ctx, clients[(next.Add(1)-1)%uint64(len(clients))], url, authz(), status, g.code)
 		}
 		do := func(ctx context.Context) error { _, err := send(ctx); return err }
 		body, err := send(ctx)
@@ -162,7 +145,7 @@ func (g getRow) run(name string) runFunc {
 		if err != nil {
 			return result{}, fmt.Errorf("check request: %w", err)
 		}
-		r, err := measureSpec(ctx, env, name, warmup, spec, do)
+		r, err := measure(ctx, env, name, warmup, requests, workers, do)
 		r.Note = note
 		return r, err
 	}
@@ -260,10 +243,8 @@ func freshKeys(ctx context.Context, env *benchEnv, teamID, memberID, name string
 	return newKeyRing(ctx, env, teamID, memberID, name, max(1, ceilDiv(uses, perKey)))
 }
 
-// key is the next key.
 func (k *keyRing) key() string { return k.keys[(k.next.Add(1)-1)%uint64(len(k.keys))] }
 
-// authz is the next key as an Authorization value.
 func (k *keyRing) authz() string { return "Bearer " + k.key() }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/teamtext/teamtext/client"
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/platform/loops"
 )
 
 const (
@@ -37,11 +38,6 @@ const (
 	blockEngine        = 4 // every engine team's members (the same numbers on each roster)
 	blockEngineNumbers = 5 // the engine teams' own numbers
 )
-
-// engineTeam is one of the engine's teams.
-type engineTeam struct {
-	id, number, key string
-}
 
 // engineRun is what one run of the experiment measured, reported by two rows.
 type engineRun struct{ handover, stop result }
@@ -66,22 +62,21 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	}
 
 	progress("engine: creating %d teams of %d members…", nTeams, engineMembers+1)
-	teams := make([]engineTeam, nTeams)
+	teams := make([]*harness.Fixture, nTeams) // team i sends from harness.Phone(blockEngineNumbers, i)
 	rows := teamRows(blockEngine, engineMembers, nil)
 	for i := range rows {
 		rows[i].role = "athlete"
 	}
 	setupStart := time.Now()
 	err := parallel(ctx, nTeams, setupWorkers, func(ctx context.Context, i int) error {
-		number := benchPhone(blockEngineNumbers, i)
-		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": number}})
+		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": harness.Phone(blockEngineNumbers, i)}})
 		if err != nil {
 			return fmt.Errorf("team %d: %w", i, err)
 		}
 		if _, err := importCSV(ctx, admin, fx.TeamID, rows); err != nil {
 			return fmt.Errorf("team %d: %w", i, err)
 		}
-		teams[i] = engineTeam{id: fx.TeamID, number: number, key: fx.Key}
+		teams[i] = fx
 		if i%100 == 99 {
 			progress("engine: %d teams ready (%s)", i+1, time.Since(setupStart).Round(time.Second))
 		}
@@ -99,7 +94,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	accepted := make([]time.Time, nTeams)
 	sendStart := time.Now()
 	err = parallel(ctx, nTeams, engineWorkers, func(ctx context.Context, i int) error {
-		err := env.api(teams[i].key).Expect(ctx, http.StatusCreated, http.MethodPost, "/messages", client.SendBody{Text: new("Game on Saturday at 10"), Audience: "all"}, nil)
+		err := env.api(teams[i].Key).Expect(ctx, http.StatusCreated, http.MethodPost, "/messages", client.SendBody{Text: new("Game on Saturday at 10"), Audience: "all"}, nil)
 		accepted[i] = time.Now()
 		return err
 	})
@@ -112,15 +107,13 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 
 	// STOPs behind the backlog: texted late in each roster (position 180
 	// goes out three minutes in), one every 100 ms for 10 s.
-	stopPhone := benchPhone(blockEngine, 180)
+	stopPhone := harness.Phone(blockEngine, 180)
 	stops := make([]time.Time, nStops)
 	go func() {
 		for i := range nStops {
 			stops[i] = time.Now()
-			_, _ = admin.Do(ctx, http.MethodPost, "/simulator/inbound", map[string]any{"from": stopPhone, "to": teams[i].number, "body": "STOP"})
-			select {
-			case <-time.After(100 * time.Millisecond):
-			case <-ctx.Done():
+			_, _ = admin.Do(ctx, http.MethodPost, "/simulator/inbound", map[string]any{"from": stopPhone, "to": harness.Phone(blockEngineNumbers, i), "body": "STOP"})
+			if !loops.Wait(ctx, 100*time.Millisecond) {
 				return
 			}
 		}
@@ -132,8 +125,8 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 		return scalar[int](ctx, pool, `SELECT count(*) FROM messaging_sim_outbox WHERE id > $1`, outbox0)
 	}
 	from, to := lastAccept.Add(5*time.Second), sendStart.Add(190*time.Second)
-	if err := sleepUntil(ctx, from); err != nil {
-		return nil, err
+	if !loops.Wait(ctx, time.Until(from)) {
+		return nil, ctx.Err()
 	}
 	n0, err := handed()
 	if err != nil {
@@ -141,8 +134,8 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	}
 	cpu0, t0 := env.sample(ctx), time.Now()
 	progress("engine: measuring the hand-over rate until %s after the first send…", to.Sub(sendStart).Round(time.Second))
-	if err := sleepUntil(ctx, to); err != nil {
-		return nil, err
+	if !loops.Wait(ctx, time.Until(to)) {
+		return nil, ctx.Err()
 	}
 	n1, err := handed()
 	if err != nil {
@@ -180,7 +173,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 
 	sent := map[string]time.Time{}
 	for i, t := range teams[:nStops] {
-		sent[t.id] = stops[i]
+		sent[t.TeamID] = stops[i]
 	}
 	lat, err := sinceSent(ctx, pool, sent, `SELECT team_id, created_at FROM roster_opt_outs WHERE phone = $1 AND team_id = ANY($2)`,
 		stopPhone, slices.Collect(maps.Keys(sent)))

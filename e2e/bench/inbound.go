@@ -62,7 +62,7 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 		return nil, err
 	}
 	admin := env.admin()
-	number := benchPhone(blockInboundNumber, 0)
+	number := harness.Phone(blockInboundNumber, 0)
 	progress("inbound: a team with number %s and %d members…", number, inboundTexts)
 	fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": number}})
 	if err != nil {

@@ -25,12 +25,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/platform/loops"
 )
 
 // idleWindow is how long the bench samples background CPU before the scenarios.
@@ -53,28 +55,17 @@ type benchEnv struct {
 	idle                usage         // CPU used while nothing was driven, over idleWindow
 	pool                *pgxpool.Pool // the bench's own connections (-pg-max-conns): fixtures, polls, River's queue controls
 	hooks               *hookSink     // the webhook scenarios' receiver
-	runID               int64         // this run's start (UnixNano): keeps ids written by SQL apart between runs
 
-	mu       sync.Mutex
-	ipNext   int                            // next client address handed out by takeIPs
-	fixtures map[string]func() (any, error) // by name, see on
+	ipNext   atomic.Int64 // next client address handed out by takeIPs
+	fixtures sync.Map     // name → func() (any, error), see on
 }
 
 // on is a row of the fixture called name, which build makes the first time
 // one of its rows runs, so that each row of a group can also run alone.
 func on[T any](name string, build func(context.Context, *benchEnv) (T, error), row func(context.Context, *benchEnv, T) (result, error)) runFunc {
 	return func(ctx context.Context, env *benchEnv) (result, error) {
-		env.mu.Lock()
-		if env.fixtures == nil {
-			env.fixtures = map[string]func() (any, error){}
-		}
-		fixture, ok := env.fixtures[name]
-		if !ok {
-			fixture = sync.OnceValues(func() (any, error) { return build(ctx, env) })
-			env.fixtures[name] = fixture
-		}
-		env.mu.Unlock()
-		v, err := fixture()
+		fixture, _ := env.fixtures.LoadOrStore(name, sync.OnceValues(func() (any, error) { return build(ctx, env) }))
+		v, err := fixture.(func() (any, error))()
 		if err != nil {
 			return result{}, err
 		}
@@ -93,7 +84,6 @@ func (e *benchEnv) admin() *harness.Client {
 	return harness.NewClient(e.adminURL+"/admin/v1", harness.AdminToken)
 }
 
-// api is a client of the public API acting with key.
 func (e *benchEnv) api(key string) *harness.Client {
 	return harness.NewClient(e.publicURL+"/api/v1", key)
 }
@@ -104,16 +94,13 @@ func (e *benchEnv) api(key string) *harness.Client {
 // them spread their requests over addresses, like clients do; Linux routes
 // all of 127.0.0.0/8 to the loopback interface.
 func (e *benchEnv) takeIPs(n int) ([]net.IP, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]net.IP, 0, n)
-	for range n {
-		k := e.ipNext
-		if k >= 250*250 {
-			return nil, errors.New("out of loopback client addresses")
-		}
-		e.ipNext++
-		out = append(out, net.IPv4(127, 0, byte(1+k/250), byte(1+k%250)).To4())
+	first := int(e.ipNext.Add(int64(n))) - n
+	if first+n > 250*250 {
+		return nil, errors.New("out of loopback client addresses")
+	}
+	out := make([]net.IP, n)
+	for i := range out {
+		out[i] = net.IPv4(127, 0, byte(1+(first+i)/250), byte(1+(first+i)%250)).To4()
 	}
 	return out, nil
 }
@@ -173,7 +160,7 @@ func progress(format string, args ...any) {
 func main() { os.Exit(run()) }
 
 func run() int {
-	env := &benchEnv{runID: time.Now().UnixNano()}
+	env := &benchEnv{}
 	flag.IntVar(&env.requests, "requests", 20000, "measured requests per scenario")
 	flag.IntVar(&env.concurrency, "concurrency", 16, "concurrent workers (and idle keep-alive connections)")
 	flag.IntVar(&env.warmup, "warmup", 500, "unmeasured warm-up requests per scenario")
@@ -293,7 +280,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 			return nil, facts, err
 		}
 		defer env.hooks.close()
-		svcEnv = append(svcEnv, env.hooks.env()...)
+		svcEnv = append(svcEnv, harness.ReceiverEnv(env.hooks.pem)...)
 	}
 	progress("starting teamtext serve (LOG_LEVEL=warn)…")
 	svc, err := harness.Start(ctx, bin, pg.URL, svcEnv...)
@@ -346,8 +333,8 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	// nothing is driven, so the reading can tell it from per-request cost.
 	progress("measuring idle CPU for %s…", idleWindow)
 	before := env.sample(ctx)
-	if err := sleepUntil(ctx, time.Now().Add(idleWindow)); err != nil {
-		return nil, facts, err
+	if !loops.Wait(ctx, idleWindow) {
+		return nil, facts, ctx.Err()
 	}
 	env.idle = env.sample(ctx).sub(before)
 

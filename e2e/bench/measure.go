@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/platform/loops"
 )
 
 // result is what one scenario measured.
@@ -39,7 +40,6 @@ type result struct {
 	Note   string // a fact of this run shown after the description
 }
 
-// units is how many units of work the row did (requests unless Items is set).
 func (r result) units() int {
 	if r.Items > 0 {
 		return r.Items
@@ -54,7 +54,6 @@ func (r result) unit() string {
 	return r.Unit
 }
 
-// Throughput is units per second of wall time.
 func (r result) Throughput() float64 {
 	if r.Elapsed <= 0 {
 		return 0
@@ -100,33 +99,27 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[min(max(rank, 1), len(sorted))-1]
 }
 
-// loadSpec bounds one load run in count and time.
-type loadSpec struct {
-	Requests, Concurrency int
-	MaxDuration           time.Duration
-}
-
-// runLoad calls do spec.Requests times (fewer if ctx ends or
-// spec.MaxDuration passes) from spec.Concurrency goroutines and times each
-// call. A non-nil error from do counts as a failed request.
-func runLoad(ctx context.Context, spec loadSpec, do func(ctx context.Context) error) (result, error) {
-	if spec.Requests <= 0 || spec.Concurrency <= 0 {
-		return result{}, fmt.Errorf("requests (%d) and concurrency (%d) must be positive", spec.Requests, spec.Concurrency)
+// runLoad calls do requests times (fewer if ctx ends or maxDuration
+// passes) from workers goroutines and times each call. A non-nil error
+// from do counts as a failed request.
+func runLoad(ctx context.Context, requests, workers int, maxDuration time.Duration, do func(ctx context.Context) error) (result, error) {
+	if requests <= 0 || workers <= 0 {
+		return result{}, fmt.Errorf("requests (%d) and workers (%d) must be positive", requests, workers)
 	}
-	runCtx, cancel := context.WithTimeout(ctx, spec.MaxDuration)
+	runCtx, cancel := context.WithTimeout(ctx, maxDuration)
 	defer cancel()
 	var (
 		next atomic.Int64
 		mu   sync.Mutex
 		wg   sync.WaitGroup
-		r    = result{Concurrency: spec.Concurrency}
+		r    = result{Concurrency: workers}
 		all  []time.Duration
 	)
 	start := time.Now()
-	for range spec.Concurrency {
+	for range workers {
 		wg.Go(func() {
 			var lat []time.Duration
-			for runCtx.Err() == nil && next.Add(1) <= int64(spec.Requests) {
+			for runCtx.Err() == nil && next.Add(1) <= int64(requests) {
 				t0 := time.Now()
 				err := do(runCtx)
 				d := time.Since(t0)
@@ -152,7 +145,7 @@ func runLoad(ctx context.Context, spec loadSpec, do func(ctx context.Context) er
 	if err := ctx.Err(); err != nil {
 		return result{}, err // interrupted: no figures
 	}
-	r.Requests, r.Truncated, r.Stats = len(all), len(all) < spec.Requests, computeStats(all)
+	r.Requests, r.Truncated, r.Stats = len(all), len(all) < requests, computeStats(all)
 	return r, nil
 }
 
@@ -182,11 +175,12 @@ func (m meter) finish(ctx context.Context, r *result, bench bool) {
 	r.Acquires = m.env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
 }
 
-// measureSpec warms up with warmup requests, then runs spec.
-func measureSpec(ctx context.Context, env *benchEnv, name string, warmup int, spec loadSpec, do func(ctx context.Context) error) (result, error) {
+// measure warms up with warmup requests, then measures requests, each
+// load bounded by -max-duration.
+func measure(ctx context.Context, env *benchEnv, name string, warmup, requests, workers int, do func(ctx context.Context) error) (result, error) {
 	if warmup > 0 {
 		progress("scenario %s: warm-up, %d requests…", name, warmup)
-		w, err := runLoad(ctx, loadSpec{warmup, spec.Concurrency, spec.MaxDuration}, do)
+		w, err := runLoad(ctx, warmup, workers, env.maxDuration, do)
 		if err == nil && w.Errors > 0 {
 			err = fmt.Errorf("%d of %d requests failed, first: %s", w.Errors, w.Requests, w.FirstError)
 		}
@@ -194,9 +188,9 @@ func measureSpec(ctx context.Context, env *benchEnv, name string, warmup int, sp
 			return result{}, fmt.Errorf("warm-up: %w", err)
 		}
 	}
-	progress("scenario %s: %d requests, %d workers…", name, spec.Requests, spec.Concurrency)
+	progress("scenario %s: %d requests, %d workers…", name, requests, workers)
 	m := env.meter(ctx)
-	r, err := runLoad(ctx, spec, do)
+	r, err := runLoad(ctx, requests, workers, env.maxDuration, do)
 	if err != nil {
 		return result{}, err
 	}
@@ -309,15 +303,6 @@ func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i
 	return g.Wait()
 }
 
-func sleepUntil(ctx context.Context, t time.Time) error {
-	select {
-	case <-time.After(time.Until(t)):
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // waitFor calls done every interval until it reports true, fails, or
 // timeout passes (then it returns false without an error).
 func waitFor(ctx context.Context, every, timeout time.Duration, done func() (bool, error)) (bool, error) {
@@ -329,8 +314,8 @@ func waitFor(ctx context.Context, every, timeout time.Duration, done func() (boo
 		if time.Now().After(deadline) {
 			return false, nil
 		}
-		if err := sleepUntil(ctx, time.Now().Add(every)); err != nil {
-			return false, err
+		if !loops.Wait(ctx, every) {
+			return false, ctx.Err()
 		}
 	}
 }

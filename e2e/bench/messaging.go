@@ -22,6 +22,7 @@ import (
 	"github.com/teamtext/teamtext/client"
 	"github.com/teamtext/teamtext/e2e/harness"
 	"github.com/teamtext/teamtext/platform/jobs"
+	"github.com/teamtext/teamtext/platform/loops"
 )
 
 const (
@@ -69,8 +70,8 @@ func pauseQueues(ctx context.Context, pool *pgxpool.Pool, queues ...string) (*ri
 		}
 	}
 	// The producer learns it from a notification within milliseconds.
-	if err := sleepUntil(ctx, time.Now().Add(500*time.Millisecond)); err != nil {
-		return nil, nil, err
+	if !loops.Wait(ctx, 500*time.Millisecond) {
+		return nil, nil, ctx.Err()
 	}
 	return rc, func() error {
 		for _, q := range queues {
@@ -218,14 +219,11 @@ FROM messaging_deliveries WHERE message_id = $1`, m.Id).Scan(&handed, &final)
 	return r, nil
 }
 
-// noopJobs is how many no-op jobs river-noop works.
-func noopJobs(env *benchEnv) int { return 2 * env.members }
-
 // runRiverNoop inserts no-op jobs with the queue paused, resumes it, and
 // times the service's River client working them all.
 func runRiverNoop(ctx context.Context, env *benchEnv) (result, error) {
 	pool := env.pool
-	n := noopJobs(env)
+	n := 2 * env.members
 	before, err := waitQuiet(ctx, pool, "river-noop")
 	if err != nil {
 		return result{}, err

@@ -58,21 +58,17 @@ func renderTable(rs []result) string {
 		plain = plain && r.Items == 0 && r.Unit == ""
 		targets = targets || r.Target != ""
 	}
-	per, what := "req", "One request is"
+	per, what, head, rule := "req", "One request is", "", ""
 	if !plain {
 		per, what = "unit", "What is measured"
 	}
+	if targets {
+		head, rule = " Target | Met |", "---|---|"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "| Scenario | %s | Requests | Workers | Throughput | p50 | p90 | p99 | max | Errors |"+
-		" CPU/%s: bench | CPU/%s: service | CPU/%s: Postgres | DB acquires/%s |", what, per, per, per, per)
-	if targets {
-		b.WriteString(" Target | Met |")
-	}
-	b.WriteString("\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-	if targets {
-		b.WriteString("---|---|")
-	}
-	b.WriteString("\n")
+		" CPU/%s: bench | CPU/%s: service | CPU/%s: Postgres | DB acquires/%s |%s\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|%s\n",
+		what, per, per, per, per, head, rule)
 	for _, r := range rs {
 		reqs := fmt.Sprint(r.Requests)
 		if r.Truncated {
@@ -98,12 +94,9 @@ func renderTable(rs []result) string {
 			fmtDur(r.Stats.P50), fmtDur(r.Stats.P90), fmtDur(r.Stats.P99), fmtDur(r.Stats.Max), r.Errors,
 			perUnit(r.Use.Bench, r.Use.Bench > 0), perUnit(r.Use.Service, r.Use.HasService), perUnit(r.Use.Postgres, r.Use.HasPostgres), acq)
 		if targets {
-			met := ""
-			if r.Target != "" {
-				met = "no"
-				if r.Met {
-					met = "**yes**"
-				}
+			met := map[bool]string{false: "no", true: "**yes**"}[r.Met]
+			if r.Target == "" {
+				met = ""
 			}
 			fmt.Fprintf(&b, " %s | %s |", r.Target, met)
 		}

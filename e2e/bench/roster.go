@@ -36,23 +36,7 @@ const (
 	bulkTarget = 300 * time.Millisecond // the goal for a 500-item bulk opt-out
 )
 
-// Phone numbers: block b, number i is +1 AAA EEE LLLL with the area code
-// areaCodes[b%8], the exchange exchanges[(b/8)*10 + i/10000] and the line
-// i%10000; distinct for i below 100,000 and valid US numbers.
-var areaCodes = []string{"202", "212", "310", "415", "617", "312", "206", "303"}
-
-// exchanges are 200–899 without the N11 service codes.
-var exchanges = func() []int {
-	var out []int
-	for e := 200; e <= 899; e++ {
-		if e%100 != 11 {
-			out = append(out, e)
-		}
-	}
-	return out
-}()
-
-// Blocks of numbers each fixture uses.
+// Blocks of numbers (harness.Phone) each fixture uses.
 const (
 	blockRoster    = 0 // the roster team's members
 	blockImport5k  = 1 // the 5,000-row import
@@ -61,10 +45,6 @@ const (
 	blockImport10k = 4 // the 10,000-row import
 	blockImport1e5 = 5 // the 100,000-row import
 )
-
-func benchPhone(block, i int) string {
-	return fmt.Sprintf("+1%s%03d%04d", areaCodes[block%len(areaCodes)], exchanges[(block/len(areaCodes))*10+i/10000], i%10000)
-}
 
 // national renders an E.164 US number as (AAA) EEE-LLLL.
 func national(e164 string) string {
@@ -83,7 +63,7 @@ type memberRow struct{ name, phone, role, group string }
 func teamRows(block, n int, groups []string) []memberRow {
 	rows := make([]memberRow, n)
 	for i := range rows {
-		rows[i] = memberRow{name: fmt.Sprintf("Member %d-%d", block, i), phone: benchPhone(block, i), role: "athlete"}
+		rows[i] = memberRow{name: fmt.Sprintf("Member %d-%d", block, i), phone: harness.Phone(block, i), role: "athlete"}
 		if i%3 == 2 {
 			rows[i].role = "guardian"
 		}
@@ -103,22 +83,9 @@ func csvBody(rows []memberRow) string {
 	return b.String()
 }
 
-// importResult is the admin import's answer (the admin API has no
-// generated client).
-type importResult struct {
-	Created int `json:"created"`
-	Rows    []struct {
-		Line   int    `json:"line"`
-		Status string `json:"status"`
-		Error  *struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	} `json:"rows"`
-}
-
 // importCSV posts rows to the admin CSV import of team teamID.
-func importCSV(ctx context.Context, admin *harness.Client, teamID string, rows []memberRow) (res importResult, err error) {
-	resp, err := admin.Do(ctx, http.MethodPost, "/teams/"+teamID+"/members/import", csvBody(rows), "Content-Type", "text/csv")
+func importCSV(ctx context.Context, admin *harness.Client, teamID string, rows []memberRow) (res harness.ImportResult, err error) {
+	resp, err := harness.ImportCSV(ctx, admin, teamID, csvBody(rows))
 	if err == nil && resp.Status != http.StatusOK {
 		err = fmt.Errorf("import: status %d: %.300s", resp.Status, resp.Body)
 	}
@@ -130,7 +97,7 @@ func importCSV(ctx context.Context, admin *harness.Client, teamID string, rows [
 
 // timedOut is the rows of an import of rows that the service did not start
 // within its 45 s budget (import_timeout); any other failure is an error.
-func (res importResult) timedOut(rows []memberRow) ([]memberRow, error) {
+func timedOut(res harness.ImportResult, rows []memberRow) ([]memberRow, error) {
 	var again []memberRow
 	for _, r := range res.Rows {
 		switch {
@@ -162,7 +129,7 @@ func importRows(ctx context.Context, env *benchEnv, name, teamID string, rows []
 			return nil, err
 		}
 		lat = append(lat, time.Since(t0))
-		return res.timedOut(part)
+		return timedOut(res, part)
 	}
 
 	progress("scenario %s: importing %d rows, %d per request…", name, len(rows), chunk)
@@ -351,7 +318,7 @@ func rosterPages(name string, concurrent bool) runFunc {
 			return nil
 		}
 		profiled := env.profileService(ctx, name, time.Duration(passes*pages/150+2)*time.Second)
-		r, err := measureSpec(ctx, env, name, pages, loadSpec{Requests: passes * pages, Concurrency: workers, MaxDuration: env.maxDuration}, do)
+		r, err := measure(ctx, env, name, pages, passes*pages, workers, do)
 		<-profiled
 		if err != nil {
 			return result{}, err
@@ -424,7 +391,7 @@ func runRosterValidate(ctx context.Context, env *benchEnv, rt *rosterTeam) (resu
 			phones = append(phones, rt.rows[(run*20+i)%(len(rt.rows)/2)].phone)
 		}
 		for i := range 15 {
-			phones = append(phones, benchPhone(blockUnknown, run*15+i))
+			phones = append(phones, harness.Phone(blockUnknown, run*15+i))
 		}
 		phones = append(phones, invalid...)
 		var res client.DataBodyListCheck

@@ -20,14 +20,14 @@ type scenario struct {
 
 // scenarios is the registry, in run order.
 var scenarios = []scenario{
-	{name: "team-http", group: "foundation", api: true, desc: "HTTP `GET /api/v1/team`: auth gate, handler, huma, bun", run: teamRow.run("team-http")},
+	{name: "team-http", group: "foundation", api: true, desc: "HTTP `GET /api/v1/team`: auth gate, handler, huma, bun", run: getRow{path: "/api/v1/team", foundation: true}.run("team-http")},
 
 	// One worker, so latencies are what a request costs, not queueing.
-	{name: "access-healthz", group: "access", desc: "HTTP `GET /healthz`: no auth, no database (the HTTP floor)", run: healthzRow.run("access-healthz")},
-	{name: "access-nokey", group: "access", desc: "HTTP `GET /api/v1/team` without `Authorization` → 401 `unauthorized` (the per-address limiter's statement)", run: unauthorized("", auth.CodeUnauthorized).run("access-nokey")},
-	{name: "access-badkey", group: "access", desc: "HTTP `GET /api/v1/team` with a malformed bearer key → 401 `unauthorized`", run: unauthorized("Bearer not-a-teamtext-key", auth.CodeUnauthorized).run("access-badkey")},
-	{name: "access-unknownkey", group: "access", desc: "HTTP `GET /api/v1/team` with a well-formed unknown key → 401 `invalid_key` (key lookup, then the per-address limiter)", run: unauthorized("Bearer "+unknownKey, auth.CodeInvalidKey).run("access-unknownkey")},
-	{name: "access-team", group: "access", desc: "HTTP `GET /api/v1/team` with a valid key: the whole gate (key, owner, team, plan, card, 120/min limit), then the handler", run: accessTeam.run("access-team")},
+	{name: "access-healthz", group: "access", desc: "HTTP `GET /healthz`: no auth, no database (the HTTP floor)", run: getRow{path: "/healthz"}.run("access-healthz")},
+	{name: "access-nokey", group: "access", desc: "HTTP `GET /api/v1/team` without `Authorization` → 401 `unauthorized` (the per-address limiter's statement)", run: getRow{path: "/api/v1/team", authz: "", code: auth.CodeUnauthorized}.run("access-nokey")},
+	{name: "access-badkey", group: "access", desc: "HTTP `GET /api/v1/team` with a malformed bearer key → 401 `unauthorized`", run: getRow{path: "/api/v1/team", authz: "Bearer not-a-teamtext-key", code: auth.CodeUnauthorized}.run("access-badkey")},
+	{name: "access-unknownkey", group: "access", desc: "HTTP `GET /api/v1/team` with a well-formed unknown key → 401 `invalid_key` (key lookup, then the per-address limiter)", run: getRow{path: "/api/v1/team", authz: "Bearer " + unknownKey, code: auth.CodeInvalidKey}.run("access-unknownkey")},
+	{name: "access-team", group: "access", desc: "HTTP `GET /api/v1/team` with a valid key: the whole gate (key, owner, team, plan, card, 120/min limit), then the handler", run: getRow{path: "/api/v1/team", keyed: true}.run("access-team")},
 
 	{name: "roster-import", group: "roster", desc: "admin CSV import of the team's members in requests of 1,000 rows (name, phone, role, one group each)", run: onRoster(runRosterImport)},
 	{name: "roster-pages", group: "roster", desc: "HTTP `GET /members?limit=200&offset=N`, every page in order", run: rosterPages("roster-pages", false)},

@@ -3,17 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/teamtext/teamtext/client"
+	"github.com/teamtext/teamtext/e2e/harness"
 )
 
 // POST /webhooks/{id}/recover of 10,000 abandoned deliveries, and the rate
@@ -42,15 +41,15 @@ type arrival struct {
 	n  int
 }
 
-// newHookSink starts the receiver and writes its certificate where the
-// service is told to trust it (WEBHOOK_CA_FILE).
+// newHookSink starts the receiver, its certificate written into a fresh
+// directory for the service to trust (harness.ReceiverEnv of s.pem).
 func newHookSink() (*hookSink, error) {
 	dir, err := os.MkdirTemp("", "teamtext-bench-hooks")
 	if err != nil {
 		return nil, err
 	}
 	s := &hookSink{dir: dir, got: map[string][]arrival{}}
-	s.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.srv, s.pem, err = harness.ServeTLS(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		at := time.Now()
 		var env struct {
 			Data struct {
@@ -62,10 +61,9 @@ func newHookSink() (*hookSink, error) {
 		s.got[r.URL.Path] = append(s.got[r.URL.Path], arrival{at: at, n: env.Data.N})
 		s.mu.Unlock()
 		w.WriteHeader(http.StatusOK)
-	}))
-	s.pem = filepath.Join(dir, "receiver-ca.pem")
-	if err := os.WriteFile(s.pem, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw}), 0o600); err != nil {
-		s.close()
+	}), dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, err
 	}
 	return s, nil
@@ -74,11 +72,6 @@ func newHookSink() (*hookSink, error) {
 func (s *hookSink) close() {
 	s.srv.Close()
 	_ = os.RemoveAll(s.dir)
-}
-
-// env is what the service needs to reach the receiver on loopback.
-func (s *hookSink) env() []string {
-	return []string{"WEBHOOK_ALLOW_CIDRS=127.0.0.1/32", "WEBHOOK_CA_FILE=" + s.pem}
 }
 
 func (s *hookSink) arrivals(path string) []arrival {
@@ -127,7 +120,7 @@ WITH ev AS (
 )
 INSERT INTO webhook_deliveries (id, team_id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
 SELECT 'dlv' || substr(id, 4), $2::text, id, $4::text, 'abandoned', 6, NULL, created_at, created_at FROM ev`,
-			fmt.Sprintf("evt_bench%d_%d", env.runID, i), env.teamID, since.Add(time.Minute), w.Id, recoverDeliveries)
+			fmt.Sprintf("evt_bench%d_%d", since.UnixNano(), i), env.teamID, since.Add(time.Minute), w.Id, recoverDeliveries)
 		if err != nil {
 			return nil, fmt.Errorf("abandoned deliveries: %w", err)
 		}
