@@ -45,6 +45,7 @@ var scenarios = []scenario{
 
 	{name: "inbound-texts", group: "inbound15", desc: "inbound texts from the carrier's callback to `message.received` stored", run: shared("inbound", runInbound, func(r *inboundRun) result { return r.texts })},
 	{name: "inbound-backlog", group: "inbound15", desc: "filing alone: a staged backlog of texts to `message.received` stored", run: shared("inbound", runInbound, func(r *inboundRun) result { return r.backlog })},
+	{name: "inbound-answers", group: "inbound15", desc: "answers to a poll from the carrier's callback to `message.received` stored, every answer recorded", run: shared("inbound", runInbound, func(r *inboundRun) result { return r.answers })},
 
 	{name: "webhooks-recover", group: "webhooks", api: true, desc: "HTTP `POST /webhooks/{id}/recover` of a webhook's 10,000 abandoned deliveries: one set-based UPDATE and the pump's River job, one transaction", run: shared("webhooks", runWebhooks, func(r *webhooksRun) result { return r.recover })},
 	{name: "webhooks-throttle", group: "webhooks", desc: "recovered deliveries of the webhook throttled at `max_per_second` 50 reaching the receiver, one at a time, in order", run: shared("webhooks", runWebhooks, func(r *webhooksRun) result { return r.throttle })},
