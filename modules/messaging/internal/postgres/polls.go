@@ -57,7 +57,12 @@ func (r *Repo) OpenPolls(ctx context.Context, teams, phones []string, ats []time
 		return out, nil
 	}
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		rows, err := q.Query(ctx, OpenPollsSQL, teams, phones, ats)
+		// Planned at each run (pgx's exec mode, no prepared statement): a
+		// plan cached while the poll recipients were few (a team's first
+		// poll, its numbers' first answers) scanned the whole table for
+		// each text once the poll had 10,000 recipients, until autovacuum
+		// analysed it (374 ms a batch in the inbound-answers bench).
+		rows, err := q.Query(ctx, OpenPollsSQL, pgx.QueryExecModeExec, teams, phones, ats)
 		if err != nil {
 			return err
 		}
