@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net/http"
 	"sync"
@@ -133,7 +134,9 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 
 // callbacks sends one text from each member, body(i) from rows[i], through
 // the carrier's callback, inboundWorkers at a time (sent(i, t) notes each
-// send's start), and measures from the first callback to the last
+// send's start), each with a random provider id after tag, as a carrier's
+// are (a sequence of ids put every staging insert on the unique index's
+// last page, and the row measured that page's lock), and measures from the first callback to the last
 // message.received stored; latencies are each text's callback to its
 // event. It also returns how long the callbacks took to be answered.
 func callbacks(ctx context.Context, env *benchEnv, teamID, number string, rows []memberRow, tag string, body func(i int) string,
@@ -151,7 +154,7 @@ func callbacks(ctx context.Context, env *benchEnv, teamID, number string, rows [
 	err = parallel(ctx, len(rows), inboundWorkers, func(ctx context.Context, i int) error {
 		t0 := time.Now()
 		err := admin.Expect(ctx, http.StatusAccepted, http.MethodPost, "/simulator/inbound", map[string]any{"from": rows[i].phone, "to": number,
-			"body": body(i), "provider_message_id": fmt.Sprintf("%s%d_%d", tag, start.UnixNano(), i)}, nil)
+			"body": body(i), "provider_message_id": tag + rand.Text()}, nil)
 		if err != nil {
 			return fmt.Errorf("callback %d: %w", i, err)
 		}
