@@ -72,3 +72,7 @@ CREATE TRIGGER messaging_responses_tally_delete AFTER DELETE ON messaging_respon
 DELETE FROM messaging_poll_tallies;
 INSERT INTO messaging_poll_tallies (message_id, option, shard, count)
 SELECT message_id, option, 0, count(*) FROM messaging_responses GROUP BY message_id, option;
+
+-- The answers' per-option index served only the count the tallies replace;
+-- every answer written paid for it.
+DROP INDEX IF EXISTS messaging_responses_option;
