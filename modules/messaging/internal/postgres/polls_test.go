@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -238,4 +239,24 @@ func TestPollTalliesAndPagesAtScale(t *testing.T) {
 			require.Equal(t, exp, got, "limit %d offset %d", limit, offset)
 		}
 	}
+
+	// A database upgraded with answers in it: the migration counts them
+	// (and run again, counts them the same).
+	migration, err := os.ReadFile("migrations/20261210090001_poll_tallies.tx.up.sql")
+	require.NoError(t, err)
+	require.NoError(t, d.WithPgx(ctx, func(q db.PgxQuerier) error {
+		_, err := q.Exec(ctx, `DROP TABLE messaging_poll_tallies CASCADE`)
+		return err
+	}))
+	for range 2 {
+		inTx(t, d, func(ctx context.Context) error {
+			return d.WithPgx(ctx, func(q db.PgxQuerier) error {
+				_, err := q.Exec(ctx, string(migration))
+				return err
+			})
+		})
+		check("after the migration")
+	}
+	record(answers(4, func(int) time.Time { return at.Add(2 * time.Hour) }, func(int) string { return "MAYBE" }, func(i int) bool { return i < 10 }))
+	check("answers after the migration")
 }
