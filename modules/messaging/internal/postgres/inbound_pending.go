@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -59,25 +58,7 @@ WHERE pg_try_advisory_xact_lock(hashtextextended('messaging_inbound_lane:' || l,
 // HELP) first, then from lane first on (so that a node's filers spread
 // over the lanes); -1 when there is none.
 func (r *Repo) LockInboundLane(ctx context.Context, lanes, first int) (int, error) {
-	if _, err := db.MustTx(ctx); err != nil {
-		return 0, err
-	}
-	lane := -1
-	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		// The lock is tried lane after lane in the subquery's order, and
-		// the scan stops at the first it gets (a volatile qual is never
-		// pushed into the ordered subquery).
-		err := q.QueryRow(ctx, lockInboundLaneSQL, lanes, first, domain.InboundMaxAttempts).Scan(&lane)
-		if errors.Is(err, pgx.ErrNoRows) {
-			lane = -1
-			return nil
-		}
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("lock inbound lane: %w", err)
-	}
-	return lane, nil
+	return r.lockLane(ctx, "inbound", lockInboundLaneSQL, lanes, first, domain.InboundMaxAttempts)
 }
 
 // takeInboundSQL is TakeInbound's statement: lane $1, limit $2, attempts below $3.

@@ -63,24 +63,7 @@ WHERE pg_try_advisory_xact_lock(hashtextextended('messaging_status_lane:' || l, 
 // statuses and that no other filer holds, trying the lanes from first on;
 // -1 when there is none.
 func (r *Repo) LockStatusLane(ctx context.Context, first int) (int, error) {
-	if _, err := db.MustTx(ctx); err != nil {
-		return 0, err
-	}
-	lane := -1
-	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
-		// As in LockInboundLane: the lock is tried lane after lane in the
-		// subquery's order, and the scan stops at the first it gets.
-		err := q.QueryRow(ctx, lockStatusLaneSQL, domain.StatusLanes, first, domain.StatusMaxAttempts).Scan(&lane)
-		if errors.Is(err, pgx.ErrNoRows) {
-			lane = -1
-			return nil
-		}
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("lock status lane: %w", err)
-	}
-	return lane, nil
+	return r.lockLane(ctx, "status", lockStatusLaneSQL, domain.StatusLanes, first, domain.StatusMaxAttempts)
 }
 
 // takeStatusesSQL is TakeStatuses' statement: lane $1, limit $2, attempts below $3.
@@ -128,6 +111,31 @@ func (r *Repo) NoteStatusFailure(ctx context.Context, id int64, cause string) er
 // PendingStatusStats are the staged statuses' count and the oldest one's staging.
 func (r *Repo) PendingStatusStats(ctx context.Context) (int64, *time.Time, error) {
 	return r.stagedStats(ctx, "messaging_status_pending", "staged_at")
+}
+
+// lockLane runs a staging table's lane statement (lockInboundLaneSQL,
+// lockStatusLaneSQL: lanes, first, attempts below) in ctx's transaction,
+// which holds the lane it returns; -1 when there is none. The lock is
+// tried lane after lane in the statement's subquery order, and the scan
+// stops at the first it gets (a volatile qual is never pushed into the
+// ordered subquery).
+func (r *Repo) lockLane(ctx context.Context, what, sql string, lanes, first, attempts int) (int, error) {
+	if _, err := db.MustTx(ctx); err != nil {
+		return 0, err
+	}
+	lane := -1
+	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
+		err := q.QueryRow(ctx, sql, lanes, first, attempts).Scan(&lane)
+		if errors.Is(err, pgx.ErrNoRows) {
+			lane = -1
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("lock %s lane: %w", what, err)
+	}
+	return lane, nil
 }
 
 // noteStagedFailure counts a failed attempt on a row of a staging table
