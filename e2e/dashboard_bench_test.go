@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/e2e/harness/load"
 )
 
 // benchCoach is a head coach of a new team (dashboard login) and a
@@ -78,7 +79,8 @@ FROM generate_series(0, $5::int - 1) i`, s.teamID, s.number, fmt.Sprint(now.Unix
 		for i := range lat {
 			lat[i] = do()
 		}
-		p50, _, p99, _ := percentiles(lat)
+		st := load.Summarise(lat)
+		p50, p99 := st.P50, st.P99
 		b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms-"+name)
 		b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms-"+name)
 		t.Logf("%-22s p50 %6.2f ms  p99 %6.2f ms  (%d requests)", name, float64(p50.Microseconds())/1000, float64(p99.Microseconds())/1000, runs)

@@ -4,12 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
-	"net/http"
-	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/e2e/harness/load"
 )
 
 // inject texts a team number through the simulator and returns the
@@ -499,14 +495,6 @@ func TestAnalyticsScriptedHistory(t *testing.T) {
 // --- Benchmarks. Each run does a fixed amount of work, once:
 // go test ./e2e/ -run '^$' -bench 'AnalyticsYear|InboundIngestion' -benchtime 1x
 
-// percentiles returns p50, p90, p99 and max of ds.
-func percentiles(ds []time.Duration) (p50, p90, p99, maxD time.Duration) {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	at := func(p float64) time.Duration { return s[min(len(s)-1, int(math.Ceil(p*float64(len(s))))-1)] }
-	return at(0.50), at(0.90), at(0.99), s[len(s)-1]
-}
-
 // connect opens a connection to the database at url, closed when t ends.
 func connect(t testing.TB, url string) *pgx.Conn {
 	t.Helper()
@@ -528,57 +516,24 @@ func benchTeam(t testing.TB, name, number string) (*harness.Service, *harness.Cl
 	return svc, admin, f, url, connect(t, url)
 }
 
-// fanOut calls do(i) for every i in [0, n) on workers goroutines and waits
-// for them; a worker stops at the first call that returns false.
-func fanOut(workers, n int, do func(i int) bool) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n || !do(i) {
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// benchHTTP is an HTTP client for conns concurrent workers that keeps a
-// connection per worker alive between requests, as an API client does. A
-// harness client shares Go's default transport, which keeps 2 idle
-// connections per host: with more workers, most requests would dial a
-// new connection, and the figures would measure TCP set-ups. Its
-// exchanges are not recorded for the contract check (the benchmarks'
-// requests are the tests' requests, many times over).
-func benchHTTP(conns int) *http.Client {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = conns, conns
-	return &http.Client{Timeout: time.Minute, Transport: tr}
-}
-
 // timedGets makes n GET requests to svc's public API, workers at a time
 // (each on its kept-alive connection), request i to path(i) with the key
 // key(i), and returns the time each took; a failed request is an error
 // and ends its worker.
 func timedGets(t testing.TB, svc *harness.Service, workers, n int, key, path func(i int) string) []time.Duration {
 	lat := make([]time.Duration, n)
-	hc := benchHTTP(workers)
-	fanOut(workers, n, func(i int) bool {
+	hc := load.Client(workers, nil) // not recorded for the contract check: these are the tests' requests, many times over
+	err := load.Parallel(context.Background(), n, workers, func(ctx context.Context, i int) error {
 		c := &harness.Client{Base: svc.PublicURL + "/api/v1", Token: key(i), HTTP: hc}
 		start := time.Now()
-		r, err := c.Do(context.Background(), "GET", path(i), nil)
+		r, err := c.Do(ctx, "GET", path(i), nil)
 		lat[i] = time.Since(start)
-		if err != nil || r.Status != 200 {
-			t.Errorf("request %d: %v %v", i, err, r)
-			return false
+		if err == nil && r.Status != 200 {
+			err = fmt.Errorf("request %d: status %d: %.300s", i, r.Status, r.Body)
 		}
-		return true
+		return err
 	})
+	require.NoError(t, err)
 	return lat
 }
 
@@ -652,7 +607,8 @@ SELECT $1, '+1310555' || lpad(i::text, 4, '0'), 'sms', $2::timestamptz - make_in
 	for _, workers := range []int{1, 4} {
 		start := time.Now()
 		lat := run(workers, 1+(workers/4)*(requests/perKey+1))
-		p50, p90, p99, mx := percentiles(lat)
+		st := load.Summarise(lat)
+		p50, p90, p99, mx := st.P50, st.P90, st.P99, st.Max
 		t.Logf("GET /analytics, 366 days, %d worker(s): %d requests in %s (%.0f req/s); p50 %s p90 %s p99 %s max %s", workers,
 			requests, time.Since(start).Round(time.Millisecond), float64(requests)/time.Since(start).Seconds(), p50, p90, p99, mx)
 		b.ReportMetric(float64(p50.Microseconds())/1000, fmt.Sprintf("p50-ms-%dw", workers))
@@ -678,7 +634,8 @@ SELECT $1, '+1310555' || lpad(i::text, 4, '0'), 'sms', $2::timestamptz - make_in
 		require.Equal(t, 200, resp.StatusCode)
 		require.Contains(t, body, "1000000")
 	}
-	p50, _, p99, _ := percentiles(pageLat)
+	st := load.Summarise(pageLat)
+	p50, p99 := st.P50, st.P99
 	t.Logf("GET /app/analytics, 366 days: p50 %s p99 %s (%d requests)", p50, p99, len(pageLat))
 	b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms-page")
 	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms-page")
@@ -713,14 +670,10 @@ SELECT 'mem_b' || i, $1, 'Member ' || i, '+1310555' || lpad(i::text, 4, '0'), 'a
 
 	const texts, workers = 2000, 16
 	start := time.Now()
-	fanOut(workers, texts, func(i int) bool {
+	require.NoError(t, load.Parallel(ctx, texts, workers, func(ctx context.Context, i int) error {
 		body := map[string]any{"from": fmt.Sprintf("+1310555%04d", i%250), "to": number, "body": "Running late"}
-		if err := admin.Expect(ctx, 202, "POST", "/simulator/inbound", body, nil); err != nil {
-			t.Error(err)
-			return false
-		}
-		return true
-	})
+		return admin.Expect(ctx, 202, "POST", "/simulator/inbound", body, nil)
+	}))
 	accepted := time.Since(start)
 	waitFor(t, 5*time.Minute, func() bool { return eventCountIn(t, url, f.TeamID) == texts })
 	elapsed := time.Since(start)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/e2e/harness/load"
 )
 
 // Performance of RSVP by reply: filing poll answers beside
@@ -157,16 +158,12 @@ func (b *rsvpBench) text(t testing.TB, body func(i int) string) time.Duration {
 	execSQL(t, b.conn, `VACUUM ANALYZE messaging_inbound_pending`)
 	before := eventCountIn(t, b.url, b.f.TeamID)
 	const workers = 16
-	carrier := &harness.Client{Base: b.svc.AdminURL + "/admin/v1", Token: harness.AdminToken, HTTP: benchHTTP(workers)}
+	carrier := &harness.Client{Base: b.svc.AdminURL + "/admin/v1", Token: harness.AdminToken, HTTP: load.Client(workers, nil)}
 	start := time.Now()
-	fanOut(workers, len(b.phones), func(i int) bool {
+	require.NoError(t, load.Parallel(ctx, len(b.phones), workers, func(ctx context.Context, i int) error {
 		req := map[string]any{"from": b.phones[i], "to": b.number, "body": body(i), "provider_message_id": "SMrsvpcb" + rand.Text()}
-		if err := carrier.Expect(ctx, 202, "POST", "/simulator/inbound", req, nil); err != nil {
-			t.Error(err)
-			return false
-		}
-		return true
-	})
+		return carrier.Expect(ctx, 202, "POST", "/simulator/inbound", req, nil)
+	}))
 	b.filed(t, before+len(b.phones))
 	return time.Since(start)
 }
@@ -244,7 +241,8 @@ func BenchmarkRSVPResponses(b *testing.B) {
 				return fmt.Sprintf("/messages/%s/responses?limit=50&offset=%d", id, (i*50)%rsvpBenchMembers)
 			})
 		spare = spare[requests/perKey+1:]
-		p50, _, p99, mx := percentiles(lat)
+		st := load.Summarise(lat)
+		p50, p99, mx := st.P50, st.P99, st.Max
 		t.Logf("GET /messages/{id}/responses on a %d-recipient poll, all answered: %d requests, %d at a time: p50 %s, p99 %s, max %s",
 			rsvpBenchMembers, requests, workers, p50.Round(time.Microsecond), p99.Round(time.Microsecond), mx.Round(time.Microsecond))
 		b.ReportMetric(float64(p99.Microseconds())/1000, fmt.Sprintf("p99-ms-%dw", workers))

@@ -12,34 +12,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/teamtext/teamtext/client"
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/e2e/harness/load"
 	"github.com/teamtext/teamtext/platform/auth"
 )
-
-// loopbackClient is a keep-alive HTTP client whose connections leave from
-// local (any address when nil).
-func loopbackClient(local net.IP, conns int) *http.Client {
-	d := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-	if local != nil {
-		d.LocalAddr = &net.TCPAddr{IP: local}
-	}
-	tr := &http.Transport{
-		DialContext:         d.DialContext,
-		MaxIdleConns:        conns,
-		MaxIdleConnsPerHost: conns,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
-	}
-	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
-}
 
 // get sends GET url with the Authorization value authz ("" for none),
 // reads the whole answer (so the connection is reused) and fails unless
@@ -106,7 +88,7 @@ func (g getRow) run(name string) runFunc {
 			}
 			authz, note = ring.authz, fmt.Sprintf("%d fresh keys", len(ring.keys))
 		}
-		clients, status := []*http.Client{loopbackClient(nil, workers)}, http.StatusOK
+		clients, status := []*http.Client{load.Client(workers, nil)}, http.StatusOK
 		if g.code != "" {
 			// Each address's keep-alive connection is opened first with a
 			// request the limiter does not see (/healthz).
@@ -116,7 +98,7 @@ func (g getRow) run(name string) runFunc {
 			}
 			clients = clients[:0]
 			for _, ip := range ips {
-				c := loopbackClient(ip, 1)
+				c := load.Client(1, ip)
 				if _, err := get(ctx, c, env.publicURL+"/healthz", "", http.StatusOK, ""); err != nil {
 					return result{}, fmt.Errorf("from %s: %w", ip, err)
 				}

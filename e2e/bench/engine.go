@@ -18,6 +18,7 @@ import (
 
 	"github.com/teamtext/teamtext/client"
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/e2e/harness/load"
 	"github.com/teamtext/teamtext/platform/loops"
 )
 
@@ -68,7 +69,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 		rows[i].role = "athlete"
 	}
 	setupStart := time.Now()
-	err := parallel(ctx, nTeams, setupWorkers, func(ctx context.Context, i int) error {
+	err := load.Parallel(ctx, nTeams, setupWorkers, func(ctx context.Context, i int) error {
 		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": harness.Phone(blockEngineNumbers, i)}})
 		if err != nil {
 			return fmt.Errorf("team %d: %w", i, err)
@@ -93,7 +94,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	progress("engine: %d broadcasts…", nTeams)
 	accepted := make([]time.Time, nTeams)
 	sendStart := time.Now()
-	err = parallel(ctx, nTeams, engineWorkers, func(ctx context.Context, i int) error {
+	err = load.Parallel(ctx, nTeams, engineWorkers, func(ctx context.Context, i int) error {
 		err := env.api(teams[i].Key).Expect(ctx, http.StatusCreated, http.MethodPost, "/messages", client.SendBody{Text: new("Game on Saturday at 10"), Audience: "all"}, nil)
 		accepted[i] = time.Now()
 		return err
@@ -146,7 +147,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 
 	// Every text handed over; then each number's own pace.
 	progress("engine: waiting for the backlog to finish…")
-	if _, err := waitFor(ctx, 2*time.Second, time.Until(sendStart.Add(engineMembers*time.Second*2+time.Minute)), func() (bool, error) {
+	if _, err := load.WaitFor(ctx, 2*time.Second, time.Until(sendStart.Add(engineMembers*time.Second*2+time.Minute)), func() (bool, error) {
 		queued, err := scalar[int](ctx, pool, `SELECT count(*) FROM messaging_slots`)
 		return queued == 0, err
 	}); err != nil {
@@ -162,7 +163,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	}
 	minPace, p5, p50 := paces[0], paces[len(paces)*5/100], paces[len(paces)/2]
 
-	hr := result{Requests: nTeams, Concurrency: engineWorkers, Elapsed: window, Items: n1 - n0, Unit: "texts", Use: use}
+	hr := result{Run: load.Run{Requests: nTeams, Elapsed: window}, Concurrency: engineWorkers, Items: n1 - n0, Unit: "texts", Use: use}
 	hr.Desc = fmt.Sprintf("%d teams, each with one number at %g segment/s and a %d-recipient broadcast (realistic simulator), "+
 		"all accepted within %s: texts handed to the carrier per second over the steady %s window; CPU per text",
 		nTeams, enginePace, engineMembers+1, spread.Round(10*time.Millisecond), window.Round(time.Second))
@@ -180,7 +181,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	sr := result{Requests: len(lat), Concurrency: 1, Stats: computeStats(lat), Elapsed: time.Duration(nStops) * 100 * time.Millisecond}
+	sr := result{Run: load.Run{Requests: len(lat), Stats: load.Summarise(lat), Elapsed: time.Duration(nStops) * 100 * time.Millisecond}, Concurrency: 1}
 	sr.Desc = fmt.Sprintf("`POST /admin/v1/simulator/inbound` STOP (the carrier's callback) to one of the %d teams' numbers, one every "+
 		"100 ms while their backlog is handed over: time to the opt-out's row (`roster_opt_outs.created_at`)", nTeams)
 	sr.Target, sr.Met = "p99 < 1 s", sr.Stats.N == nStops && sr.Stats.P99 < engineStopTarget

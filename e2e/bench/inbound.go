@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/e2e/harness/load"
 )
 
 const (
@@ -50,7 +51,7 @@ func received(ctx context.Context, pool *pgxpool.Pool, teamID string) (int, erro
 // the team's events every 20 ms took Postgres most of a core once they were
 // tens of thousands, and the figures measured the bench's polls.
 func waitReceived(ctx context.Context, pool *pgxpool.Pool, teamID string, n int) error {
-	drained, err := waitFor(ctx, 20*time.Millisecond, inboundTimeout, func() (bool, error) {
+	drained, err := load.WaitFor(ctx, 20*time.Millisecond, inboundTimeout, func() (bool, error) {
 		staged, err := scalar[bool](ctx, pool, `SELECT EXISTS (SELECT 1 FROM messaging_inbound_pending)`)
 		return !staged, err
 	})
@@ -113,7 +114,7 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 	if len(stopLat) != len(stopSent) {
 		return nil, fmt.Errorf("inbound: %d of %d STOPs opted out", len(stopLat), len(stopSent))
 	}
-	stops := computeStats(stopLat)
+	stops := load.Summarise(stopLat)
 	tr.Desc = fmt.Sprintf("%d texts (`YES`, one from each member; every %dth a `STOP`) to the team's number through "+
 		"`POST /admin/v1/simulator/inbound` (the carrier's callback), %d at a time: from the first callback to the last "+
 		"`message.received` stored; latencies are each text's callback to its event", inboundTexts, inboundStopAt, inboundWorkers)
@@ -144,14 +145,14 @@ func callbacks(ctx context.Context, env *benchEnv, teamID, number string, rows [
 	// A connection per worker, kept alive, as a carrier's callbacks come:
 	// the harness client's transport keeps 2, and most callbacks dialled.
 	pool := env.pool
-	admin := &harness.Client{Base: env.adminURL + "/admin/v1", Token: harness.AdminToken, HTTP: loopbackClient(nil, inboundWorkers)}
+	admin := &harness.Client{Base: env.adminURL + "/admin/v1", Token: harness.AdminToken, HTTP: load.Client(inboundWorkers, nil)}
 	before, err := received(ctx, pool, teamID)
 	if err != nil {
 		return result{}, 0, err
 	}
 	m := env.meter(ctx)
 	start := m.start
-	err = parallel(ctx, len(rows), inboundWorkers, func(ctx context.Context, i int) error {
+	err = load.Parallel(ctx, len(rows), inboundWorkers, func(ctx context.Context, i int) error {
 		t0 := time.Now()
 		err := admin.Expect(ctx, http.StatusAccepted, http.MethodPost, "/simulator/inbound", map[string]any{"from": rows[i].phone, "to": number,
 			"body": body(i), "provider_message_id": tag + rand.Text()}, nil)
@@ -169,7 +170,7 @@ func callbacks(ctx context.Context, env *benchEnv, teamID, number string, rows [
 	if err := waitReceived(ctx, pool, teamID, before+len(rows)); err != nil {
 		return result{}, 0, err
 	}
-	r := result{Requests: len(rows), Concurrency: inboundWorkers, Items: len(rows), Unit: "texts"}
+	r := result{Run: load.Run{Requests: len(rows)}, Concurrency: inboundWorkers, Items: len(rows), Unit: "texts"}
 	m.finish(ctx, &r, true)
 	var lat []time.Duration
 	var created, receivedAt time.Time
@@ -178,7 +179,7 @@ WHERE team_id = $1 AND type = 'message.received' AND created_at >= $2`, teamID, 
 	if _, err := pgx.ForEachRow(erows, []any{&created, &receivedAt}, func() error { lat = append(lat, created.Sub(receivedAt)); return nil }); err != nil {
 		return result{}, 0, err
 	}
-	r.Stats = computeStats(lat)
+	r.Stats = load.Summarise(lat)
 	return r, answered, nil
 }
 
@@ -198,7 +199,7 @@ func inboundAnswers(ctx context.Context, env *benchEnv, fx *harness.Fixture, num
 	}
 	progress("inbound: a poll to the team; waiting for its deliveries…")
 	recipients := 0
-	done, err := waitFor(ctx, 200*time.Millisecond, inboundTimeout, func() (bool, error) {
+	done, err := load.WaitFor(ctx, 200*time.Millisecond, inboundTimeout, func() (bool, error) {
 		var open int
 		err := pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE status <> 'delivered') FROM messaging_deliveries WHERE message_id = $1`,
 			poll.ID).Scan(&recipients, &open)
@@ -262,7 +263,7 @@ SELECT 'SMbacklog' || $1::text || '_' || i, p, $2, 'YES', false, i % 8, now() FR
 	if err := waitReceived(ctx, pool, teamID, before+len(rows)); err != nil {
 		return result{}, err
 	}
-	r := result{Requests: 1, Concurrency: 1, Items: len(rows), Unit: "texts"}
+	r := result{Run: load.Run{Requests: 1}, Concurrency: 1, Items: len(rows), Unit: "texts"}
 	m.finish(ctx, &r, true)
 	r.Desc = fmt.Sprintf("filing alone: %d texts (the same members' second `YES`) staged at once by SQL, as the callbacks stage them, "+
 		"and filed by the service's filers (%d lanes, 2 loops, batches of up to 500): from the commit to the last `message.received` stored", len(rows), 8)

@@ -20,7 +20,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +31,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/e2e/harness/load"
 	"github.com/teamtext/teamtext/platform/loops"
 )
 
@@ -108,12 +108,12 @@ func (e *benchEnv) takeIPs(n int) ([]net.IP, error) {
 // sample reads what the bench, the service and the Postgres container have
 // used so far.
 func (e *benchEnv) sample(ctx context.Context) usage {
-	u := usage{Bench: cpuTime()}
+	u := usage{Bench: load.SelfCPU()}
 	if e.servicePID > 0 {
-		u.Service, u.HasService = processCPU(e.servicePID)
+		u.Service, u.HasService = load.ProcessCPU(e.servicePID)
 	}
 	if e.containerID != "" {
-		u.Postgres, u.HasPostgres = containerCPU(e.containerID)
+		u.Postgres, u.HasPostgres = load.ContainerCPU(e.containerID)
 	}
 	if e.pool != nil {
 		u.BenchAcquires = e.pool.Stat().AcquireCount()
@@ -253,7 +253,7 @@ func run() int {
 // runAll sets up the service and runs the selected scenarios; everything it
 // starts is stopped before it returns, also on error and on ^C.
 func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys int, poolSize int32) (results []result, facts machineFacts, err error) {
-	facts = collectFacts()
+	facts = machineFacts{Machine: load.ThisMachine()}
 	progress("starting postgres…")
 	pg, err := harness.StartPostgres(ctx)
 	if err != nil {
@@ -296,7 +296,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	env.publicURL, env.adminURL = svc.PublicURL, svc.AdminURL
 	env.servicePID = svc.PID()
 	env.containerID = pg.Container.GetContainerID()
-	if _, ok := containerCPU(env.containerID); !ok {
+	if _, ok := load.ContainerCPU(env.containerID); !ok {
 		progress("cannot read the Postgres container's CPU time (cgroup); that column will say n/a")
 	}
 	cfg, err := pgxpool.ParseConfig(pg.URL)
@@ -354,7 +354,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 		}
 		results = append(results, r)
 	}
-	facts.LoadEnd = loadAvg()
+	facts.LoadEnd = load.LoadAvg()
 	select {
 	case <-svc.Done():
 		return nil, facts, fmt.Errorf("teamtext exited during the run:\n%s", tail(svc.Logs(), 20))
@@ -403,33 +403,9 @@ func commandLine(out string) string {
 
 // machineFacts describes where the figures come from.
 type machineFacts struct {
-	NumCPU           int
-	GOOS, GOARCH, Go string
-	CPUModel         string
-	LoadAvg, LoadEnd string // 1, 5 and 15 minute load averages when the run started, and when the scenarios were done
-	Postgres         string
-}
-
-func collectFacts() machineFacts {
-	f := machineFacts{NumCPU: runtime.NumCPU(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, Go: runtime.Version(), LoadAvg: loadAvg()}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for line := range strings.SplitSeq(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				f.CPUModel = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	return f
-}
-
-// loadAvg is the 1, 5 and 15 minute load averages ("" where unknown).
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if fs := strings.Fields(string(b)); err == nil && len(fs) >= 3 {
-		return strings.Join(fs[:3], " ")
-	}
-	return ""
+	load.Machine
+	LoadEnd  string // the load averages when the scenarios were done
+	Postgres string
 }
 
 func tail(s string, n int) string {

@@ -3,31 +3,23 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/teamtext/teamtext/e2e/harness"
-	"github.com/teamtext/teamtext/platform/loops"
+	"github.com/teamtext/teamtext/e2e/harness/load"
 )
 
-// result is what one scenario measured.
+// result is what one scenario measured: its run (requests completed, ok
+// and failed; wall time; stopped by -max-duration before all requests
+// ran; latencies over successful and failed requests alike), and more.
 type result struct {
-	Name, Desc, Group string        // the scenario's; Desc is what one "request" is, for the table
-	Requests          int           // requests completed (ok + errors)
-	Concurrency       int           // workers
-	Errors            int           // failed requests
-	FirstError        string        // the first failure, for the log
-	Elapsed           time.Duration // wall time of the measured run
-	Truncated         bool          // stopped by -max-duration before all requests ran
-	Stats             latencyStats  // over successful and failed requests alike
-	Use               usage         // what the processes used during the measured run
-	Acquires          float64       // pool acquires per unit, idle background taken out (valid if Use.HasAcq)
+	Name, Desc, Group string // the scenario's; Desc is what one "request" is, for the table
+	load.Run
+	Concurrency int     // workers
+	Use         usage   // what the processes used during the measured run
+	Acquires    float64 // pool acquires per unit, idle background taken out (valid if Use.HasAcq)
 
 	// Rows whose work is not one unit per request (an import of 1,000
 	// rows, a send to 10,000 recipients) count Items of Unit: throughput,
@@ -78,77 +70,6 @@ func (a usage) sub(b usage) usage {
 		HasService: a.HasService && b.HasService, HasPostgres: a.HasPostgres && b.HasPostgres, HasAcq: a.HasAcq && b.HasAcq}
 }
 
-type latencyStats struct {
-	N                  int
-	P50, P90, P99, Max time.Duration
-}
-
-// computeStats sorts lat in place and summarises it.
-func computeStats(lat []time.Duration) latencyStats {
-	if len(lat) == 0 {
-		return latencyStats{}
-	}
-	slices.Sort(lat)
-	return latencyStats{N: len(lat), P50: percentile(lat, 50), P90: percentile(lat, 90), P99: percentile(lat, 99), Max: lat[len(lat)-1]}
-}
-
-// percentile is the nearest-rank p-th percentile (0 < p <= 100) of an
-// ascending slice: the smallest value that at least p% of values do not exceed.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
-	return sorted[min(max(rank, 1), len(sorted))-1]
-}
-
-// runLoad calls do requests times (fewer if ctx ends or maxDuration
-// passes) from workers goroutines and times each call. A non-nil error
-// from do counts as a failed request.
-func runLoad(ctx context.Context, requests, workers int, maxDuration time.Duration, do func(ctx context.Context) error) (result, error) {
-	if requests <= 0 || workers <= 0 {
-		return result{}, fmt.Errorf("requests (%d) and workers (%d) must be positive", requests, workers)
-	}
-	runCtx, cancel := context.WithTimeout(ctx, maxDuration)
-	defer cancel()
-	var (
-		next atomic.Int64
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-		r    = result{Concurrency: workers}
-		all  []time.Duration
-	)
-	start := time.Now()
-	for range workers {
-		wg.Go(func() {
-			var lat []time.Duration
-			for runCtx.Err() == nil && next.Add(1) <= int64(requests) {
-				t0 := time.Now()
-				err := do(runCtx)
-				d := time.Since(t0)
-				if err != nil && runCtx.Err() != nil {
-					break // cut short by the deadline or ^C: not a server failure
-				}
-				lat = append(lat, d)
-				if err != nil {
-					mu.Lock()
-					if r.Errors++; r.FirstError == "" {
-						r.FirstError = err.Error()
-					}
-					mu.Unlock()
-				}
-			}
-			mu.Lock()
-			all = append(all, lat...)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	r.Elapsed = time.Since(start)
-	if err := ctx.Err(); err != nil {
-		return result{}, err // interrupted: no figures
-	}
-	r.Requests, r.Truncated, r.Stats = len(all), len(all) < requests, computeStats(all)
-	return r, nil
-}
-
 // meter reads what the processes used from its start on.
 type meter struct {
 	env   *benchEnv
@@ -180,7 +101,7 @@ func (m meter) finish(ctx context.Context, r *result, bench bool) {
 func measure(ctx context.Context, env *benchEnv, name string, warmup, requests, workers int, do func(ctx context.Context) error) (result, error) {
 	if warmup > 0 {
 		progress("scenario %s: warm-up, %d requests…", name, warmup)
-		w, err := runLoad(ctx, warmup, workers, env.maxDuration, do)
+		w, err := load.Drive(ctx, warmup, workers, env.maxDuration, do)
 		if err == nil && w.Errors > 0 {
 			err = fmt.Errorf("%d of %d requests failed, first: %s", w.Errors, w.Requests, w.FirstError)
 		}
@@ -190,10 +111,11 @@ func measure(ctx context.Context, env *benchEnv, name string, warmup, requests, 
 	}
 	progress("scenario %s: %d requests, %d workers…", name, requests, workers)
 	m := env.meter(ctx)
-	r, err := runLoad(ctx, requests, workers, env.maxDuration, do)
+	run, err := load.Drive(ctx, requests, workers, env.maxDuration, do)
 	if err != nil {
 		return result{}, err
 	}
+	r := result{Run: run, Concurrency: workers}
 	m.finish(ctx, &r, true)
 	return r, nil
 }
@@ -221,7 +143,7 @@ func timedRuns(ctx context.Context, env *benchEnv, name string, warmup, runs, it
 		}
 		lat = append(lat, d)
 	}
-	r := result{Requests: runs, Concurrency: 1, Elapsed: time.Since(m.start), Stats: computeStats(lat)}
+	r := result{Run: load.Run{Requests: runs, Elapsed: time.Since(m.start), Stats: load.Summarise(lat)}, Concurrency: 1}
 	if itemsPerRun > 0 {
 		r.Items, r.Unit = runs*itemsPerRun, unit
 	}
@@ -244,80 +166,15 @@ func timedCall(ctx context.Context, c *harness.Client, want int, method, path st
 	return d, err
 }
 
-// curvePoint is one poll of a progress counter: at T, Done units were finished.
-type curvePoint struct {
-	T    time.Time
-	Done int
-}
-
-// curveStats turns polls of a cumulative counter into per-unit latencies:
-// each unit first seen finished at a poll is given that poll's time since
-// start, so the figures are exact to one poll interval. A counter that
-// goes down is treated as flat.
-func curveStats(start time.Time, points []curvePoint) latencyStats {
-	var lat []time.Duration
-	done := 0
-	for _, p := range points {
-		for ; done < p.Done; done++ {
-			lat = append(lat, p.T.Sub(start))
-		}
-	}
-	return computeStats(lat)
-}
-
 // follow polls count every interval until it reaches total or timeout
-// passes, and makes a one-request row of its readings: Elapsed from start
-// to the last poll, Items the units done then, truncated if fewer than
-// total; each unit's latency is from start to the first poll that counted
-// it (curveStats).
+// passes, and makes a one-request row of its readings (load.Follow):
+// Items the units done then, truncated if fewer than total.
 func follow(ctx context.Context, start time.Time, every, timeout time.Duration, total int, unit string, count func() (int, error)) (result, error) {
-	var curve []curvePoint
-	_, err := waitFor(ctx, every, timeout, func() (bool, error) {
-		n, err := count()
-		curve = append(curve, curvePoint{time.Now(), n})
-		return n == total, err
-	})
+	p, err := load.Follow(ctx, start, every, timeout, total, count)
 	if err != nil {
-		return result{}, err
+		return result{}, fmt.Errorf("%s: %w", unit, err)
 	}
-	last := curve[len(curve)-1]
-	if last.Done == 0 {
-		return result{}, fmt.Errorf("none of %d %s done within %s", total, unit, timeout)
-	}
-	return result{Requests: 1, Concurrency: 1, Elapsed: last.T.Sub(start), Items: last.Done, Unit: unit,
-		Truncated: last.Done < total, Stats: curveStats(start, curve)}, nil
-}
-
-// parallel runs f(i) for i in [0, n) on workers goroutines, stopping at the first error.
-func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error) error {
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	for i := range n {
-		g.Go(func() error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			return f(ctx, i)
-		})
-	}
-	return g.Wait()
-}
-
-// waitFor calls done every interval until it reports true, fails, or
-// timeout passes (then it returns false without an error).
-func waitFor(ctx context.Context, every, timeout time.Duration, done func() (bool, error)) (bool, error) {
-	deadline := time.Now().Add(timeout)
-	for {
-		if ok, err := done(); ok || err != nil {
-			return ok, err
-		}
-		if time.Now().After(deadline) {
-			return false, nil
-		}
-		if !loops.Wait(ctx, every) {
-			return false, ctx.Err()
-		}
-	}
+	return result{Run: load.Run{Requests: 1, Elapsed: p.Elapsed, Truncated: p.Done < total, Stats: p.Stats}, Concurrency: 1, Items: p.Done, Unit: unit}, nil
 }
 
 // scalar runs a statement that returns one value. (Queries of many rows
@@ -334,7 +191,7 @@ func scalar[T any](ctx context.Context, pool *pgxpool.Pool, sql string, args ...
 // which are due every second); it returns the newest job's id, after which
 // the row's own jobs come.
 func waitQuiet(ctx context.Context, pool *pgxpool.Pool, name string) (int64, error) {
-	quiet, err := waitFor(ctx, 200*time.Millisecond, time.Minute, func() (bool, error) {
+	quiet, err := load.WaitFor(ctx, 200*time.Millisecond, time.Minute, func() (bool, error) {
 		n, err := scalar[int](ctx, pool, `SELECT count(*) FROM river_job WHERE state IN ('available', 'running') AND scheduled_at <= now()
   AND kind NOT IN ('messaging.pump', 'messaging.sim_reports')`)
 		return n == 0, err

@@ -21,6 +21,7 @@ import (
 
 	"github.com/teamtext/teamtext/client"
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/e2e/harness/load"
 	"github.com/teamtext/teamtext/platform/jobs"
 	"github.com/teamtext/teamtext/platform/loops"
 )
@@ -188,13 +189,13 @@ func runMsgDeliver(ctx context.Context, env *benchEnv, mt *harness.Fixture) (res
 		return result{}, err
 	}
 	accepted := meter.start.Add(acceptD)
-	var handedCurve []curvePoint
+	var handedCurve []load.Point
 	r, err := follow(ctx, accepted, deliverPoll, deliverTimeout, int(m.Recipients), "deliveries", func() (int, error) {
 		var handed, final int
 		err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status <> 'queued'),
        count(*) FILTER (WHERE status IN ('delivered', 'failed', 'delivery_unconfirmed'))
 FROM messaging_deliveries WHERE message_id = $1`, m.Id).Scan(&handed, &final)
-		handedCurve = append(handedCurve, curvePoint{time.Now(), handed})
+		handedCurve = append(handedCurve, load.Point{T: time.Now(), Done: handed})
 		return final, err
 	})
 	if err != nil {
@@ -210,9 +211,9 @@ FROM messaging_deliveries WHERE message_id = $1`, m.Id).Scan(&handed, &final)
 		"to the last final status, read from `messaging_deliveries` every %s; latencies are each delivery's time from the 201 to "+
 		"its final status; CPU and acquires from just before the request, the accept included", env.members, deliverPoll)
 	r.Note = fmt.Sprintf("accepted in %s", fmtDur(acceptD))
-	if i := slices.IndexFunc(handedCurve, func(p curvePoint) bool { return p.Done == int(m.Recipients) }); i >= 0 {
+	if i := slices.IndexFunc(handedCurve, func(p load.Point) bool { return p.Done == int(m.Recipients) }); i >= 0 {
 		r.Note += fmt.Sprintf("; every text handed to the simulator %s after the 201 (half after %s)",
-			fmtDur(handedCurve[i].T.Sub(accepted)), fmtDur(curveStats(accepted, handedCurve).P50))
+			fmtDur(handedCurve[i].T.Sub(accepted)), fmtDur(load.Curve(accepted, handedCurve).P50))
 	}
 	r.Note += "; River jobs per delivery: " + perDelivery
 	r.Target, r.Met = "≥ 5,000 deliveries/s", !r.Truncated && r.Throughput() >= deliverTarget

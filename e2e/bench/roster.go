@@ -21,6 +21,7 @@ import (
 
 	"github.com/teamtext/teamtext/client"
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/e2e/harness/load"
 )
 
 const (
@@ -161,7 +162,7 @@ func importRows(ctx context.Context, env *benchEnv, name, teamID string, rows []
 		note = fmt.Sprintf("%d of the rows did not fit in the first %d request(s)' 45 s budget (import_timeout) and took %d more of ≤%d rows",
 			len(retry), first, len(lat)-first, importChunk)
 	}
-	r := result{Requests: len(lat), Concurrency: 1, Stats: computeStats(lat), Items: len(rows), Unit: "rows", Note: note}
+	r := result{Run: load.Run{Requests: len(lat), Stats: load.Summarise(lat)}, Concurrency: 1, Items: len(rows), Unit: "rows", Note: note}
 	m.finish(ctx, &r, false)
 	return r, nil
 }
@@ -206,7 +207,7 @@ func (e *benchEnv) settle(ctx context.Context) error {
 	if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) roster_members, roster_group_members, roster_consent_events, webhook_events, platform_rate_limits`); err != nil {
 		return fmt.Errorf("settle: vacuum: %w", err)
 	}
-	idle, err := waitFor(ctx, 200*time.Millisecond, time.Minute, func() (bool, error) {
+	idle, err := load.WaitFor(ctx, 200*time.Millisecond, time.Minute, func() (bool, error) {
 		n, err := scalar[int](ctx, pool, `SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`)
 		return n == 0, err
 	})
@@ -283,7 +284,7 @@ func rosterPages(name string, concurrent bool) runFunc {
 		if err != nil {
 			return result{}, err
 		}
-		c := loopbackClient(nil, 1)
+		c := load.Client(1, nil)
 		defer c.CloseIdleConnections()
 		url := func(offset int) string {
 			return fmt.Sprintf("%s/api/v1/members?limit=%d&offset=%d", env.publicURL, pageLimit, offset)

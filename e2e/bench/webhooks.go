@@ -13,6 +13,7 @@ import (
 
 	"github.com/teamtext/teamtext/client"
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/e2e/harness/load"
 )
 
 // POST /webhooks/{id}/recover of 10,000 abandoned deliveries, and the rate
@@ -169,7 +170,7 @@ func rateRun(ctx context.Context, env *benchEnv, name, path string) (result, err
 	progress("scenario %s: counting arrivals over %s…", name, rateWindow)
 	m := env.meter(ctx)
 	var as []arrival
-	done, err := waitFor(ctx, 200*time.Millisecond, rateWindow+time.Minute, func() (bool, error) {
+	done, err := load.WaitFor(ctx, 200*time.Millisecond, rateWindow+time.Minute, func() (bool, error) {
 		as = env.hooks.arrivals(path)
 		return len(as) > 0 && time.Since(as[0].at) > rateWindow, nil
 	})
@@ -197,7 +198,7 @@ func rateRun(ctx context.Context, env *benchEnv, name, path string) (result, err
 			}
 		}
 	}
-	r := result{Requests: in, Concurrency: 1, Elapsed: window, Stats: computeStats(gaps), Items: in, Unit: "delivery"}
+	r := result{Run: load.Run{Requests: in, Elapsed: window, Stats: load.Summarise(gaps)}, Concurrency: 1, Items: in, Unit: "delivery"}
 	m.finish(ctx, &r, false)
 	return r, nil
 }
