@@ -17,13 +17,9 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carriertest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/platform/clock"
-	"github.com/teamtext/teamtext/platform/db"
-	"github.com/teamtext/teamtext/platform/db/dbtest"
 )
 
-var server *dbtest.Server
-
-func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &server)) }
+func TestMain(m *testing.M) { os.Exit(carriertest.Main(m)) }
 
 const (
 	bwAccount = "9900001"
@@ -51,7 +47,7 @@ func config(fake *bandwidthtest.Server) bandwidth.Config {
 func setup(t *testing.T) *env {
 	t.Helper()
 	fake := bandwidthtest.NewServer(t, bwAccount, user, pass, appID, cbUser, cbPass)
-	sink := carriertest.NewSink(t, server.Migrated(t, db.PlatformMigrations()))
+	sink := carriertest.NewDBSink(t)
 	h := bandwidth.NewHandler(sink, cbUser, cbPass, clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)), slog.New(slog.DiscardHandler))
 	path := bandwidth.CallbackPath + "/" + accountID
 	fake.CallbackURL = carriertest.CallbackServer(t, path, h) + path

@@ -20,6 +20,7 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
+	"github.com/teamtext/teamtext/platform/db/dbtest"
 	"github.com/teamtext/teamtext/platform/jobs"
 	"github.com/teamtext/teamtext/platform/metrics"
 )
@@ -370,6 +371,24 @@ func NewSink(t testing.TB, d *db.DB) *Sink {
 	_, err = jobs.NewRunner(j, []jobs.Registration{StatusWorkers}, metrics.New(), jobs.Options{}) // the kinds, not worked
 	require.NoError(t, err)
 	return &Sink{db: d, jobs: j}
+}
+
+// server is the Postgres of an adapter's test binary (Main), where
+// NewDBSink makes each sink's database.
+var server *dbtest.Server
+
+// Main is the TestMain body of an adapter's tests: it starts the Postgres
+// NewDBSink needs, runs the tests and stops it (dbtest.Main).
+func Main(m *testing.M) int { return dbtest.Main(m, &server) }
+
+// NewDBSink returns a sink (NewSink) on a fresh database migrated with the
+// platform's migrations, on the Postgres Main started.
+func NewDBSink(t testing.TB) *Sink {
+	t.Helper()
+	if server == nil {
+		t.Fatal("carriertest.NewDBSink needs carriertest.Main as the package's TestMain")
+	}
+	return NewSink(t, server.Migrated(t, db.PlatformMigrations()))
 }
 
 // Report enqueues the status's ingestion job in its own transaction.

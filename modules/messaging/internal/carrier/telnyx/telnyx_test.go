@@ -18,13 +18,9 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/telnyx"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/platform/clock"
-	"github.com/teamtext/teamtext/platform/db"
-	"github.com/teamtext/teamtext/platform/db/dbtest"
 )
 
-var server *dbtest.Server
-
-func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &server)) }
+func TestMain(m *testing.M) { os.Exit(carriertest.Main(m)) }
 
 const (
 	apiKey    = "KEY0123456789ABCDEF_test"
@@ -51,8 +47,7 @@ func setup(t *testing.T) *env {
 	clk := clock.NewFake(now)
 	fake := telnyxtest.NewServer(t, apiKey, profileID)
 	fake.Now = clk.Now
-	d := server.Migrated(t, db.PlatformMigrations())
-	sink := carriertest.NewSink(t, d)
+	sink := carriertest.NewDBSink(t)
 	logs := &bytes.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	h, err := telnyx.NewHandler(sink, fake.PublicKey(), clk, log)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/fakes/twiliotest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
-	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carriertest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
 )
 
@@ -42,13 +41,6 @@ func post(t *testing.T, target string, form url.Values, signature string) *http.
 	return resp
 }
 
-func statusJobs(t *testing.T, b *callbackBundle) []carrier.StatusArgs {
-	t.Helper()
-	ss, err := carriertest.StatusJobs(context.Background(), b.db)
-	require.NoError(t, err)
-	return ss
-}
-
 func TestCallbackValidSignatureEnqueuesStatus(t *testing.T) {
 	t.Parallel()
 	b := setupCallback(t)
@@ -58,7 +50,7 @@ func TestCallbackValidSignatureEnqueuesStatus(t *testing.T) {
 	resp := post(t, target, form, twiliotest.Sign(authToken, target, form))
 	require.Equal(t, http.StatusNoContent, resp.StatusCode)
 
-	ss := statusJobs(t, b)
+	ss := b.sink.Statuses(t)
 	require.Len(t, ss, 1)
 	require.Equal(t, carrier.StatusArgs{DeliveryID: "dlv_1", ProviderMessageID: "SM0123", Status: "failed",
 		CarrierStatus: "undelivered", ErrorCode: "30003", ErrorMessage: "unreachable destination handset",
@@ -90,7 +82,7 @@ func TestCallbackRefusesBadSignatures(t *testing.T) {
 		require.Equal(t, "forbidden", body.Error.Code, name)
 		require.NotEmpty(t, body.Error.Message, name)
 	}
-	require.Empty(t, statusJobs(t, b), "nothing is recorded from an unsigned callback")
+	require.Empty(t, b.sink.Statuses(t), "nothing is recorded from an unsigned callback")
 }
 
 func TestCallbackIgnoresEarlyStatuses(t *testing.T) {
@@ -102,7 +94,7 @@ func TestCallbackIgnoresEarlyStatuses(t *testing.T) {
 		resp := post(t, target, form, twiliotest.Sign(authToken, target, form))
 		require.Equal(t, http.StatusNoContent, resp.StatusCode, st)
 	}
-	require.Empty(t, statusJobs(t, b))
+	require.Empty(t, b.sink.Statuses(t))
 }
 
 func TestCallbackRequiresDeliveryID(t *testing.T) {
@@ -112,7 +104,7 @@ func TestCallbackRequiresDeliveryID(t *testing.T) {
 	form := statusForm("delivered", "")
 	resp := post(t, target, form, twiliotest.Sign(authToken, target, form))
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
-	require.Empty(t, statusJobs(t, b))
+	require.Empty(t, b.sink.Statuses(t))
 }
 
 func TestCallbackIsPostOnly(t *testing.T) {
@@ -134,7 +126,7 @@ func TestCallbackFromFakeTwilio(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, b.fake.Flush(context.Background()))
 
-	ss := statusJobs(t, cb)
+	ss := cb.sink.Statuses(t)
 	require.Len(t, ss, 2)
 	require.Equal(t, []string{"sent", "delivered"}, []string{ss[0].Status, ss[1].Status})
 	for _, s := range ss {

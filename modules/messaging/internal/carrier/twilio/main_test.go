@@ -16,13 +16,9 @@ import (
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carriertest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
 	"github.com/teamtext/teamtext/platform/clock"
-	"github.com/teamtext/teamtext/platform/db"
-	"github.com/teamtext/teamtext/platform/db/dbtest"
 )
 
-var server *dbtest.Server
-
-func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &server)) }
+func TestMain(m *testing.M) { os.Exit(carriertest.Main(m)) }
 
 // Test credentials in Twilio's shapes (an account SID is AC + 32 hex).
 const (
@@ -71,26 +67,26 @@ func setup(t *testing.T, tune ...func(*twilio.Config)) (*twilio.Carrier, *testBu
 }
 
 type callbackBundle struct {
-	db      *db.DB
-	url     string // base URL of the server running the handler (its PUBLIC_BASE_URL)
+	sink    *carriertest.Sink // where the handler's status reports go
+	url     string            // base URL of the server running the handler (its PUBLIC_BASE_URL)
 	clock   *clock.Fake
 	handler *twilio.CallbackHandler
 }
 
 // setupCallback runs the status callback handler, mounted at StatusPath,
-// on a migrated database with an insert-only River.
+// reporting to a sink on its own database (carriertest.NewDBSink).
 func setupCallback(t *testing.T) *callbackBundle {
 	t.Helper()
-	d := server.Migrated(t, db.PlatformMigrations())
+	sink := carriertest.NewDBSink(t)
 	log := slog.New(slog.DiscardHandler)
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
 	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) // stands still: callback times are whatever it says
-	h := twilio.NewCallbackHandler(carriertest.NewSink(t, d), authToken, base, clk, log)
+	h := twilio.NewCallbackHandler(sink, authToken, base, clk, log)
 	mux := http.NewServeMux()
 	mux.Handle(twilio.StatusPath, h)
 	srv.Config.Handler = mux
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return &callbackBundle{db: d, url: base, clock: clk, handler: h}
+	return &callbackBundle{sink: sink, url: base, clock: clk, handler: h}
 }

@@ -1,7 +1,6 @@
 package twilio_test
 
 import (
-	"context"
 	"log/slog"
 	"strconv"
 	"testing"
@@ -9,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/messaging/fakes/twiliotest"
-	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/carriertest"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier/twilio"
 )
@@ -25,7 +23,6 @@ func TestConformance(t *testing.T) {
 // jobs in Postgres, where the suite reads them.
 func newConformanceHarness(t *testing.T) carriertest.Harness {
 	t.Helper()
-	ctx := context.Background()
 	cb := setupCallback(t)
 	fake := twiliotest.NewServer(t, accountSID, authToken)
 	c, err := twilio.New(twilio.Config{AccountSID: accountSID, AuthToken: authToken, APIURL: fake.URL,
@@ -41,11 +38,7 @@ func newConformanceHarness(t *testing.T) carriertest.Harness {
 		Texts: carriertest.FakeTexts(fake.Messages, func(m twiliotest.Message) carriertest.Text {
 			return carriertest.Text{To: m.To, From: m.From, Body: m.Body, ProviderMessageID: m.Sid}
 		}),
-		Statuses: func(t *testing.T) []carrier.StatusArgs {
-			ss, err := carriertest.StatusJobs(ctx, cb.db)
-			require.NoError(t, err)
-			return ss
-		},
+		Statuses: cb.sink.Statuses,
 		Refuse: func(t *testing.T, number, code string) {
 			n, err := strconv.Atoi(code)
 			require.NoError(t, err)
