@@ -23,7 +23,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
@@ -72,7 +71,6 @@ type Server struct {
 	CallbackUsername, CallbackPassword string
 	Now                                func() time.Time
 
-	srv    *httptest.Server
 	client *http.Client
 
 	*fakecarrier.Script[Fault, Message, Outcome, callback]
@@ -85,11 +83,7 @@ func NewServer(t testing.TB, accountID, username, password, applicationID, cbUse
 	s := &Server{AccountID: accountID, Username: username, Password: password, ApplicationID: applicationID,
 		CallbackUsername: cbUser, CallbackPassword: cbPass, Now: time.Now,
 		Script: fakecarrier.New[Fault, Message, Outcome, callback](), client: fakecarrier.NewClient()}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/v2/users/{account}/messages", s.create)
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
-	t.Cleanup(s.srv.Close)
+	s.URL = fakecarrier.Serve(t, "POST /api/v2/users/{account}/messages", s.create)
 	return s
 }
 

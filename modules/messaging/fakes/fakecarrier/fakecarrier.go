@@ -1,8 +1,9 @@
 // Package fakecarrier is what the carrier fakes (twiliotest, telnyxtest,
 // bandwidthtest) share: the script a test gives a fake (an outcome per
 // number, refusals, faults for the next requests, an outage), the texts it
-// accepted, and the callbacks it owes until the test flushes them. Each
-// fake keeps its carrier's own wire format; only the bookkeeping is here.
+// accepted, and the callbacks it owes until the test flushes them; and the
+// test server its API answers on. Each fake keeps its carrier's own wire
+// format; only the bookkeeping is here.
 package fakecarrier
 
 import (
@@ -11,8 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"sync"
+	"testing"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -173,6 +176,18 @@ func Post(ctx context.Context, client *http.Client, url, contentType string, bod
 		return &HTTPError{Status: resp.StatusCode}
 	}
 	return nil
+}
+
+// Serve starts a fake's API, a test server closed when t ends that
+// answers pattern (a ServeMux pattern: the carrier's create endpoint)
+// with create, and returns its URL, the adapter's API URL.
+func Serve(t testing.TB, pattern string, create http.HandlerFunc) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc(pattern, create)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // Senders is how many callbacks a fake posts at once. Carriers post their

@@ -29,7 +29,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,7 +80,6 @@ type Server struct {
 
 	priv   ed25519.PrivateKey
 	pub    ed25519.PublicKey
-	srv    *httptest.Server
 	client *http.Client
 
 	*fakecarrier.Script[Fault, Message, Outcome, webhook]
@@ -102,11 +100,7 @@ func NewServer(t testing.TB, apiKey, profileID string) *Server {
 	}
 	s := &Server{APIKey: apiKey, ProfileID: profileID, Now: time.Now, priv: priv, pub: pub,
 		Script: fakecarrier.New[Fault, Message, Outcome, webhook](), client: fakecarrier.NewClient()}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v2/messages", s.create)
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
-	t.Cleanup(s.srv.Close)
+	s.URL = fakecarrier.Serve(t, "POST /v2/messages", s.create)
 	return s
 }
 

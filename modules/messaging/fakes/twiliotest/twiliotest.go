@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"sort"
 	"strconv"
@@ -63,7 +62,6 @@ type Server struct {
 	// service listens elsewhere than its PUBLIC_BASE_URL says).
 	Rewrite func(url string) string
 
-	srv    *httptest.Server
 	client *http.Client
 
 	*fakecarrier.Script[Fault, Message, Outcome, callback]
@@ -79,11 +77,7 @@ func NewServer(t testing.TB, accountSID, authToken string) *Server {
 	t.Helper()
 	s := &Server{AccountSID: accountSID, AuthToken: authToken, Now: time.Now,
 		Script: fakecarrier.New[Fault, Message, Outcome, callback](), client: fakecarrier.NewClient()}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /2010-04-01/Accounts/{sid}/Messages.json", s.create)
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
-	t.Cleanup(s.srv.Close)
+	s.URL = fakecarrier.Serve(t, "POST /2010-04-01/Accounts/{sid}/Messages.json", s.create)
 	return s
 }
 
