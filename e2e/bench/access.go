@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -143,53 +142,6 @@ func accessBullets(meta reportMeta) []string {
 		fmt.Sprintf("Load: %d measured requests per row after %d unmeasured warm-up requests, **one worker**, so each latency "+
 			"is the cost of one request rather than queueing; *CPU/req* and *DB acquires/req* as in the foundation section", requests, warmup),
 	}
-}
-
-// keyPlan is how many API keys the HTTP scenarios spread their requests
-// over, and why.
-type keyPlan struct {
-	Keys     int
-	Quota    int    // requests one key may make per window (0: no limit seen)
-	Policy   string // the RateLimit-Policy header as the service sent it
-	Explicit bool   // set by -keys
-}
-
-// planKeys decides the key count: -keys when set, otherwise enough keys
-// that none exceeds the per-key request limit the service announces in its
-// RateLimit-Policy header (one key when it announces none). Each scenario
-// sends at most its warm-up, one check and its measured run; the scenarios
-// run within one window of each other, so they are summed.
-func planKeys(ctx context.Context, env *benchEnv, key string, flagKeys, apiScenarios int) (keyPlan, error) {
-	resp, err := env.api(key).Do(ctx, http.MethodGet, "/team", nil)
-	if err != nil {
-		return keyPlan{}, fmt.Errorf("probe GET /api/v1/team: %w", err)
-	}
-	if resp.Status != http.StatusOK {
-		return keyPlan{}, fmt.Errorf("probe GET /api/v1/team: status %d: %s", resp.Status, resp.Body)
-	}
-	kp := keyPlan{Keys: 1, Policy: resp.Header.Get("RateLimit-Policy")}
-	kp.Quota = smallestQuota(kp.Policy)
-	if flagKeys > 0 {
-		kp.Keys, kp.Explicit = flagKeys, true
-		return kp, nil
-	}
-	if kp.Quota > 0 && apiScenarios > 0 {
-		budget := max(1, kp.Quota*9/10) // a margin for the probe and check requests
-		kp.Keys = ceilDiv(apiScenarios*(env.warmup+env.requests+1), budget)
-	}
-	return kp, nil
-}
-
-// smallestQuota is the smallest quota of an IETF RateLimit-Policy header
-// such as `"requests";q=120;w=60, "heavy";q=10;w=60` (0 when there is none).
-func smallestQuota(policy string) (quota int) {
-	for param := range strings.SplitSeq(strings.ReplaceAll(policy, ",", ";"), ";") {
-		v, ok := strings.CutPrefix(strings.TrimSpace(param), "q=")
-		if q, err := strconv.Atoi(strings.TrimSpace(v)); ok && err == nil && q > 0 && (quota == 0 || q < quota) {
-			quota = q
-		}
-	}
-	return quota
 }
 
 // Per-key budgets the scenarios plan with: 90% of the service's limits

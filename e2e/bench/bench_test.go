@@ -28,19 +28,6 @@ func TestReplaceSection(t *testing.T) {
 	}
 }
 
-func TestSmallestQuota(t *testing.T) {
-	for in, want := range map[string]int{
-		``:                      0,
-		`"requests";q=120;w=60`: 120,
-		`"requests";q=120;w=60, "heavy";q=10;w=60`:            10,
-		`"sends-minute";q=20;w=60, "sends-hour";q=200;w=3600`: 20,
-	} {
-		if got := smallestQuota(in); got != want {
-			t.Errorf("smallestQuota(%q) = %d, want %d", in, got, want)
-		}
-	}
-}
-
 func TestFollowMakesTheRowOfItsPolls(t *testing.T) {
 	ctx, start := context.Background(), time.Now()
 	counts := []int{2, 5}

@@ -48,7 +48,7 @@ type benchEnv struct {
 
 	publicURL, adminURL string
 	keys                *keyRing // API keys of the fixture's team; the first is the fixture's
-	keyPlan             keyPlan
+	keysSet             bool     // by -keys
 	teamID, coachID     string        // the fixture team and its head coach, who owns its keys
 	servicePID          int           // 0 when unknown
 	containerID         string        // "" when unknown
@@ -171,7 +171,7 @@ func run() int {
 		pgMaxConns  = flag.Int("pg-max-conns", 20, "pool size of the bench's own connections to the database (fixtures, polls)")
 		scenarioArg = flag.String("scenario", "all", "scenarios to run: all, or a comma-separated list of names (see -list)")
 		out         = flag.String("out", "", "Markdown file whose bench sections are written or replaced")
-		keys        = flag.Int("keys", 0, "API keys the HTTP scenarios spread requests over; 0: enough that none exceeds the per-key limit the service announces in RateLimit-Policy")
+		keys        = flag.Int("keys", 0, "API keys the HTTP scenarios spread requests over; 0: enough that none exceeds 90% of the service's per-key limit")
 		list        = flag.Bool("list", false, "list the scenarios and exit")
 	)
 	flag.Parse()
@@ -197,17 +197,13 @@ func run() int {
 
 	// ^C (or SIGTERM) cancels the run; the deferred clean-ups still stop the
 	// service and the container. A second ^C kills the process outright.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		sig := <-sigs
-		signal.Stop(sigs)
-		progress("%v: cleaning up (again to quit at once)…", sig)
-		cancel()
-	}()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	context.AfterFunc(ctx, func() {
+		if stop(); context.Cause(ctx) != ctx.Err() { // a signal's, not stop's
+			progress("%v: cleaning up (again to quit at once)…", context.Cause(ctx))
+		}
+	})
 
 	results, facts, err := runAll(ctx, env, selected, *keys, int32(*pgMaxConns))
 	if err != nil {
@@ -318,14 +314,17 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 		return nil, facts, fmt.Errorf("create team: %w", err)
 	}
 	env.teamID, env.coachID = fx.TeamID, fx.CoachID
+	// Each API scenario sends its warm-up, one check and its measured run,
+	// all within a minute of each other, so their requests are summed.
 	apiScenarios := len(slices.DeleteFunc(slices.Clone(selected), func(s scenario) bool { return !s.api }))
-	if env.keyPlan, err = planKeys(ctx, env, fx.Key, flagKeys, apiScenarios); err != nil {
-		return nil, facts, err
+	keys := max(1, ceilDiv(apiScenarios*(env.warmup+env.requests+1), requestBudget))
+	if env.keysSet = flagKeys > 0; env.keysSet {
+		keys = flagKeys
 	}
-	if kp := env.keyPlan; kp.Keys > 1 {
-		progress("creating %d API keys (service policy %q)…", kp.Keys, kp.Policy)
+	if keys > 1 {
+		progress("creating %d API keys…", keys-1)
 	}
-	if env.keys, err = newKeyRing(ctx, env, fx.TeamID, fx.CoachID, "bench", env.keyPlan.Keys-1, fx.Key); err != nil {
+	if env.keys, err = newKeyRing(ctx, env, fx.TeamID, fx.CoachID, "bench", keys-1, fx.Key); err != nil {
 		return nil, facts, err
 	}
 

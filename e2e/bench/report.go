@@ -157,15 +157,13 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 	bullets = append(bullets, fmt.Sprintf("Setup: load generator, `teamtext serve` (`LOG_LEVEL=warn`, `DB_MAX_CONNS` 20, `JOB_WORKERS` 50) and %s "+
 		"(testcontainers, fsync off) on the same machine; %skeep-alive HTTP/1.1 over loopback; "+
 		"the bench's own pool of %d connections for fixtures and polls", pg, team, meta.PoolSize))
-	switch kp := e.keyPlan; {
+	switch {
 	case sec.bullets != nil:
-	case kp.Explicit:
-		bullets = append(bullets, fmt.Sprintf("API keys: %d (`-keys`), requests round-robin over them", kp.Keys))
-	case kp.Quota > 0:
-		bullets = append(bullets, fmt.Sprintf("API keys: %d, requests round-robin over them, so that none exceeds the per-key limit the "+
-			"service announces (`RateLimit-Policy: %s`); the limiter's check is part of what is measured", kp.Keys, kp.Policy))
+	case e.keysSet:
+		bullets = append(bullets, fmt.Sprintf("API keys: %d (`-keys`), requests round-robin over them", len(e.keys.keys)))
 	default:
-		bullets = append(bullets, "API keys: 1 (the service announced no rate limit)")
+		bullets = append(bullets, fmt.Sprintf("API keys: %d, requests round-robin over them, so that none makes more than %d requests a "+
+			"minute (90%% of the service's per-key limit); the limiter's check is part of what is measured", len(e.keys.keys), requestBudget))
 	}
 	if idle := e.idle; idle.HasService || idle.HasPostgres {
 		rate := func(d time.Duration, ok bool) string {
