@@ -47,8 +47,8 @@ type benchEnv struct {
 	engineTeams                   int // the engine scenarios' teams (-engine-teams)
 
 	publicURL, adminURL string
-	keys                *keyRing // API keys of the fixture's team; the first is the fixture's
-	keysSet             bool     // by -keys
+	keys                *keyRing      // API keys of the fixture's team; the first is the fixture's
+	keysSet             bool          // by -keys
 	teamID, coachID     string        // the fixture team and its head coach, who owns its keys
 	servicePID          int           // 0 when unknown
 	containerID         string        // "" when unknown
