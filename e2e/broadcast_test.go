@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,23 +14,10 @@ import (
 func importMembers(t testing.TB, admin *harness.Client, teamID string, block, n int) {
 	t.Helper()
 	for from := 0; from < n; from += 1000 {
-		importChunk(t, admin, teamID, block, from, min(n, from+1000))
+		res, err := harness.ImportMembers(context.Background(), admin, teamID, harness.Athletes(block, from, min(n, from+1000)))
+		require.NoError(t, err)
+		require.Equal(t, min(n, from+1000)-from, res.Created)
 	}
-}
-
-func importChunk(t testing.TB, admin *harness.Client, teamID string, block, from, to int) {
-	t.Helper()
-	var b strings.Builder
-	b.WriteString("name,phone,role\n")
-	for i := from; i < to; i++ {
-		fmt.Fprintf(&b, "Athlete %d,%s,athlete\n", i, harness.Phone(block, i))
-	}
-	r, err := harness.ImportCSV(context.Background(), admin, teamID, b.String())
-	require.NoError(t, err)
-	require.Equal(t, 200, r.Status, string(r.Body[:min(len(r.Body), 500)]))
-	var res harness.ImportResult
-	require.NoError(t, r.Data(&res))
-	require.Equal(t, to-from, res.Created)
 }
 
 // TestThousandMemberBroadcast: exactly 1,000 carrier sends (20 of them

@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -42,18 +42,11 @@ func newRSVPBench(t testing.TB, name string) *rsvpBench {
 	b.admin = harness.NewClient(b.svc.AdminURL+"/admin/v1", harness.AdminToken)
 	b.f, b.api = newTeamOn(t, b.admin, b.svc, harness.TeamOptions{Extra: map[string]any{"number": b.number}})
 	const block = 3
-	var csv strings.Builder
-	for i := range rsvpBenchMembers {
-		if i%5000 == 0 {
-			csv.Reset()
-			csv.WriteString("name,phone,role\n")
-		}
-		fmt.Fprintf(&csv, "Athlete %d,%s,athlete\n", i, harness.Phone(block, i))
-		b.phones = append(b.phones, harness.Phone(block, i))
-		if i%5000 == 4999 {
-			r, err := b.admin.Do(ctx, "POST", "/teams/"+b.f.TeamID+"/members/import", csv.String(), "Content-Type", "text/csv")
-			require.NoError(t, err)
-			require.Equal(t, 200, r.Status, string(r.Body[:min(len(r.Body), 300)]))
+	for part := range slices.Chunk(harness.Athletes(block, 0, rsvpBenchMembers), 5000) {
+		_, err := harness.ImportMembers(ctx, b.admin, b.f.TeamID, part)
+		require.NoError(t, err)
+		for _, m := range part {
+			b.phones = append(b.phones, m.Phone)
 		}
 	}
 	var err error

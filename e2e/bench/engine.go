@@ -64,17 +64,14 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 
 	progress("engine: creating %d teams of %d members…", nTeams, engineMembers+1)
 	teams := make([]*harness.Fixture, nTeams) // team i sends from harness.Phone(blockEngineNumbers, i)
-	rows := teamRows(blockEngine, engineMembers, nil)
-	for i := range rows {
-		rows[i].role = "athlete"
-	}
+	rows := harness.Athletes(blockEngine, 0, engineMembers)
 	setupStart := time.Now()
 	err := load.Parallel(ctx, nTeams, setupWorkers, func(ctx context.Context, i int) error {
 		fx, err := harness.NewTeam(ctx, admin, harness.TeamOptions{Extra: map[string]any{"number": harness.Phone(blockEngineNumbers, i)}})
 		if err != nil {
 			return fmt.Errorf("team %d: %w", i, err)
 		}
-		if _, err := importCSV(ctx, admin, fx.TeamID, rows); err != nil {
+		if _, err := harness.ImportMembers(ctx, admin, fx.TeamID, rows); err != nil {
 			return fmt.Errorf("team %d: %w", i, err)
 		}
 		teams[i] = fx

@@ -100,7 +100,7 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 	tr, answered, err := callbacks(ctx, env, fx.TeamID, number, rows, "SMbench", body, func(i int, t0 time.Time) {
 		if body(i) == "STOP" {
 			mu.Lock()
-			stopSent[rows[i].phone] = t0
+			stopSent[rows[i].Phone] = t0
 			mu.Unlock()
 		}
 	})
@@ -140,7 +140,7 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 // last page, and the row measured that page's lock), and measures from the first callback to the last
 // message.received stored; latencies are each text's callback to its
 // event. It also returns how long the callbacks took to be answered.
-func callbacks(ctx context.Context, env *benchEnv, teamID, number string, rows []memberRow, tag string, body func(i int) string,
+func callbacks(ctx context.Context, env *benchEnv, teamID, number string, rows []harness.Member, tag string, body func(i int) string,
 	sent func(i int, t0 time.Time)) (result, time.Duration, error) {
 	// A connection per worker, kept alive, as a carrier's callbacks come:
 	// the harness client's transport keeps 2, and most callbacks dialled.
@@ -154,7 +154,7 @@ func callbacks(ctx context.Context, env *benchEnv, teamID, number string, rows [
 	start := m.start
 	err = load.Parallel(ctx, len(rows), inboundWorkers, func(ctx context.Context, i int) error {
 		t0 := time.Now()
-		err := admin.Expect(ctx, http.StatusAccepted, http.MethodPost, "/simulator/inbound", map[string]any{"from": rows[i].phone, "to": number,
+		err := admin.Expect(ctx, http.StatusAccepted, http.MethodPost, "/simulator/inbound", map[string]any{"from": rows[i].Phone, "to": number,
 			"body": body(i), "provider_message_id": tag + rand.Text()}, nil)
 		if err != nil {
 			return fmt.Errorf("callback %d: %w", i, err)
@@ -188,7 +188,7 @@ WHERE team_id = $1 AND type = 'message.received' AND created_at >= $2`, teamID, 
 // member who has not opted out, delivered by the simulator, then one
 // answer from each member through the callbacks, as plain's texts were.
 // Every answer must be recorded.
-func inboundAnswers(ctx context.Context, env *benchEnv, fx *harness.Fixture, number string, rows []memberRow, plain result) (result, error) {
+func inboundAnswers(ctx context.Context, env *benchEnv, fx *harness.Fixture, number string, rows []harness.Member, plain result) (result, error) {
 	pool := env.pool
 	var poll struct {
 		ID string `json:"id"`
@@ -234,14 +234,14 @@ func inboundAnswers(ctx context.Context, env *benchEnv, fx *harness.Fixture, num
 // inboundBacklog measures filing alone: the same members' texts staged at
 // once by SQL (rows of the staging table, spread over its 8 lanes, and the
 // filers' notification), then the time until the service filed them all.
-func inboundBacklog(ctx context.Context, env *benchEnv, pool *pgxpool.Pool, teamID, number string, rows []memberRow) (result, error) {
+func inboundBacklog(ctx context.Context, env *benchEnv, pool *pgxpool.Pool, teamID, number string, rows []harness.Member) (result, error) {
 	before, err := received(ctx, pool, teamID)
 	if err != nil {
 		return result{}, err
 	}
 	phones := make([]string, len(rows))
 	for i, r := range rows {
-		phones[i] = r.phone
+		phones[i] = r.Phone
 	}
 	tx, err := pool.Begin(ctx)
 	if err != nil {

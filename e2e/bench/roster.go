@@ -56,50 +56,25 @@ func national(e164 string) string {
 	return "(" + d[:3] + ") " + d[3:6] + "-" + d[6:]
 }
 
-// memberRow is one CSV row of a bench import.
-type memberRow struct{ name, phone, role, group string }
-
 // teamRows is n members of block: athletes and guardians (the "families"
 // audience), each in one of groups when given.
-func teamRows(block, n int, groups []string) []memberRow {
-	rows := make([]memberRow, n)
+func teamRows(block, n int, groups []string) []harness.Member {
+	rows := harness.Athletes(block, 0, n)
 	for i := range rows {
-		rows[i] = memberRow{name: fmt.Sprintf("Member %d-%d", block, i), phone: harness.Phone(block, i), role: "athlete"}
 		if i%3 == 2 {
-			rows[i].role = "guardian"
+			rows[i].Role = "guardian"
 		}
 		if len(groups) > 0 {
-			rows[i].group = groups[i%len(groups)]
+			rows[i].Group = groups[i%len(groups)]
 		}
 	}
 	return rows
 }
 
-func csvBody(rows []memberRow) string {
-	var b strings.Builder
-	b.WriteString("name,phone,role,groups\n")
-	for _, r := range rows {
-		fmt.Fprintf(&b, "%s,%s,%s,%s\n", r.name, r.phone, r.role, r.group)
-	}
-	return b.String()
-}
-
-// importCSV posts rows to the admin CSV import of team teamID.
-func importCSV(ctx context.Context, admin *harness.Client, teamID string, rows []memberRow) (res harness.ImportResult, err error) {
-	resp, err := harness.ImportCSV(ctx, admin, teamID, csvBody(rows))
-	if err == nil && resp.Status != http.StatusOK {
-		err = fmt.Errorf("import: status %d: %.300s", resp.Status, resp.Body)
-	}
-	if err == nil {
-		err = resp.Data(&res)
-	}
-	return res, err
-}
-
 // timedOut is the rows of an import of rows that the service did not start
 // within its 45 s budget (import_timeout); any other failure is an error.
-func timedOut(res harness.ImportResult, rows []memberRow) ([]memberRow, error) {
-	var again []memberRow
+func timedOut(res harness.ImportResult, rows []harness.Member) ([]harness.Member, error) {
+	var again []harness.Member
 	for _, r := range res.Rows {
 		switch {
 		case r.Status == "created":
@@ -119,13 +94,13 @@ func timedOut(res harness.ImportResult, rows []memberRow) ([]memberRow, error) {
 // another, and measures them (latency per request, throughput per row).
 // Rows the service did not start within its 45 s budget (import_timeout)
 // are imported again in requests of importChunk rows, and the row says so.
-func importRows(ctx context.Context, env *benchEnv, name, teamID string, rows []memberRow, chunk int) (result, error) {
+func importRows(ctx context.Context, env *benchEnv, name, teamID string, rows []harness.Member, chunk int) (result, error) {
 	admin := env.admin()
 	var lat []time.Duration
 	// post imports part and returns its rows that timed out.
-	post := func(part []memberRow) ([]memberRow, error) {
+	post := func(part []harness.Member) ([]harness.Member, error) {
 		t0 := time.Now()
-		res, err := importCSV(ctx, admin, teamID, part)
+		res, err := harness.ImportMembers(ctx, admin, teamID, part)
 		if err != nil {
 			return nil, err
 		}
@@ -137,7 +112,7 @@ func importRows(ctx context.Context, env *benchEnv, name, teamID string, rows []
 	profiled := env.profileService(ctx, name, time.Duration(len(rows)/8000+2)*time.Second)
 	defer func() { <-profiled }()
 	m := env.meter(ctx)
-	var retry []memberRow
+	var retry []harness.Member
 	done := 0
 	for part := range slices.Chunk(rows, chunk) {
 		again, err := post(part)
@@ -224,7 +199,7 @@ func (e *benchEnv) settle(ctx context.Context) error {
 // rosterTeam is the roster scenarios' team.
 type rosterTeam struct {
 	teamID, coachID string
-	rows            []memberRow // the members imported, in file order
+	rows            []harness.Member // the members imported, in file order
 	members         int         // on the roster, head coach included
 	extra           int         // members the single-request imports added after the others
 	imported        result      // the measured import
@@ -345,7 +320,7 @@ func runRosterOptOutBulk(ctx context.Context, env *benchEnv, rt *rosterTeam) (re
 		// Members run*500 … run*500+499: numbers no earlier run opted out.
 		var body client.BulkOptOutRequest
 		for i := range bulkItems {
-			body.Items = append(body.Items, client.Item{Phone: rt.rows[run*bulkItems+i].phone})
+			body.Items = append(body.Items, client.Item{Phone: rt.rows[run*bulkItems+i].Phone})
 		}
 		var res client.DataBodyListBulkResult
 		d, err := timedCall(ctx, env.api(ring.key()), http.StatusOK, http.MethodPost, "/opt-outs/bulk", body, &res)
@@ -382,14 +357,14 @@ func runRosterValidate(ctx context.Context, env *benchEnv, rt *rosterTeam) (resu
 		// a bulk run opted out (when it ran), 15 numbers on no roster, 5 invalid.
 		var phones []string
 		for i := range 60 {
-			p := rt.rows[len(rt.rows)-1-(run*60+i)%(len(rt.rows)/2)].phone
+			p := rt.rows[len(rt.rows)-1-(run*60+i)%(len(rt.rows)/2)].Phone
 			if i%2 == 1 {
 				p = national(p)
 			}
 			phones = append(phones, p)
 		}
 		for i := range 20 {
-			phones = append(phones, rt.rows[(run*20+i)%(len(rt.rows)/2)].phone)
+			phones = append(phones, rt.rows[(run*20+i)%(len(rt.rows)/2)].Phone)
 		}
 		for i := range 15 {
 			phones = append(phones, harness.Phone(blockUnknown, run*15+i))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // phoneAreas are the area codes of Phone's blocks.
@@ -40,4 +41,36 @@ type ImportResult struct {
 // ImportCSV posts csv to the admin CSV import of team teamID.
 func ImportCSV(ctx context.Context, admin *Client, teamID, csv string) (*Response, error) {
 	return admin.Do(ctx, http.MethodPost, "/teams/"+teamID+"/members/import", csv, "Content-Type", "text/csv")
+}
+
+// Member is one row of an admin CSV import.
+type Member struct{ Name, Phone, Role, Group string }
+
+// Athletes is members from to to (excluded) of number block b (Phone),
+// each named "Athlete <i>", with the athlete role and no group.
+func Athletes(block, from, to int) []Member {
+	rows := make([]Member, 0, max(0, to-from))
+	for i := from; i < to; i++ {
+		rows = append(rows, Member{Name: fmt.Sprintf("Athlete %d", i), Phone: Phone(block, i), Role: "athlete"})
+	}
+	return rows
+}
+
+// ImportMembers imports rows through the admin CSV import of team teamID
+// (columns name, phone, role and groups) and returns its answer, which
+// must be 200.
+func ImportMembers(ctx context.Context, admin *Client, teamID string, rows []Member) (res ImportResult, err error) {
+	var b strings.Builder
+	b.WriteString("name,phone,role,groups\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s,%s,%s,%s\n", r.Name, r.Phone, r.Role, r.Group)
+	}
+	resp, err := ImportCSV(ctx, admin, teamID, b.String())
+	if err == nil && resp.Status != http.StatusOK {
+		err = fmt.Errorf("import: status %d: %.300s", resp.Status, resp.Body)
+	}
+	if err == nil {
+		err = resp.Data(&res)
+	}
+	return res, err
 }
