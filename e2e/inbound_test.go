@@ -586,14 +586,9 @@ SELECT $1, '+1310555' || lpad(i::text, 4, '0'), 'sms', $2::timestamptz - make_in
 	// The heavy pool allows 10 analytics calls per key per minute: spread the
 	// requests over enough keys that none is refused.
 	const requests, perKey = 500, 9
-	keys := []string{f.Key}
-	for len(keys)*perKey < 2*requests+perKey {
-		var k struct {
-			Key string `json:"key"`
-		}
-		require.NoError(t, admin.Expect(ctx, 201, "POST", "/teams/"+f.TeamID+"/api-keys", map[string]any{"member_id": f.CoachID, "name": fmt.Sprint("bench-", len(keys))}, &k))
-		keys = append(keys, k.Key)
-	}
+	more, err := harness.NewKeys(ctx, admin, f.TeamID, f.CoachID, "bench", (2*requests+perKey)/perKey)
+	require.NoError(t, err)
+	keys := append([]string{f.Key}, more...)
 	query := "?from=" + from.Format(time.DateOnly) + "&to=" + today.Format(time.DateOnly)
 	first := harness.NewClient(svc.PublicURL+"/api/v1", keys[0])
 	a := getAnalytics(t, first, query)

@@ -210,15 +210,9 @@ func BenchmarkRSVPResponses(b *testing.B) {
 
 	const requests, perKey = 400, 9
 	levels := []int{1, 4, 8}
-	var keys []string
-	for len(keys) < 1+len(levels)*(requests/perKey+1) { // keys[0] for the check below, then at most perKey requests each
-		var k struct {
-			Key string `json:"key"`
-		}
-		require.NoError(t, bench.admin.Expect(ctx, 201, "POST", "/teams/"+bench.f.TeamID+"/api-keys",
-			map[string]any{"member_id": bench.f.CoachID, "name": fmt.Sprint("rsvp-", len(keys))}, &k))
-		keys = append(keys, k.Key)
-	}
+	// keys[0] for the check below, then at most perKey requests each.
+	keys, err := harness.NewKeys(ctx, bench.admin, bench.f.TeamID, bench.f.CoachID, "rsvp", 1+len(levels)*(requests/perKey+1))
+	require.NoError(t, err)
 	var first pollAnswers
 	r, err := harness.NewClient(bench.svc.PublicURL+"/api/v1", keys[0]).Do(ctx, "GET", "/messages/"+id+"/responses?limit=50", nil)
 	require.NoError(t, err)

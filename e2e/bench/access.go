@@ -162,14 +162,8 @@ type keyRing struct {
 // newKeyRing creates n fresh keys of team teamID for member memberID (a
 // head coach) through the admin API, after the given ones.
 func newKeyRing(ctx context.Context, env *benchEnv, teamID, memberID, name string, n int, keys ...string) (*keyRing, error) {
-	for i := range n {
-		k, err := harness.NewKey(ctx, env.admin(), teamID, memberID, fmt.Sprintf("%s-%d", name, i))
-		if err != nil {
-			return nil, fmt.Errorf("create API key %d of %d: %w", i+1, n, err)
-		}
-		keys = append(keys, k.Key)
-	}
-	return &keyRing{keys: keys}, nil
+	more, err := harness.NewKeys(ctx, env.admin(), teamID, memberID, name, n)
+	return &keyRing{keys: append(keys, more...)}, err
 }
 
 // freshKeys is a ring of enough fresh keys for uses requests at perKey each.

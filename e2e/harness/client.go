@@ -168,6 +168,21 @@ func NewKey(ctx context.Context, admin *Client, teamID, memberID, name string) (
 	return key, err
 }
 
+// NewKeys creates n API keys of team teamID for member memberID (a head
+// coach), named name-0, name-1, …, and returns their secrets: requests
+// spread over them stay under the per-key limits.
+func NewKeys(ctx context.Context, admin *Client, teamID, memberID, name string, n int) ([]string, error) {
+	keys := make([]string, n)
+	for i := range keys {
+		k, err := NewKey(ctx, admin, teamID, memberID, fmt.Sprintf("%s-%d", name, i))
+		if err != nil {
+			return nil, fmt.Errorf("create API key %d of %d: %w", i+1, n, err)
+		}
+		keys[i] = k.Key
+	}
+	return keys, nil
+}
+
 // Expect sends a JSON request and fails unless the status is want; it decodes data into out.
 func (c *Client) Expect(ctx context.Context, want int, method, path string, body, out any) error {
 	resp, err := c.Do(ctx, method, path, body)
