@@ -200,9 +200,9 @@ func (e *benchEnv) settle(ctx context.Context) error {
 type rosterTeam struct {
 	teamID, coachID string
 	rows            []harness.Member // the members imported, in file order
-	members         int         // on the roster, head coach included
-	extra           int         // members the single-request imports added after the others
-	imported        result      // the measured import
+	members         int              // on the roster, head coach included
+	extra           int              // members the single-request imports added after the others
+	imported        result           // the measured import
 }
 
 var rosterGroups = []string{"U10", "U12", "U14", "U16"}
