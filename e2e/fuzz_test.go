@@ -31,6 +31,7 @@ const (
 var hostile = []string{
 	"\x00", "a\x00b", "\xff\xfe", "\xed\xa0\x80", `\ud800`, `\u0000`, "", " ", "null", "%00", "\u200b\u200d",
 	"'; DROP TABLE roster_members;--", "{", "😀", strings.Repeat("x", 5000), "-1", "1e309", "true", "[]", "{}",
+	"9223372036854775807", "1000000001", // past every list's offset and limit, and past int64
 }
 
 // FuzzOperations sends every operation of the public and admin documents
