@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -26,28 +25,16 @@ import (
 // reads the whole answer (so the connection is reused) and fails unless
 // its status is want and, when code is set, it carries that error code.
 func get(ctx context.Context, c *http.Client, url, authz string, want int, code string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	if authz != "" {
-		req.Header.Set("Authorization", authz)
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	r, err := (&harness.Client{Base: url, HTTP: c}).Do(ctx, http.MethodGet, "", nil, "Authorization", authz)
 	switch {
 	case err != nil:
 		return nil, err
-	case resp.StatusCode != want:
-		return body, fmt.Errorf("GET %s: status %d, want %d: %.200s", url, resp.StatusCode, want, body)
-	case code != "" && !bytes.Contains(body, []byte(`"code":"`+code+`"`)):
-		return body, fmt.Errorf("GET %s: want error code %s: %.200s", url, code, body)
+	case r.Status != want:
+		return r.Body, fmt.Errorf("GET %s: status %d, want %d: %.200s", url, r.Status, want, r.Body)
+	case code != "" && !bytes.Contains(r.Body, []byte(`"code":"`+code+`"`)):
+		return r.Body, fmt.Errorf("GET %s: want error code %s: %.200s", url, code, r.Body)
 	}
-	return body, nil
+	return r.Body, nil
 }
 
 // getRow is a scenario of GET requests that all get the same answer.
