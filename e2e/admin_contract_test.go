@@ -36,7 +36,7 @@ type adminRow struct {
 // fields it lists.
 func TestAdminContract(t *testing.T) {
 	t.Parallel()
-	rcv := newHookReceiver(t)
+	rcv := newReceiver(t)
 	h := startHookService(t, "admin_contract", rcv, "CLOCK=test")
 	number, when := teamNumber(), time.Now().Add(72*time.Hour).Format(time.RFC3339)
 	second := teamNumber()
@@ -100,7 +100,7 @@ func TestAdminContract(t *testing.T) {
 		{method: "POST", path: "/simulator/inbound", body: fields{"from": "+12025550303", "to": number, "body": "Is practice on?"}, status: 202},
 		{method: "WAIT", path: "inbox"},
 		{method: "POST", path: "/teams/{team}/inbox/{inbound}/reply", body: fields{"member_id": ref("coach"), "body": "Yes, at 5."}, status: 200, check: func(t *testing.T, d map[string]any, _ map[string]string) { require.NotNil(t, d["replied_at"]) }},
-		{method: "POST", path: "/teams/{team}/webhooks", body: fields{"url": rcv.url("/contract"), "events": []any{"member.joined"}, "member_id": ref("coach")}, status: 201, save: "webhook"},
+		{method: "POST", path: "/teams/{team}/webhooks", body: fields{"url": rcv.URL("/contract"), "events": []any{"member.joined"}, "member_id": ref("coach")}, status: 201, save: "webhook"},
 		{method: "POST", path: "/teams/{team}/webhooks/{webhook}/test", status: 200},
 		{method: "GET", path: "/teams/{team}/webhooks/{webhook}/attempts", status: 200},
 		{method: "POST", path: "/teams/{team}/webhooks/{webhook}/enable", body: fields{"member_id": ref("coach")}, status: 200, check: wantField("enabled", true)},

@@ -19,7 +19,7 @@ import (
 func TestIntegratorDayWithGeneratedClient(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rcv := newHookReceiver(t)
+	rcv := newReceiver(t)
 	h := startHookService(t, "client_journey", rcv)
 	f, err := harness.NewTeam(ctx, h.admin, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})
 	require.NoError(t, err)
@@ -60,7 +60,7 @@ func TestIntegratorDayWithGeneratedClient(t *testing.T) {
 	require.Equal(t, []string{memberID}, dels.JSON200.Data[0].MemberIds)
 	require.Nil(t, dels.JSON200.Pagination.NextOffset)
 
-	hook, err := c.CreateWebhookWithResponse(ctx, client.NewBody{Url: ptr(rcv.url("/events")), Events: &[]string{"member.opted_out", "message.status"}})
+	hook, err := c.CreateWebhookWithResponse(ctx, client.NewBody{Url: ptr(rcv.URL("/events")), Events: &[]string{"member.opted_out", "message.status"}})
 	require.NoError(t, err)
 	require.Equal(t, 201, hook.StatusCode(), string(hook.Body))
 	require.True(t, strings.HasPrefix(hook.JSON201.Data.Secret, "whsec_"))

@@ -25,12 +25,12 @@ import (
 // good one's secret once. Another team's webhook is 404.
 func TestDashboardWebhookTurnOn(t *testing.T) {
 	t.Parallel()
-	rcv := newHookReceiver(t)
-	rcv.status.Store(http.StatusServiceUnavailable)
+	rcv := newReceiver(t)
+	rcv.SetStatus(http.StatusServiceUnavailable)
 	h := startHookService(t, "wh_dash_on", rcv)
 	f, api := newTeamOn(t, h.admin, h.svc, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})
 	director := hookStaff(t, h, f.TeamID, "team_director")
-	w := whCreate(t, api, rcv.url("/down"), "member.joined")
+	w := whCreate(t, api, rcv.URL("/down"), "member.joined")
 
 	for i := 1; i <= 20; i++ {
 		whJoin(t, h.admin, f.TeamID, map[string]any{"name": fmt.Sprintf("Athlete %d", i), "phone": fmt.Sprintf("20255502%02d", i)})
@@ -64,11 +64,11 @@ func TestDashboardWebhookTurnOn(t *testing.T) {
 	require.Equal(t, director.memberID, got.OwnerID, "the API shows the new owner")
 
 	// The next event is delivered.
-	rcv.status.Store(http.StatusOK)
+	rcv.SetStatus(http.StatusOK)
 	late := whJoin(t, h.admin, f.TeamID, map[string]any{"name": "Late Joiner", "phone": "2025550241"})
 	waitFor(t, 30*time.Second, func() bool {
-		for _, q := range rcv.requests("/down") {
-			if q.envelope(t).Type == "member.joined" && strings.Contains(string(q.Body), late) {
+		for _, q := range rcv.Requests("/down") {
+			if envelope(t, q).Type == "member.joined" && strings.Contains(string(q.Body), late) {
 				return true
 			}
 		}
@@ -77,8 +77,8 @@ func TestDashboardWebhookTurnOn(t *testing.T) {
 	click(t, tab, "Send test event")
 	require.Contains(t, textOf(t, tab, "main p.ok"), "Test event sent")
 	waitFor(t, 30*time.Second, func() bool {
-		for _, q := range rcv.requests("/down") {
-			if q.envelope(t).Type == "webhook.test" {
+		for _, q := range rcv.Requests("/down") {
+			if envelope(t, q).Type == "webhook.test" {
 				return true
 			}
 		}
@@ -105,7 +105,7 @@ func TestDashboardWebhookTurnOn(t *testing.T) {
 	require.Contains(t, locationOn(t, tab), "?done=retried")
 	waitFor(t, 30*time.Second, func() bool {
 		n := 0
-		for _, q := range rcv.requests("/down") {
+		for _, q := range rcv.Requests("/down") {
 			if q.Header.Get("X-Service-Delivery") == cancelled[0].ID {
 				n++
 			}
@@ -152,7 +152,7 @@ func TestDashboardWebhookTurnOn(t *testing.T) {
 	require.NoError(t, api.Expect(context.Background(), 200, "GET", "/webhooks", nil, &list))
 	require.Len(t, list, 1, "nothing was made")
 
-	require.NoError(t, chromedp.Do(within(t, tab), chromedp.SetValue(`#url`, rcv.url("/second"))))
+	require.NoError(t, chromedp.Do(within(t, tab), chromedp.SetValue(`#url`, rcv.URL("/second"))))
 	click(t, tab, "Add webhook")
 	secret := textOf(t, tab, "#new-secret")
 	require.True(t, strings.HasPrefix(secret, "whsec_"), "the new webhook's secret")
@@ -162,7 +162,7 @@ func TestDashboardWebhookTurnOn(t *testing.T) {
 	require.Len(t, list, 2)
 
 	// Delete, from the webhook's own page.
-	_, err = chromedp.RunResponse(within(t, tab), chromedp.Click(`//a[normalize-space()="`+rcv.url("/second")+`"]`))
+	_, err = chromedp.RunResponse(within(t, tab), chromedp.Click(`//a[normalize-space()="`+rcv.URL("/second")+`"]`))
 	require.NoError(t, err)
 	click(t, tab, "Delete")
 	require.Equal(t, base+"/app/settings/webhooks", locationOn(t, tab))

@@ -296,17 +296,18 @@ func TestBacklogDoesNotHoldOtherTeams(t *testing.T) {
 // reaches the receiver, all within two minutes of the kill.
 func TestCrashedNodeHandsOverWithinTwoMinutes(t *testing.T) {
 	t.Parallel()
-	rcv := newHookReceiver(t)
-	p := newPacingEnv(t, "pacing_kill", 2, "SIMULATOR_PROFILE=realistic", "WEBHOOK_ALLOW_CIDRS=127.0.0.1/32", "WEBHOOK_CA_FILE="+rcv.pem)
+	rcv := newReceiver(t)
+	release := rcv.Hold("/held")
+	p := newPacingEnv(t, "pacing_kill", 2, "SIMULATOR_PROFILE=realistic", "WEBHOOK_ALLOW_CIDRS=127.0.0.1/32", "WEBHOOK_CA_FILE="+rcv.PEM())
 	a := p.team(t, 0, 5, 3000, 100)
-	whCreate(t, a.api, rcv.url("/held"), "message.status")
+	whCreate(t, a.api, rcv.URL("/held"), "message.status")
 	m, _ := broadcast(t, a.api, "Bus leaves at 7")
 	waitFor(t, 30*time.Second, func() bool { return len(handOvers(t, p.url, a.number)) >= 300 })
 	// Deliveries in flight on both nodes: the receiver holds them.
-	waitFor(t, 30*time.Second, func() bool { return len(rcv.requests("/held")) >= 20 })
+	waitFor(t, 30*time.Second, func() bool { return len(rcv.Requests("/held")) >= 20 })
 	require.NoError(t, p.nodes[0].Kill())
 	killed := time.Now()
-	close(rcv.hold)
+	release()
 	mid := len(handOvers(t, p.url, a.number))
 	require.Less(t, mid, 3001, "killed in the middle")
 	startServiceOn(t, p.url, p.env...)
@@ -325,8 +326,8 @@ func TestCrashedNodeHandsOverWithinTwoMinutes(t *testing.T) {
 	// the dead node had in flight are sent again.
 	waitFor(t, 2*time.Minute-time.Since(killed), func() bool {
 		ids := map[string]bool{}
-		for _, r := range rcv.answeredHeld() {
-			ids[r.envelope(t).ID] = true
+		for _, r := range rcv.Held() {
+			ids[envelope(t, r).ID] = true
 		}
 		return len(ids) == 3001
 	})

@@ -164,7 +164,7 @@ func injectAll(t *testing.T, admin *harness.Client, url, teamID, to string, text
 func TestRSVPPoll(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rcv := newHookReceiver(t)
+	rcv := newReceiver(t)
 	h := startHookService(t, "rsvp_poll", rcv, "CLOCK=test")
 	f, api := newTeamOn(t, h.admin, h.svc, harness.TeamOptions{Extra: map[string]any{"number": teamNumber()}})
 	var team struct {
@@ -175,7 +175,7 @@ func TestRSVPPoll(t *testing.T) {
 	importMembers(t, h.admin, f.TeamID, block, athletes)
 	phone := func(n int) string { return harness.Phone(block, n) }
 	parent := addMember(t, api, map[string]any{"name": "Parent of 0", "phone": phone(0), "role": "guardian"})
-	hook := whCreate(t, api, rcv.url("/rsvp"), "message.response")
+	hook := whCreate(t, api, rcv.URL("/rsvp"), "message.response")
 	require.Equal(t, []string{"message.response"}, hook.Events)
 
 	// The estimate counts the reply line.
@@ -280,11 +280,11 @@ func TestRSVPPoll(t *testing.T) {
 	// One message.response per answer recorded: the first answers, the
 	// parent's entry, and the ten changes of mind.
 	events := recorded + len(second)
-	reqs := rcv.waitRequests(t, "/rsvp", events)
+	reqs := waitRequests(t, rcv, "/rsvp", events)
 	seen := map[string]bool{}
 	perMember := map[string]int{}
 	for _, q := range reqs {
-		e := q.envelope(t)
+		e := envelope(t, q)
 		require.Equal(t, "message.response", e.Type)
 		if seen[e.ID] {
 			continue // a retried delivery

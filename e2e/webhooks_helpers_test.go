@@ -9,13 +9,10 @@ import (
 	"encoding/json"
 	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,13 +21,6 @@ import (
 
 	"github.com/teamtext/teamtext/e2e/harness"
 )
-
-// hookRequest is one delivery as the integrator's server saw it.
-type hookRequest struct {
-	Path   string
-	Header http.Header
-	Body   []byte
-}
 
 // whEnvelope is the body of a delivery (spec §6).
 type whEnvelope struct {
@@ -44,93 +34,35 @@ type whEnvelope struct {
 	Data json.RawMessage `json:"data"`
 }
 
-func (r hookRequest) envelope(t *testing.T) whEnvelope {
+// envelope decodes a delivery's body.
+func envelope(t *testing.T, r harness.Hook) whEnvelope {
 	t.Helper()
 	var e whEnvelope
 	require.NoError(t, json.Unmarshal(r.Body, &e), string(r.Body))
 	return e
 }
 
-// hookReceiver is an integrator's HTTPS endpoint with a self-signed
-// certificate (written to a PEM file the service is told to trust). It
-// answers status (200 unless changed); "/redirect" answers 302 to the
-// cloud metadata address; "/held" answers only once hold is closed, so
-// deliveries stay in flight until the test lets them finish.
-type hookReceiver struct {
-	srv    *httptest.Server
-	pem    string
-	status atomic.Int64
-	hold   chan struct{}
-	mu     sync.Mutex
-	got    []hookRequest
-	held   []hookRequest // "/held" requests answered after the hold
-}
-
-func newHookReceiver(t *testing.T) *hookReceiver {
+// newReceiver starts an integrator's endpoint for the test (see
+// harness.Receiver: "/redirect" answers 302 to the metadata address).
+func newReceiver(t *testing.T) *harness.Receiver {
 	t.Helper()
-	r := &hookReceiver{hold: make(chan struct{})}
-	r.status.Store(http.StatusOK)
-	var err error
-	r.srv, r.pem, err = harness.ServeTLS(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.got = append(r.got, hookRequest{Path: req.URL.Path, Header: req.Header.Clone(), Body: body})
-		r.mu.Unlock()
-		if req.URL.Path == "/redirect" {
-			http.Redirect(w, req, "https://169.254.169.254/latest/meta-data/", http.StatusFound)
-			return
-		}
-		if req.URL.Path == "/held" {
-			select {
-			case <-r.hold:
-			case <-req.Context().Done():
-				return // the sender went away (its node was killed): never answered
-			}
-			r.mu.Lock()
-			r.held = append(r.held, hookRequest{Path: req.URL.Path, Header: req.Header.Clone(), Body: body})
-			r.mu.Unlock()
-		}
-		w.WriteHeader(int(r.status.Load()))
-	}), t.TempDir())
+	r, err := harness.NewReceiver(t.TempDir())
 	require.NoError(t, err)
-	t.Cleanup(r.srv.Close)
+	t.Cleanup(r.Close)
 	return r
 }
 
-// url is the receiver's URL for path, by IP literal.
-func (r *hookReceiver) url(path string) string { return r.srv.URL + path }
-
-// port is the receiver's TCP port.
-func (r *hookReceiver) port() string {
-	_, p, _ := net.SplitHostPort(strings.TrimPrefix(r.srv.URL, "https://"))
+// receiverPort is the receiver's TCP port.
+func receiverPort(r *harness.Receiver) string {
+	_, p, _ := net.SplitHostPort(strings.TrimPrefix(r.URL(""), "https://"))
 	return p
 }
 
-// requests returns what arrived on path ("" for every path).
-func (r *hookReceiver) requests(path string) []hookRequest {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []hookRequest
-	for _, q := range r.got {
-		if path == "" || q.Path == path {
-			out = append(out, q)
-		}
-	}
-	return out
-}
-
-// answeredHeld returns the "/held" requests that were answered.
-func (r *hookReceiver) answeredHeld() []hookRequest {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]hookRequest(nil), r.held...)
-}
-
 // waitRequests waits until n requests arrived on path and returns them.
-func (r *hookReceiver) waitRequests(t *testing.T, path string, n int) []hookRequest {
+func waitRequests(t *testing.T, r *harness.Receiver, path string, n int) []harness.Hook {
 	t.Helper()
-	waitFor(t, 30*time.Second, func() bool { return len(r.requests(path)) >= n })
-	return r.requests(path)
+	waitFor(t, 30*time.Second, func() bool { return len(r.Requests(path)) >= n })
+	return r.Requests(path)
 }
 
 // hookService is a service on its own database that trusts the receiver
@@ -142,10 +74,10 @@ type hookService struct {
 	admin *harness.Client
 }
 
-func startHookService(t *testing.T, db string, rcv *hookReceiver, extraEnv ...string) *hookService {
+func startHookService(t *testing.T, db string, rcv *harness.Receiver, extraEnv ...string) *hookService {
 	t.Helper()
 	h := &hookService{url: freshDatabase(t, db)}
-	h.env = append(harness.ReceiverEnv(rcv.pem), extraEnv...)
+	h.env = append(harness.ReceiverEnv(rcv.PEM()), extraEnv...)
 	h.start(t)
 	return h
 }
@@ -253,7 +185,7 @@ func whJoin(t *testing.T, admin *harness.Client, teamID string, body map[string]
 // from spec §6 alone: signed text = t + "." + raw body; v1 = hex
 // HMAC-SHA256 keyed with the whole secret string; compared in constant
 // time; t within 5 minutes of now. It returns t.
-func whVerifySignature(t *testing.T, secret string, r hookRequest, now time.Time) int64 {
+func whVerifySignature(t *testing.T, secret string, r harness.Hook, now time.Time) int64 {
 	t.Helper()
 	var ts, v1 string
 	for _, part := range strings.Split(r.Header.Get("X-Service-Signature"), ",") {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -19,61 +18,6 @@ import (
 
 	"github.com/teamtext/teamtext/e2e/harness"
 )
-
-// timedHook is one request as a timed receiver saw it: when it arrived
-// (the receiver's own clock) and what it answered.
-type timedHook struct {
-	hookRequest
-	At     time.Time
-	Status int
-}
-
-// timedReceiver is an integrator's HTTPS endpoint that keeps the time of
-// every request, answering status (settable: 503 while "down"); while
-// hold is set, answers wait until it is closed.
-type timedReceiver struct {
-	srv    *httptest.Server
-	pem    string
-	status atomic.Int64
-	hold   atomic.Pointer[chan struct{}]
-	mu     sync.Mutex
-	got    []timedHook
-}
-
-func newTimedReceiver(t *testing.T) *timedReceiver {
-	t.Helper()
-	r := &timedReceiver{}
-	r.status.Store(http.StatusOK)
-	var err error
-	r.srv, r.pem, err = harness.ServeTLS(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		at := time.Now()
-		body, _ := io.ReadAll(req.Body)
-		status := int(r.status.Load())
-		r.mu.Lock()
-		r.got = append(r.got, timedHook{hookRequest: hookRequest{Path: req.URL.Path, Header: req.Header.Clone(), Body: body}, At: at, Status: status})
-		r.mu.Unlock()
-		if h := r.hold.Load(); h != nil {
-			select {
-			case <-*h:
-			case <-req.Context().Done():
-				return
-			}
-		}
-		w.WriteHeader(status)
-	}), t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-func (r *timedReceiver) all() []timedHook {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]timedHook(nil), r.got...)
-}
-
-// hookReceiver's settings for the service (same trust rules).
-func (r *timedReceiver) asHook() *hookReceiver { return &hookReceiver{pem: r.pem} }
 
 // whDelivery is one row of GET /webhooks/{id}/deliveries.
 type whDelivery struct {
@@ -107,14 +51,14 @@ func whDeliveries(t *testing.T, api *harness.Client, webhookID, status string) [
 }
 
 // memberOf is the member id in a member.joined delivery.
-func memberOf(t *testing.T, r hookRequest) string {
+func memberOf(t *testing.T, r harness.Hook) string {
 	t.Helper()
 	var d struct {
 		Member struct {
 			ID string `json:"id"`
 		} `json:"member"`
 	}
-	require.NoError(t, json.Unmarshal(r.envelope(t).Data, &d))
+	require.NoError(t, json.Unmarshal(envelope(t, r).Data, &d))
 	return d.Member.ID
 }
 
@@ -130,11 +74,11 @@ func memberOf(t *testing.T, r hookRequest) string {
 func TestWebhookRecover(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rcv := newTimedReceiver(t)
-	rcv.status.Store(http.StatusServiceUnavailable)
-	h := startHookService(t, "wh_recover", rcv.asHook(), "CLOCK=test")
+	rcv := newReceiver(t)
+	rcv.SetStatus(http.StatusServiceUnavailable)
+	h := startHookService(t, "wh_recover", rcv, "CLOCK=test")
 	f, api := h.team(t)
-	w := whCreate(t, api, rcv.srv.URL+"/recover", "member.joined")
+	w := whCreate(t, api, rcv.URL("/recover"), "member.joined")
 	start := h.advance(t, 0)
 
 	// Three events, every attempt failing: abandoned after the sixth
@@ -154,15 +98,13 @@ func TestWebhookRecover(t *testing.T) {
 	// Five more, all published while the webhook is on (their first
 	// attempts are held at the receiver until then): the 20th failure turns
 	// the webhook off and ends the rest.
-	hold := make(chan struct{})
-	rcv.hold.Store(&hold)
-	sent := len(rcv.all())
+	release := rcv.Hold()
+	sent := len(rcv.Requests(""))
 	for i := range 5 {
 		members = append(members, whJoin(t, h.admin, f.TeamID, map[string]any{"name": fmt.Sprintf("Late %d", i), "phone": fmt.Sprintf("20255508%02d", i)}))
 	}
-	waitFor(t, 30*time.Second, func() bool { return len(rcv.all()) == sent+5 })
-	rcv.hold.Store(nil)
-	close(hold)
+	waitFor(t, 30*time.Second, func() bool { return len(rcv.Requests("")) == sent+5 })
+	release()
 	waitFor(t, 30*time.Second, func() bool { return !whAdminGet(t, h.admin, f.TeamID, w.ID).Enabled })
 	waitFor(t, 60*time.Second, func() bool {
 		h.advance(t, 5*time.Minute) // retries planned before the turn-off come due and end
@@ -221,7 +163,7 @@ func TestWebhookRecover(t *testing.T) {
 	requireCode(t, whDo(t, other, "POST", "/webhooks/"+w.ID+"/recover", map[string]any{"since": start.Format(time.RFC3339)}), 404, "not_found")
 	requireCode(t, whDo(t, other, "POST", "/webhooks/"+w.ID+"/deliveries/"+abandoned[0].ID+"/retry", nil), 404, "not_found")
 	requireCode(t, whDo(t, other, "PATCH", "/webhooks/"+w.ID, map[string]any{"max_per_second": 5}), 404, "not_found")
-	own := whCreate(t, other, rcv.srv.URL+"/other", "member.joined")
+	own := whCreate(t, other, rcv.URL("/other"), "member.joined")
 	requireCode(t, whDo(t, other, "POST", "/webhooks/"+own.ID+"/deliveries/"+abandoned[0].ID+"/retry", nil), 404, "not_found")
 	requireCode(t, whDo(t, api, "POST", "/webhooks/"+w.ID+"/deliveries/dlv_nosuch/retry", nil), 404, "not_found")
 	for _, q := range []string{"status=bogus", "status=", "status=ABANDONED", "limit=0", "limit=201", "offset=-1"} {
@@ -236,8 +178,8 @@ func TestWebhookRecover(t *testing.T) {
 	require.Len(t, whDeliveries(t, api, w.ID, "abandoned"), 3, "nothing changed")
 
 	// Up again, turned on, recovered from before the first event.
-	rcv.status.Store(http.StatusOK)
-	before := len(rcv.all())
+	rcv.SetStatus(http.StatusOK)
+	before := len(rcv.Requests(""))
 	require.NoError(t, h.admin.Expect(ctx, 200, "POST", "/teams/"+f.TeamID+"/webhooks/"+w.ID+"/enable", map[string]any{"member_id": f.CoachID}, nil))
 	var rec struct {
 		Requeued int       `json:"requeued"`
@@ -250,14 +192,14 @@ func TestWebhookRecover(t *testing.T) {
 	require.Equal(t, 8, rec.Requeued)
 
 	waitFor(t, 30*time.Second, func() bool { return len(whDeliveries(t, api, w.ID, "delivered")) == 8 })
-	got := rcv.all()[before:]
+	got := rcv.Requests("")[before:]
 	require.Len(t, got, 8, "every event exactly once")
 	now := h.advance(t, 0)
 	for i, g := range got {
 		require.Equal(t, 200, g.Status)
-		require.Equal(t, members[i], memberOf(t, g.hookRequest), "in the order the events happened")
+		require.Equal(t, members[i], memberOf(t, g), "in the order the events happened")
 		require.NoError(t, stripewebhook.ValidatePayloadIgnoringTolerance(g.Body, g.Header.Get("X-Service-Signature"), w.Secret), "signed")
-		whVerifySignature(t, w.Secret, g.hookRequest, now)
+		whVerifySignature(t, w.Secret, g, now)
 	}
 	for _, d := range whDeliveries(t, api, w.ID, "delivered") {
 		last := d.Attempts[len(d.Attempts)-1]
@@ -281,8 +223,8 @@ func TestWebhookRecover(t *testing.T) {
 	require.NoError(t, api.Expect(ctx, 202, "POST", "/webhooks/"+w.ID+"/deliveries/"+target.ID+"/retry", nil, &retried))
 	require.Equal(t, target.ID, retried.ID)
 	require.Equal(t, "pending", retried.Status)
-	waitFor(t, 30*time.Second, func() bool { return len(rcv.all()) == before+9 })
-	again := rcv.all()[before+8]
+	waitFor(t, 30*time.Second, func() bool { return len(rcv.Requests("")) == before+9 })
+	again := rcv.Requests("")[before+8]
 	require.Equal(t, target.ID, again.Header.Get("X-Service-Delivery"), "the same delivery id")
 	require.Equal(t, 2, strings.Count(again.Header.Get("X-Service-Signature"), "v1="))
 	require.NoError(t, stripewebhook.ValidatePayloadIgnoringTolerance(again.Body, again.Header.Get("X-Service-Signature"), w.Secret))
@@ -290,7 +232,7 @@ func TestWebhookRecover(t *testing.T) {
 	waitFor(t, 30*time.Second, func() bool { return len(whDeliveries(t, api, w.ID, "delivered")) == 8 })
 
 	// A delivery still pending cannot be retried: its next attempt is planned.
-	rcv.status.Store(http.StatusServiceUnavailable)
+	rcv.SetStatus(http.StatusServiceUnavailable)
 	whJoin(t, h.admin, f.TeamID, map[string]any{"name": "Pending Pat", "phone": "2025550799"})
 	var failed []whDelivery
 	waitFor(t, 30*time.Second, func() bool { failed = whDeliveries(t, api, w.ID, "failed"); return len(failed) == 1 })
@@ -311,19 +253,19 @@ func TestWebhookRecover(t *testing.T) {
 func TestWebhookThrottle(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rcv := newTimedReceiver(t)
-	h := startHookService(t, "wh_throttle", rcv.asHook())
+	rcv := newReceiver(t)
+	h := startHookService(t, "wh_throttle", rcv)
 	f, api := h.team(t)
 
 	for _, bad := range []any{0, -1, 101, 1 << 40, 2.5, "10", true} {
-		r := whDo(t, api, "POST", "/webhooks", map[string]any{"url": rcv.srv.URL + "/x", "events": []string{"member.joined"}, "max_per_second": bad})
+		r := whDo(t, api, "POST", "/webhooks", map[string]any{"url": rcv.URL("/x"), "events": []string{"member.joined"}, "max_per_second": bad})
 		require.Equal(t, 400, r.Status, "%v: %s", bad, r.Body)
 	}
 	var w struct {
 		whHook
 		MaxPerSecond *int `json:"max_per_second"`
 	}
-	require.NoError(t, api.Expect(ctx, 201, "POST", "/webhooks", map[string]any{"url": rcv.srv.URL + "/throttle", "events": []string{"member.joined"}, "max_per_second": 50}, &w))
+	require.NoError(t, api.Expect(ctx, 201, "POST", "/webhooks", map[string]any{"url": rcv.URL("/throttle"), "events": []string{"member.joined"}, "max_per_second": 50}, &w))
 	require.Equal(t, 50, *w.MaxPerSecond)
 	var got struct {
 		MaxPerSecond *int `json:"max_per_second"`
@@ -369,21 +311,21 @@ func TestWebhookThrottle(t *testing.T) {
 
 	const window = 30 * time.Second
 	var first time.Time
-	waitFor(t, 10*time.Second, func() bool { return len(rcv.all()) > 0 })
-	first = rcv.all()[0].At
+	waitFor(t, 10*time.Second, func() bool { return len(rcv.Requests("")) > 0 })
+	first = rcv.Requests("")[0].At
 	waitFor(t, window+15*time.Second, func() bool {
-		a := rcv.all()
+		a := rcv.Requests("")
 		return a[len(a)-1].At.Sub(first) >= window
 	})
 	in, perSecond := 0, map[int]int{}
 	var gaps []time.Duration
-	for i, g := range rcv.all() {
+	for i, g := range rcv.Requests("") {
 		if g.At.Before(first.Add(window)) {
 			in++
 			perSecond[int(g.At.Sub(first)/time.Second)]++
 		}
 		if i > 0 {
-			gaps = append(gaps, g.At.Sub(rcv.all()[i-1].At))
+			gaps = append(gaps, g.At.Sub(rcv.Requests("")[i-1].At))
 		}
 		require.Equal(t, 200, g.Status)
 	}

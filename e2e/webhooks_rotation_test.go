@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	stripewebhook "github.com/stripe/stripe-go/v83/webhook"
+
+	"github.com/teamtext/teamtext/e2e/harness"
 )
 
 // TestWebhookSecretRotation: after POST
@@ -18,10 +20,10 @@ import (
 func TestWebhookSecretRotation(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rcv := newHookReceiver(t)
+	rcv := newReceiver(t)
 	h := startHookService(t, "wh_rotation", rcv, "CLOCK=test")
 	f, api := h.team(t)
-	w := whCreate(t, api, rcv.url("/rotation"), "member.joined")
+	w := whCreate(t, api, rcv.URL("/rotation"), "member.joined")
 
 	var rotated struct {
 		whHook
@@ -42,13 +44,13 @@ func TestWebhookSecretRotation(t *testing.T) {
 	now := clk.Now
 	require.WithinDuration(t, now.Add(24*time.Hour), *rotated.RotationOverlapUntil, time.Minute, "the default overlap is 24 h")
 
-	verifies := func(r hookRequest, secret string) bool {
+	verifies := func(r harness.Hook, secret string) bool {
 		return stripewebhook.ValidatePayloadIgnoringTolerance(r.Body, r.Header.Get("X-Service-Signature"), secret) == nil
 	}
 
 	// During the overlap: two v1 values; either secret verifies.
 	whJoin(t, h.admin, f.TeamID, map[string]any{"name": "During Overlap", "phone": "2025550911"})
-	during := rcv.waitRequests(t, "/rotation", 1)[0]
+	during := waitRequests(t, rcv, "/rotation", 1)[0]
 	require.Equal(t, 2, strings.Count(during.Header.Get("X-Service-Signature"), "v1="), during.Header.Get("X-Service-Signature"))
 	require.True(t, verifies(during, w.Secret), "a receiver holding only the old secret")
 	require.True(t, verifies(during, rotated.Secret), "a receiver holding only the new secret")
@@ -57,7 +59,7 @@ func TestWebhookSecretRotation(t *testing.T) {
 	// After it: the new secret alone.
 	h.advance(t, 24*time.Hour+time.Minute)
 	whJoin(t, h.admin, f.TeamID, map[string]any{"name": "After Overlap", "phone": "2025550912"})
-	after := rcv.waitRequests(t, "/rotation", 2)[1]
+	after := waitRequests(t, rcv, "/rotation", 2)[1]
 	require.Equal(t, 1, strings.Count(after.Header.Get("X-Service-Signature"), "v1="), after.Header.Get("X-Service-Signature"))
 	require.True(t, verifies(after, rotated.Secret), "the new secret verifies")
 	require.False(t, verifies(after, w.Secret), "the old secret no longer does")
@@ -72,7 +74,7 @@ func TestWebhookSecretRotation(t *testing.T) {
 		map[string]any{"member_id": f.CoachID}, &again))
 	require.NotEqual(t, rotated.Secret, again.Secret)
 	whJoin(t, h.admin, f.TeamID, map[string]any{"name": "Second Rotation", "phone": "2025550913"})
-	third := rcv.waitRequests(t, "/rotation", 3)[2]
+	third := waitRequests(t, rcv, "/rotation", 3)[2]
 	require.True(t, verifies(third, again.Secret))
 	require.True(t, verifies(third, rotated.Secret))
 	require.False(t, verifies(third, w.Secret), "a second rotation keeps only the secret it replaced")

@@ -153,7 +153,7 @@ func TestWebhookBlockedURLs(t *testing.T) {
 func TestWebhookDNS(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rcv := newHookReceiver(t)
+	rcv := newReceiver(t)
 	dns := newWhDNS(t, func(name string, n int) ([]string, bool, bool) {
 		switch name {
 		case "public.hooks.test":
@@ -175,7 +175,7 @@ func TestWebhookDNS(t *testing.T) {
 		return nil, false, false
 	})
 	// No allowlist: loopback is off limits, as in production.
-	h := &hookService{url: freshDatabase(t, "wh_dns"), env: []string{"WEBHOOK_DNS_SERVER=" + dns.addr(), "WEBHOOK_CA_FILE=" + rcv.pem}}
+	h := &hookService{url: freshDatabase(t, "wh_dns"), env: []string{"WEBHOOK_DNS_SERVER=" + dns.addr(), "WEBHOOK_CA_FILE=" + rcv.PEM()}}
 	h.start(t)
 	f, api := h.team(t)
 	post := func(url string) *harness.Response {
@@ -192,7 +192,7 @@ func TestWebhookDNS(t *testing.T) {
 	require.Equal(t, "60", busy.Header.Get("Retry-After"))
 	require.Equal(t, 201, post("https://public.hooks.test/hook").Status)
 
-	w := whCreate(t, api, "https://example.com:"+rcv.port()+"/rebind", "member.joined")
+	w := whCreate(t, api, "https://example.com:"+receiverPort(rcv)+"/rebind", "member.joined")
 	require.Equal(t, 1, dns.aQueries("example.com"))
 	whJoin(t, h.admin, f.TeamID, map[string]any{"name": "Rebind Probe", "phone": "2025550101"})
 	as := whWaitAttempts(t, h.admin, f.TeamID, w.ID, 1)
@@ -201,7 +201,7 @@ func TestWebhookDNS(t *testing.T) {
 	require.NotNil(t, as[0].Error)
 	require.Contains(t, *as[0].Error, "refused")
 	require.GreaterOrEqual(t, dns.aQueries("example.com"), 2, "resolved again when dialling")
-	require.Empty(t, rcv.requests(""), "the loopback receiver never heard from the service")
+	require.Empty(t, rcv.Requests(""), "the loopback receiver never heard from the service")
 }
 
 // TestWebhookDelivery: a real HTTPS receiver gets the stored envelope,
@@ -210,7 +210,7 @@ func TestWebhookDNS(t *testing.T) {
 func TestWebhookDelivery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rcv := newHookReceiver(t)
+	rcv := newReceiver(t)
 	dns := newWhDNS(t, func(name string, _ int) ([]string, bool, bool) {
 		if name == "example.com" { // a public name... that redirects to the metadata address
 			return []string{"127.0.0.1"}, true, false
@@ -219,18 +219,18 @@ func TestWebhookDelivery(t *testing.T) {
 	})
 	h := startHookService(t, "wh_delivery", rcv, "WEBHOOK_DNS_SERVER="+dns.addr())
 	f, api := h.team(t)
-	a := whCreate(t, api, rcv.url("/a"), "member.joined")
-	b := whCreate(t, api, rcv.url("/b"), "member.joined", "member.opted_out")
-	c := whCreate(t, api, "https://example.com:"+rcv.port()+"/redirect", "member.joined")
-	whCreate(t, api, rcv.url("/other"), "message.status") // not subscribed: gets nothing
+	a := whCreate(t, api, rcv.URL("/a"), "member.joined")
+	b := whCreate(t, api, rcv.URL("/b"), "member.joined", "member.opted_out")
+	c := whCreate(t, api, "https://example.com:"+receiverPort(rcv)+"/redirect", "member.joined")
+	whCreate(t, api, rcv.URL("/other"), "message.status") // not subscribed: gets nothing
 
 	memberID := whJoin(t, h.admin, f.TeamID, map[string]any{"name": "Ada Lovelace", "phone": "(202) 555-0110", "email": "ada@example.com"})
-	ra := rcv.waitRequests(t, "/a", 1)[0]
-	rb := rcv.waitRequests(t, "/b", 1)[0]
+	ra := waitRequests(t, rcv, "/a", 1)[0]
+	rb := waitRequests(t, rcv, "/b", 1)[0]
 	now := time.Now()
 
 	for _, x := range []struct {
-		req    hookRequest
+		req    harness.Hook
 		secret string
 	}{{ra, a.Secret}, {rb, b.Secret}} {
 		require.Equal(t, "application/json", x.req.Header.Get("Content-Type"))
@@ -241,7 +241,7 @@ func TestWebhookDelivery(t *testing.T) {
 	require.NotEqual(t, ra.Header.Get("X-Service-Delivery"), rb.Header.Get("X-Service-Delivery"), "one delivery id per webhook")
 	require.Equal(t, ra.Body, rb.Body, "the stored envelope, byte for byte")
 
-	env1 := ra.envelope(t)
+	env1 := envelope(t, ra)
 	require.True(t, strings.HasPrefix(env1.ID, "evt_"), env1.ID)
 	require.Equal(t, "member.joined", env1.Type)
 	require.Regexp(t, regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$`), env1.CreatedAt)
@@ -273,7 +273,7 @@ func TestWebhookDelivery(t *testing.T) {
 	require.Contains(t, *cs[0].Error, "redirect")
 	require.NotNil(t, cs[0].NextAttemptAt, "retried later, like any failure")
 	require.WithinDuration(t, cs[0].AttemptedAt.Add(time.Minute), *cs[0].NextAttemptAt, 5*time.Second)
-	require.Len(t, rcv.requests("/redirect"), 1)
+	require.Len(t, rcv.Requests("/redirect"), 1)
 
 	// A pending member approved joins too: a second event, new ids.
 	var pending struct {
@@ -282,8 +282,8 @@ func TestWebhookDelivery(t *testing.T) {
 	require.NoError(t, h.admin.Expect(ctx, 201, "POST", "/teams/"+f.TeamID+"/members",
 		map[string]any{"name": "Pending Pat", "phone": "2025550111", "role": "guardian", "status": "pending"}, &pending))
 	require.NoError(t, h.admin.Expect(ctx, 200, "POST", "/teams/"+f.TeamID+"/members/"+pending.ID+"/approve", nil, nil))
-	ra2 := rcv.waitRequests(t, "/a", 2)[1]
-	env2 := ra2.envelope(t)
+	ra2 := waitRequests(t, rcv, "/a", 2)[1]
+	env2 := envelope(t, ra2)
 	require.NotEqual(t, env1.ID, env2.ID)
 	require.NotEqual(t, ra.Header.Get("X-Service-Delivery"), ra2.Header.Get("X-Service-Delivery"))
 	require.Contains(t, string(env2.Data), pending.ID)
@@ -291,7 +291,7 @@ func TestWebhookDelivery(t *testing.T) {
 	// webhook.test goes to that webhook only. (First the second member.joined
 	// must have reached b: deliveries are concurrent jobs, so on a busy machine
 	// it could otherwise arrive after the test event.)
-	rcv.waitRequests(t, "/b", 2)
+	waitRequests(t, rcv, "/b", 2)
 	var sent struct {
 		EventID    string `json:"event_id"`
 		DeliveryID string `json:"delivery_id"`
@@ -299,16 +299,16 @@ func TestWebhookDelivery(t *testing.T) {
 	}
 	require.NoError(t, h.admin.Expect(ctx, 200, "POST", "/teams/"+f.TeamID+"/webhooks/"+b.ID+"/test", map[string]any{"message": "hello from the dashboard"}, &sent))
 	require.False(t, sent.Skipped)
-	rt := rcv.waitRequests(t, "/b", 3)[2]
+	rt := waitRequests(t, rcv, "/b", 3)[2]
 	require.Equal(t, "webhook.test", rt.Header.Get("X-Service-Event"))
 	require.Equal(t, sent.DeliveryID, rt.Header.Get("X-Service-Delivery"))
-	et := rt.envelope(t)
+	et := envelope(t, rt)
 	require.Equal(t, sent.EventID, et.ID)
 	require.JSONEq(t, `{"message":"hello from the dashboard"}`, string(et.Data))
 	whVerifySignature(t, b.Secret, rt, time.Now())
 	require.Equal(t, "0", whQuery(t, "wh_delivery", "SELECT count(*) FROM webhook_deliveries WHERE event_id = '"+sent.EventID+"' AND webhook_id <> '"+b.ID+"'"))
-	require.Len(t, rcv.requests("/a"), 2, "the test event went to b only")
-	require.Empty(t, rcv.requests("/other"))
+	require.Len(t, rcv.Requests("/a"), 2, "the test event went to b only")
+	require.Empty(t, rcv.Requests("/other"))
 }
 
 // TestWebhookRetrySchedule: a failing receiver gets attempts at 0, 1 min,
@@ -316,11 +316,11 @@ func TestWebhookDelivery(t *testing.T) {
 // early, each signed afresh, one delivery id throughout; then nothing.
 func TestWebhookRetrySchedule(t *testing.T) {
 	t.Parallel()
-	rcv := newHookReceiver(t)
-	rcv.status.Store(http.StatusInternalServerError)
+	rcv := newReceiver(t)
+	rcv.SetStatus(http.StatusInternalServerError)
 	h := startHookService(t, "wh_retry", rcv, "CLOCK=test")
 	f, api := h.team(t)
-	w := whCreate(t, api, rcv.url("/fail"), "member.joined")
+	w := whCreate(t, api, rcv.URL("/fail"), "member.joined")
 	whJoin(t, h.admin, f.TeamID, map[string]any{"name": "Retry Rita", "phone": "2025550120"})
 
 	gaps := []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 12 * time.Hour}
@@ -336,7 +336,7 @@ func TestWebhookRetrySchedule(t *testing.T) {
 	require.Len(t, as, 6)
 	require.Nil(t, as[0].NextAttemptAt, "abandoned after the sixth attempt")
 
-	reqs := rcv.requests("/fail")
+	reqs := rcv.Requests("/fail")
 	require.Len(t, reqs, 6)
 	offsets := []time.Duration{0, time.Minute, 6 * time.Minute, 36 * time.Minute, 2*time.Hour + 36*time.Minute, 14*time.Hour + 36*time.Minute}
 	first := as[5].AttemptedAt
@@ -370,14 +370,14 @@ func TestWebhookRetrySchedule(t *testing.T) {
 func TestWebhookAutoDisable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rcv := newHookReceiver(t)
-	rcv.status.Store(http.StatusServiceUnavailable)
+	rcv := newReceiver(t)
+	rcv.SetStatus(http.StatusServiceUnavailable)
 	h := startHookService(t, "wh_disable", rcv)
 	f, api := h.team(t)
 	coach2 := whJoin(t, h.admin, f.TeamID, map[string]any{"name": "Second Coach", "phone": "2025550130", "role": "head_coach", "email": "coach2@example.com"})
 	director := whJoin(t, h.admin, f.TeamID, map[string]any{"name": "Team Director", "phone": "2025550131", "role": "team_director", "email": "director@example.com"})
 	whJoin(t, h.admin, f.TeamID, map[string]any{"name": "Assistant", "phone": "2025550132", "role": "coach", "email": "assistant@example.com"})
-	w := whCreate(t, api, rcv.url("/down"), "member.joined")
+	w := whCreate(t, api, rcv.URL("/down"), "member.joined")
 
 	for i := 1; i <= 19; i++ {
 		whJoin(t, h.admin, f.TeamID, map[string]any{"name": fmt.Sprintf("Athlete %d", i), "phone": fmt.Sprintf("20255502%02d", i)})
@@ -393,7 +393,7 @@ func TestWebhookAutoDisable(t *testing.T) {
 	require.Equal(t, "consecutive_failures", *got.DisabledReason)
 	require.Equal(t, 20, got.ConsecutiveFailures)
 	require.Len(t, whAttempts(t, h.admin, f.TeamID, w.ID), 20)
-	require.Len(t, rcv.requests("/down"), 20)
+	require.Len(t, rcv.Requests("/down"), 20)
 
 	// The e-mail, recorded for each head coach and team director.
 	var notes []struct {
@@ -434,7 +434,7 @@ func TestWebhookAutoDisable(t *testing.T) {
 	require.Nil(t, on.DisabledReason)
 	require.Equal(t, coach2, on.OwnerID)
 	require.Zero(t, on.ConsecutiveFailures)
-	rcv.status.Store(http.StatusNoContent)
+	rcv.SetStatus(http.StatusNoContent)
 	require.NoError(t, h.admin.Expect(ctx, 200, "POST", "/teams/"+f.TeamID+"/webhooks/"+w.ID+"/test", nil, nil))
 	as := whWaitAttempts(t, h.admin, f.TeamID, w.ID, 21)
 	require.True(t, as[0].Success)
@@ -447,10 +447,10 @@ func TestWebhookAutoDisable(t *testing.T) {
 func TestWebhookSkippedBelowTeamPlus(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rcv := newHookReceiver(t)
+	rcv := newReceiver(t)
 	h := startHookService(t, "wh_skipped", rcv)
 	f, api := h.team(t)
-	w := whCreate(t, api, rcv.url("/hook"), "member.joined")
+	w := whCreate(t, api, rcv.URL("/hook"), "member.joined")
 	require.NoError(t, h.admin.Expect(ctx, 200, "PATCH", "/teams/"+f.TeamID, map[string]any{"plan": "team"}, nil))
 	skipped := whJoin(t, h.admin, f.TeamID, map[string]any{"name": "While Downgraded", "phone": "2025550150"})
 	var test struct {
@@ -462,18 +462,18 @@ func TestWebhookSkippedBelowTeamPlus(t *testing.T) {
 	require.NoError(t, h.admin.Expect(ctx, 200, "PATCH", "/teams/"+f.TeamID, map[string]any{"plan": "team_plus_season"}, nil))
 	sent := whJoin(t, h.admin, f.TeamID, map[string]any{"name": "After Upgrade", "phone": "2025550151"})
 
-	r := rcv.waitRequests(t, "/hook", 1)[0]
-	require.Contains(t, string(r.envelope(t).Data), sent)
+	r := waitRequests(t, rcv, "/hook", 1)[0]
+	require.Contains(t, string(envelope(t, r).Data), sent)
 	// Both skipped events are on record, with no delivery, and a later test
 	// event overtakes them: they are never sent.
 	require.Equal(t, "2", whQuery(t, "wh_skipped", "SELECT count(*) FROM webhook_events e WHERE team_id = '"+f.TeamID+
 		"' AND skipped AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)"))
 	require.NoError(t, h.admin.Expect(ctx, 200, "POST", "/teams/"+f.TeamID+"/webhooks/"+w.ID+"/test", nil, nil))
-	reqs := rcv.waitRequests(t, "/hook", 2)
+	reqs := waitRequests(t, rcv, "/hook", 2)
 	require.Len(t, reqs, 2)
 	for _, q := range reqs {
 		require.NotContains(t, string(q.Body), skipped)
-		require.NotEqual(t, test.EventID, q.envelope(t).ID)
+		require.NotEqual(t, test.EventID, envelope(t, q).ID)
 	}
 }
 
@@ -485,20 +485,20 @@ func TestWebhookSkippedBelowTeamPlus(t *testing.T) {
 func TestWebhookCrashLosesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rcv := newHookReceiver(t)
+	rcv := newReceiver(t)
 	h := &hookService{url: freshDatabase(t, "wh_crash")}
-	h.env = harness.ReceiverEnv(rcv.pem)
+	h.env = harness.ReceiverEnv(rcv.PEM())
 	psql(t, "wh_crash", "INSERT INTO river_queue (name, created_at, metadata, paused_at, updated_at) VALUES ('webhooks', now(), '{}', now(), now())")
 	h.start(t)
 	f, api := h.team(t)
-	w := whCreate(t, api, rcv.url("/hook"), "member.joined")
+	w := whCreate(t, api, rcv.URL("/hook"), "member.joined")
 	memberID := whJoin(t, h.admin, f.TeamID, map[string]any{"name": "Crash Test", "phone": "2025550160"})
 	require.Equal(t, "pending 0", whQuery(t, "wh_crash", "SELECT state || ' ' || attempts FROM webhook_deliveries WHERE webhook_id = '"+w.ID+"'"),
 		"committed, not yet attempted")
 
 	require.NoError(t, h.svc.Kill())
 	h.start(t) // the queue is still paused: nothing is lost, nothing sent yet
-	require.Empty(t, rcv.requests(""))
+	require.Empty(t, rcv.Requests(""))
 
 	pool, err := pgxpool.New(ctx, h.url)
 	require.NoError(t, err)
@@ -507,8 +507,8 @@ func TestWebhookCrashLosesNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, rc.QueueResume(ctx, "webhooks", nil)) // deliveries' own queue (WEBHOOK_WORKERS)
 
-	r := rcv.waitRequests(t, "/hook", 1)[0]
-	require.Contains(t, string(r.envelope(t).Data), memberID)
+	r := waitRequests(t, rcv, "/hook", 1)[0]
+	require.Contains(t, string(envelope(t, r).Data), memberID)
 	whVerifySignature(t, w.Secret, r, time.Now())
 	as := whWaitAttempts(t, h.admin, f.TeamID, w.ID, 1)
 	require.True(t, as[0].Success)

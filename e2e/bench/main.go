@@ -47,14 +47,14 @@ type benchEnv struct {
 	engineTeams                   int // the engine scenarios' teams (-engine-teams)
 
 	publicURL, adminURL string
-	keys                *keyRing      // API keys of the fixture's team; the first is the fixture's
-	keysSet             bool          // by -keys
-	teamID, coachID     string        // the fixture team and its head coach, who owns its keys
-	servicePID          int           // 0 when unknown
-	containerID         string        // "" when unknown
-	idle                usage         // CPU used while nothing was driven, over idleWindow
-	pool                *pgxpool.Pool // the bench's own connections (-pg-max-conns): fixtures, polls, River's queue controls
-	hooks               *hookSink     // the webhook scenarios' receiver
+	keys                *keyRing          // API keys of the fixture's team; the first is the fixture's
+	keysSet             bool              // by -keys
+	teamID, coachID     string            // the fixture team and its head coach, who owns its keys
+	servicePID          int               // 0 when unknown
+	containerID         string            // "" when unknown
+	idle                usage             // CPU used while nothing was driven, over idleWindow
+	pool                *pgxpool.Pool     // the bench's own connections (-pg-max-conns): fixtures, polls, River's queue controls
+	hooks               *harness.Receiver // the webhook scenarios' receiver
 
 	ipNext   atomic.Int64 // next client address handed out by takeIPs
 	fixtures sync.Map     // name → func() (any, error), see on
@@ -272,11 +272,16 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	svcEnv := []string{"LOG_LEVEL=warn"}
 	if slices.ContainsFunc(selected, func(s scenario) bool { return s.group == "webhooks" }) {
 		progress("starting the webhook receiver…")
-		if env.hooks, err = newHookSink(); err != nil {
+		dir, err := os.MkdirTemp("", "teamtext-bench-hooks")
+		if err != nil {
 			return nil, facts, err
 		}
-		defer env.hooks.close()
-		svcEnv = append(svcEnv, harness.ReceiverEnv(env.hooks.pem)...)
+		defer os.RemoveAll(dir)
+		if env.hooks, err = harness.NewReceiver(dir); err != nil {
+			return nil, facts, err
+		}
+		defer env.hooks.Close()
+		svcEnv = append(svcEnv, harness.ReceiverEnv(env.hooks.PEM())...)
 	}
 	progress("starting teamtext serve (LOG_LEVEL=warn)…")
 	svc, err := harness.Start(ctx, bin, pg.URL, svcEnv...)

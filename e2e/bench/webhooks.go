@@ -5,10 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/teamtext/teamtext/client"
@@ -26,61 +22,6 @@ const (
 	rateWindow        = 20 * time.Second
 )
 
-// hookSink is the integrator's HTTPS endpoint of the webhook scenarios: it
-// keeps, per path, when each delivery arrived and its event's data.n.
-type hookSink struct {
-	srv *httptest.Server
-	pem string
-	dir string
-
-	mu  sync.Mutex
-	got map[string][]arrival
-}
-
-type arrival struct {
-	at time.Time
-	n  int
-}
-
-// newHookSink starts the receiver, its certificate written into a fresh
-// directory for the service to trust (harness.ReceiverEnv of s.pem).
-func newHookSink() (*hookSink, error) {
-	dir, err := os.MkdirTemp("", "teamtext-bench-hooks")
-	if err != nil {
-		return nil, err
-	}
-	s := &hookSink{dir: dir, got: map[string][]arrival{}}
-	s.srv, s.pem, err = harness.ServeTLS(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		at := time.Now()
-		var env struct {
-			Data struct {
-				N int `json:"n"`
-			} `json:"data"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&env)
-		s.mu.Lock()
-		s.got[r.URL.Path] = append(s.got[r.URL.Path], arrival{at: at, n: env.Data.N})
-		s.mu.Unlock()
-		w.WriteHeader(http.StatusOK)
-	}), dir)
-	if err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, err
-	}
-	return s, nil
-}
-
-func (s *hookSink) close() {
-	s.srv.Close()
-	_ = os.RemoveAll(s.dir)
-}
-
-func (s *hookSink) arrivals(path string) []arrival {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.got[path])
-}
-
 // webhooksRun is what the group's three rows measured.
 type webhooksRun struct{ recover, throttle, pump result }
 
@@ -96,7 +37,7 @@ func runWebhooks(ctx context.Context, env *benchEnv) (*webhooksRun, error) {
 	since := time.Now().UTC().Add(-time.Hour)
 	var hooks []string // ids: recoverRuns recovered by the API runs, then the unthrottled one
 	for i := range recoverRuns + 1 {
-		body := client.NewBody{Url: new(fmt.Sprintf("%s/hook/%d", env.hooks.srv.URL, i)), Events: &[]string{"member.joined"}}
+		body := client.NewBody{Url: new(fmt.Sprintf("%s/hook/%d", env.hooks.URL(""), i)), Events: &[]string{"member.joined"}}
 		switch {
 		case i == 0:
 			body.MaxPerSecond = new(int64(throttleRate))
@@ -169,10 +110,10 @@ SELECT 'dlv' || substr(id, 4), $2::text, id, $4::text, 'abandoned', 6, NULL, cre
 func rateRun(ctx context.Context, env *benchEnv, name, path string) (result, error) {
 	progress("scenario %s: counting arrivals over %s…", name, rateWindow)
 	m := env.meter(ctx)
-	var as []arrival
+	var as []harness.Hook
 	done, err := load.WaitFor(ctx, 200*time.Millisecond, rateWindow+time.Minute, func() (bool, error) {
-		as = env.hooks.arrivals(path)
-		return len(as) > 0 && time.Since(as[0].at) > rateWindow, nil
+		as = env.hooks.Requests(path)
+		return len(as) > 0 && time.Since(as[0].At) > rateWindow, nil
 	})
 	if err != nil {
 		return result{}, err
@@ -180,23 +121,30 @@ func rateRun(ctx context.Context, env *benchEnv, name, path string) (result, err
 	if !done {
 		return result{}, fmt.Errorf("%s: %d arrivals, none for %s", path, len(as), rateWindow)
 	}
-	first := as[0].at
+	first := as[0].At
 	window := rateWindow
-	if len(as) == recoverDeliveries && as[len(as)-1].at.Sub(first) < rateWindow {
-		window = as[len(as)-1].at.Sub(first) // all arrived within it: their own span
+	if len(as) == recoverDeliveries && as[len(as)-1].At.Sub(first) < rateWindow {
+		window = as[len(as)-1].At.Sub(first) // all arrived within it: their own span
 	}
-	in := 0
+	in, prev := 0, 0
 	var gaps []time.Duration
 	for i, a := range as {
-		if a.at.Sub(first) <= window {
+		if a.At.Sub(first) <= window {
 			in++
 		}
+		var ev struct {
+			Data struct {
+				N int `json:"n"`
+			} `json:"data"`
+		}
+		_ = json.Unmarshal(a.Body, &ev)
 		if i > 0 {
-			gaps = append(gaps, a.at.Sub(as[i-1].at))
-			if a.n != as[i-1].n+1 {
-				return result{}, fmt.Errorf("%s: arrival %d is event %d after event %d: out of order", path, i, a.n, as[i-1].n)
+			gaps = append(gaps, a.At.Sub(as[i-1].At))
+			if ev.Data.N != prev+1 {
+				return result{}, fmt.Errorf("%s: arrival %d is event %d after event %d: out of order", path, i, ev.Data.N, prev)
 			}
 		}
+		prev = ev.Data.N
 	}
 	r := result{Run: load.Run{Requests: in, Elapsed: window, Stats: load.Summarise(gaps)}, Concurrency: 1, Items: in, Unit: "delivery"}
 	m.finish(ctx, &r, false)
