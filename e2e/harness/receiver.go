@@ -34,8 +34,8 @@ type Receiver struct {
 
 	mu        sync.Mutex
 	got       []Hook
-	held      []Hook        // requests answered after a hold
-	hold      chan struct{} // nil: answers go out at once
+	held      []Hook        // requests on held paths that were answered
+	hold      chan struct{} // nil before Hold; closed by its release
 	holdPaths []string      // the paths hold applies to; none: every path
 }
 
@@ -95,20 +95,14 @@ func (r *Receiver) SetStatus(code int) { r.status.Store(int64(code)) }
 
 // Hold keeps the answers to requests arriving on paths (every path when
 // none is given) until release is called, so that deliveries stay in
-// flight until the test lets them finish.
+// flight until the test lets them finish; after release they are answered
+// at once, and Held still lists them.
 func (r *Receiver) Hold(paths ...string) (release func()) {
 	hold := make(chan struct{})
 	r.mu.Lock()
 	r.hold, r.holdPaths = hold, paths
 	r.mu.Unlock()
-	return sync.OnceFunc(func() {
-		r.mu.Lock()
-		if r.hold == hold {
-			r.hold, r.holdPaths = nil, nil
-		}
-		r.mu.Unlock()
-		close(hold)
-	})
+	return sync.OnceFunc(func() { close(hold) })
 }
 
 // Requests returns what arrived on path ("" for every path), in order of
@@ -125,7 +119,7 @@ func (r *Receiver) Requests(path string) []Hook {
 	return out
 }
 
-// Held returns the held requests that were answered.
+// Held returns the requests on held paths (since Hold) that were answered.
 func (r *Receiver) Held() []Hook {
 	r.mu.Lock()
 	defer r.mu.Unlock()
