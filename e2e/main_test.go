@@ -56,24 +56,13 @@ func run(m *testing.M) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	var err error
-	if env.pg, err = harness.StartPostgres(ctx); err != nil {
+	stack, err := harness.Up(ctx, nil)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	defer env.pg.Stop()
-	if env.bin, err = harness.BuildBinary(ctx, false); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err)
-		return 1
-	}
-	if err = harness.Migrate(ctx, env.bin, env.pg.URL); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err)
-		return 1
-	}
-	if env.svc, err = harness.Start(ctx, env.bin, env.pg.URL); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err)
-		return 1
-	}
+	defer stack.PG.Stop()
+	env.pg, env.bin, env.svc = stack.PG, stack.Bin, stack.Svc
 	env.admin = harness.NewClient(env.svc.AdminURL+"/admin/v1", harness.AdminToken)
 	sh, _ := json.Marshal(shared{DatabaseURL: env.pg.URL, PublicURL: env.svc.PublicURL, AdminURL: env.svc.AdminURL, Bin: env.bin})
 	os.Setenv(sharedEnv, string(sh)) // inherited by fuzz workers

@@ -250,25 +250,6 @@ func run() int {
 // starts is stopped before it returns, also on error and on ^C.
 func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys int, poolSize int32) (results []result, facts machineFacts, err error) {
 	facts = machineFacts{Machine: load.ThisMachine()}
-	progress("starting postgres…")
-	pg, err := harness.StartPostgres(ctx)
-	if err != nil {
-		return nil, facts, err
-	}
-	defer func() {
-		progress("stopping postgres…")
-		pg.Stop()
-	}()
-
-	progress("building teamtext (no -race)…")
-	bin, err := harness.BuildBinary(ctx, false)
-	if err != nil {
-		return nil, facts, err
-	}
-	progress("migrating…")
-	if err := harness.Migrate(ctx, bin, pg.URL); err != nil {
-		return nil, facts, err
-	}
 	svcEnv := []string{"LOG_LEVEL=warn"}
 	if slices.ContainsFunc(selected, func(s scenario) bool { return s.group == "webhooks" }) {
 		progress("starting the webhook receiver…")
@@ -283,17 +264,17 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 		defer env.hooks.Close()
 		svcEnv = append(svcEnv, harness.ReceiverEnv(env.hooks.PEM())...)
 	}
-	progress("starting teamtext serve (LOG_LEVEL=warn)…")
-	svc, err := harness.Start(ctx, bin, pg.URL, svcEnv...)
+	stack, err := harness.Up(ctx, func(step string) { progress("%s", step) }, svcEnv...)
 	if err != nil {
 		return nil, facts, err
 	}
 	defer func() {
-		progress("stopping teamtext…")
-		if err := svc.Stop(); err != nil && ctx.Err() == nil {
+		progress("stopping teamtext and postgres…")
+		if err := stack.Down(); err != nil && ctx.Err() == nil {
 			progress("stop teamtext: %v", err)
 		}
 	}()
+	pg, svc := stack.PG, stack.Svc
 	env.publicURL, env.adminURL = svc.PublicURL, svc.AdminURL
 	env.servicePID = svc.PID()
 	env.containerID = pg.Container.GetContainerID()
@@ -327,7 +308,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 		keys = flagKeys
 	}
 	if keys > 1 {
-		progress("creating %d API keys…", keys-1)
+		progress("creating %d more API keys…", keys-1)
 	}
 	if env.keys, err = newKeyRing(ctx, env, fx.TeamID, fx.CoachID, "bench", keys-1, fx.Key); err != nil {
 		return nil, facts, err

@@ -38,16 +38,10 @@ var sections = map[string]section{
 	"engine":     {title: "Delivery engine: many teams at once, each number at its pace; STOP behind the backlog", bullets: engineBullets},
 }
 
-const fileHeader = `# Benchmarks
-
-Figures from ` + "`make bench`" + ` (` + "`go run ./e2e/bench -out docs/BENCHMARKS.md`" + `): a load
-generator that starts Postgres in a container, builds and starts one
-` + "`teamtext serve`" + ` and drives it over loopback. Each section below is written
-by the bench between its ` + "`<!-- bench:NAME:start -->`" + ` and ` + "`<!-- bench:NAME:end -->`" + `
-markers and replaced on every run; text outside the markers is kept. The
-statements behind the scenarios are testing.B benchmarks in the modules'
-postgres packages, each beside its repository's path: ` + "`make bench-sql`" + `.
-`
+// fileHeader starts a new -out file (docs/BENCHMARKS.md has its own
+// introduction, outside the sections).
+const fileHeader = "# Benchmarks\n\nFigures from `go run ./e2e/bench`: each section is replaced between its " +
+	"`<!-- bench:NAME:start -->` and `<!-- bench:NAME:end -->` markers on every run; text outside them is kept.\n"
 
 // renderTable is the Markdown table of rs. Rows that count items rather
 // than requests (Items or Unit set) switch the per-request columns to per
