@@ -29,33 +29,20 @@ import (
 // texts (one), and when some text answers one, the senders' roster
 // entries, the answers, the texts' response_to and the events (one each).
 
-// ResponseMember is the member object of message.response: the roster
-// entry as member.* events show it.
-type ResponseMember struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Phone     string `json:"phone"`
-	Email     string `json:"email"`
-	Role      string `json:"role"`
-	Status    string `json:"status"`
-	IsBlocked bool   `json:"is_blocked"`
-	CreatedAt string `json:"created_at"`
-}
-
 // Response is the data of the message.response event: one roster entry's
 // answer to a poll.
 type Response struct {
-	MessageID  string         `json:"message_id"`
-	Option     string         `json:"option"`
-	Member     ResponseMember `json:"member"`
-	ReceivedAt string         `json:"received_at"`
+	MessageID  string                 `json:"message_id"`
+	Option     string                 `json:"option"`
+	Member     rosterapi.MemberObject `json:"member"` // the roster entry as member.* events show it
+	ReceivedAt string                 `json:"received_at"`
 }
 
 // ResponseFrom renders a recorded answer as message.response data.
 func ResponseFrom(r *domain.Response) Response {
 	m := r.Member
 	return Response{MessageID: r.MessageID, Option: r.Option, ReceivedAt: r.ReceivedAt.UTC().Format(time.RFC3339Nano),
-		Member: ResponseMember{ID: m.ID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: m.Role, Status: m.Status, IsBlocked: m.IsBlocked,
+		Member: rosterapi.MemberObject{ID: m.ID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: m.Role, Status: m.Status, IsBlocked: m.IsBlocked,
 			CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano)}}
 }
 

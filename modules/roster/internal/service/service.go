@@ -416,18 +416,6 @@ func (s *Service) ApproveMember(ctx context.Context, teamID, memberID string) (*
 	return out, err
 }
 
-// MemberPayload is the spec's member object in member.* events.
-type MemberPayload struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Phone     string `json:"phone"`
-	Email     string `json:"email"`
-	Role      string `json:"role"`
-	Status    string `json:"status"`
-	IsBlocked bool   `json:"is_blocked"`
-	CreatedAt string `json:"created_at"`
-}
-
 func (s *Service) publishMember(ctx context.Context, typ string, m *domain.Member) error {
 	return s.events.Publish(ctx, memberEvent(typ, m))
 }
@@ -441,7 +429,7 @@ func memberEvent(typ string, m *domain.Member) events.Event {
 // (m.CreatedAt.UTC().Format(time.RFC3339Nano)): an import chunk's members
 // share one.
 func memberEventAt(typ string, m *domain.Member, createdAt string) events.Event {
-	return events.Event{TeamID: m.TeamID, Type: typ, Data: map[string]any{"member": MemberPayload{
+	return events.Event{TeamID: m.TeamID, Type: typ, Data: map[string]any{"member": rosterapi.MemberObject{
 		ID: m.ID, Name: m.Name, Phone: m.Phone, Email: m.Email, Role: string(m.Role), Status: m.Status,
 		IsBlocked: m.IsBlocked, CreatedAt: createdAt,
 	}}}

@@ -13,26 +13,17 @@ import (
 
 	segjson "github.com/segmentio/encoding/json"
 
+	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/eventlog"
 	"github.com/teamtext/teamtext/platform/events"
 )
 
-// The data types the codebase publishes, field for field (their packages
-// are internal to other modules): roster's member.* data is
-// map[string]any{"member": service.MemberPayload}; messaging's
+// The data types the codebase publishes, field for field where their
+// packages are internal to other modules: roster's member.* data is
+// map[string]any{"member": rosterapi.MemberObject} (the contract's own
+// type); messaging's
 // message.received is inbound.Received (with *MemberRef) and
 // message.status ingest.StatusPayload; webhook.test is map[string]string.
-
-type memberPayload struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Phone     string `json:"phone"`
-	Email     string `json:"email"`
-	Role      string `json:"role"`
-	Status    string `json:"status"`
-	IsBlocked bool   `json:"is_blocked"`
-	CreatedAt string `json:"created_at"`
-}
 
 type memberRef struct {
 	ID   string `json:"id"`
@@ -150,7 +141,7 @@ func TestMarshalByteIdentical(t *testing.T) {
 			kwp, groupp = &kw, &group
 		}
 		for _, data := range []any{
-			map[string]any{"member": memberPayload{ID: "mem_1", Name: s, Phone: s, Email: s, Role: s, Status: s, IsBlocked: i%2 == 0,
+			map[string]any{"member": rosterapi.MemberObject{ID: "mem_1", Name: s, Phone: s, Email: s, Role: s, Status: s, IsBlocked: i%2 == 0,
 				CreatedAt: at.Add(time.Duration(i) * time.Nanosecond).Format(time.RFC3339Nano)}},
 			received{MessageID: s, ProviderMessageID: s, From: s, To: s, Body: s, Keyword: kwp, GroupID: groupp, Member: member, ReceivedAt: s},
 			&received{Body: s},
@@ -164,7 +155,7 @@ func TestMarshalByteIdentical(t *testing.T) {
 
 	for _, data := range []any{
 		nil, []string(nil), []string{}, map[string]string(nil), map[string]string{}, map[string]any{}, map[string]any(nil),
-		[]any{nil, true, "x", 3, []int(nil), map[string]any{"b": nil, "a": []any{}}}, (*received)(nil), map[string]any{"member": (*memberPayload)(nil)},
+		[]any{nil, true, "x", 3, []int(nil), map[string]any{"b": nil, "a": []any{}}}, (*received)(nil), map[string]any{"member": (*rosterapi.MemberObject)(nil)},
 		[]int{1}, 1.5, []float64{0, -0.0, 1e21, 1e-7, 3.0000000000000004},
 		// Kinds segmentio encodes otherwise: left to encoding/json.
 		time.Second, map[string]any{"d": time.Second}, []any{"x", time.Minute}, struct{ D time.Duration }{time.Hour},
@@ -194,7 +185,7 @@ func TestPublishTeamsBodiesByteIdentical(t *testing.T) {
 	evs := make([]events.Event, len(strs))
 	for i, s := range strs {
 		evs[i] = events.Event{TeamID: []string{"api", "basic"}[i%2], Type: events.MemberJoined,
-			Data: map[string]any{"member": memberPayload{ID: "mem_" + s, Name: s, Phone: "+1555010" + string(rune('0'+i%10))}}}
+			Data: map[string]any{"member": rosterapi.MemberObject{ID: "mem_" + s, Name: s, Phone: "+1555010" + string(rune('0'+i%10))}}}
 		if i%5 == 0 {
 			evs[i].Data = map[string]any{"d": time.Duration(i)} // encoding/json's path in the same batch
 		}
@@ -216,7 +207,7 @@ func TestPublishTeamsBodiesByteIdentical(t *testing.T) {
 func BenchmarkMarshal(b *testing.B) {
 	env := events.Envelope{ID: "evt_01JDZ3Q9X8K7M6N5P4R3S2T1V0", Type: events.MemberJoined, CreatedAt: now,
 		Team: events.Team{ID: "team_01JDZ3Q9X8K7M6N5P4R3S2T1V0", Code: "ABC123"},
-		Data: map[string]any{"member": memberPayload{ID: "mem_01JDZ3Q9X8K7M6N5P4R3S2T1V0", Name: "Jamie O'Neil", Phone: "+15550101234",
+		Data: map[string]any{"member": rosterapi.MemberObject{ID: "mem_01JDZ3Q9X8K7M6N5P4R3S2T1V0", Name: "Jamie O'Neil", Phone: "+15550101234",
 			Email: "jamie@example.com", Role: "athlete", Status: "active", CreatedAt: now.UTC().Format(time.RFC3339Nano)}}}
 	k := &eventlog.Kinds{} // as the Log keeps one
 	var buf []byte
