@@ -6,6 +6,7 @@ package postgres
 const (
 	RecoverSQL   = recoverSQL
 	ClaimPumpSQL = claimPumpSQL
+	QueuedSQL    = queuedSQL
 )
 
 // EventCopyColumns are the events' COPY columns, in row order.
