@@ -22,14 +22,12 @@ type reportMeta struct {
 // section describes how a scenario group is written to -out. Groups without
 // an entry get a generic title.
 type section struct {
-	title string
-	// bullets, when set, replace the foundation's "API keys" and "Load"
-	// bullets with the section's own description of its fixture and load.
-	bullets func(meta reportMeta) []string
+	title   string
+	bullets func(meta reportMeta) []string // the section's fixture and load
 }
 
 var sections = map[string]section{
-	"foundation": {title: "Foundation: `GET /api/v1/team` under load"},
+	"foundation": {title: "Foundation: `GET /api/v1/team` under load", bullets: foundationBullets},
 	"access":     {title: "Access control and limits: what auth and the rate limiter add to a request", bullets: accessBullets},
 	"roster":     {title: "Roster: a large team's pages, bulk opt-outs, number checks, CSV import", bullets: rosterBullets},
 	"messaging":  {title: "Messaging: accepting a send to a large team, delivering it, River's own pace", bullets: messagingBullets},
@@ -126,6 +124,20 @@ func fmtMicros(d time.Duration) string {
 	return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
 }
 
+// foundationBullets describes the foundation's keys and load.
+func foundationBullets(meta reportMeta) []string {
+	e, keys := meta.Env, fmt.Sprintf("API keys: %d (`-keys`), requests round-robin over them", len(meta.Env.keys.keys))
+	if !e.keysSet {
+		keys = fmt.Sprintf("API keys: %d, one team's, requests round-robin over them, so that none makes more than %d requests a "+
+			"minute (90%% of the service's per-key limit); the limiter's check is part of what is measured", len(e.keys.keys), requestBudget)
+	}
+	return []string{keys, fmt.Sprintf("Load: %d measured requests per row after %d unmeasured warm-up requests, %d concurrent workers; "+
+		"latencies are per request as the load generator sees them; *CPU/req* is the CPU time the load generator, "+
+		"the `teamtext` process and the Postgres container each used during the measured run, divided by its requests; "+
+		"*DB acquires/req* counts connections taken from the service's pool (its /metrics) and the bench's pgx pool, "+
+		"idle background taken out: one per statement outside a transaction", e.requests, e.warmup, e.concurrency)}
+}
+
 // renderSection is one group's section, markers included.
 func renderSection(group string, meta reportMeta, rs []result) string {
 	sec, ok := sections[group]
@@ -143,22 +155,10 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 			machine += ", " + f.LoadEnd + " when the scenarios were done"
 		}
 	}
-	pg, team := strings.TrimSpace("Postgres "+f.Postgres), "one team; "
-	bullets := []string{"Date: " + meta.Date.Format("2006-01-02 15:04 MST"), "Command: " + meta.Command, "Machine: " + machine}
-	if sec.bullets != nil {
-		team = ""
-	}
-	bullets = append(bullets, fmt.Sprintf("Setup: load generator, `teamtext serve` (`LOG_LEVEL=warn`, `DB_MAX_CONNS` 20, `JOB_WORKERS` 50) and %s "+
-		"(testcontainers, fsync off) on the same machine; %skeep-alive HTTP/1.1 over loopback; "+
-		"the bench's own pool of %d connections for fixtures and polls", pg, team, meta.PoolSize))
-	switch {
-	case sec.bullets != nil:
-	case e.keysSet:
-		bullets = append(bullets, fmt.Sprintf("API keys: %d (`-keys`), requests round-robin over them", len(e.keys.keys)))
-	default:
-		bullets = append(bullets, fmt.Sprintf("API keys: %d, requests round-robin over them, so that none makes more than %d requests a "+
-			"minute (90%% of the service's per-key limit); the limiter's check is part of what is measured", len(e.keys.keys), requestBudget))
-	}
+	bullets := []string{"Date: " + meta.Date.Format("2006-01-02 15:04 MST"), "Command: " + meta.Command, "Machine: " + machine,
+		fmt.Sprintf("Setup: load generator, `teamtext serve` (`LOG_LEVEL=warn`, `DB_MAX_CONNS` 20, `JOB_WORKERS` 50) and %s "+
+			"(testcontainers, fsync off) on the same machine; keep-alive HTTP/1.1 over loopback; "+
+			"the bench's own pool of %d connections for fixtures and polls", strings.TrimSpace("Postgres "+f.Postgres), meta.PoolSize)}
 	if idle := e.idle; idle.HasService || idle.HasPostgres {
 		rate := func(d time.Duration, ok bool) string {
 			if !ok {
@@ -171,12 +171,6 @@ func renderSection(group string, meta reportMeta, rs []result) string {
 	}
 	if sec.bullets != nil {
 		bullets = append(bullets, sec.bullets(meta)...)
-	} else {
-		bullets = append(bullets, fmt.Sprintf("Load: %d measured requests per row after %d unmeasured warm-up requests, %d concurrent workers; "+
-			"latencies are per request as the load generator sees them; *CPU/req* is the CPU time the load generator, "+
-			"the `teamtext` process and the Postgres container each used during the measured run, divided by its requests; "+
-			"*DB acquires/req* counts connections taken from the service's pool (its /metrics) and the bench's pgx pool, "+
-			"idle background taken out: one per statement outside a transaction", e.requests, e.warmup, e.concurrency))
 	}
 	return fmt.Sprintf("<!-- bench:%s:start -->\n## %s\n\n- %s\n\n%s<!-- bench:%s:end -->\n",
 		group, sec.title, strings.Join(bullets, "\n- "), renderTable(rs), group)
