@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/teamtext/teamtext/modules/webhooks/internal/postgres"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/service"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/webhooktest"
+	"github.com/teamtext/teamtext/platform/db/dbtest"
 	"github.com/teamtext/teamtext/platform/events"
 )
 
@@ -59,35 +59,8 @@ SELECT 'dlv' || substr(id, 4), $1::text, id, $2::text, 'pending', 0, NULL, creat
 		require.Equal(t, "https://hooks.example/q", w.URL)
 	}
 
-	// The same statement's plan, as a pooled connection runs it: the rows
-	// it read from webhook_events, summed over every loop.
-	var plan []struct {
-		Plan planNode `json:"Plan"`
-	}
-	var raw []byte
-	require.NoError(t, e.DB.Pool.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+postgres.QueuedSQL, team, c.Webhook.ID, limit).Scan(&raw))
-	require.NoError(t, json.Unmarshal(raw, &plan))
-	require.LessOrEqual(t, plan[0].Plan.rowsFrom("webhook_events"), float64(limit),
-		"the page's events only, not the team's %d", queued+others)
-}
-
-// planNode is a node of EXPLAIN (ANALYZE, FORMAT JSON).
-type planNode struct {
-	Relation string     `json:"Relation Name"`
-	Rows     float64    `json:"Actual Rows"`
-	Loops    float64    `json:"Actual Loops"`
-	Plans    []planNode `json:"Plans"`
-}
-
-// rowsFrom is the rows the nodes scanning relation returned, over all
-// their loops.
-func (n planNode) rowsFrom(relation string) float64 {
-	sum := 0.0
-	if n.Relation == relation {
-		sum += n.Rows * n.Loops
-	}
-	for _, c := range n.Plans {
-		sum += c.rowsFrom(relation)
-	}
-	return sum
+	// The same statement's work, as a pooled connection runs it.
+	read, err := dbtest.RowsRead(ctx, e.DB.Pool, postgres.QueuedSQL, team, c.Webhook.ID, limit)
+	require.NoError(t, err)
+	require.LessOrEqual(t, read["webhook_events"], float64(limit), "the page's events only, not the team's %d", queued+others)
 }
