@@ -7,6 +7,7 @@ const (
 	StageInboundSQL    = stageInboundSQL
 	LockInboundLaneSQL = lockInboundLaneSQL
 	TakeInboundSQL     = takeInboundSQL
+	TakeStatusesSQL    = takeStatusesSQL
 	InsertInboundsSQL  = insertInboundsSQL
 	CountReceivedSQL   = countReceivedSQL
 )

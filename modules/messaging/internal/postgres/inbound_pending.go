@@ -61,7 +61,8 @@ func (r *Repo) LockInboundLane(ctx context.Context, lanes, first int) (int, erro
 	return r.lockLane(ctx, "inbound", lockInboundLaneSQL, lanes, first, domain.InboundMaxAttempts)
 }
 
-// takeInboundSQL is TakeInbound's statement: lane $1, limit $2, attempts below $3.
+// takeInboundSQL is TakeInbound's statement: lane $1, limit $2, attempts
+// below $3. The chosen rows are deleted by key, as TakeStatuses' are.
 const takeInboundSQL = `WITH kw AS (
   SELECT from_phone, max(id) AS upto FROM messaging_inbound_pending WHERE lane = $1 AND keyword AND attempts < $3 GROUP BY from_phone),
 pick AS (
@@ -70,7 +71,7 @@ pick AS (
   UNION ALL
   (SELECT id, 1 FROM messaging_inbound_pending WHERE lane = $1 AND attempts < $3 ORDER BY id LIMIT $2)),
 chosen AS (SELECT id FROM pick GROUP BY id ORDER BY min(pri), id LIMIT $2)
-DELETE FROM messaging_inbound_pending p USING chosen c WHERE p.id = c.id
+DELETE FROM messaging_inbound_pending p WHERE p.id = ANY (ARRAY(SELECT id FROM chosen))
 RETURNING p.id, p.provider_message_id, p.from_phone, p.to_phone, p.body, p.keyword, p.lane, p.received_at`
 
 // TakeInbound removes up to limit staged texts of a lane (locked by the
