@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/testcontainers/testcontainers-go"
 	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
 
@@ -146,46 +145,4 @@ func Main(m *testing.M, srv **Server) int {
 	defer s.Stop()
 	*srv = s
 	return m.Run()
-}
-
-// Explain runs an EXPLAIN statement on q (a pool, a connection or a
-// transaction) and returns its plan, one line per plan line.
-func Explain(t testing.TB, q interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}, explain string, args ...any) string {
-	t.Helper()
-	rows, err := q.Query(context.Background(), explain, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", explain, err)
-	}
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatalf("%s: %v", explain, err)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// GenericPlan returns the generic plan of a prepared statement, the plan
-// pgx's statement cache runs on once Postgres stops re-planning it: in a
-// transaction rolled back after, with settings (e.g. "enable_seqscan =
-// off") set locally, prepare ("PREPARE name(types) AS ...") is prepared
-// under plan_cache_mode = force_generic_plan and execute ("EXECUTE
-// name(...)") explained.
-func GenericPlan(t testing.TB, d *db.DB, prepare, execute string, settings ...string) string {
-	t.Helper()
-	ctx := context.Background()
-	tx, err := d.Pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	for _, s := range append(settings, "plan_cache_mode = force_generic_plan") {
-		if _, err := tx.Exec(ctx, "SET LOCAL "+s); err != nil {
-			t.Fatalf("SET LOCAL %s: %v", s, err)
-		}
-	}
-	if _, err := tx.Exec(ctx, prepare); err != nil {
-		t.Fatalf("%s: %v", prepare, err)
-	}
-	return Explain(t, tx, "EXPLAIN "+execute)
 }

@@ -60,7 +60,6 @@ SELECT 'dlv' || substr(id, 4), $1::text, id, $2::text, 'pending', 0, NULL, creat
 	}
 
 	// The same statement's work, as a pooled connection runs it.
-	read, err := dbtest.RowsRead(ctx, e.DB.Pool, postgres.QueuedSQL, team, c.Webhook.ID, limit)
-	require.NoError(t, err)
+	read := dbtest.RowsRead(t, e.DB.Pool, postgres.QueuedSQL, team, c.Webhook.ID, limit)
 	require.LessOrEqual(t, read["webhook_events"], float64(limit), "the page's events only, not the team's %d", queued+others)
 }
