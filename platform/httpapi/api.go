@@ -73,6 +73,13 @@ func Register[I, O any](api huma.API, op huma.Operation, h func(context.Context,
 	}
 	// Our edge enforces body limits exactly; keep huma's own check out of the way.
 	op.MaxBodyBytes = 1 << 30
+	// The edge has read the body already, under the server's ReadTimeout, so
+	// net/http is waiting in the background for the connection's next bytes.
+	// huma's default would now set a 5 s read deadline on the connection: that
+	// wait would time out and cancel the request's context, and any request
+	// still working 5 s after its body (sends queued on one team's billing
+	// lock under load) would fail with 500 "context canceled". -1 clears it.
+	op.BodyReadTimeout = -1
 	huma.Register(api, op, h)
 }
 
