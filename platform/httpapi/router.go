@@ -143,11 +143,20 @@ func finish(o EdgeOptions, r *http.Request, rw *statusWriter, st *reqState, star
 	if st.err != nil {
 		attrs = append(attrs, slog.String("err", st.err.Error()))
 	}
-	if status >= 500 {
+	switch {
+	case status >= 500 && ClientGone(r):
+		// The client hung up and never sees this answer: nothing for a person to do.
+		attrs = append(attrs, slog.Bool("client_gone", true))
+	case status >= 500:
 		level = slog.LevelError
 	}
 	o.Log.LogAttrs(r.Context(), level, "request", attrs...)
 }
+
+// ClientGone says whether the request's client has gone away (net/http
+// cancels a request's context when its connection closes), so an error the
+// handler met because of it is no fault of the service's.
+func ClientGone(r *http.Request) bool { return r.Context().Err() != nil }
 
 // guardBody enforces the JSON media type and the size limit before the body
 // reaches huma (whose own limit check is off by one at exactly the limit).

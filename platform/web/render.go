@@ -167,7 +167,11 @@ func (s *Shell) Fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.Error(w, r, httpapi.StatusOf(f.Kind), f.Message)
 		return
 	}
-	s.opts.Log.Error("dashboard request failed", "path", r.URL.Path, "err", err)
+	if httpapi.ClientGone(r) {
+		s.opts.Log.Info("dashboard request ended: the browser went away", "path", r.URL.Path, "err", err)
+	} else {
+		s.opts.Log.Error("dashboard request failed", "path", r.URL.Path, "err", err)
+	}
 	s.Error(w, r, http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment.")
 }
 

@@ -3,6 +3,8 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -97,4 +99,62 @@ func TestNoReadDeadlineWhileAHandlerWorks(t *testing.T) {
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 		require.Equal(t, seen{Err: "none"}, got.Data, "request %d", i)
 	}
+}
+
+// recordHandler sends each log record it handles to records.
+type recordHandler struct{ records chan slog.Record }
+
+func (h recordHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h recordHandler) Handle(_ context.Context, r slog.Record) error {
+	h.records <- r
+	return nil
+}
+func (h recordHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h recordHandler) WithGroup(string) slog.Handler      { return h }
+
+// TestAClientThatHangsUpIsNotAnError: a request whose client went away
+// fails in its handler, and its log line is INFO with client_gone, not an
+// ERROR for a person to look at; a 500 the client does see stays an ERROR.
+func TestAClientThatHangsUpIsNotAnError(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	api := NewAPI(mux, APIOptions{Title: "t", Version: "1", Prefix: "/v1", ServerURL: "http://x/v1"})
+	started := make(chan struct{}, 1)
+	Register(api, huma.Operation{OperationID: "wait", Method: http.MethodGet, Path: "/wait"},
+		func(ctx context.Context, in *struct {
+			Hang bool `query:"hang"`
+		}) (*DataOutput[string], error) {
+			if in.Hang {
+				started <- struct{}{}
+				<-ctx.Done()
+			}
+			return nil, errors.New("store unreachable")
+		})
+	records := make(chan slog.Record, 4)
+	srv := httptest.NewServer(Edge(mux, EdgeOptions{Name: "test", MaxBodyBytes: 1 << 20, Log: slog.New(recordHandler{records})}))
+	t.Cleanup(srv.Close)
+	attrs := func(r slog.Record) map[string]any {
+		m := map[string]any{}
+		r.Attrs(func(a slog.Attr) bool { m[a.Key] = a.Value.Any(); return true })
+		return m
+	}
+
+	resp, err := srv.Client().Get(srv.URL + "/v1/wait")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusInternalServerError, resp.StatusCode)
+	seen := <-records
+	require.Equal(t, slog.LevelError, seen.Level)
+	require.NotContains(t, attrs(seen), "client_gone")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/v1/wait?hang=true", nil)
+	require.NoError(t, err)
+	go func() { <-started; cancel() }()
+	_, err = srv.Client().Do(req)
+	require.ErrorIs(t, err, context.Canceled)
+	gone := <-records
+	require.Equal(t, slog.LevelInfo, gone.Level)
+	require.Equal(t, int64(500), attrs(gone)["status"])
+	require.Equal(t, true, attrs(gone)["client_gone"])
 }
