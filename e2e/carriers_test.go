@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/modules/messaging/fakes/bandwidthtest"
+	"github.com/teamtext/teamtext/modules/messaging/fakes/fakecarrier"
 	"github.com/teamtext/teamtext/modules/messaging/fakes/telnyxtest"
 	"github.com/teamtext/teamtext/modules/messaging/fakes/twiliotest"
 )
@@ -161,13 +162,6 @@ func TestThreeCarriersOnTwoNodes(t *testing.T) {
 		require.Zero(t, deliveries(t, p.url, m.ID, "failed"), "team %d", i)
 	}
 
-	sentAt := func(from string, at []time.Time) []handOver {
-		var hs []handOver
-		for _, a := range at {
-			hs = append(hs, handOver{to: from, at: a})
-		}
-		return hs
-	}
 	var twAt, telAt, bwAt []time.Time
 	for _, m := range tw.Messages() {
 		require.Equal(t, teams[0].number, m.From)
@@ -185,7 +179,7 @@ func TestThreeCarriersOnTwoNodes(t *testing.T) {
 	require.Len(t, telAt, recipients, "team 1's texts went to Telnyx only")
 	require.Len(t, bwAt, recipients, "team 2's texts went to Bandwidth only")
 	for name, at := range map[string][]time.Time{"twilio": twAt, "telnyx": telAt, "bandwidth": bwAt} {
-		require.LessOrEqual(t, busiestSecond(sentAt(name, at)), perSecond, "%s: a number never gets more than its throughput in a second", name)
+		require.LessOrEqual(t, fakecarrier.BusiestSecond(at), perSecond, "%s: a number never gets more than its throughput in a second", name)
 	}
 
 	// A refused callback: Bandwidth with wrong credentials, Telnyx forged.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/teamtext/teamtext/e2e/harness"
+	"github.com/teamtext/teamtext/modules/messaging/fakes/fakecarrier"
 )
 
 // The delivery engine against the realistic simulator: sending
@@ -168,23 +168,6 @@ func handOvers(t testing.TB, url, from string) []handOver {
 	return out
 }
 
-// busiestSecond is the most texts in any half-open window of a second.
-func busiestSecond(hs []handOver) int {
-	ts := make([]time.Time, len(hs))
-	for i, h := range hs {
-		ts[i] = h.at
-	}
-	sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
-	best, lo := 0, 0
-	for hi := range ts {
-		for !ts[lo].Add(time.Second).After(ts[hi]) {
-			lo++
-		}
-		best = max(best, hi-lo+1)
-	}
-	return best
-}
-
 // TestBacklogDoesNotHoldOtherTeams: on two nodes, team A broadcasts to
 // 5,000 members at 250 texts/s; while A's backlog is being handed over:
 // team B's 4-recipient broadcast reaches the carrier within 5 s of B's
@@ -263,7 +246,11 @@ func TestBacklogDoesNotHoldOtherTeams(t *testing.T) {
 	waitFor(t, 60*time.Second, func() bool { return deliveries(t, p.url, ma.ID, "queued") == 0 })
 	hs := handOvers(t, p.url, a.number)
 	require.Len(t, hs, 5000, "everyone but the recipient who opted out")
-	require.LessOrEqual(t, busiestSecond(hs), rate, "never more than the number's throughput in any second")
+	at := make([]time.Time, len(hs))
+	for i, h := range hs {
+		at[i] = h.at
+	}
+	require.LessOrEqual(t, fakecarrier.BusiestSecond(at), rate, "never more than the number's throughput in any second")
 	span := hs[len(hs)-1].at.Sub(hs[0].at)
 	require.Greater(t, span, 19*time.Second, "5,000 texts at 250/s cannot take less than 19 s")
 	for _, h := range hs {
@@ -495,11 +482,7 @@ func TestTwilioPacedOnTwoNodes(t *testing.T) {
 	waitFor(t, 60*time.Second, func() bool { return deliveries(t, p.url, m.ID, "queued") == 0 })
 	ts := fake.sentFrom(a.number)
 	require.Len(t, ts, 601)
-	hs := make([]handOver, len(ts))
-	for i, at := range ts {
-		hs[i] = handOver{to: fmt.Sprint(i), at: at}
-	}
-	require.LessOrEqual(t, busiestSecond(hs), 40, "Twilio never gets more than the number's throughput in a second")
+	require.LessOrEqual(t, fakecarrier.BusiestSecond(ts), 40, "Twilio never gets more than the number's throughput in a second")
 }
 
 // TestNumbersCLI: the admin CLI's number verbs, against the suite's service.

@@ -3,7 +3,8 @@
 // number, refusals, faults for the next requests, an outage), the texts it
 // accepted, and the callbacks it owes until the test flushes them; and the
 // test server its API answers on. Each fake keeps its carrier's own wire
-// format; only the bookkeeping is here.
+// format; only the bookkeeping is here. BusiestSecond is the check tests
+// make of a carrier's timestamps, the fakes' and the simulator's alike.
 package fakecarrier
 
 import (
@@ -13,6 +14,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -149,6 +151,21 @@ func (s *Script[F, M, O, C]) Drain() []C {
 	cbs := s.pending
 	s.pending = nil
 	return cbs
+}
+
+// BusiestSecond is the most of ts, in any order, that fall in one
+// half-open window of a second: what a number whose throughput is n texts
+// a second must never hand a carrier more than n of. ts is not reordered.
+func BusiestSecond(ts []time.Time) int {
+	ts = slices.SortedFunc(slices.Values(ts), time.Time.Compare)
+	best, lo := 0, 0
+	for hi := range ts {
+		for !ts[lo].Add(time.Second).After(ts[hi]) {
+			lo++
+		}
+		best = max(best, hi-lo+1)
+	}
+	return best
 }
 
 // HTTPError is a callback the service answered with a non-2xx status.

@@ -77,3 +77,17 @@ func TestFlushPostsTextsAtOnceEachInOrder(t *testing.T) {
 	require.Equal(t, []string{"a1", "a2"}, sent, "without retry the rest of a text still goes")
 	require.Empty(t, s.Drain())
 }
+
+// The busiest second counts a window from each text, closed at its start
+// and open a second later, whatever order the times come in; the caller's
+// slice keeps its order.
+func TestBusiestSecond(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	require.Zero(t, BusiestSecond(nil))
+	ts := []time.Time{at.Add(time.Second), at, at.Add(999 * time.Millisecond), at.Add(1500 * time.Millisecond), at.Add(1998 * time.Millisecond)}
+	orig := slices.Clone(ts)
+	require.Equal(t, 4, BusiestSecond(ts), "0.999 s to 1.998 s; the text at 0 s is a whole second before the one at 1 s")
+	require.Equal(t, orig, ts)
+	require.Equal(t, 3, BusiestSecond([]time.Time{at, at, at}))
+}

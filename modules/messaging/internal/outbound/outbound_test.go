@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
+	"github.com/teamtext/teamtext/modules/messaging/fakes/fakecarrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/ingest"
@@ -260,7 +260,7 @@ func TestPumpHandsOverAtThePace(t *testing.T) {
 	for i, s := range sent {
 		ts[i] = s.at
 	}
-	require.LessOrEqual(t, busiest(ts), 5)
+	require.LessOrEqual(t, fakecarrier.BusiestSecond(ts), 5)
 	require.Equal(t, 52, countRows(t, b.db, `SELECT count(*) FROM messaging_deliveries WHERE status = 'sent'`))
 	require.Equal(t, 0, countRows(t, b.db, `SELECT count(*) FROM messaging_slots`))
 	require.Equal(t, 0, countRows(t, b.db, `SELECT count(*) FROM messaging_numbers WHERE backlog_segments <> 0 OR next_at IS NOT NULL`))
@@ -271,18 +271,6 @@ func countRows(t testing.TB, d *db.DB, q string, args ...any) int {
 	var n int
 	require.NoError(t, d.SQLDB.QueryRow(q, args...).Scan(&n))
 	return n
-}
-
-func busiest(ts []time.Time) int {
-	sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
-	best, lo := 0, 0
-	for hi := range ts {
-		for !ts[lo].Add(time.Second).After(ts[hi]) {
-			lo++
-		}
-		best = max(best, hi-lo+1)
-	}
-	return best
 }
 
 // Two engines on two connection pools (two nodes) plan onto one number at
