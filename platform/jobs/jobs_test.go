@@ -47,6 +47,35 @@ func setup(t *testing.T) *testBundle {
 	return &testBundle{db: d, jobs: j}
 }
 
+// newRunner is a Runner of regs on j that works jobs, two at a time.
+func newRunner(t *testing.T, j *jobs.Jobs, regs ...jobs.Registration) *jobs.Runner {
+	t.Helper()
+	r, err := jobs.NewRunner(j, regs, metrics.New(), jobs.Options{MaxWorkers: 2, RunWorkers: true, SoftStopTimeout: time.Second})
+	require.NoError(t, err)
+	return r
+}
+
+// startRunner starts r and stops it when the test ends.
+func startRunner(t *testing.T, r *jobs.Runner) {
+	t.Helper()
+	require.NoError(t, r.Start(context.Background()))
+	t.Cleanup(func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		require.NoError(t, r.Stop(stopCtx))
+	})
+}
+
+// pings registers a worker of test.ping that sends each job's N to worked.
+func pings(worked chan<- int) jobs.Registration {
+	return func(w *river.Workers) {
+		river.AddWorker(w, river.WorkFunc(func(_ context.Context, j *river.Job[pingArgs]) error {
+			worked <- j.Args.N
+			return nil
+		}))
+	}
+}
+
 func (b *testBundle) insert(ctx context.Context, args river.JobArgs) error {
 	return b.db.Tx(ctx, func(ctx context.Context) error {
 		_, err := b.jobs.Insert(ctx, args, nil)
@@ -66,20 +95,8 @@ func TestRunnerWorksWhatTheInsertClientInserts(t *testing.T) {
 	require.ErrorAs(t, b.insert(ctx, pingArgs{N: 1}), &unknown, "no worker handles test.ping yet")
 
 	worked := make(chan int, 1)
-	reg := func(w *river.Workers) {
-		river.AddWorker(w, river.WorkFunc(func(_ context.Context, j *river.Job[pingArgs]) error {
-			worked <- j.Args.N
-			return nil
-		}))
-	}
-	r, err := jobs.NewRunner(b.jobs, []jobs.Registration{reg}, metrics.New(), jobs.Options{MaxWorkers: 2, RunWorkers: true, SoftStopTimeout: time.Second})
-	require.NoError(t, err)
-	require.NoError(t, r.Start(ctx))
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		require.NoError(t, r.Stop(stopCtx))
-	})
+	r := newRunner(t, b.jobs, pings(worked))
+	startRunner(t, r)
 
 	require.NoError(t, b.insert(ctx, pingArgs{N: 7}))
 	select {
@@ -149,13 +166,7 @@ func TestRiverSchemaOfTheLastVersionMigratesForward(t *testing.T) {
 	j, err := jobs.New(d, clock.Real{}, slog.New(slog.DiscardHandler), jobs.Options{})
 	require.NoError(t, err)
 	worked := make(chan int, 1)
-	r, err := jobs.NewRunner(j, []jobs.Registration{func(w *river.Workers) {
-		river.AddWorker(w, river.WorkFunc(func(_ context.Context, job *river.Job[pingArgs]) error {
-			worked <- job.Args.N
-			return nil
-		}))
-	}}, metrics.New(), jobs.Options{MaxWorkers: 2, RunWorkers: true, SoftStopTimeout: time.Second})
-	require.NoError(t, err)
+	r := newRunner(t, j, pings(worked))
 	require.NoError(t, d.Tx(ctx, func(ctx context.Context) error {
 		_, err := j.Insert(ctx, pingArgs{N: 41}, nil)
 		return err
@@ -167,12 +178,7 @@ func TestRiverSchemaOfTheLastVersionMigratesForward(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, pending)
 
-	require.NoError(t, r.Start(ctx))
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		require.NoError(t, r.Stop(stopCtx))
-	})
+	startRunner(t, r)
 	select {
 	case n := <-worked:
 		require.Equal(t, 41, n, "the job queued before the upgrade")
@@ -199,21 +205,15 @@ func TestSnoozeFollowsTheTestClock(t *testing.T) {
 	j, err := jobs.New(d, clk, slog.New(slog.DiscardHandler), jobs.Options{})
 	require.NoError(t, err)
 	var runs atomic.Int32
-	r, err := jobs.NewRunner(j, []jobs.Registration{func(w *river.Workers) {
+	r := newRunner(t, j, func(w *river.Workers) {
 		river.AddWorker(w, river.WorkFunc(func(context.Context, *river.Job[snoozeArgs]) error {
 			if runs.Add(1) == 1 {
 				return river.JobSnooze(time.Hour)
 			}
 			return nil
 		}))
-	}}, metrics.New(), jobs.Options{MaxWorkers: 2, RunWorkers: true, SoftStopTimeout: time.Second})
-	require.NoError(t, err)
-	require.NoError(t, r.Start(ctx))
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		require.NoError(t, r.Stop(stopCtx))
 	})
+	startRunner(t, r)
 	var id int64
 	require.NoError(t, d.Tx(ctx, func(ctx context.Context) error {
 		res, err := j.Insert(ctx, snoozeArgs{}, nil)
