@@ -10,10 +10,11 @@ import (
 	"reflect"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/platform/httpapi/jsontest"
 )
 
 // requireSameJSON encodes v with huma's default JSON format and with
@@ -114,30 +115,17 @@ func TestJSONFormatByteIdentical(t *testing.T) {
 
 	// Strings: every ASCII byte, invalid UTF-8, surrogates' bytes, the
 	// separators, and random runes from all planes.
-	var ascii []byte
-	for c := range 256 {
-		ascii = append(ascii, byte(c))
-	}
-	requireSameJSON(t, string(ascii))
-	requireSameJSON(t, map[string]string{string(ascii): "key"})
+	every := jsontest.EveryByte()
+	requireSameJSON(t, every)
+	requireSameJSON(t, map[string]string{every: "key"})
 	requireSameJSON(t, []string{"\xed\xa0\x80", "\xf4\x90\x80\x80", "a\xc3", "\u2028\u2029\ufeff\ufffd", "\x7f", "日本語 🎉"})
 	rng := rand.New(rand.NewPCG(15, 15))
 	for range 2000 {
-		b := make([]byte, 0, 40)
-		for range rng.IntN(40) {
-			switch rng.IntN(4) {
-			case 0:
-				b = append(b, byte(rng.IntN(256)))
-			case 1:
-				b = append(b, byte(rng.IntN(128)))
-			default:
-				b = utf8.AppendRune(b, rune(rng.IntN(0x110000)))
-			}
-		}
+		b := jsontest.Random(rng)
 		requireSameJSON(t, struct {
 			S string            `json:"s"`
 			M map[string]string `json:"m"`
-		}{string(b), map[string]string{string(b): string(b)}})
+		}{b, map[string]string{b: b}})
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/eventlog"
 	"github.com/teamtext/teamtext/platform/events"
+	"github.com/teamtext/teamtext/platform/httpapi/jsontest"
 )
 
 // The data types the codebase publishes, field for field where their
@@ -91,26 +91,11 @@ func (k durationKey) MarshalText() ([]byte, error) { return []byte("k:" + string
 // edgeStrings are every byte 0–255, HTML, the separators, invalid UTF-8
 // and surrogates' bytes, and random strings of all of those.
 func edgeStrings() []string {
-	var all []byte
-	for c := range 256 {
-		all = append(all, byte(c))
-	}
-	out := []string{"", string(all), "<script>a & b</script>", "\u2028\u2029", "\xed\xa0\x80", "\xf4\x90\x80\x80", "a\xc3",
+	out := []string{"", jsontest.EveryByte(), "<script>a & b</script>", "\u2028\u2029", "\xed\xa0\x80", "\xf4\x90\x80\x80", "a\xc3",
 		"\ufeff\ufffd\x7f", "日本語 🎉", `"quoted" \back\slash/`, "+15550100"}
 	rng := rand.New(rand.NewPCG(15, 20))
 	for range 500 {
-		b := make([]byte, 0, 40)
-		for range rng.IntN(40) {
-			switch rng.IntN(4) {
-			case 0:
-				b = append(b, byte(rng.IntN(256)))
-			case 1:
-				b = append(b, byte(rng.IntN(128)))
-			default:
-				b = utf8.AppendRune(b, rune(rng.IntN(0x110000)))
-			}
-		}
-		out = append(out, string(b))
+		out = append(out, jsontest.Random(rng))
 	}
 	return out
 }
