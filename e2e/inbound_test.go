@@ -131,11 +131,7 @@ func helpTexts(box []map[string]any) []string {
 func TestInboundKeywords(t *testing.T) {
 	t.Parallel()
 	f, api := messagingTeam(t, harness.TeamOptions{})
-	var team struct {
-		Name   string `json:"name"`
-		Number string `json:"number"`
-	}
-	require.NoError(t, env.admin.Expect(context.Background(), 200, "GET", "/teams/"+f.TeamID, nil, &team))
+	team := adminTeam(t, env.admin, f.TeamID)
 	kid := addMember(t, api, map[string]any{"name": "Ann", "phone": "2025550401"})
 	dad := addMember(t, api, map[string]any{"name": "Ann's dad", "phone": "(202) 555-0401", "role": "guardian"})
 	const shared = "+12025550401"

@@ -135,11 +135,7 @@ func TestTeamKeywordsAdmin(t *testing.T) {
 func TestTeamKeywordAnswers(t *testing.T) {
 	t.Parallel()
 	f, api := messagingTeam(t, harness.TeamOptions{})
-	var team struct {
-		Name   string `json:"name"`
-		Number string `json:"number"`
-	}
-	require.NoError(t, env.admin.Expect(context.Background(), 200, "GET", "/teams/"+f.TeamID, nil, &team))
+	team := adminTeam(t, env.admin, f.TeamID)
 	url := env.pg.URL
 	group := adminGroup(t, f.TeamID, "Carpool")
 	kid := addMember(t, api, map[string]any{"name": "Kim", "phone": "2025550441"})

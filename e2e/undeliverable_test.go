@@ -54,18 +54,28 @@ func sendTo(t *testing.T, api *harness.Client, text, audience string) suppressed
 	return s
 }
 
-// undeliverableEnv is a service of its own (the simulator's outcomes and
-// profile are the service's), on the test clock, with fast numbers.
+// teamNamed is a team's name and number, as the admin API tells them.
+type teamNamed struct {
+	Name   string `json:"name"`
+	Number string `json:"number"`
+}
+
+// adminTeam reads teamID's name and number through the admin API.
+func adminTeam(t *testing.T, admin *harness.Client, teamID string) teamNamed {
+	t.Helper()
+	var team teamNamed
+	require.NoError(t, admin.Expect(context.Background(), 200, "GET", "/teams/"+teamID, nil, &team))
+	return team
+}
+
 // numberOf is the team's number, as the admin API tells it.
 func numberOf(t *testing.T, admin *harness.Client, teamID string) string {
 	t.Helper()
-	var team struct {
-		Number string `json:"number"`
-	}
-	require.NoError(t, admin.Expect(context.Background(), 200, "GET", "/teams/"+teamID, nil, &team))
-	return team.Number
+	return adminTeam(t, admin, teamID).Number
 }
 
+// undeliverableEnv is a service of its own (the simulator's outcomes and
+// profile are the service's), on the test clock, with fast numbers.
 func undeliverableEnv(t *testing.T, name string) *clockEnv {
 	t.Helper()
 	url := freshDatabase(t, name)
