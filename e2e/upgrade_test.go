@@ -128,7 +128,18 @@ func servesOn(t *testing.T, admin *harness.Client, svc *harness.Service, url, la
 	r, err := api.Do(ctx, "GET", "/team", nil)
 	require.NoError(t, err)
 	require.Equal(t, 200, r.Status, label)
-	r, err = api.Do(ctx, "POST", "/messages", map[string]any{"text": "Practice at 6", "audience": "all"})
+	require.Positive(t, practiceDelivered(t, api, url, label), label)
+	r, err = plainClient(svc.PublicURL, "").Do(ctx, "GET", "/readyz", nil)
+	require.NoError(t, err)
+	require.Equal(t, 200, r.Status, "%s: %s", label, r.Body)
+}
+
+// practiceDelivered broadcasts "Practice at 6" to everyone through api,
+// waits up to 60 s for every delivery (in the database at url) to be
+// delivered, and returns how many recipients the broadcast had.
+func practiceDelivered(t *testing.T, api *harness.Client, url, label string) int {
+	t.Helper()
+	r, err := api.Do(context.Background(), "POST", "/messages", map[string]any{"text": "Practice at 6", "audience": "all"})
 	require.NoError(t, err)
 	require.Equal(t, 201, r.Status, "%s: %s", label, r.Body)
 	var m struct {
@@ -136,11 +147,8 @@ func servesOn(t *testing.T, admin *harness.Client, svc *harness.Service, url, la
 		Recipients int    `json:"recipients"`
 	}
 	require.NoError(t, r.Data(&m))
-	require.Positive(t, m.Recipients, label)
 	waitFor(t, 60*time.Second, func() bool { return deliveries(t, url, m.ID, "delivered") == m.Recipients })
-	r, err = plainClient(svc.PublicURL, "").Do(ctx, "GET", "/readyz", nil)
-	require.NoError(t, err)
-	require.Equal(t, 200, r.Status, "%s: %s", label, r.Body)
+	return m.Recipients
 }
 
 // riverUpgrade is the commit that moved River to v0.51.2: the build at its
@@ -235,16 +243,8 @@ func TestTwilioDeploymentUpgradesToCarrierAccounts(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 201, r.Status, "%s: %s", label, r.Body)
 		before := len(tw.Messages())
-		r, err = api.Do(ctx, "POST", "/messages", map[string]any{"text": "Practice at 6", "audience": "all"})
-		require.NoError(t, err)
-		require.Equal(t, 201, r.Status, "%s: %s", label, r.Body)
-		var m struct {
-			ID         string `json:"id"`
-			Recipients int    `json:"recipients"`
-		}
-		require.NoError(t, r.Data(&m))
-		waitFor(t, 60*time.Second, func() bool { return deliveries(t, url, m.ID, "delivered") == m.Recipients })
-		require.Equal(t, before+m.Recipients, len(tw.Messages()), "%s: through the Twilio account", label)
+		recipients := practiceDelivered(t, api, url, label)
+		require.Equal(t, before+recipients, len(tw.Messages()), "%s: through the Twilio account", label)
 		require.NotContains(t, svc.Logs(), token, label)
 	}
 	sends(prev, "the build before carrier accounts")
