@@ -10,10 +10,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/billing/billingapi"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/domain"
-	"github.com/teamtext/teamtext/modules/webhooks/internal/service"
-	"github.com/teamtext/teamtext/modules/webhooks/internal/webhooktest"
 	"github.com/teamtext/teamtext/platform/db/dbtest"
-	"github.com/teamtext/teamtext/platform/events"
 )
 
 var srv *dbtest.Server
@@ -27,19 +24,12 @@ func TestMain(m *testing.M) { os.Exit(dbtest.Main(m, &srv)) }
 // recorded. A recorded success clears the webhook's failure count.
 func TestSuccessBatchJudgesDuplicatesInTurn(t *testing.T) {
 	ctx := context.Background()
-	e := webhooktest.New(t, srv, webhooktest.Options{})
-	team, coach := e.Team("team_a", billingapi.PlanBusiness)
-	c, err := e.Svc.Create(ctx, service.NewWebhook{TeamID: team, URL: "https://hooks.example/a",
-		Events: []string{events.MemberJoined}, Source: domain.SourceAPI, CreatedBy: coach})
-	require.NoError(t, err)
-	for range 2 {
-		require.NoError(t, e.DB.Tx(ctx, func(ctx context.Context) error {
-			return e.Log.Publish(ctx, events.Event{TeamID: team, Type: events.MemberJoined, Data: map[string]int{}})
-		}))
-	}
+	e, team, c := hooked(t)
+	publish(t, e, team)
+	publish(t, e, team)
 	ds := e.Deliveries(t, team)
 	require.Len(t, ds, 2)
-	_, err = e.DB.Bun.NewUpdate().Table("webhooks").Set("consecutive_failures = 3").Where("id = ?", c.Webhook.ID).Exec(ctx)
+	_, err := e.DB.Bun.NewUpdate().Table("webhooks").Set("consecutive_failures = 3").Where("id = ?", c.Webhook.ID).Exec(ctx)
 	require.NoError(t, err)
 
 	now := e.Clock.Now()

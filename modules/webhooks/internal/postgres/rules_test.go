@@ -34,16 +34,23 @@ type ruleEnv struct {
 
 func newRuleEnv(t *testing.T) *ruleEnv {
 	t.Helper()
-	ctx := context.Background()
-	e := webhooktest.New(t, srv, webhooktest.Options{})
-	team, coach := e.Team("team_a", billingapi.PlanBusiness)
-	c, err := e.Svc.Create(ctx, service.NewWebhook{TeamID: team, URL: "https://hooks.example/a",
-		Events: []string{events.MemberJoined}, Source: domain.SourceAPI, CreatedBy: coach})
-	require.NoError(t, err)
+	e, team, c := hooked(t)
 	publish(t, e, team)
 	ds := e.Deliveries(t, team)
 	require.Len(t, ds, 1)
 	return &ruleEnv{e: e, team: team, webhook: c.Webhook.ID, delivery: ds[0]}
+}
+
+// hooked is an env whose team_a (Business) has one webhook, made through
+// the API, for member.joined: the env, the team and the webhook as made.
+func hooked(t *testing.T) (e *webhooktest.Env, team string, c *service.Created) {
+	t.Helper()
+	e = webhooktest.New(t, srv, webhooktest.Options{})
+	team, coach := e.Team("team_a", billingapi.PlanBusiness)
+	c, err := e.Svc.Create(context.Background(), service.NewWebhook{TeamID: team, URL: "https://hooks.example/a",
+		Events: []string{events.MemberJoined}, Source: domain.SourceAPI, CreatedBy: coach})
+	require.NoError(t, err)
+	return e, team, c
 }
 
 // publish publishes member.joined for team.
