@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/e2e/harness"
 )
 
 // The dashboard's roster pages in a real browser.
@@ -119,7 +121,7 @@ func TestDashboardRosterPages(t *testing.T) {
 	phone := teamNumber()
 	require.NoError(t, chromedp.Do(tab,
 		chromedp.SendKeys(chromedp.ID("m-name"), "Maya Lindqvist"),
-		chromedp.SendKeys(chromedp.ID("m-phone"), nationalFormat(phone)),
+		chromedp.SendKeys(chromedp.ID("m-phone"), harness.National(phone)),
 		chromedp.SetValue(chromedp.ID("m-role"), "guardian"),
 		chromedp.Click(`//label[normalize-space()="U12 Blue"]`)))
 	click(t, tab, "Add member")
@@ -276,7 +278,7 @@ func TestDashboardInviteStaff(t *testing.T) {
 	phone := teamNumber()
 	require.NoError(t, chromedp.Do(tab,
 		chromedp.SendKeys(chromedp.ID("i-name"), "Jordan Vega"),
-		chromedp.SendKeys(chromedp.ID("i-phone"), nationalFormat(phone)),
+		chromedp.SendKeys(chromedp.ID("i-phone"), harness.National(phone)),
 		chromedp.SetValue(chromedp.ID("i-role"), "coach")))
 	click(t, tab, "Invite")
 	require.Contains(t, textOf(t, tab, "#staff"), "Jordan Vega")

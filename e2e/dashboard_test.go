@@ -123,12 +123,6 @@ func signInCodeOn(t testing.TB, admin *harness.Client, teamID, phone string, bef
 	return code
 }
 
-// nationalFormat writes an E.164 US number as people type it.
-func nationalFormat(e164 string) string {
-	d := strings.TrimPrefix(e164, "+1")
-	return fmt.Sprintf("(%s) %s-%s", d[:3], d[3:6], d[6:])
-}
-
 // signInBrowser signs s in through the pages, as a person does.
 func signInBrowser(t *testing.T, tab context.Context, s staff) {
 	t.Helper()
@@ -145,7 +139,7 @@ func signInBrowserOn(t *testing.T, tab context.Context, base string, admin *harn
 	require.Equal(t, base+"/app/sign-in", loc, "signed out: /app/ goes to sign-in")
 
 	before := codesSentOn(t, admin, s.teamID, s.phone)
-	require.NoError(t, chromedp.Do(tab, chromedp.SendKeys(chromedp.ID("identity"), nationalFormat(s.phone))))
+	require.NoError(t, chromedp.Do(tab, chromedp.SendKeys(chromedp.ID("identity"), harness.National(s.phone))))
 	_, err = chromedp.RunResponse(tab, chromedp.Click(`//button[normalize-space()="Send code"]`))
 	require.NoError(t, err)
 	code := signInCodeOn(t, admin, s.teamID, s.phone, before)
@@ -348,7 +342,7 @@ func TestDashboardWrongCodes(t *testing.T) {
 	h.post("/app/sign-in", url.Values{"csrf": {csrf}, "identity": {s.phone}})
 	code := signInCode(t, s.teamID, s.phone, nil)
 	// The newcomer's way to read it: one CLI command, the number masked.
-	exit, stdout, stderr := runCLI(t, "admin", "simulator", "outbox", "--team", s.teamID, "--to", nationalFormat(s.phone), "--last", "1")
+	exit, stdout, stderr := runCLI(t, "admin", "simulator", "outbox", "--team", s.teamID, "--to", harness.National(s.phone), "--last", "1")
 	require.Equal(t, 0, exit, stderr)
 	require.Contains(t, stdout, code)
 	require.Contains(t, stdout, "***"+s.phone[len(s.phone)-4:])

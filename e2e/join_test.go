@@ -268,7 +268,7 @@ func signUpInBrowser(t *testing.T, tab context.Context, tm joinTeamInfo, name, p
 	}
 	require.NoError(t, chromedp.Do(tab,
 		chromedp.SendKeys(chromedp.ID("name"), name),
-		chromedp.SendKeys(chromedp.ID("phone"), nationalFormat(phone)),
+		chromedp.SendKeys(chromedp.ID("phone"), harness.National(phone)),
 		chromedp.Click(chromedp.ID("role-guardian")),
 		chromedp.Click(chromedp.ID("consent"))))
 	_, err = chromedp.RunResponse(tab, chromedp.Click(`//button[normalize-space()="Sign up"]`))
@@ -401,7 +401,7 @@ func TestJoinWebSignUpRefusals(t *testing.T) {
 	csrf := csrfOf(t, page)
 	const ph = "+12025550731"
 	form := func(extra url.Values) url.Values {
-		v := url.Values{"csrf": {csrf}, "name": {"Rae Form"}, "phone": {nationalFormat(ph)}, "role": {"athlete"}, "consent": {"yes"}}
+		v := url.Values{"csrf": {csrf}, "name": {"Rae Form"}, "phone": {harness.National(ph)}, "role": {"athlete"}, "consent": {"yes"}}
 		for k, x := range extra {
 			v[k] = x
 		}

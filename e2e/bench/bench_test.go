@@ -41,12 +41,6 @@ func TestFollowMakesTheRowOfItsPolls(t *testing.T) {
 	}
 }
 
-func TestNational(t *testing.T) {
-	if got := national("+12022000042"); got != "(202) 200-0042" {
-		t.Fatalf("national = %q", got)
-	}
-}
-
 func TestTakeIPs(t *testing.T) {
 	env := &benchEnv{}
 	a, err := env.takeIPs(251)

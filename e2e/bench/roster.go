@@ -47,15 +47,6 @@ const (
 	blockImport1e5 = 5 // the 100,000-row import
 )
 
-// national renders an E.164 US number as (AAA) EEE-LLLL.
-func national(e164 string) string {
-	d := strings.TrimPrefix(e164, "+1")
-	if len(d) != 10 {
-		return e164
-	}
-	return "(" + d[:3] + ") " + d[3:6] + "-" + d[6:]
-}
-
 // teamRows is n members of block: athletes and guardians (the "families"
 // audience), each in one of groups when given.
 func teamRows(block, n int, groups []string) []harness.Member {
@@ -362,7 +353,7 @@ func runRosterValidate(ctx context.Context, env *benchEnv, rt *rosterTeam) (resu
 		for i := range 60 {
 			p := rt.rows[len(rt.rows)-1-(run*60+i)%(len(rt.rows)/2)].Phone
 			if i%2 == 1 {
-				p = national(p)
+				p = harness.National(p)
 			}
 			phones = append(phones, p)
 		}

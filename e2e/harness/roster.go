@@ -18,6 +18,16 @@ func Phone(block, i int) string {
 	return fmt.Sprintf("+1%s%03d%04d", phoneAreas[block%len(phoneAreas)], 200+i/10000, i%10000)
 }
 
+// National writes an E.164 US number as people type it, (AAA) EEE-LLLL;
+// anything else it returns as it is.
+func National(e164 string) string {
+	d := strings.TrimPrefix(e164, "+1")
+	if len(d) != 10 {
+		return e164
+	}
+	return "(" + d[:3] + ") " + d[3:6] + "-" + d[6:]
+}
+
 // ImportRow is one data row's outcome in an admin CSV import's answer.
 type ImportRow struct {
 	Line     int    `json:"line"`

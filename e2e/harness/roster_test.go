@@ -25,3 +25,9 @@ func TestPhonesAreDistinctValidNumbers(t *testing.T) {
 		t.Fatalf("block 9 is block 1 again: %q", got)
 	}
 }
+
+func TestNational(t *testing.T) {
+	if got := harness.National("+12022000042"); got != "(202) 200-0042" {
+		t.Fatalf("National = %q", got)
+	}
+}
