@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -520,16 +519,7 @@ func TestNumbersCLI(t *testing.T) {
 // metricValue reads an unlabelled metric from a node's /metrics.
 func metricValue(t *testing.T, n *harness.Service, name string) float64 {
 	t.Helper()
-	r, err := harness.NewClient(n.AdminURL, "").Do(context.Background(), "GET", "/metrics", nil)
+	v, err := harness.Metric(context.Background(), n.AdminURL, name)
 	require.NoError(t, err)
-	require.Equal(t, 200, r.Status)
-	for _, line := range strings.Split(string(r.Body), "\n") {
-		if v, ok := strings.CutPrefix(line, name+" "); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			require.NoError(t, err, line)
-			return f
-		}
-	}
-	t.Fatalf("no %s in /metrics", name)
-	return 0
+	return v
 }

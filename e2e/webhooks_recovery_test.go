@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -347,20 +346,8 @@ func TestWebhookThrottle(t *testing.T) {
 	}
 	require.Empty(t, whDeliveries(t, api, w.ID, "failed"))
 	// The backlog shows in the metrics.
-	req, err := http.NewRequestWithContext(ctx, "GET", h.svc.AdminURL+"/metrics", nil)
+	backlog, err := harness.Metric(ctx, h.svc.AdminURL, "teamtext_webhook_queued_deliveries")
 	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+harness.AdminToken)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	metricsText, _ := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	var backlog float64
-	for _, l := range strings.Split(string(metricsText), "\n") {
-		if v, ok := strings.CutPrefix(l, "teamtext_webhook_queued_deliveries "); ok {
-			_, err := fmt.Sscan(v, &backlog)
-			require.NoError(t, err)
-		}
-	}
 	require.Greater(t, backlog, 0.0, "teamtext_webhook_queued_deliveries")
 	// Deleting the webhook drops its queue.
 	require.NoError(t, api.Expect(ctx, 200, "DELETE", "/webhooks/"+w.ID, nil, nil))

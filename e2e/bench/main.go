@@ -17,11 +17,9 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -119,7 +117,10 @@ func (e *benchEnv) sample(ctx context.Context) usage {
 		u.BenchAcquires = e.pool.Stat().AcquireCount()
 	}
 	if e.adminURL != "" {
-		u.ServiceAcquires, u.HasAcq = serviceAcquires(ctx, e.adminURL)
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		acq, err := harness.Metric(ctx, e.adminURL, "teamtext_db_pool_acquires_total")
+		u.ServiceAcquires, u.HasAcq = int64(acq), err == nil
 	}
 	return u
 }
@@ -133,23 +134,6 @@ func (e *benchEnv) acquiresPerRequest(u usage, elapsed time.Duration, requests i
 	}
 	bg := float64(e.idle.ServiceAcquires) / idleWindow.Seconds() * elapsed.Seconds()
 	return max(0, float64(u.ServiceAcquires+u.BenchAcquires)-bg) / float64(requests)
-}
-
-// serviceAcquires reads teamtext_db_pool_acquires_total from the admin /metrics.
-func serviceAcquires(ctx context.Context, adminURL string) (int64, bool) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	body, err := get(ctx, http.DefaultClient, adminURL+"/metrics", "Bearer "+harness.AdminToken, http.StatusOK, "")
-	if err != nil {
-		return 0, false
-	}
-	for line := range strings.Lines(string(body)) {
-		if v, ok := strings.CutPrefix(line, "teamtext_db_pool_acquires_total "); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			return int64(f), err == nil
-		}
-	}
-	return 0, false
 }
 
 // progress prints a line for the human watching (stderr, so stdout stays the table).

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -246,6 +247,24 @@ func (s *Service) Signal(sig os.Signal) error { return s.cmd.Process.Signal(sig)
 
 // Done is closed when the process has exited.
 func (s *Service) Done() <-chan struct{} { return s.done }
+
+// Metric reads the unlabelled metric name from the /metrics of the
+// service whose admin listener is adminURL.
+func Metric(ctx context.Context, adminURL, name string) (float64, error) {
+	r, err := NewClient(adminURL, AdminToken).Do(ctx, http.MethodGet, "/metrics", nil)
+	if err == nil && r.Status != http.StatusOK {
+		err = fmt.Errorf("GET /metrics: status %d", r.Status)
+	}
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(r.Body)) {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+		}
+	}
+	return 0, fmt.Errorf("no %s in /metrics", name)
+}
 
 // PID is the process id of the running service (for CPU accounting).
 func (s *Service) PID() int { return s.cmd.Process.Pid }
