@@ -68,7 +68,7 @@ func (g getRow) run(name string) runFunc {
 			requests, warmup, workers = env.requests, env.warmup, env.concurrency
 			authz = env.keys.authz
 		case g.keyed:
-			ring, err := freshKeys(ctx, env, env.teamID, env.coachID, "bench-access", requests+warmup+1, requestBudget)
+			ring, err := freshKeys(ctx, env, env.team, "bench-access", requests+warmup+1, requestBudget)
 			if err != nil {
 				return result{}, err
 			}
@@ -106,8 +106,8 @@ func (g getRow) run(name string) runFunc {
 		body, err := send(ctx)
 		var team client.DataBodyTeam
 		if err == nil && g.foundation {
-			if err = json.Unmarshal(body, &team); err == nil && team.Data.Id != env.teamID {
-				err = fmt.Errorf("want team %s: %.300s", env.teamID, body)
+			if err = json.Unmarshal(body, &team); err == nil && team.Data.Id != env.team.TeamID {
+				err = fmt.Errorf("want team %s: %.300s", env.team.TeamID, body)
 			}
 		}
 		if err != nil {
@@ -146,16 +146,11 @@ type keyRing struct {
 	next atomic.Uint64
 }
 
-// newKeyRing creates n fresh keys of team teamID for member memberID (a
-// head coach) through the admin API, after the given ones.
-func newKeyRing(ctx context.Context, env *benchEnv, teamID, memberID, name string, n int, keys ...string) (*keyRing, error) {
-	more, err := harness.NewKeys(ctx, env.admin(), teamID, memberID, name, n)
-	return &keyRing{keys: append(keys, more...)}, err
-}
-
-// freshKeys is a ring of enough fresh keys for uses requests at perKey each.
-func freshKeys(ctx context.Context, env *benchEnv, teamID, memberID, name string, uses, perKey int) (*keyRing, error) {
-	return newKeyRing(ctx, env, teamID, memberID, name, max(1, ceilDiv(uses, perKey)))
+// freshKeys is a ring of enough new keys of fx's head coach for uses
+// requests at perKey each.
+func freshKeys(ctx context.Context, env *benchEnv, fx *harness.Fixture, name string, uses, perKey int) (*keyRing, error) {
+	keys, err := harness.NewKeys(ctx, env.admin(), fx.TeamID, fx.CoachID, name, max(1, ceilDiv(uses, perKey)))
+	return &keyRing{keys: keys}, err
 }
 
 func (k *keyRing) key() string { return k.keys[(k.next.Add(1)-1)%uint64(len(k.keys))] }

@@ -47,7 +47,7 @@ type benchEnv struct {
 	publicURL, adminURL string
 	keys                *keyRing          // API keys of the fixture's team; the first is the fixture's
 	keysSet             bool              // by -keys
-	teamID, coachID     string            // the fixture team and its head coach, who owns its keys
+	team                *harness.Fixture  // the fixture team; its head coach owns keys
 	servicePID          int               // 0 when unknown
 	containerID         string            // "" when unknown
 	idle                usage             // CPU used while nothing was driven, over idleWindow
@@ -283,7 +283,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	if err != nil {
 		return nil, facts, fmt.Errorf("create team: %w", err)
 	}
-	env.teamID, env.coachID = fx.TeamID, fx.CoachID
+	env.team = fx
 	// Each API scenario sends its warm-up, one check and its measured run,
 	// all within a minute of each other, so their requests are summed.
 	apiScenarios := len(slices.DeleteFunc(slices.Clone(selected), func(s scenario) bool { return !s.api }))
@@ -294,9 +294,11 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 	if keys > 1 {
 		progress("creating %d more API keys…", keys-1)
 	}
-	if env.keys, err = newKeyRing(ctx, env, fx.TeamID, fx.CoachID, "bench", keys-1, fx.Key); err != nil {
+	more, err := harness.NewKeys(ctx, env.admin(), fx.TeamID, fx.CoachID, "bench", keys-1)
+	if err != nil {
 		return nil, facts, err
 	}
+	env.keys = &keyRing{keys: append([]string{fx.Key}, more...)}
 
 	// Background CPU (the job queue polls, Postgres housekeeping) while
 	// nothing is driven, so the reading can tell it from per-request cost.

@@ -105,7 +105,7 @@ func send(ctx context.Context, env *benchEnv, key, text string, want int) (clien
 func runMsgAccept(ctx context.Context, env *benchEnv, mt *harness.Fixture) (result, error) {
 	pool := env.pool
 	const warmup = 1
-	ring, err := freshKeys(ctx, env, mt.TeamID, mt.CoachID, "bench-accept", warmup+acceptSends, 1)
+	ring, err := freshKeys(ctx, env, mt, "bench-accept", warmup+acceptSends, 1)
 	if err != nil {
 		return result{}, err
 	}
@@ -173,7 +173,7 @@ func jobsPer(ctx context.Context, pool *pgxpool.Pool, before int64, units int) (
 // deliveries from the 201 to their final statuses.
 func runMsgDeliver(ctx context.Context, env *benchEnv, mt *harness.Fixture) (result, error) {
 	pool := env.pool
-	keys, err := newKeyRing(ctx, env, mt.TeamID, mt.CoachID, "bench-deliver", 1)
+	keys, err := freshKeys(ctx, env, mt, "bench-deliver", 1, 1)
 	if err != nil {
 		return result{}, err
 	}

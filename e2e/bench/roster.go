@@ -189,12 +189,15 @@ func (e *benchEnv) settle(ctx context.Context) error {
 
 // rosterTeam is the roster scenarios' team.
 type rosterTeam struct {
-	teamID, coachID string
-	rows            []harness.Member // the members imported, in file order
-	members         int              // on the roster, head coach included
-	extra           int              // members the single-request imports added after the others
-	imported        result           // the measured import
+	*harness.Fixture
+	rows     []harness.Member // the members imported, in file order
+	extra    int              // members the single-request imports added after the others
+	imported result           // the measured import
 }
+
+// members is the team's size now: the head coach, the imported members
+// and what the single-request imports that ran before added.
+func (rt *rosterTeam) members() int { return len(rt.rows) + 1 + rt.extra }
 
 var rosterGroups = []string{"U10", "U12", "U14", "U16"}
 
@@ -215,12 +218,9 @@ func newRosterTeam(ctx context.Context, env *benchEnv) (*rosterTeam, error) {
 			return nil, err
 		}
 	}
-	rt := &rosterTeam{teamID: fx.TeamID, coachID: fx.CoachID, rows: teamRows(blockRoster, env.members, rosterGroups)}
-	if rt.imported, err = importRows(ctx, env, "roster-import", fx.TeamID, rt.rows, importChunk); err != nil {
-		return nil, err
-	}
-	rt.members = len(rt.rows) + 1
-	return rt, nil
+	rt := &rosterTeam{Fixture: fx, rows: teamRows(blockRoster, env.members, rosterGroups)}
+	rt.imported, err = importRows(ctx, env, "roster-import", fx.TeamID, rt.rows, importChunk)
+	return rt, err
 }
 
 func runRosterImport(_ context.Context, _ *benchEnv, rt *rosterTeam) (result, error) {
@@ -237,9 +237,7 @@ func rosterPages(name string, concurrent bool) runFunc {
 		if err := env.settle(ctx); err != nil {
 			return result{}, err
 		}
-		// The roster as it is now: the single-request imports that ran
-		// before this row added to it.
-		members := rt.members + rt.extra
+		members := rt.members()
 		pages := ceilDiv(members, pageLimit)
 		passes, workers := pagePasses, 1
 		if n, err := strconv.Atoi(os.Getenv("BENCH_PAGE_PASSES")); err == nil && n > 0 {
@@ -249,7 +247,7 @@ func rosterPages(name string, concurrent bool) runFunc {
 			// The same pages go about four times faster: a run of comparable length.
 			passes, workers = passes*4, env.concurrency
 		}
-		ring, err := freshKeys(ctx, env, rt.teamID, rt.coachID, "bench-pages", (passes+1)*pages+1, requestBudget)
+		ring, err := freshKeys(ctx, env, rt.Fixture, "bench-pages", (passes+1)*pages+1, requestBudget)
 		if err != nil {
 			return result{}, err
 		}
@@ -306,7 +304,7 @@ func runRosterOptOutBulk(ctx context.Context, env *benchEnv, rt *rosterTeam) (re
 		return result{}, fmt.Errorf("roster-optout-bulk needs %d members (-members)", (1+bulkRuns)*bulkItems)
 	}
 	// The heavy pool allows 10 a minute per key: a fresh key per request.
-	ring, err := freshKeys(ctx, env, rt.teamID, rt.coachID, "bench-bulk", 1+bulkRuns, 1)
+	ring, err := freshKeys(ctx, env, rt.Fixture, "bench-bulk", 1+bulkRuns, 1)
 	if err != nil {
 		return result{}, err
 	}
@@ -342,7 +340,7 @@ func runRosterOptOutBulk(ctx context.Context, env *benchEnv, rt *rosterTeam) (re
 
 func runRosterValidate(ctx context.Context, env *benchEnv, rt *rosterTeam) (result, error) {
 	invalid := []string{"12345", "+1202555", "not a number", "(000) 000-0000", "+44 20 7946 0958"}
-	ring, err := freshKeys(ctx, env, rt.teamID, rt.coachID, "bench-validate", 1+validateRuns, heavyBudget)
+	ring, err := freshKeys(ctx, env, rt.Fixture, "bench-validate", 1+validateRuns, heavyBudget)
 	if err != nil {
 		return result{}, err
 	}
@@ -396,8 +394,8 @@ func runRosterValidate(ctx context.Context, env *benchEnv, rt *rosterTeam) (resu
 // request (at most 100,000, the most one import may carry).
 func importOne(name string, block, n int) runFunc {
 	return onRoster(func(ctx context.Context, env *benchEnv, rt *rosterTeam) (result, error) {
-		before := rt.members + rt.extra
-		r, err := importRows(ctx, env, name, rt.teamID, teamRows(block, n, rosterGroups), n)
+		before := rt.members()
+		r, err := importRows(ctx, env, name, rt.TeamID, teamRows(block, n, rosterGroups), n)
 		if err != nil {
 			return result{}, err
 		}

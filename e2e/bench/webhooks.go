@@ -62,7 +62,7 @@ WITH ev AS (
 )
 INSERT INTO webhook_deliveries (id, team_id, event_id, webhook_id, state, attempts, next_attempt_at, created_at, updated_at)
 SELECT 'dlv' || substr(id, 4), $2::text, id, $4::text, 'abandoned', 6, NULL, created_at, created_at FROM ev`,
-			fmt.Sprintf("evt_bench%d_%d", since.UnixNano(), i), env.teamID, since.Add(time.Minute), w.Id, recoverDeliveries)
+			fmt.Sprintf("evt_bench%d_%d", since.UnixNano(), i), env.team.TeamID, since.Add(time.Minute), w.Id, recoverDeliveries)
 		if err != nil {
 			return nil, fmt.Errorf("abandoned deliveries: %w", err)
 		}
