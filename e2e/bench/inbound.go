@@ -95,8 +95,7 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 	stopSent := map[string]time.Time{}
 	var mu sync.Mutex
 	// The callbacks take about 5 s; the profile covers them (a diagnostic).
-	profiled := env.profileService(ctx, "inbound-texts", 5*time.Second)
-	defer func() { <-profiled }()
+	defer env.profileService(ctx, "inbound-texts", 5*time.Second)()
 	tr, answered, err := callbacks(ctx, env, fx.TeamID, number, rows, "SMbench", body, func(i int, t0 time.Time) {
 		if body(i) == "STOP" {
 			mu.Lock()

@@ -100,8 +100,7 @@ func importRows(ctx context.Context, env *benchEnv, name, teamID string, rows []
 	}
 
 	progress("scenario %s: importing %d rows, %d per request…", name, len(rows), chunk)
-	profiled := env.profileService(ctx, name, time.Duration(len(rows)/8000+2)*time.Second)
-	defer func() { <-profiled }()
+	defer env.profileService(ctx, name, time.Duration(len(rows)/8000+2)*time.Second)()
 	m := env.meter(ctx)
 	var retry []harness.Member
 	done := 0
@@ -135,15 +134,13 @@ func importRows(ctx context.Context, env *benchEnv, name, teamID string, rows []
 
 // profileService takes a CPU profile of the service for d into
 // $BENCH_PPROF_DIR/<name>.pprof when that variable is set (a diagnostic:
-// where a row's service time goes); the channel closes when it is
-// written. Without the variable it does nothing.
-func (e *benchEnv) profileService(ctx context.Context, name string, d time.Duration) <-chan struct{} {
-	done := make(chan struct{})
+// where a row's service time goes); wait returns once it is written.
+func (e *benchEnv) profileService(ctx context.Context, name string, d time.Duration) (wait func()) {
 	dir := os.Getenv("BENCH_PPROF_DIR")
 	if dir == "" {
-		close(done)
-		return done
+		return func() {}
 	}
+	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		path := filepath.Join(dir, name+".pprof")
@@ -158,7 +155,7 @@ func (e *benchEnv) profileService(ctx context.Context, name string, d time.Durat
 		}
 		progress("profile %s: %s", name, path)
 	}()
-	return done
+	return func() { <-done }
 }
 
 // settle brings the database to the state a team's pages are read in on
@@ -287,7 +284,7 @@ func rosterPages(name string, concurrent bool) runFunc {
 		}
 		profiled := env.profileService(ctx, name, time.Duration(passes*pages/150+2)*time.Second)
 		r, err := measure(ctx, env, name, pages, passes*pages, workers, do)
-		<-profiled
+		profiled()
 		if err != nil {
 			return result{}, err
 		}
