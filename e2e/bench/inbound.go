@@ -12,11 +12,9 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/teamtext/teamtext/e2e/harness"
 	"github.com/teamtext/teamtext/e2e/harness/load"
@@ -39,30 +37,42 @@ const (
 // inboundRun is what the fixture's two rows measured.
 type inboundRun struct{ texts, backlog, answers result }
 
-// received counts team's message.received events.
-func received(ctx context.Context, pool *pgxpool.Pool, teamID string) (int, error) {
-	return scalar[int](ctx, pool, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.received'`, teamID)
-}
-
-// waitReceived waits until team has n message.received events. It polls
-// the staging table, not the events: a text's event is stored in the
-// transaction that takes it off that table, so once no text is staged the
-// events are all there, and the count is taken once to check. Counting
-// the team's events every 20 ms took Postgres most of a core once they were
-// tens of thousands, and the figures measured the bench's polls.
-func waitReceived(ctx context.Context, pool *pgxpool.Pool, teamID string, n int) error {
+// filed times stage, which hands the service n texts to team, to the last
+// of their message.received events stored. It polls the staging table,
+// not the events: a text's event is stored in the transaction that takes
+// it off that table, so once no text is staged the events are all there,
+// and the count is taken once to check. Counting the team's events every
+// 20 ms took Postgres most of a core once they were tens of thousands, and
+// the figures measured the bench's polls.
+func filed(ctx context.Context, env *benchEnv, teamID string, n int, stage func() error) (result, error) {
+	received := func() (int, error) {
+		return scalar[int](ctx, env.pool, `SELECT count(*) FROM webhook_events WHERE team_id = $1 AND type = 'message.received'`, teamID)
+	}
+	before, err := received()
+	if err != nil {
+		return result{}, err
+	}
+	m := env.meter(ctx)
+	if err := stage(); err != nil {
+		return result{}, err
+	}
 	drained, err := load.WaitFor(ctx, 20*time.Millisecond, inboundTimeout, func() (bool, error) {
-		staged, err := scalar[bool](ctx, pool, `SELECT EXISTS (SELECT 1 FROM messaging_inbound_pending)`)
+		staged, err := scalar[bool](ctx, env.pool, `SELECT EXISTS (SELECT 1 FROM messaging_inbound_pending)`)
 		return !staged, err
 	})
 	if err != nil {
-		return err
+		return result{}, err
 	}
-	got, err := received(ctx, pool, teamID)
-	if err == nil && (!drained || got < n) {
-		err = fmt.Errorf("inbound: %d of %d message.received after %s", got, n, inboundTimeout)
+	got, err := received()
+	if err == nil && (!drained || got < before+n) {
+		err = fmt.Errorf("inbound: %d of %d message.received after %s", got, before+n, inboundTimeout)
 	}
-	return err
+	if err != nil {
+		return result{}, err
+	}
+	r := result{Run: load.Run{Requests: 1}, Concurrency: 1, Items: n, Unit: "texts"}
+	m.finish(ctx, &r, true)
+	return r, nil
 }
 
 func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
@@ -92,19 +102,18 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 		}
 		return "YES"
 	}
-	stopSent := map[string]time.Time{}
-	var mu sync.Mutex
 	// The callbacks take about 5 s; the profile covers them (a diagnostic).
 	defer env.profileService(ctx, "inbound-texts", 5*time.Second)()
-	tr, answered, err := callbacks(ctx, env, fx.TeamID, number, rows, "SMbench", body, func(i int, t0 time.Time) {
-		if body(i) == "STOP" {
-			mu.Lock()
-			stopSent[rows[i].Phone] = t0
-			mu.Unlock()
-		}
-	})
+	sent := make([]time.Time, len(rows))
+	tr, answered, err := callbacks(ctx, env, fx.TeamID, number, rows, "SMbench", body, sent)
 	if err != nil {
 		return nil, err
+	}
+	stopSent := map[string]time.Time{}
+	for i, r := range rows {
+		if body(i) == "STOP" {
+			stopSent[r.Phone] = sent[i]
+		}
 	}
 	stopLat, err := sinceSent(ctx, pool, stopSent, `SELECT phone, created_at FROM roster_opt_outs WHERE team_id = $1`, fx.TeamID)
 	if err != nil {
@@ -121,7 +130,7 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 		float64(inboundTexts)/answered.Seconds(), answered.Round(time.Millisecond), stops.N, fmtDur(stops.P50), fmtDur(stops.Max))
 	tr.Target, tr.Met = fmt.Sprintf("≥ %d texts/s", inboundTarget), tr.Throughput() >= inboundTarget
 
-	br, err := inboundBacklog(ctx, env, pool, fx.TeamID, number, rows)
+	br, err := inboundBacklog(ctx, env, fx.TeamID, number, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -133,47 +142,41 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 }
 
 // callbacks sends one text from each member, body(i) from rows[i], through
-// the carrier's callback, inboundWorkers at a time (sent(i, t) notes each
-// send's start), each with a random provider id after tag, as a carrier's
-// are (a sequence of ids put every staging insert on the unique index's
-// last page, and the row measured that page's lock), and measures from the first callback to the last
-// message.received stored; latencies are each text's callback to its
-// event. It also returns how long the callbacks took to be answered.
+// the carrier's callback, inboundWorkers at a time (sent[i] is each send's
+// start), each with a random provider id after tag, as a carrier's are (a
+// sequence of ids put every staging insert on the unique index's last
+// page, and the row measured that page's lock), and measures them filed
+// (filed); latencies are each text's callback to its event. It also
+// returns how long the callbacks took to be answered.
 func callbacks(ctx context.Context, env *benchEnv, teamID, number string, rows []harness.Member, tag string, body func(i int) string,
-	sent func(i int, t0 time.Time)) (result, time.Duration, error) {
+	sent []time.Time) (result, time.Duration, error) {
 	// A connection per worker, kept alive, as a carrier's callbacks come:
 	// the harness client's transport keeps 2, and most callbacks dialled.
-	pool := env.pool
 	admin := &harness.Client{Base: env.adminURL + "/admin/v1", Token: harness.AdminToken, HTTP: load.Client(inboundWorkers, nil)}
-	before, err := received(ctx, pool, teamID)
-	if err != nil {
-		return result{}, 0, err
-	}
-	m := env.meter(ctx)
-	start := m.start
-	err = load.Parallel(ctx, len(rows), inboundWorkers, func(ctx context.Context, i int) error {
-		t0 := time.Now()
-		err := admin.Expect(ctx, http.StatusAccepted, http.MethodPost, "/simulator/inbound", map[string]any{"from": rows[i].Phone, "to": number,
-			"body": body(i), "provider_message_id": tag + rand.Text()}, nil)
-		if err != nil {
-			return fmt.Errorf("callback %d: %w", i, err)
-		}
-		sent(i, t0)
-		return nil
+	var start time.Time
+	var answered time.Duration
+	r, err := filed(ctx, env, teamID, len(rows), func() error {
+		start = time.Now()
+		err := load.Parallel(ctx, len(rows), inboundWorkers, func(ctx context.Context, i int) error {
+			sent[i] = time.Now()
+			err := admin.Expect(ctx, http.StatusAccepted, http.MethodPost, "/simulator/inbound", map[string]any{"from": rows[i].Phone, "to": number,
+				"body": body(i), "provider_message_id": tag + rand.Text()}, nil)
+			if err != nil {
+				return fmt.Errorf("callback %d: %w", i, err)
+			}
+			return nil
+		})
+		answered = time.Since(start)
+		progress("inbound: %d callbacks answered in %s; waiting for message.received…", len(rows), answered.Round(time.Millisecond))
+		return err
 	})
 	if err != nil {
 		return result{}, 0, err
 	}
-	answered := time.Since(start)
-	progress("inbound: %d callbacks answered in %s; waiting for message.received…", len(rows), answered.Round(time.Millisecond))
-	if err := waitReceived(ctx, pool, teamID, before+len(rows)); err != nil {
-		return result{}, 0, err
-	}
-	r := result{Run: load.Run{Requests: len(rows)}, Concurrency: inboundWorkers, Items: len(rows), Unit: "texts"}
-	m.finish(ctx, &r, true)
+	r.Requests, r.Concurrency = len(rows), inboundWorkers
 	var lat []time.Duration
 	var created, receivedAt time.Time
-	erows, _ := pool.Query(ctx, `SELECT created_at, (body::jsonb->'data'->>'received_at')::timestamptz FROM webhook_events
+	erows, _ := env.pool.Query(ctx, `SELECT created_at, (body::jsonb->'data'->>'received_at')::timestamptz FROM webhook_events
 WHERE team_id = $1 AND type = 'message.received' AND created_at >= $2`, teamID, start)
 	if _, err := pgx.ForEachRow(erows, []any{&created, &receivedAt}, func() error { lat = append(lat, created.Sub(receivedAt)); return nil }); err != nil {
 		return result{}, 0, err
@@ -214,7 +217,7 @@ func inboundAnswers(ctx context.Context, env *benchEnv, fx *harness.Fixture, num
 		return result{}, err
 	}
 	opts := []string{"YES", "no", "Maybe!"}
-	r, answered, err := callbacks(ctx, env, fx.TeamID, number, rows, "SManswer", func(i int) string { return opts[i%3] }, func(int, time.Time) {})
+	r, answered, err := callbacks(ctx, env, fx.TeamID, number, rows, "SManswer", func(i int) string { return opts[i%3] }, make([]time.Time, len(rows)))
 	if err != nil {
 		return result{}, err
 	}
@@ -233,16 +236,12 @@ func inboundAnswers(ctx context.Context, env *benchEnv, fx *harness.Fixture, num
 // inboundBacklog measures filing alone: the same members' texts staged at
 // once by SQL (rows of the staging table, spread over its 8 lanes, and the
 // filers' notification), then the time until the service filed them all.
-func inboundBacklog(ctx context.Context, env *benchEnv, pool *pgxpool.Pool, teamID, number string, rows []harness.Member) (result, error) {
-	before, err := received(ctx, pool, teamID)
-	if err != nil {
-		return result{}, err
-	}
+func inboundBacklog(ctx context.Context, env *benchEnv, teamID, number string, rows []harness.Member) (result, error) {
 	phones := make([]string, len(rows))
 	for i, r := range rows {
 		phones[i] = r.Phone
 	}
-	tx, err := pool.Begin(ctx)
+	tx, err := env.pool.Begin(ctx)
 	if err != nil {
 		return result{}, err
 	}
@@ -255,15 +254,10 @@ SELECT 'SMbacklog' || $1::text || '_' || i, p, $2, 'YES', false, i % 8, now() FR
 	if _, err := tx.Exec(ctx, `SELECT pg_notify('teamtext_inbound', '')`); err != nil {
 		return result{}, err
 	}
-	m := env.meter(ctx)
-	if err := tx.Commit(ctx); err != nil {
+	r, err := filed(ctx, env, teamID, len(rows), func() error { return tx.Commit(ctx) })
+	if err != nil {
 		return result{}, err
 	}
-	if err := waitReceived(ctx, pool, teamID, before+len(rows)); err != nil {
-		return result{}, err
-	}
-	r := result{Run: load.Run{Requests: 1}, Concurrency: 1, Items: len(rows), Unit: "texts"}
-	m.finish(ctx, &r, true)
 	r.Desc = fmt.Sprintf("filing alone: %d texts (the same members' second `YES`) staged at once by SQL, as the callbacks stage them, "+
 		"and filed by the service's filers (%d lanes, 2 loops, batches of up to 500): from the commit to the last `message.received` stored", len(rows), 8)
 	r.Target, r.Met = fmt.Sprintf("≥ %d texts/s", inboundTarget), r.Throughput() >= inboundTarget
