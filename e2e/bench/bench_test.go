@@ -75,19 +75,21 @@ func TestRenderTableUnits(t *testing.T) {
 func TestSharedFixtureRunsOnce(t *testing.T) {
 	// Two rows of one fixture: whichever runs first builds it, the other
 	// reads its own part of the same run.
-	type run struct{ a, b result }
 	builds := 0
-	build := func(context.Context, *benchEnv) (*run, error) {
+	build := func(context.Context, *benchEnv) (map[string]result, error) {
 		builds++
-		return &run{a: result{Run: load.Run{Requests: 1}}, b: result{Run: load.Run{Requests: 2}}}, nil
+		return map[string]result{"a": {Run: load.Run{Requests: 1}}, "b": {Run: load.Run{Requests: 2}}}, nil
 	}
 	env := &benchEnv{}
-	b, err := shared("fx", build, func(r *run) result { return r.b })(context.Background(), env)
+	b, err := shared("fx", build, "b")(context.Background(), env)
 	if err != nil || b.Requests != 2 {
 		t.Fatalf("row b: %+v, %v", b, err)
 	}
-	a, err := shared("fx", build, func(r *run) result { return r.a })(context.Background(), env)
+	a, err := shared("fx", build, "a")(context.Background(), env)
 	if err != nil || a.Requests != 1 || builds != 1 {
 		t.Fatalf("row a: %+v, %v; %d builds", a, err, builds)
+	}
+	if _, err := shared("fx", build, "c")(context.Background(), env); err == nil || builds != 1 {
+		t.Fatalf("row c, which the fixture did not measure: %v; %d builds", err, builds)
 	}
 }

@@ -40,10 +40,7 @@ const (
 	blockEngineNumbers = 5 // the engine teams' own numbers
 )
 
-// engineRun is what one run of the experiment measured, reported by two rows.
-type engineRun struct{ handover, stop result }
-
-func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
+func runEngine(ctx context.Context, env *benchEnv) (map[string]result, error) {
 	pool := env.pool
 	admin := env.admin()
 	nTeams := env.engineTeams
@@ -182,7 +179,7 @@ func runEngine(ctx context.Context, env *benchEnv) (*engineRun, error) {
 	sr.Desc = fmt.Sprintf("`POST /admin/v1/simulator/inbound` STOP (the carrier's callback) to one of the %d teams' numbers, one every "+
 		"100 ms while their backlog is handed over: time to the opt-out's row (`roster_opt_outs.created_at`)", nTeams)
 	sr.Target, sr.Met = "p99 < 1 s", sr.Stats.N == nStops && sr.Stats.P99 < engineStopTarget
-	return &engineRun{handover: hr, stop: sr}, nil
+	return map[string]result{"engine-teams": hr, "engine-stop": sr}, nil
 }
 
 // numberPaces is each sending number's pace over its broadcast as a share

@@ -34,9 +34,6 @@ const (
 	blockInboundNumber = 7 // its own number
 )
 
-// inboundRun is what the fixture's two rows measured.
-type inboundRun struct{ texts, backlog, answers result }
-
 // filed times stage, which hands the service n texts to team, to the last
 // of their message.received events stored. It polls the staging table,
 // not the events: a text's event is stored in the transaction that takes
@@ -75,7 +72,7 @@ func filed(ctx context.Context, env *benchEnv, teamID string, n int, stage func(
 	return r, nil
 }
 
-func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
+func runInbound(ctx context.Context, env *benchEnv) (map[string]result, error) {
 	pool := env.pool
 	if _, err := waitQuiet(ctx, pool, "inbound"); err != nil {
 		return nil, err
@@ -138,7 +135,7 @@ func runInbound(ctx context.Context, env *benchEnv) (*inboundRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &inboundRun{texts: tr, backlog: br, answers: ar}, nil
+	return map[string]result{"inbound-texts": tr, "inbound-backlog": br, "inbound-answers": ar}, nil
 }
 
 // callbacks sends one text from each member, body(i) from rows[i], through

@@ -71,10 +71,14 @@ func on[T any](name string, build func(context.Context, *benchEnv) (T, error), r
 	}
 }
 
-// shared is a row of a fixture that measures several rows in one go: each
-// row reads its part.
-func shared[T any](name string, build func(context.Context, *benchEnv) (T, error), part func(T) result) runFunc {
-	return on(name, build, func(_ context.Context, _ *benchEnv, v T) (result, error) { return part(v), nil })
+// shared is row name of a fixture that measures its rows in one go.
+func shared(fixture string, build func(context.Context, *benchEnv) (map[string]result, error), name string) runFunc {
+	return on(fixture, build, func(_ context.Context, _ *benchEnv, rows map[string]result) (result, error) {
+		if r, ok := rows[name]; ok {
+			return r, nil
+		}
+		return result{}, fmt.Errorf("fixture %s measured no row %s", fixture, name)
+	})
 }
 
 // admin is a client of the admin API (60 s timeout: imports take a while).

@@ -43,15 +43,15 @@ var scenarios = []scenario{
 	{name: "msg-deliver", group: "messaging", desc: "one send through the simulator, from the 201 to every delivery's final status", run: onMsgTeam(runMsgDeliver)},
 	{name: "river-noop", group: "messaging", desc: "River alone: no-op jobs (`platform.noop`) worked by the service's client", run: runRiverNoop},
 
-	{name: "inbound-texts", group: "inbound15", desc: "inbound texts from the carrier's callback to `message.received` stored", run: shared("inbound", runInbound, func(r *inboundRun) result { return r.texts })},
-	{name: "inbound-backlog", group: "inbound15", desc: "filing alone: a staged backlog of texts to `message.received` stored", run: shared("inbound", runInbound, func(r *inboundRun) result { return r.backlog })},
-	{name: "inbound-answers", group: "inbound15", desc: "answers to a poll from the carrier's callback to `message.received` stored, every answer recorded", run: shared("inbound", runInbound, func(r *inboundRun) result { return r.answers })},
+	{name: "inbound-texts", group: "inbound15", desc: "inbound texts from the carrier's callback to `message.received` stored", run: shared("inbound", runInbound, "inbound-texts")},
+	{name: "inbound-backlog", group: "inbound15", desc: "filing alone: a staged backlog of texts to `message.received` stored", run: shared("inbound", runInbound, "inbound-backlog")},
+	{name: "inbound-answers", group: "inbound15", desc: "answers to a poll from the carrier's callback to `message.received` stored, every answer recorded", run: shared("inbound", runInbound, "inbound-answers")},
 
-	{name: "webhooks-recover", group: "webhooks", api: true, desc: "HTTP `POST /webhooks/{id}/recover` of a webhook's 10,000 abandoned deliveries: one set-based UPDATE and the pump's River job, one transaction", run: shared("webhooks", runWebhooks, func(r *webhooksRun) result { return r.recover })},
-	{name: "webhooks-throttle", group: "webhooks", desc: "recovered deliveries of the webhook throttled at `max_per_second` 50 reaching the receiver, one at a time, in order", run: shared("webhooks", runWebhooks, func(r *webhooksRun) result { return r.throttle })},
-	{name: "webhooks-pump", group: "webhooks", desc: "recovered deliveries of an unthrottled webhook reaching the receiver: the pump's own pace, one at a time, in order", run: shared("webhooks", runWebhooks, func(r *webhooksRun) result { return r.pump })},
+	{name: "webhooks-recover", group: "webhooks", api: true, desc: "HTTP `POST /webhooks/{id}/recover` of a webhook's 10,000 abandoned deliveries: one set-based UPDATE and the pump's River job, one transaction", run: shared("webhooks", runWebhooks, "webhooks-recover")},
+	{name: "webhooks-throttle", group: "webhooks", desc: "recovered deliveries of the webhook throttled at `max_per_second` 50 reaching the receiver, one at a time, in order", run: shared("webhooks", runWebhooks, "webhooks-throttle")},
+	{name: "webhooks-pump", group: "webhooks", desc: "recovered deliveries of an unthrottled webhook reaching the receiver: the pump's own pace, one at a time, in order", run: shared("webhooks", runWebhooks, "webhooks-pump")},
 
 	// Last, since it leaves 1,000 teams behind.
-	{name: "engine-teams", group: "engine", api: true, desc: "1,000 teams sending at once, each number paced at 1 segment/s", run: shared("engine", runEngine, func(r *engineRun) result { return r.handover })},
-	{name: "engine-stop", group: "engine", desc: "STOP behind the 1,000 teams' backlog: callback to opt-out recorded", run: shared("engine", runEngine, func(r *engineRun) result { return r.stop })},
+	{name: "engine-teams", group: "engine", api: true, desc: "1,000 teams sending at once, each number paced at 1 segment/s", run: shared("engine", runEngine, "engine-teams")},
+	{name: "engine-stop", group: "engine", desc: "STOP behind the 1,000 teams' backlog: callback to opt-out recorded", run: shared("engine", runEngine, "engine-stop")},
 }

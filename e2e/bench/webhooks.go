@@ -22,14 +22,11 @@ const (
 	rateWindow        = 20 * time.Second
 )
 
-// webhooksRun is what the group's three rows measured.
-type webhooksRun struct{ recover, throttle, pump result }
-
 // runWebhooks makes the webhooks, each with 10,000 abandoned deliveries
 // (made by SQL, in the order of their data.n); recovers recoverRuns of
 // them through the API, the throttled one first, and measures its
 // arrivals; then recovers the unthrottled one and measures its arrivals.
-func runWebhooks(ctx context.Context, env *benchEnv) (*webhooksRun, error) {
+func runWebhooks(ctx context.Context, env *benchEnv) (map[string]result, error) {
 	if env.hooks == nil {
 		return nil, fmt.Errorf("no webhook receiver")
 	}
@@ -76,24 +73,25 @@ SELECT 'dlv' || substr(id, 4), $2::text, id, $4::text, 'abandoned', 6, NULL, cre
 		return d, err
 	}
 
-	var run webhooksRun
-	var err error
-	if run.recover, err = timedRuns(ctx, env, "webhooks-recover", 0, recoverRuns, recoverDeliveries, "delivery", recoverHook); err != nil {
+	rec, err := timedRuns(ctx, env, "webhooks-recover", 0, recoverRuns, recoverDeliveries, "delivery", recoverHook)
+	if err != nil {
 		return nil, err
 	}
-	run.recover.Target, run.recover.Met = "each < 2 s", run.recover.Stats.Max < 2*time.Second
+	rec.Target, rec.Met = "each < 2 s", rec.Stats.Max < 2*time.Second
 
-	if run.throttle, err = rateRun(ctx, env, "webhooks-throttle", "/hook/0"); err != nil {
+	throttle, err := rateRun(ctx, env, "webhooks-throttle", "/hook/0")
+	if err != nil {
 		return nil, err
 	}
-	rate := run.throttle.Throughput()
-	run.throttle.Target = fmt.Sprintf("%d/s ± 10%%", throttleRate)
-	run.throttle.Met = rate >= throttleRate*0.9 && rate <= throttleRate*1.1
+	rate := throttle.Throughput()
+	throttle.Target = fmt.Sprintf("%d/s ± 10%%", throttleRate)
+	throttle.Met = rate >= throttleRate*0.9 && rate <= throttleRate*1.1
 
 	if _, err := recoverHook(ctx, recoverRuns); err != nil {
 		return nil, err
 	}
-	if run.pump, err = rateRun(ctx, env, "webhooks-pump", fmt.Sprintf("/hook/%d", recoverRuns)); err != nil {
+	pump, err := rateRun(ctx, env, "webhooks-pump", fmt.Sprintf("/hook/%d", recoverRuns))
+	if err != nil {
 		return nil, err
 	}
 	// Stop the pumps: deleting a webhook drops its queue.
@@ -102,7 +100,7 @@ SELECT 'dlv' || substr(id, 4), $2::text, id, $4::text, 'abandoned', 6, NULL, cre
 			return nil, fmt.Errorf("delete webhook: %w", err)
 		}
 	}
-	return &run, nil
+	return map[string]result{"webhooks-recover": rec, "webhooks-throttle": throttle, "webhooks-pump": pump}, nil
 }
 
 // rateRun measures the arrivals of path over rateWindow from its first,
