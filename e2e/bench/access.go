@@ -38,12 +38,9 @@ func get(ctx context.Context, c *http.Client, url, authz string, want int, code 
 }
 
 // getRow is a scenario of GET requests that all get the same answer.
-// Foundation rows run at -concurrency with -requests and -warmup over the
-// team's keys, and check the first answer's team; the others run with one
-// worker and accessLoad's counts, over fresh keys when keyed. Rows with a
-// code are answered 401 with it: they send authz, from loopback client
-// addresses, at most ipBudget a minute each (the per-address limit of
-// requests without a valid key).
+// Foundation rows run at -concurrency over the team's keys; the others
+// with one worker and accessLoad's counts. Rows with a code expect a 401
+// with it and send from loopback addresses, ipBudget a minute each.
 type getRow struct {
 	path, code, authz string
 	keyed, foundation bool

@@ -107,8 +107,7 @@ func (e *benchEnv) takeIPs(n int) ([]net.IP, error) {
 	return out, nil
 }
 
-// sample reads what the bench, the service and the Postgres container have
-// used so far.
+// sample reads what the processes have used so far.
 func (e *benchEnv) sample(ctx context.Context) usage {
 	u := usage{Bench: load.SelfCPU()}
 	if e.servicePID > 0 {
@@ -129,9 +128,8 @@ func (e *benchEnv) sample(ctx context.Context) usage {
 	return u
 }
 
-// acquiresPerRequest is the pool acquires (bench's and service's) per
-// request of r, less what the service acquires in the background (the job
-// queue) at its idle rate.
+// acquiresPerRequest is the pool acquires per request, less the service's
+// background acquires (the job queue) at its idle rate.
 func (e *benchEnv) acquiresPerRequest(u usage, elapsed time.Duration, requests int) float64 {
 	if requests == 0 {
 		return 0

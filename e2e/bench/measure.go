@@ -11,9 +11,7 @@ import (
 	"github.com/teamtext/teamtext/e2e/harness/load"
 )
 
-// result is what one scenario measured: its run (requests completed, ok
-// and failed; wall time; stopped by -max-duration before all requests
-// ran; latencies over successful and failed requests alike), and more.
+// result is one scenario's row: its load.Run and what the table shows beside it.
 type result struct {
 	Name, Desc, Group string // the scenario's; Desc is what one "request" is, for the table
 	load.Run
@@ -53,11 +51,10 @@ func (r result) Throughput() float64 {
 	return float64(r.units()) / r.Elapsed.Seconds()
 }
 
-// usage is what the load generator (this process), the service process and
-// the Postgres container used: CPU time, and connections acquired from the
-// service's pool and from the bench's own pgx pool (one per statement outside
-// a transaction, so about the statements sent). Has* is false when the
-// platform or the service cannot tell.
+// usage is the CPU time the bench, the service and the Postgres container
+// used, and the connections acquired from the service's pool and the
+// bench's (one per statement outside a transaction, so about the
+// statements sent). Has* is false when the platform or service cannot tell.
 type usage struct {
 	Bench, Service, Postgres        time.Duration
 	ServiceAcquires, BenchAcquires  int64
@@ -96,8 +93,8 @@ func (m meter) finish(ctx context.Context, r *result, bench bool) {
 	r.Acquires = m.env.acquiresPerRequest(r.Use, r.Elapsed, r.units())
 }
 
-// measure warms up with warmup requests, then measures requests, each
-// load bounded by -max-duration.
+// measure drives warmup requests unmeasured, then requests, each load
+// bounded by -max-duration.
 func measure(ctx context.Context, env *benchEnv, name string, warmup, requests, workers int, do func(ctx context.Context) error) (result, error) {
 	if warmup > 0 {
 		progress("scenario %s: warm-up, %d requests…", name, warmup)
@@ -151,8 +148,8 @@ func timedRuns(ctx context.Context, env *benchEnv, name string, warmup, runs, it
 	return r, nil
 }
 
-// timedCall sends a JSON request, times it to its answer, and decodes
-// the answer, which must have status want, into out.
+// timedCall times a JSON request to its answer, which must have status
+// want, and decodes the answer into out.
 func timedCall(ctx context.Context, c *harness.Client, want int, method, path string, body, out any) (time.Duration, error) {
 	t0 := time.Now()
 	resp, err := c.Do(ctx, method, path, body)
@@ -166,9 +163,8 @@ func timedCall(ctx context.Context, c *harness.Client, want int, method, path st
 	return d, err
 }
 
-// follow polls count every interval until it reaches total or timeout
-// passes, and makes a one-request row of its readings (load.Follow):
-// Items the units done then, truncated if fewer than total.
+// follow is a one-request row of load.Follow's polls: Items the units
+// done, truncated if fewer than total.
 func follow(ctx context.Context, start time.Time, every, timeout time.Duration, total int, unit string, count func() (int, error)) (result, error) {
 	p, err := load.Follow(ctx, start, every, timeout, total, count)
 	if err != nil {
@@ -186,10 +182,9 @@ func scalar[T any](ctx context.Context, pool *pgxpool.Pool, sql string, args ...
 }
 
 // waitQuiet waits up to a minute until no job is available or running, so
-// that a row measures its own jobs only (scheduled ones, such as each
-// send's 72-hour unconfirm job, do not count, nor the perpetual pumps,
-// which are due every second); it returns the newest job's id, after which
-// the row's own jobs come.
+// that a row measures its own jobs only (not scheduled ones, such as each
+// send's 72-hour unconfirm job, nor the pumps, due every second); it
+// returns the newest job's id, after which the row's own jobs come.
 func waitQuiet(ctx context.Context, pool *pgxpool.Pool, name string) (int64, error) {
 	quiet, err := load.WaitFor(ctx, 200*time.Millisecond, time.Minute, func() (bool, error) {
 		n, err := scalar[int](ctx, pool, `SELECT count(*) FROM river_job WHERE state IN ('available', 'running') AND scheduled_at <= now()

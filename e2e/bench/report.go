@@ -264,7 +264,5 @@ func replaceSection(doc, group, sec string) (string, error) {
 	if strings.Contains(doc[i+len(start):], start) {
 		return "", fmt.Errorf("marker %s appears twice", start)
 	}
-	rest := doc[j+len(end):]
-	rest = strings.TrimPrefix(rest, "\n")
-	return doc[:i] + sec + rest, nil
+	return doc[:i] + sec + strings.TrimPrefix(doc[j+len(end):], "\n"), nil
 }
