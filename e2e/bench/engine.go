@@ -34,12 +34,6 @@ const (
 	engineStopTarget = time.Second // STOP to opt-out recorded, p99
 )
 
-// Blocks of the engine's numbers (see roster.go).
-const (
-	blockEngine        = 4 // every engine team's members (the same numbers on each roster)
-	blockEngineNumbers = 5 // the engine teams' own numbers
-)
-
 func runEngine(ctx context.Context, env *benchEnv) (map[string]result, error) {
 	pool := env.pool
 	admin := env.admin()
@@ -147,7 +141,11 @@ func runEngine(ctx context.Context, env *benchEnv) (map[string]result, error) {
 	}); err != nil {
 		return nil, err
 	}
-	paces, err := numberPaces(ctx, pool, outbox0)
+	// Each number's pace as a share of enginePace: texts after the first
+	// over the time from its first to its last hand-over.
+	prows, _ := pool.Query(ctx, `SELECT (count(*) - 1) / extract(epoch FROM max(created_at) - min(created_at))::float8 / $2
+FROM messaging_sim_outbox WHERE id > $1 GROUP BY from_phone HAVING count(*) > 1 AND max(created_at) > min(created_at)`, outbox0, enginePace)
+	paces, err := pgx.CollectRows(prows, pgx.RowTo[float64])
 	if err != nil {
 		return nil, err
 	}
@@ -180,15 +178,6 @@ func runEngine(ctx context.Context, env *benchEnv) (map[string]result, error) {
 		"100 ms while their backlog is handed over: time to the opt-out's row (`roster_opt_outs.created_at`)", nTeams)
 	sr.Target, sr.Met = "p99 < 1 s", sr.Stats.N == nStops && sr.Stats.P99 < engineStopTarget
 	return map[string]result{"engine-teams": hr, "engine-stop": sr}, nil
-}
-
-// numberPaces is each sending number's pace over its broadcast as a share
-// of enginePace: texts after the first over the time from its first to its
-// last hand-over.
-func numberPaces(ctx context.Context, pool *pgxpool.Pool, outbox0 int64) ([]float64, error) {
-	rows, _ := pool.Query(ctx, `SELECT (count(*) - 1) / extract(epoch FROM max(created_at) - min(created_at))::float8 / $2
-FROM messaging_sim_outbox WHERE id > $1 GROUP BY from_phone HAVING count(*) > 1 AND max(created_at) > min(created_at)`, outbox0, enginePace)
-	return pgx.CollectRows(rows, pgx.RowTo[float64])
 }
 
 // sinceSent is, for each row (key, created_at) of the query whose key

@@ -28,12 +28,6 @@ const (
 	inboundTimeout = 5 * time.Minute
 )
 
-// Blocks of the inbound fixture's numbers (see roster.go).
-const (
-	blockInbound       = 6 // the inbound team's members
-	blockInboundNumber = 7 // its own number
-)
-
 // filed times stage, which hands the service n texts to team, to the last
 // of their message.received events stored. It polls the staging table,
 // not the events: a text's event is stored in the transaction that takes

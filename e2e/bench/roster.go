@@ -45,6 +45,13 @@ const (
 	blockMessaging = 3 // the messaging team's members
 	blockImport10k = 4 // the 10,000-row import
 	blockImport1e5 = 5 // the 100,000-row import
+
+	blockInbound       = 6 // the inbound team's members
+	blockInboundNumber = 7 // its own number
+
+	// The engine's own teams reuse the imports' blocks.
+	blockEngine        = 4 // every engine team's members (the same numbers on each roster)
+	blockEngineNumbers = 5 // the engine teams' own numbers
 )
 
 // teamRows is n members of block: athletes and guardians (the "families"

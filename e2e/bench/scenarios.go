@@ -22,7 +22,6 @@ type scenario struct {
 var scenarios = []scenario{
 	{name: "team-http", group: "foundation", api: true, desc: "HTTP `GET /api/v1/team`: auth gate, handler, huma, bun", run: getRow{path: "/api/v1/team", foundation: true}.run("team-http")},
 
-	// One worker, so latencies are what a request costs, not queueing.
 	{name: "access-healthz", group: "access", desc: "HTTP `GET /healthz`: no auth, no database (the HTTP floor)", run: getRow{path: "/healthz"}.run("access-healthz")},
 	{name: "access-nokey", group: "access", desc: "HTTP `GET /api/v1/team` without `Authorization` → 401 `unauthorized` (the per-address limiter's statement)", run: getRow{path: "/api/v1/team", authz: "", code: auth.CodeUnauthorized}.run("access-nokey")},
 	{name: "access-badkey", group: "access", desc: "HTTP `GET /api/v1/team` with a malformed bearer key → 401 `unauthorized`", run: getRow{path: "/api/v1/team", authz: "Bearer not-a-teamtext-key", code: auth.CodeUnauthorized}.run("access-badkey")},
