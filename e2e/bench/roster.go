@@ -69,25 +69,6 @@ func teamRows(block, n int, groups []string) []harness.Member {
 	return rows
 }
 
-// timedOut is the rows of an import of rows that the service did not start
-// within its 45 s budget (import_timeout); any other failure is an error.
-func timedOut(res harness.ImportResult, rows []harness.Member) ([]harness.Member, error) {
-	var again []harness.Member
-	for _, r := range res.Rows {
-		switch {
-		case r.Status == "created":
-		case r.Error != nil && r.Error.Code == "import_timeout" && r.Line >= 2 && r.Line-2 < len(rows):
-			again = append(again, rows[r.Line-2])
-		default:
-			return nil, fmt.Errorf("import: line %d failed: %+v", r.Line, r.Error)
-		}
-	}
-	if res.Created+len(again) != len(rows) {
-		return nil, fmt.Errorf("import: %d created and %d timed out of %d rows", res.Created, len(again), len(rows))
-	}
-	return again, nil
-}
-
 // importRows imports rows into team in requests of chunk rows, one after
 // another, and measures them (latency per request, throughput per row).
 // Rows the service did not start within its 45 s budget (import_timeout)
@@ -95,15 +76,28 @@ func timedOut(res harness.ImportResult, rows []harness.Member) ([]harness.Member
 func importRows(ctx context.Context, env *benchEnv, name, teamID string, rows []harness.Member, chunk int) (result, error) {
 	admin := env.admin()
 	var lat []time.Duration
-	// post imports part and returns its rows that timed out.
-	post := func(part []harness.Member) ([]harness.Member, error) {
+	// post imports part and returns its rows that the service did not start
+	// within its budget; any other failure is an error.
+	post := func(part []harness.Member) (again []harness.Member, err error) {
 		t0 := time.Now()
 		res, err := harness.ImportMembers(ctx, admin, teamID, part)
 		if err != nil {
 			return nil, err
 		}
 		lat = append(lat, time.Since(t0))
-		return timedOut(res, part)
+		for _, r := range res.Rows {
+			switch {
+			case r.Status == "created":
+			case r.Error != nil && r.Error.Code == "import_timeout" && r.Line >= 2 && r.Line-2 < len(part):
+				again = append(again, part[r.Line-2])
+			default:
+				return nil, fmt.Errorf("import: line %d failed: %+v", r.Line, r.Error)
+			}
+		}
+		if res.Created+len(again) != len(part) {
+			return nil, fmt.Errorf("import: %d created and %d timed out of %d rows", res.Created, len(again), len(part))
+		}
+		return again, nil
 	}
 
 	progress("scenario %s: importing %d rows, %d per request…", name, len(rows), chunk)
