@@ -45,11 +45,11 @@ type benchEnv struct {
 	engineTeams                   int // the engine scenarios' teams (-engine-teams)
 
 	publicURL, adminURL string
-	keys                *keyRing          // API keys of the fixture's team; the first is the fixture's
-	keysSet             bool              // by -keys
-	team                *harness.Fixture  // the fixture team; its head coach owns keys
-	servicePID          int               // 0 when unknown
-	containerID         string            // "" when unknown
+	keys                *keyRing         // API keys of the fixture's team; the first is the fixture's
+	keysSet             bool             // by -keys
+	team                *harness.Fixture // the fixture team; its head coach owns keys
+	servicePID          int
+	containerID         string
 	idle                usage             // CPU used while nothing was driven, over idleWindow
 	pool                *pgxpool.Pool     // the bench's own connections (-pg-max-conns): fixtures, polls, River's queue controls
 	hooks               *harness.Receiver // the webhook scenarios' receiver
@@ -109,22 +109,13 @@ func (e *benchEnv) takeIPs(n int) ([]net.IP, error) {
 
 // sample reads what the processes have used so far.
 func (e *benchEnv) sample(ctx context.Context) usage {
-	u := usage{Bench: load.SelfCPU()}
-	if e.servicePID > 0 {
-		u.Service, u.HasService = load.ProcessCPU(e.servicePID)
-	}
-	if e.containerID != "" {
-		u.Postgres, u.HasPostgres = load.ContainerCPU(e.containerID)
-	}
-	if e.pool != nil {
-		u.BenchAcquires = e.pool.Stat().AcquireCount()
-	}
-	if e.adminURL != "" {
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		acq, err := harness.Metric(ctx, e.adminURL, "teamtext_db_pool_acquires_total")
-		u.ServiceAcquires, u.HasAcq = int64(acq), err == nil
-	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	u := usage{Bench: load.SelfCPU(), BenchAcquires: e.pool.Stat().AcquireCount()}
+	u.Service, u.HasService = load.ProcessCPU(e.servicePID)
+	u.Postgres, u.HasPostgres = load.ContainerCPU(e.containerID)
+	acq, err := harness.Metric(ctx, e.adminURL, "teamtext_db_pool_acquires_total")
+	u.ServiceAcquires, u.HasAcq = int64(acq), err == nil
 	return u
 }
 
