@@ -134,9 +134,16 @@ func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
 }
 
-func main() { os.Exit(run()) }
+func main() {
+	code, err := run()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+	}
+	os.Exit(code)
+}
 
-func run() int {
+// run is the command: its exit code, and an error to print.
+func run() (int, error) {
 	env := &benchEnv{}
 	flag.IntVar(&env.requests, "requests", 20000, "measured requests per scenario")
 	flag.IntVar(&env.concurrency, "concurrency", 16, "concurrent workers (and idle keep-alive connections)")
@@ -153,23 +160,20 @@ func run() int {
 	)
 	flag.Parse()
 	if flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "bench: unexpected arguments %q\n", flag.Args())
-		return 2
+		return 2, fmt.Errorf("unexpected arguments %q", flag.Args())
 	}
 	if *list {
 		for _, s := range scenarios {
 			fmt.Printf("%-18s %-10s %s\n", s.name, s.group, s.desc)
 		}
-		return 0
+		return 0, nil
 	}
 	selected, err := selectScenarios(*scenarioArg)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		return 2
+		return 2, err
 	}
 	if env.requests <= 0 || env.concurrency <= 0 || env.warmup < 0 || *keys < 0 || env.maxDuration <= 0 || *pgMaxConns <= 0 || env.members < 4000 || env.engineTeams < 1 {
-		fmt.Fprintln(os.Stderr, "bench: -requests, -concurrency, -max-duration and -pg-max-conns must be positive, -warmup and -keys not negative, -members at least 4000")
-		return 2
+		return 2, errors.New("-requests, -concurrency, -max-duration and -pg-max-conns must be positive, -warmup and -keys not negative, -members at least 4000")
 	}
 
 	// ^C (or SIGTERM) cancels the run; the deferred clean-ups still stop the
@@ -183,13 +187,11 @@ func run() int {
 	})
 
 	results, facts, err := runAll(ctx, env, selected, *keys, int32(*pgMaxConns))
-	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintln(os.Stderr, "bench: interrupted")
-			return 130
-		}
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		return 1
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return 130, errors.New("interrupted")
+	case err != nil:
+		return 1, err
 	}
 
 	groups, byGroup := groupResults(results)
@@ -210,17 +212,15 @@ func run() int {
 		}
 	}
 	if failed {
-		fmt.Fprintln(os.Stderr, "bench: FAILED (errors above); not writing -out")
-		return 1
+		return 1, errors.New("FAILED (errors above); not writing -out")
 	}
 	if *out != "" {
 		meta := reportMeta{Date: time.Now().UTC(), Command: commandLine(*out), Facts: facts, Env: env, PoolSize: *pgMaxConns}
 		if err := writeSections(*out, meta, results); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			return 1
+			return 1, err
 		}
 	}
-	return 0
+	return 0, nil
 }
 
 // runAll sets up the service and runs the selected scenarios; everything it
