@@ -86,7 +86,6 @@ func runInbound(ctx context.Context, env *benchEnv) (map[string]result, error) {
 		return nil, err
 	}
 
-	// The service: 16 callbacks at a time, as fast as they are answered.
 	body := func(i int) string {
 		if i%inboundStopAt == inboundStopAt/2 {
 			return "STOP"
@@ -132,13 +131,12 @@ func runInbound(ctx context.Context, env *benchEnv) (map[string]result, error) {
 	return map[string]result{"inbound-texts": tr, "inbound-backlog": br, "inbound-answers": ar}, nil
 }
 
-// callbacks sends one text from each member, body(i) from rows[i], through
-// the carrier's callback, inboundWorkers at a time (sent[i] is each send's
-// start), each with a random provider id after tag, as a carrier's are (a
-// sequence of ids put every staging insert on the unique index's last
-// page, and the row measured that page's lock), and measures them filed
-// (filed); latencies are each text's callback to its event. It also
-// returns how long the callbacks took to be answered.
+// callbacks sends body(i) from each member rows[i] through the carrier's
+// callback, inboundWorkers at a time (sent[i] its start), each with a
+// random provider id after tag, as a carrier's are (a sequence put every
+// staging insert on the unique index's last page, and the row measured
+// that page's lock), and measures them filed, with each text's callback
+// to its event as latencies. It also returns how long the callbacks took.
 func callbacks(ctx context.Context, env *benchEnv, teamID, number string, rows []harness.Member, tag string, body func(i int) string,
 	sent []time.Time) (result, time.Duration, error) {
 	// A connection per worker, kept alive, as a carrier's callbacks come:
@@ -176,11 +174,9 @@ WHERE team_id = $1 AND type = 'message.received' AND created_at >= $2`, teamID, 
 	return r, answered, nil
 }
 
-// inboundAnswers measures answers to a poll beside plain texts (plain is
-// the inbound-texts row): a poll (reply options YES, NO, MAYBE) to every
-// member who has not opted out, delivered by the simulator, then one
-// answer from each member through the callbacks, as plain's texts were.
-// Every answer must be recorded.
+// inboundAnswers measures answers to a poll (YES, NO, MAYBE) to every
+// member not opted out, one from each, sent as the inbound-texts row
+// (plain) sent its texts; every answer must be recorded.
 func inboundAnswers(ctx context.Context, env *benchEnv, fx *harness.Fixture, number string, rows []harness.Member, plain result) (result, error) {
 	pool := env.pool
 	var poll struct {

@@ -124,7 +124,6 @@ func fmtMicros(d time.Duration) string {
 	return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
 }
 
-// foundationBullets describes the foundation's keys and load.
 func foundationBullets(meta reportMeta) []string {
 	e, keys := meta.Env, fmt.Sprintf("API keys: %d (`-keys`), requests round-robin over them", len(meta.Env.keys.keys))
 	if !e.keysSet {

@@ -166,13 +166,12 @@ func (e *benchEnv) profileService(ctx context.Context, name string, d time.Durat
 // pages scenario came first and took one of the two cores for seconds.
 // The time it takes is not measured.
 func (e *benchEnv) settle(ctx context.Context) error {
-	pool := e.pool
 	t0 := time.Now()
-	if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) roster_members, roster_group_members, roster_consent_events, webhook_events, platform_rate_limits`); err != nil {
+	if _, err := e.pool.Exec(ctx, `VACUUM (ANALYZE) roster_members, roster_group_members, roster_consent_events, webhook_events, platform_rate_limits`); err != nil {
 		return fmt.Errorf("settle: vacuum: %w", err)
 	}
 	idle, err := load.WaitFor(ctx, 200*time.Millisecond, time.Minute, func() (bool, error) {
-		n, err := scalar[int](ctx, pool, `SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`)
+		n, err := scalar[int](ctx, e.pool, `SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`)
 		return n == 0, err
 	})
 	if err != nil {
