@@ -67,8 +67,7 @@ func filed(ctx context.Context, env *benchEnv, teamID string, n int, stage func(
 }
 
 func runInbound(ctx context.Context, env *benchEnv) (map[string]result, error) {
-	pool := env.pool
-	if _, err := waitQuiet(ctx, pool, "inbound"); err != nil {
+	if _, err := waitQuiet(ctx, env.pool, "inbound"); err != nil {
 		return nil, err
 	}
 	admin := env.admin()
@@ -82,7 +81,7 @@ func runInbound(ctx context.Context, env *benchEnv) (map[string]result, error) {
 	if _, err := importRows(ctx, env, "inbound setup", fx.TeamID, rows, 5000); err != nil {
 		return nil, err
 	}
-	if _, err := pool.Exec(ctx, `ANALYZE`); err != nil {
+	if _, err := env.pool.Exec(ctx, `ANALYZE`); err != nil {
 		return nil, err
 	}
 
@@ -105,7 +104,7 @@ func runInbound(ctx context.Context, env *benchEnv) (map[string]result, error) {
 			stopSent[r.Phone] = sent[i]
 		}
 	}
-	stopLat, err := sinceSent(ctx, pool, stopSent, `SELECT phone, created_at FROM roster_opt_outs WHERE team_id = $1`, fx.TeamID)
+	stopLat, err := sinceSent(ctx, env.pool, stopSent, `SELECT phone, created_at FROM roster_opt_outs WHERE team_id = $1`, fx.TeamID)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +177,6 @@ WHERE team_id = $1 AND type = 'message.received' AND created_at >= $2`, teamID, 
 // member not opted out, one from each, sent as the inbound-texts row
 // (plain) sent its texts; every answer must be recorded.
 func inboundAnswers(ctx context.Context, env *benchEnv, fx *harness.Fixture, number string, rows []harness.Member, plain result) (result, error) {
-	pool := env.pool
 	var poll struct {
 		ID string `json:"id"`
 	}
@@ -190,7 +188,7 @@ func inboundAnswers(ctx context.Context, env *benchEnv, fx *harness.Fixture, num
 	recipients := 0
 	done, err := load.WaitFor(ctx, 200*time.Millisecond, inboundTimeout, func() (bool, error) {
 		var open int
-		err := pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE status <> 'delivered') FROM messaging_deliveries WHERE message_id = $1`,
+		err := env.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE status <> 'delivered') FROM messaging_deliveries WHERE message_id = $1`,
 			poll.ID).Scan(&recipients, &open)
 		return recipients > 0 && open == 0, err
 	})
@@ -200,7 +198,7 @@ func inboundAnswers(ctx context.Context, env *benchEnv, fx *harness.Fixture, num
 	if err != nil {
 		return result{}, err
 	}
-	if _, err := waitQuiet(ctx, pool, "inbound answers"); err != nil {
+	if _, err := waitQuiet(ctx, env.pool, "inbound answers"); err != nil {
 		return result{}, err
 	}
 	opts := []string{"YES", "no", "Maybe!"}
@@ -208,7 +206,7 @@ func inboundAnswers(ctx context.Context, env *benchEnv, fx *harness.Fixture, num
 	if err != nil {
 		return result{}, err
 	}
-	if n, err := scalar[int](ctx, pool, `SELECT count(*) FROM messaging_responses WHERE message_id = $1`, poll.ID); err != nil || n != recipients {
+	if n, err := scalar[int](ctx, env.pool, `SELECT count(*) FROM messaging_responses WHERE message_id = $1`, poll.ID); err != nil || n != recipients {
 		return result{}, fmt.Errorf("inbound answers: %d answers recorded for %d recipients (%v)", n, recipients, err)
 	}
 	ratio := r.Throughput() / plain.Throughput()

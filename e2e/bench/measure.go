@@ -118,10 +118,9 @@ func measure(ctx context.Context, env *benchEnv, name string, warmup, requests, 
 }
 
 // timedRuns calls one warmup times unmeasured, then runs times measured,
-// one after another (one worker). one returns the duration to count, its
-// request's, so that its own checks of the answer stay out of the figures.
-// With itemsPerRun > 0 the row counts items of unit (throughput, CPU and
-// acquires per item). The row's CPU and acquires cover the measured calls.
+// one after another. one returns its request's duration, so that its own
+// checks of the answer stay out of the figures. With itemsPerRun > 0 the
+// row counts items of unit (throughput, CPU and acquires per item).
 func timedRuns(ctx context.Context, env *benchEnv, name string, warmup, runs, itemsPerRun int, unit string,
 	one func(ctx context.Context, i int) (time.Duration, error)) (result, error) {
 	for i := range warmup {

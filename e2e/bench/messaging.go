@@ -172,12 +172,11 @@ func jobsPer(ctx context.Context, pool *pgxpool.Pool, before int64, units int) (
 // runMsgDeliver sends once to the messaging team and follows its
 // deliveries from the 201 to their final statuses.
 func runMsgDeliver(ctx context.Context, env *benchEnv, mt *harness.Fixture) (result, error) {
-	pool := env.pool
 	keys, err := freshKeys(ctx, env, mt, "bench-deliver", 1, 1)
 	if err != nil {
 		return result{}, err
 	}
-	before, err := waitQuiet(ctx, pool, "msg-deliver")
+	before, err := waitQuiet(ctx, env.pool, "msg-deliver")
 	if err != nil {
 		return result{}, err
 	}
@@ -192,7 +191,7 @@ func runMsgDeliver(ctx context.Context, env *benchEnv, mt *harness.Fixture) (res
 	var handedCurve []load.Point
 	r, err := follow(ctx, accepted, deliverPoll, deliverTimeout, int(m.Recipients), "deliveries", func() (int, error) {
 		var handed, final int
-		err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status <> 'queued'),
+		err := env.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status <> 'queued'),
        count(*) FILTER (WHERE status IN ('delivered', 'failed', 'delivery_unconfirmed'))
 FROM messaging_deliveries WHERE message_id = $1`, m.Id).Scan(&handed, &final)
 		handedCurve = append(handedCurve, load.Point{T: time.Now(), Done: handed})
@@ -203,7 +202,7 @@ FROM messaging_deliveries WHERE message_id = $1`, m.Id).Scan(&handed, &final)
 	}
 	meter.finish(ctx, &r, false)
 	r.Acquires = env.acquiresPerRequest(r.Use, acceptD+r.Elapsed, r.units()) // the accept included
-	perDelivery, err := jobsPer(ctx, pool, before, r.Items)
+	perDelivery, err := jobsPer(ctx, env.pool, before, r.Items)
 	if err != nil {
 		return result{}, err
 	}
@@ -223,13 +222,12 @@ FROM messaging_deliveries WHERE message_id = $1`, m.Id).Scan(&handed, &final)
 // runRiverNoop inserts no-op jobs with the queue paused, resumes it, and
 // times the service's River client working them all.
 func runRiverNoop(ctx context.Context, env *benchEnv) (result, error) {
-	pool := env.pool
 	n := 2 * env.members
-	before, err := waitQuiet(ctx, pool, "river-noop")
+	before, err := waitQuiet(ctx, env.pool, "river-noop")
 	if err != nil {
 		return result{}, err
 	}
-	rc, resume, err := pauseQueues(ctx, pool, river.QueueDefault)
+	rc, resume, err := pauseQueues(ctx, env.pool, river.QueueDefault)
 	if err != nil {
 		return result{}, err
 	}
@@ -244,7 +242,7 @@ func runRiverNoop(ctx context.Context, env *benchEnv) (result, error) {
 		return result{}, err
 	}
 	r, err := follow(ctx, m.start, noopPoll, noopTimeout, n, "jobs", func() (int, error) {
-		return scalar[int](ctx, pool, `SELECT count(*) FROM river_job WHERE id > $1 AND kind = 'platform.noop' AND state = 'completed'`, before)
+		return scalar[int](ctx, env.pool, `SELECT count(*) FROM river_job WHERE id > $1 AND kind = 'platform.noop' AND state = 'completed'`, before)
 	})
 	if err != nil {
 		return result{}, err
