@@ -82,7 +82,7 @@ func (g getRow) run(name string) runFunc {
 			clients = clients[:0]
 			for _, ip := range ips {
 				c := load.Client(1, ip)
-				if _, err := get(ctx, c, env.publicURL+"/healthz", "", http.StatusOK, ""); err != nil {
+				if _, err := get(ctx, c, env.svc.PublicURL+"/healthz", "", http.StatusOK, ""); err != nil {
 					return result{}, fmt.Errorf("from %s: %w", ip, err)
 				}
 				clients = append(clients, c)
@@ -94,7 +94,7 @@ func (g getRow) run(name string) runFunc {
 				c.CloseIdleConnections()
 			}
 		}()
-		url := env.publicURL + g.path
+		url := env.svc.PublicURL + g.path
 		var next atomic.Uint64
 		send := func(ctx context.Context) ([]byte, error) {
 			return get(ctx, clients[(next.Add(1)-1)%uint64(len(clients))], url, authz(), status, g.code)

@@ -140,7 +140,7 @@ func callbacks(ctx context.Context, env *benchEnv, teamID, number string, rows [
 	sent []time.Time) (result, time.Duration, error) {
 	// A connection per worker, kept alive, as a carrier's callbacks come:
 	// the harness client's transport keeps 2, and most callbacks dialled.
-	admin := &harness.Client{Base: env.adminURL + "/admin/v1", Token: harness.AdminToken, HTTP: load.Client(inboundWorkers, nil)}
+	admin := &harness.Client{Base: env.svc.AdminURL + "/admin/v1", Token: harness.AdminToken, HTTP: load.Client(inboundWorkers, nil)}
 	var start time.Time
 	var answered time.Duration
 	r, err := filed(ctx, env, teamID, len(rows), func() error {

@@ -44,15 +44,14 @@ type benchEnv struct {
 	members                       int // roster and messaging teams' size (-members)
 	engineTeams                   int // the engine scenarios' teams (-engine-teams)
 
-	publicURL, adminURL string
-	keys                *keyRing         // API keys of the fixture's team; the first is the fixture's
-	keysSet             bool             // by -keys
-	team                *harness.Fixture // the fixture team; its head coach owns keys
-	servicePID          int
-	containerID         string
-	idle                usage             // CPU used while nothing was driven, over idleWindow
-	pool                *pgxpool.Pool     // the bench's own connections (-pg-max-conns): fixtures, polls, River's queue controls
-	hooks               *harness.Receiver // the webhook scenarios' receiver
+	svc         *harness.Service  // the running `teamtext serve`
+	keys        *keyRing          // API keys of the fixture's team; the first is the fixture's
+	keysSet     bool              // by -keys
+	team        *harness.Fixture  // the fixture team; its head coach owns keys
+	containerID string            // Postgres's, for its CPU time
+	idle        usage             // CPU used while nothing was driven, over idleWindow
+	pool        *pgxpool.Pool     // the bench's own connections (-pg-max-conns): fixtures, polls, River's queue controls
+	hooks       *harness.Receiver // the webhook scenarios' receiver
 
 	ipNext   atomic.Int64 // next client address handed out by takeIPs
 	fixtures sync.Map     // name → func() (any, error), see on
@@ -83,11 +82,11 @@ func shared(fixture string, build func(context.Context, *benchEnv) (map[string]r
 
 // admin is a client of the admin API (60 s timeout: imports take a while).
 func (e *benchEnv) admin() *harness.Client {
-	return harness.NewClient(e.adminURL+"/admin/v1", harness.AdminToken)
+	return harness.NewClient(e.svc.AdminURL+"/admin/v1", harness.AdminToken)
 }
 
 func (e *benchEnv) api(key string) *harness.Client {
-	return harness.NewClient(e.publicURL+"/api/v1", key)
+	return harness.NewClient(e.svc.PublicURL+"/api/v1", key)
 }
 
 // takeIPs hands out n loopback client addresses (127.0.1.1, 127.0.1.2, …)
@@ -112,9 +111,9 @@ func (e *benchEnv) sample(ctx context.Context) usage {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	u := usage{Bench: load.SelfCPU(), BenchAcquires: e.pool.Stat().AcquireCount()}
-	u.Service, u.HasService = load.ProcessCPU(e.servicePID)
+	u.Service, u.HasService = load.ProcessCPU(e.svc.PID())
 	u.Postgres, u.HasPostgres = load.ContainerCPU(e.containerID)
-	acq, err := harness.Metric(ctx, e.adminURL, "teamtext_db_pool_acquires_total")
+	acq, err := harness.Metric(ctx, e.svc.AdminURL, "teamtext_db_pool_acquires_total")
 	u.ServiceAcquires, u.HasAcq = int64(acq), err == nil
 	return u
 }
@@ -252,8 +251,7 @@ func runAll(ctx context.Context, env *benchEnv, selected []scenario, flagKeys in
 		}
 	}()
 	pg, svc := stack.PG, stack.Svc
-	env.publicURL, env.adminURL = svc.PublicURL, svc.AdminURL
-	env.servicePID = svc.PID()
+	env.svc = svc
 	env.containerID = pg.Container.GetContainerID()
 	if _, ok := load.ContainerCPU(env.containerID); !ok {
 		progress("cannot read the Postgres container's CPU time (cgroup); that column will say n/a")

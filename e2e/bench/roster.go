@@ -145,7 +145,7 @@ func (e *benchEnv) profileService(ctx context.Context, name string, d time.Durat
 	go func() {
 		defer close(done)
 		path := filepath.Join(dir, name+".pprof")
-		url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", e.adminURL, int(d.Seconds()))
+		url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", e.svc.AdminURL, int(d.Seconds()))
 		body, err := get(ctx, http.DefaultClient, url, "", http.StatusOK, "")
 		if err == nil {
 			err = os.WriteFile(path, body, 0o644)
@@ -251,7 +251,7 @@ func rosterPages(name string, concurrent bool) runFunc {
 		c := load.Client(1, nil)
 		defer c.CloseIdleConnections()
 		url := func(offset int) string {
-			return fmt.Sprintf("%s/api/v1/members?limit=%d&offset=%d", env.publicURL, pageLimit, offset)
+			return fmt.Sprintf("%s/api/v1/members?limit=%d&offset=%d", env.svc.PublicURL, pageLimit, offset)
 		}
 
 		// One checked page first: the full decode agrees with the cheap checks below.
