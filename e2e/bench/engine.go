@@ -155,7 +155,9 @@ FROM messaging_sim_outbox WHERE id > $1 GROUP BY from_phone HAVING count(*) > 1 
 	}
 	minPace, p5, p50 := paces[0], paces[len(paces)*5/100], paces[len(paces)/2]
 
+	use.BenchAcquires = 0 // its polls are not the service's work
 	hr := result{Run: load.Run{Requests: nTeams, Elapsed: window}, Concurrency: engineWorkers, Items: n1 - n0, Unit: "texts", Use: use}
+	hr.Acquires = env.acquiresPerRequest(use, window, hr.units())
 	hr.Desc = fmt.Sprintf("%d teams, each with one number at %g segment/s and a %d-recipient broadcast (realistic simulator), "+
 		"all accepted within %s: texts handed to the carrier per second over the steady %s window; CPU per text",
 		nTeams, enginePace, engineMembers+1, spread.Round(10*time.Millisecond), window.Round(time.Second))
