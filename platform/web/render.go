@@ -167,12 +167,27 @@ func (s *Shell) Fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.Error(w, r, httpapi.StatusOf(f.Kind), f.Message)
 		return
 	}
+	s.logFailure(r, err)
+	s.Error(w, r, http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment.")
+}
+
+// Refusal is the package's Refusal for a form that shows the message on
+// the page itself: an error that is no refusal is logged, as Fail logs it,
+// since the page says only that something went wrong.
+func (s *Shell) Refusal(r *http.Request, err error) (int, string) {
+	status, msg := Refusal(err)
+	if status == http.StatusInternalServerError {
+		s.logFailure(r, err)
+	}
+	return status, msg
+}
+
+func (s *Shell) logFailure(r *http.Request, err error) {
 	if httpapi.ClientGone(r) {
 		s.opts.Log.Info("dashboard request ended: the browser went away", "path", r.URL.Path, "err", err)
-	} else {
-		s.opts.Log.Error("dashboard request failed", "path", r.URL.Path, "err", err)
+		return
 	}
-	s.Error(w, r, http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment.")
+	s.opts.Log.Error("dashboard request failed", "path", r.URL.Path, "err", err)
 }
 
 // Redirect answers a POST with 303 to path (post/redirect/get).

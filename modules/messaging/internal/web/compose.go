@@ -160,7 +160,7 @@ func sender(v *web.Viewer) service.Sender {
 
 // estimate runs the send's checks and says what it would do; a refusal is
 // the preview's error, with its status.
-func (h *handler) estimate(ctx context.Context, v *web.Viewer, f composeForm) (*preview, int) {
+func (h *handler) estimate(r *http.Request, v *web.Viewer, f composeForm) (*preview, int) {
 	if f.Urgent && !v.May(perm(rosterapi.PermUrgent)) {
 		return &preview{Err: "Your role may not send urgent alerts."}, http.StatusForbidden
 	}
@@ -170,10 +170,10 @@ func (h *handler) estimate(ctx context.Context, v *web.Viewer, f composeForm) (*
 	}
 	var p *service.Plan
 	if err == nil {
-		p, err = h.svc.Send.Estimate(ctx, sender(v), in)
+		p, err = h.svc.Send.Estimate(r.Context(), sender(v), in)
 	}
 	if err != nil {
-		status, msg := web.Refusal(err)
+		status, msg := h.shell.Refusal(r, err)
 		return &preview{Err: msg}, status
 	}
 	return &preview{Recipients: len(p.Phones), Sample: p.Sample, Encoding: string(p.Encoding), Segments: p.Segments,
@@ -185,7 +185,7 @@ func (h *handler) estimate(ctx context.Context, v *web.Viewer, f composeForm) (*
 // composePreview is POST /app/compose/preview: the preview alone, for the
 // live preview as the coach types.
 func (h *handler) composePreview(w http.ResponseWriter, r *http.Request, v *web.Viewer) {
-	pv, status := h.estimate(r.Context(), v, readCompose(r))
+	pv, status := h.estimate(r, v, readCompose(r))
 	h.shell.Fragment(w, r, h.compose, "preview", status, pv)
 }
 
@@ -202,7 +202,7 @@ func (h *handler) composeSubmit(w http.ResponseWriter, r *http.Request, v *web.V
 	}
 	if r.PostFormValue("action") == "preview" {
 		var status int
-		cv.Preview, status = h.estimate(ctx, v, f)
+		cv.Preview, status = h.estimate(r, v, f)
 		h.shell.Render(w, r, h.compose, status, "Compose", cv)
 		return
 	}
@@ -247,7 +247,7 @@ func (h *handler) send(ctx context.Context, r *http.Request, v *web.Viewer, f co
 		return out.Message.ID, nil
 	})
 	if err != nil {
-		return web.Refusal(err)
+		return h.shell.Refusal(r, err)
 	}
 	return 0, to
 }

@@ -115,7 +115,7 @@ func (h *handler) rosterView(ctx context.Context, r *http.Request, v *web.Viewer
 	ms, err := h.roster.ListMembers(ctx, v.TeamID, domain.MemberFilter{Search: f.Search, GroupID: f.GroupID, Role: f.Role,
 		Status: f.Status, Limit: rosterPage, Offset: off})
 	if err != nil {
-		_, rv.Err = web.Refusal(err)
+		_, rv.Err = h.shell.Refusal(r, err)
 		return rv, nil
 	}
 	names := groupNames(gs)

@@ -107,7 +107,7 @@ func (h *handler) keyCreate(w http.ResponseWriter, r *http.Request, v *web.Viewe
 	}
 	status := http.StatusCreated
 	if err != nil {
-		status, sv.Err = web.Refusal(err)
+		status, sv.Err = h.shell.Refusal(r, err)
 		sv.Name = name
 	}
 	sv.Created = value
