@@ -78,6 +78,11 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e: stop:", err)
 		code = 1
 	}
+	if out := os.Getenv("E2E_SERVICE_LOG"); out != "" { // the suite's node's whole log, to read its WARN and ERROR lines
+		if err := os.WriteFile(out, []byte(env.svc.Logs()), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: service log:", err)
+		}
+	}
 	if code != 0 {
 		fmt.Fprintln(os.Stderr, "--- service logs (tail) ---")
 		logs := env.svc.Logs()
