@@ -11,6 +11,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
 	"github.com/teamtext/teamtext/modules/messaging/internal/inbound"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/events"
@@ -175,7 +176,7 @@ func TestFileBatchDecisions(t *testing.T) {
 	var announcedIDs []string
 	for _, ev := range pub.evs {
 		require.Equal(t, events.MessageReceived, ev.Type)
-		announcedIDs = append(announcedIDs, ev.Data.(inbound.Received).MessageID)
+		announcedIDs = append(announcedIDs, ev.Data.(messagingapi.Received).MessageID)
 	}
 	visible := []string{byProvider["SM1"].ID, byProvider["SM3"].ID, byProvider["SM5"].ID}
 	require.Equal(t, visible, announcedIDs, "visible texts announced in arrival order; the held STOP is not")

@@ -8,6 +8,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/platform/phone"
 )
@@ -31,30 +32,9 @@ func (Args) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Queue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
-// MemberRef is the member object of message.received.
-type MemberRef struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	Role string `json:"role"`
-}
-
-// Received is the data of the message.received event (spec §6), exactly
-// its fields.
-type Received struct {
-	MessageID         string     `json:"message_id"`
-	ProviderMessageID string     `json:"provider_message_id"`
-	From              string     `json:"from"`
-	To                string     `json:"to"`
-	Body              string     `json:"body"`
-	Keyword           *string    `json:"keyword"`
-	GroupID           *string    `json:"group_id"`
-	Member            *MemberRef `json:"member"`
-	ReceivedAt        string     `json:"received_at"`
-}
-
 // ReceivedFrom renders a stored text as message.received data.
-func ReceivedFrom(in *domain.Inbound) Received {
-	r := Received{MessageID: in.ID, ProviderMessageID: in.ProviderMessageID, From: in.FromPhone, To: in.ToPhone, Body: in.Body,
+func ReceivedFrom(in *domain.Inbound) messagingapi.Received {
+	r := messagingapi.Received{MessageID: in.ID, ProviderMessageID: in.ProviderMessageID, From: in.FromPhone, To: in.ToPhone, Body: in.Body,
 		ReceivedAt: in.ReceivedAt.UTC().Format(time.RFC3339Nano)}
 	if in.Keyword != "" {
 		k := string(in.Keyword)
@@ -65,7 +45,7 @@ func ReceivedFrom(in *domain.Inbound) Received {
 		r.GroupID = &g
 	}
 	if in.Member.ID != "" {
-		r.Member = &MemberRef{ID: in.Member.ID, Name: in.Member.Name, Role: in.Member.Role}
+		r.Member = &messagingapi.MemberRef{ID: in.Member.ID, Name: in.Member.Name, Role: in.Member.Role}
 	}
 	return r
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/teamtext/teamtext/modules/messaging/internal/carrier"
 	"github.com/teamtext/teamtext/modules/messaging/internal/domain"
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/platform/clock"
 	"github.com/teamtext/teamtext/platform/db"
 	"github.com/teamtext/teamtext/platform/events"
@@ -75,19 +76,6 @@ type UnconfirmArgs struct {
 
 // Kind names the job.
 func (UnconfirmArgs) Kind() string { return "messaging.unconfirm" }
-
-// StatusPayload is the data of the message.status event (spec §6).
-type StatusPayload struct {
-	MessageID         string `json:"message_id"`
-	DeliveryID        string `json:"delivery_id"`
-	ProviderMessageID string `json:"provider_message_id"`
-	To                string `json:"to"`
-	Status            string `json:"status"`
-	CarrierStatus     string `json:"carrier_status"`
-	ErrorCode         string `json:"error_code"`
-	ErrorMessage      string `json:"error_message"`
-	UpdatedAt         string `json:"updated_at"`
-}
 
 // Ingest applies one carrier status (a status callback's job).
 func (s *Service) Ingest(ctx context.Context, a carrier.StatusArgs) error {
@@ -228,7 +216,7 @@ func (s *Service) Unconfirm(ctx context.Context, a UnconfirmArgs) error {
 func (s *Service) publish(ctx context.Context, ds []domain.Delivery) error {
 	evs := make([]events.Event, len(ds))
 	for i, d := range ds {
-		evs[i] = events.Event{TeamID: d.TeamID, Type: events.MessageStatus, Data: StatusPayload{
+		evs[i] = events.Event{TeamID: d.TeamID, Type: events.MessageStatus, Data: messagingapi.StatusPayload{
 			MessageID: d.MessageID, DeliveryID: d.ID, ProviderMessageID: d.ProviderMessageID, To: d.Phone, Status: d.Status,
 			CarrierStatus: d.CarrierStatus, ErrorCode: d.ErrorCode, ErrorMessage: d.ErrorMessage,
 			UpdatedAt: d.UpdatedAt.UTC().Format(time.RFC3339Nano),

@@ -12,48 +12,18 @@ import (
 
 	segjson "github.com/segmentio/encoding/json"
 
+	"github.com/teamtext/teamtext/modules/messaging/messagingapi"
 	"github.com/teamtext/teamtext/modules/roster/rosterapi"
 	"github.com/teamtext/teamtext/modules/webhooks/internal/eventlog"
 	"github.com/teamtext/teamtext/platform/events"
 	"github.com/teamtext/teamtext/platform/httpapi/jsontest"
 )
 
-// The data types the codebase publishes, field for field where their
-// packages are internal to other modules: roster's member.* data is
-// map[string]any{"member": rosterapi.MemberObject} (the contract's own
-// type); messaging's
-// message.received is inbound.Received (with *MemberRef) and
-// message.status ingest.StatusPayload; webhook.test is map[string]string.
-
-type memberRef struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	Role string `json:"role"`
-}
-
-type received struct {
-	MessageID         string     `json:"message_id"`
-	ProviderMessageID string     `json:"provider_message_id"`
-	From              string     `json:"from"`
-	To                string     `json:"to"`
-	Body              string     `json:"body"`
-	Keyword           *string    `json:"keyword"`
-	GroupID           *string    `json:"group_id"`
-	Member            *memberRef `json:"member"`
-	ReceivedAt        string     `json:"received_at"`
-}
-
-type statusPayload struct {
-	MessageID         string `json:"message_id"`
-	DeliveryID        string `json:"delivery_id"`
-	ProviderMessageID string `json:"provider_message_id"`
-	To                string `json:"to"`
-	Status            string `json:"status"`
-	CarrierStatus     string `json:"carrier_status"`
-	ErrorCode         string `json:"error_code"`
-	ErrorMessage      string `json:"error_message"`
-	UpdatedAt         string `json:"updated_at"`
-}
+// The data types the codebase publishes, each its contract's own type:
+// roster's member.* data is map[string]any{"member": rosterapi.MemberObject};
+// messaging's message.received is messagingapi.Received (with *MemberRef)
+// and message.status messagingapi.StatusPayload; webhook.test is
+// map[string]string.
 
 // stdBody is the envelope's body as encoding/json writes it: what every
 // body was before eventlog.Marshal moved to segmentio.
@@ -115,9 +85,9 @@ func TestMarshalByteIdentical(t *testing.T) {
 	zones := []time.Time{at, {}, time.Date(2026, 1, 2, 3, 4, 5, 999999999, time.FixedZone("X", -5*3600-30*60)), time.Unix(0, 0), time.Date(9999, 12, 31, 23, 59, 59, 1000, time.UTC)}
 	for i, s := range edgeStrings() {
 		kw, group := s, "grp_"+s
-		var member *memberRef
+		var member *messagingapi.MemberRef
 		if i%2 == 0 {
-			member = &memberRef{ID: "mem_" + s, Name: s, Role: s}
+			member = &messagingapi.MemberRef{ID: "mem_" + s, Name: s, Role: s}
 		} else {
 			kw, group = "", ""
 		}
@@ -128,9 +98,9 @@ func TestMarshalByteIdentical(t *testing.T) {
 		for _, data := range []any{
 			map[string]any{"member": rosterapi.MemberObject{ID: "mem_1", Name: s, Phone: s, Email: s, Role: s, Status: s, IsBlocked: i%2 == 0,
 				CreatedAt: at.Add(time.Duration(i) * time.Nanosecond).Format(time.RFC3339Nano)}},
-			received{MessageID: s, ProviderMessageID: s, From: s, To: s, Body: s, Keyword: kwp, GroupID: groupp, Member: member, ReceivedAt: s},
-			&received{Body: s},
-			statusPayload{MessageID: s, DeliveryID: s, ProviderMessageID: s, To: s, Status: s, CarrierStatus: s, ErrorCode: s, ErrorMessage: s, UpdatedAt: s},
+			messagingapi.Received{MessageID: s, ProviderMessageID: s, From: s, To: s, Body: s, Keyword: kwp, GroupID: groupp, Member: member, ReceivedAt: s},
+			&messagingapi.Received{Body: s},
+			messagingapi.StatusPayload{MessageID: s, DeliveryID: s, ProviderMessageID: s, To: s, Status: s, CarrierStatus: s, ErrorCode: s, ErrorMessage: s, UpdatedAt: s},
 			map[string]string{"message": s},
 			map[string]string{s: s, "a" + s: "b"},
 		} {
@@ -140,7 +110,7 @@ func TestMarshalByteIdentical(t *testing.T) {
 
 	for _, data := range []any{
 		nil, []string(nil), []string{}, map[string]string(nil), map[string]string{}, map[string]any{}, map[string]any(nil),
-		[]any{nil, true, "x", 3, []int(nil), map[string]any{"b": nil, "a": []any{}}}, (*received)(nil), map[string]any{"member": (*rosterapi.MemberObject)(nil)},
+		[]any{nil, true, "x", 3, []int(nil), map[string]any{"b": nil, "a": []any{}}}, (*messagingapi.Received)(nil), map[string]any{"member": (*rosterapi.MemberObject)(nil)},
 		[]int{1}, 1.5, []float64{0, -0.0, 1e21, 1e-7, 3.0000000000000004},
 		// Kinds segmentio encodes otherwise: left to encoding/json.
 		time.Second, map[string]any{"d": time.Second}, []any{"x", time.Minute}, struct{ D time.Duration }{time.Hour},
