@@ -12,11 +12,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // AdminToken is the admin token every harness-started service uses.
@@ -258,12 +260,29 @@ func Metric(ctx context.Context, adminURL, name string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	for line := range strings.Lines(string(r.Body)) {
-		if v, ok := strings.CutPrefix(line, name+" "); ok {
-			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(r.Body))
+	if err != nil {
+		return 0, fmt.Errorf("parse /metrics: %w", err)
+	}
+	f, ok := families[name]
+	if !ok {
+		return 0, fmt.Errorf("no %s in /metrics", name)
+	}
+	for _, m := range f.GetMetric() {
+		if len(m.GetLabel()) > 0 {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.GetCounter().GetValue(), nil
+		case m.Gauge != nil:
+			return m.GetGauge().GetValue(), nil
+		case m.Untyped != nil:
+			return m.GetUntyped().GetValue(), nil
 		}
 	}
-	return 0, fmt.Errorf("no %s in /metrics", name)
+	return 0, fmt.Errorf("%s in /metrics has no unlabelled counter or gauge", name)
 }
 
 // PID is the process id of the running service (for CPU accounting).
