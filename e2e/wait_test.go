@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"context"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/teamtext/teamtext/e2e/harness/load"
 )
 
 const syscallTERM = syscall.SIGTERM
@@ -12,13 +15,7 @@ const syscallTERM = syscall.SIGTERM
 // observable event (a log line, a row), never for an amount of time to pass.
 func waitFor(t testing.TB, within time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %s", within)
-		}
-		<-tick.C
+	if ok, _ := load.WaitFor(context.Background(), 100*time.Millisecond, within, func() (bool, error) { return cond(), nil }); !ok {
+		t.Fatalf("condition not met within %s", within)
 	}
 }

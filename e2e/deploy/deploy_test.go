@@ -7,6 +7,7 @@ package deploy
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -25,6 +26,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/teamtext/teamtext/e2e/harness/load"
 )
 
 // stack is one compose project started for the test.
@@ -146,14 +149,8 @@ func (s *stack) do(t *testing.T, method, path, key string, body any, headers ...
 
 func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, within)
-		}
-		<-tick.C
+	if ok, _ := load.WaitFor(context.Background(), 250*time.Millisecond, within, func() (bool, error) { return cond(), nil }); !ok {
+		t.Fatalf("%s: not within %s", what, within)
 	}
 }
 
