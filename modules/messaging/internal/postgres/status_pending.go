@@ -128,8 +128,7 @@ func (r *Repo) lockLane(ctx context.Context, what, sql string, lanes, first, att
 	err := r.db.WithPgx(ctx, func(q db.PgxQuerier) error {
 		err := q.QueryRow(ctx, sql, lanes, first, attempts).Scan(&lane)
 		if errors.Is(err, pgx.ErrNoRows) {
-			lane = -1
-			return nil
+			return nil // lane stays -1
 		}
 		return err
 	})
