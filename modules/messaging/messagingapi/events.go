@@ -1,8 +1,10 @@
 package messagingapi
 
-// The data of the events messaging publishes (spec §6), exactly their
-// fields: what the webhooks module marshals for a receiver, and what any
-// module that reads the event log decodes.
+// The data of message.received and message.status (spec §6), exactly
+// their fields: what the webhooks module marshals for a receiver, and what
+// any module that reads the event log decodes. message.response's data
+// (inbound.Response) carries rosterapi.MemberObject, and rosterapi imports
+// this package, so it stays with the poll step.
 
 // MemberRef is the member object of message.received.
 type MemberRef struct {
